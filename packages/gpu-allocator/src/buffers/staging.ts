@@ -1,0 +1,119 @@
+import { GpuDeviceLostError, GpuOutOfMemoryError } from '../errors';
+import type { GpuContext } from '../context/context';
+import { BufferUsage, MapMode } from '../webgpu-constants';
+
+/** Largest single readback chunk; bigger reads are split so staging never needs a huge buffer. */
+const CHUNK_BYTES = 64 * 1024 * 1024;
+/** Smallest staging buffer; small reads share this size class. */
+const MIN_STAGING_BYTES = 4096;
+/** Free staging memory kept for reuse; beyond this, released buffers are destroyed. */
+const MAX_CACHED_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Reusable `MAP_READ | COPY_DST` buffers in power-of-two size classes. A readback takes one,
+ * copies into it, maps it, copies out and gives it back, so steady-state readback allocates nothing.
+ *
+ * @example
+ * ```ts
+ * const bytes = await ctx.staging.read(buffer, 0, 1024); // or ctx.readBuffer(buffer)
+ * ```
+ */
+export class StagingPool {
+  readonly #ctx: GpuContext;
+  readonly #free = new Map<number, GPUBuffer[]>();
+  #cachedBytes = 0;
+  /** Staging buffers created over the pool's life (for tests of reuse). */
+  created = 0;
+
+  constructor(ctx: GpuContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Copies `byteLength` bytes of `source` from `byteOffset` to a new `ArrayBuffer`. */
+  async read(source: GPUBuffer, byteOffset: number, byteLength: number): Promise<ArrayBuffer> {
+    if (byteOffset % 4 !== 0 || byteLength % 4 !== 0) {
+      throw new RangeError(`readback of ${source.label} needs 4-byte aligned offset and length (${byteOffset}, ${byteLength})`);
+    }
+    if (byteOffset + byteLength > source.size) {
+      throw new RangeError(
+        `readback of ${source.label}: bytes ${byteOffset}..${byteOffset + byteLength} past its size ${source.size}`,
+      );
+    }
+    const out = new Uint8Array(byteLength);
+    for (let done = 0; done < byteLength; done += CHUNK_BYTES) {
+      const size = Math.min(CHUNK_BYTES, byteLength - done);
+      await this.#readChunk(source, byteOffset + done, size, out.subarray(done, done + size));
+    }
+    return out.buffer;
+  }
+
+  async #readChunk(source: GPUBuffer, offset: number, size: number, into: Uint8Array): Promise<void> {
+    if (size === 0) return;
+    const staging = await this.#take(size);
+    const ctx = this.#ctx;
+    try {
+      await ctx.guard(`readback ${source.label}`, () => {
+        const encoder = ctx.device.createCommandEncoder({ label: `readback ${source.label}` });
+        encoder.copyBufferToBuffer(source, offset, staging, 0, size);
+        ctx.queue.submit([encoder.finish()]);
+      });
+      try {
+        await staging.mapAsync(MapMode.READ, 0, size);
+      } catch (cause) {
+        ctx.assertAlive();
+        throw new GpuDeviceLostError(`readback of ${source.label} failed to map`, 'unknown', { cause });
+      }
+      into.set(new Uint8Array(staging.getMappedRange(0, size)));
+      staging.unmap();
+      this.#give(staging);
+    } catch (error) {
+      staging.destroy();
+      throw error;
+    }
+  }
+
+  async #take(size: number): Promise<GPUBuffer> {
+    const sizeClass = Math.max(MIN_STAGING_BYTES, 2 ** Math.ceil(Math.log2(size)));
+    const list = this.#free.get(sizeClass);
+    const reused = list?.pop();
+    if (reused) {
+      this.#cachedBytes -= sizeClass;
+      return reused;
+    }
+    this.created++;
+    try {
+      return await this.#ctx.createBuffer({
+        label: `gpumorph staging ${sizeClass}`,
+        size: sizeClass,
+        usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
+      });
+    } catch (error) {
+      if (!(error instanceof GpuOutOfMemoryError) || this.#cachedBytes === 0) throw error;
+      this.releaseCached();
+      return this.#take(size);
+    }
+  }
+
+  #give(buffer: GPUBuffer): void {
+    if (this.#cachedBytes + buffer.size > MAX_CACHED_BYTES) {
+      buffer.destroy();
+      return;
+    }
+    const list = this.#free.get(buffer.size) ?? [];
+    list.push(buffer);
+    this.#free.set(buffer.size, list);
+    this.#cachedBytes += buffer.size;
+  }
+
+  /** Destroys every cached staging buffer (e.g. under memory pressure). */
+  releaseCached(): void {
+    for (const list of this.#free.values()) for (const buffer of list) buffer.destroy();
+    this.#free.clear();
+    this.#cachedBytes = 0;
+  }
+
+  /** Destroys every cached staging buffer; the pool stays usable. */
+  destroy(): void {
+    this.releaseCached();
+  }
+}

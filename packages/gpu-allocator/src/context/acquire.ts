@@ -1,0 +1,184 @@
+import { GpuLimitError, GpuUnavailableError } from '../errors';
+import { type GpuAdapterReport, type GpuBackend, GpuContext } from './context';
+import { allLimits, REQUESTED_LIMITS } from './limits';
+
+/** Options of {@link acquireGpu}. */
+export interface AcquireGpuOptions {
+  /** Use this device instead of requesting one; the context will not destroy it. */
+  readonly device?: GPUDevice;
+  /** Use this `GPU` object (e.g. `navigator.gpu` or one from `webgpu`'s `create()`). */
+  readonly gpu?: GPU;
+  /**
+   * Extra Dawn toggles for Node, e.g. `['enable-dawn-features=allow_unsafe_apis']`.
+   * `GPUMORPH_DAWN_FLAGS` (comma-separated) adds more. Timestamp quantization is always disabled.
+   */
+  readonly dawnFlags?: readonly string[];
+  readonly powerPreference?: GPUPowerPreference;
+  /**
+   * Throw {@link GpuUnavailableError} instead of returning `null` when no adapter is found.
+   * Defaults to `GPUMORPH_REQUIRE_GPU=1` in the environment.
+   */
+  readonly require?: boolean;
+  /** Use subgroup built-ins when the adapter has them (default true). False forces the workgroup-memory paths. */
+  readonly subgroups?: boolean;
+  /** Use timestamp queries when the adapter has them (default true). */
+  readonly timestampQuery?: boolean;
+  /** Accept a software adapter such as llvmpipe (default true). */
+  readonly allowSoftware?: boolean;
+  /** Minimum limits the caller needs; a weaker adapter gives {@link GpuLimitError}. */
+  readonly minimumLimits?: Readonly<Partial<Record<(typeof REQUESTED_LIMITS)[number], number>>>;
+}
+
+const BASE_DAWN_FLAGS = ['disable-dawn-features=timestamp_quantization'];
+
+/**
+ * Finds a WebGPU adapter and returns a {@link GpuContext} on its device, or `null` when there is
+ * none (so callers can fall back to a CPU engine). In Node it loads the optional `webgpu` package
+ * (Dawn) on demand; in a browser it uses `navigator.gpu`; or it wraps a device you already have.
+ * It asks for the adapter's largest buffer, binding and workgroup-memory limits, and for
+ * `subgroups` and `timestamp-query` when present.
+ *
+ * @example
+ * ```ts
+ * import { acquireGpu } from '@gpumorph/gpu-allocator';
+ * const ctx = await acquireGpu();
+ * console.log(ctx ? `running on ${ctx}` : 'no GPU: using the CPU engine');
+ * ctx?.destroy(); // lets Node exit
+ * ```
+ */
+export async function acquireGpu(options: AcquireGpuOptions = {}): Promise<GpuContext | null> {
+  const required = options.require ?? readEnv('GPUMORPH_REQUIRE_GPU') === '1';
+  if (options.device) return wrapDevice(options.device, { backend: 'external' });
+
+  let found: { gpu: GPU; backend: GpuBackend; instance?: unknown } | { failure: string; cause?: unknown };
+  try {
+    found = await findGpu(options);
+  } catch (cause) {
+    found = { failure: `loading WebGPU failed: ${cause instanceof Error ? cause.message : String(cause)}`, cause };
+  }
+  const unavailable = (why: string, cause?: unknown): null => {
+    if (required) {
+      throw new GpuUnavailableError(
+        `no WebGPU adapter (${why}); GPUMORPH_REQUIRE_GPU=1 forbids falling back to the CPU. ` +
+          'Run `gpumorph doctor` for how to install a software adapter (Mesa lavapipe).',
+        { cause },
+      );
+    }
+    return null;
+  };
+  if ('failure' in found) return unavailable(found.failure, found.cause);
+
+  const adapterOptions: GPURequestAdapterOptions = {};
+  if (options.powerPreference) adapterOptions.powerPreference = options.powerPreference;
+  const adapter = await found.gpu.requestAdapter(adapterOptions);
+  if (!adapter) return unavailable(`${found.backend}: requestAdapter() returned null`);
+  const info = await adapterInfo(adapter);
+  if (options.allowSoftware === false && isSoftware(info)) {
+    return unavailable(`only a software adapter was found (${info?.description || info?.device})`);
+  }
+
+  const requiredLimits: Record<string, number> = {};
+  for (const name of REQUESTED_LIMITS) {
+    const available = Number(adapter.limits[name]);
+    const minimum = options.minimumLimits?.[name];
+    if (minimum !== undefined && available < minimum) {
+      throw new GpuLimitError(`adapter offers ${name} = ${available}, below the ${minimum} required`, name, minimum, available);
+    }
+    requiredLimits[name] = available;
+  }
+  const requiredFeatures: GPUFeatureName[] = [];
+  const subgroups = options.subgroups !== false && adapter.features.has('subgroups');
+  const timestampQuery = options.timestampQuery !== false && adapter.features.has('timestamp-query');
+  if (subgroups) requiredFeatures.push('subgroups');
+  if (timestampQuery) requiredFeatures.push('timestamp-query');
+
+  const device = await adapter.requestDevice({
+    label: 'gpumorph',
+    requiredFeatures,
+    requiredLimits,
+  });
+  return new GpuContext({
+    device,
+    report: makeReport(found.backend, info, device),
+    features: { subgroups, timestampQuery },
+    ownsDevice: true,
+    instance: found.instance,
+  });
+}
+
+/**
+ * A {@link GpuContext} around a device the caller created; `destroy()` leaves the device alive.
+ *
+ * @example
+ * ```ts
+ * const device = await (await navigator.gpu.requestAdapter())!.requestDevice();
+ * const ctx = wrapDevice(device);
+ * ```
+ */
+export function wrapDevice(device: GPUDevice, options: { backend?: GpuBackend } = {}): GpuContext {
+  const info = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
+  return new GpuContext({
+    device,
+    report: makeReport(options.backend ?? 'external', info, device),
+    features: { subgroups: device.features.has('subgroups'), timestampQuery: device.features.has('timestamp-query') },
+    ownsDevice: false,
+  });
+}
+
+async function findGpu(
+  options: AcquireGpuOptions,
+): Promise<{ gpu: GPU; backend: GpuBackend; instance?: unknown } | { failure: string }> {
+  if (options.gpu) return { gpu: options.gpu, backend: 'external' };
+  const navigatorGpu = (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
+  if (navigatorGpu) return { gpu: navigatorGpu, backend: 'browser' };
+  const isNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
+  if (!isNode) return { failure: 'navigator.gpu is missing in this browser' };
+  let webgpu: { create(flags: string[]): GPU };
+  try {
+    // A variable specifier keeps bundlers from pulling Dawn into browser builds.
+    const specifier = 'webgpu';
+    webgpu = (await import(/* @vite-ignore */ /* webpackIgnore: true */ specifier)) as typeof webgpu;
+  } catch {
+    return { failure: "the optional 'webgpu' package is not installed (npm install webgpu)" };
+  }
+  const envFlags = (readEnv('GPUMORPH_DAWN_FLAGS') ?? '')
+    .split(',')
+    .map((flag) => flag.trim())
+    .filter(Boolean);
+  const gpu = webgpu.create([...BASE_DAWN_FLAGS, ...(options.dawnFlags ?? []), ...envFlags]);
+  return { gpu, backend: 'node-dawn', instance: gpu };
+}
+
+async function adapterInfo(adapter: GPUAdapter): Promise<GPUAdapterInfo | undefined> {
+  if (adapter.info) return adapter.info;
+  const legacy = adapter as GPUAdapter & { requestAdapterInfo?: () => Promise<GPUAdapterInfo> };
+  return legacy.requestAdapterInfo?.();
+}
+
+function isSoftware(info: GPUAdapterInfo | undefined): boolean {
+  if (!info) return false;
+  const extended = info as GPUAdapterInfo & { isFallbackAdapter?: boolean };
+  if (extended.isFallbackAdapter) return true;
+  const text = `${info.vendor} ${info.architecture} ${info.device} ${info.description}`;
+  return /llvmpipe|lavapipe|swiftshader|\bwarp\b|software|microsoft basic render/i.test(text);
+}
+
+function makeReport(backend: GpuBackend, info: GPUAdapterInfo | undefined, device: GPUDevice): GpuAdapterReport {
+  const extended = info as (GPUAdapterInfo & { subgroupMinSize?: number; subgroupMaxSize?: number }) | undefined;
+  return {
+    backend,
+    vendor: info?.vendor ?? '',
+    architecture: info?.architecture ?? '',
+    device: info?.device ?? '',
+    description: info?.description ?? '',
+    software: isSoftware(info),
+    subgroupMinSize: Number(extended?.subgroupMinSize ?? 0),
+    subgroupMaxSize: Number(extended?.subgroupMaxSize ?? 0),
+    features: [...device.features].sort(),
+    limits: allLimits(device.limits),
+  };
+}
+
+function readEnv(name: string): string | undefined {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+}

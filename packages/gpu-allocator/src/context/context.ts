@@ -1,0 +1,253 @@
+import {
+  type GpumorphError,
+  GpuDeviceLostError,
+  GpuLimitError,
+  toTypedGpuError,
+  type WgslCompilerMessage,
+} from '../errors';
+import { KernelCache } from '../kernels/cache';
+import { StagingPool } from '../buffers/staging';
+import { type GpuLimits, readLimits } from './limits';
+
+/** Where the device came from. */
+export type GpuBackend = 'node-dawn' | 'browser' | 'external';
+
+/** What `acquireGpu` learned about the adapter; printed by `gpumorph doctor`. */
+export interface GpuAdapterReport {
+  readonly backend: GpuBackend;
+  readonly vendor: string;
+  readonly architecture: string;
+  readonly device: string;
+  readonly description: string;
+  /** True for CPU implementations (llvmpipe, SwiftShader, WARP) and fallback adapters. */
+  readonly software: boolean;
+  /** Smallest and largest subgroup size the adapter may use (0 when it does not say). */
+  readonly subgroupMinSize: number;
+  readonly subgroupMaxSize: number;
+  /** Features enabled on the device. */
+  readonly features: readonly string[];
+  /** Every numeric limit of the device as granted. */
+  readonly limits: Readonly<Record<string, number>>;
+}
+
+/** Optional features in use on this context. Kernels pick their code path from these. */
+export interface GpuFeatures {
+  /** WGSL subgroup built-ins are available (else kernels use workgroup memory). */
+  readonly subgroups: boolean;
+  /** Per-pass GPU timestamps are available (else timing falls back to completion-wait wall clock). */
+  readonly timestampQuery: boolean;
+}
+
+/** Arguments of {@link GpuContext} (built by `acquireGpu`, or `wrapDevice` for an existing device). */
+export interface GpuContextInit {
+  readonly device: GPUDevice;
+  readonly report: GpuAdapterReport;
+  readonly features: GpuFeatures;
+  /** Whether `destroy()` destroys the device (false for a device the caller owns). */
+  readonly ownsDevice: boolean;
+  /** Keeps the Dawn instance alive while the context lives; dropped on `destroy()`. */
+  readonly instance?: unknown;
+}
+
+type ErrorListener = (error: GpumorphError) => void;
+
+/**
+ * The GPU handle every gpumorph package receives: one device, its limits and features, a pipeline
+ * cache, staging buffers for readback, and error handling that turns WebGPU errors into typed ones.
+ *
+ * @example
+ * ```ts
+ * const ctx = await acquireGpu();
+ * if (ctx) {
+ *   const data = ctx.createArray({ label: 'numbers', type: 'u32', data: new Uint32Array([1, 2, 3]) });
+ *   console.log(await data.read()); // Uint32Array [1, 2, 3]
+ *   ctx.destroy();
+ * }
+ * ```
+ */
+export class GpuContext {
+  readonly device: GPUDevice;
+  readonly queue: GPUQueue;
+  readonly adapter: GpuAdapterReport;
+  readonly features: GpuFeatures;
+  readonly limits: GpuLimits;
+  /** Pipelines and bind-group layouts, built lazily and cached by source, constants and layout. */
+  readonly kernels: KernelCache;
+  /** Reusable MAP_READ buffers for readback. */
+  readonly staging: StagingPool;
+  readonly #ownsDevice: boolean;
+  #instance: unknown;
+  #lost: GpuDeviceLostError | undefined;
+  #destroyed = false;
+  readonly #uncaptured: GpumorphError[] = [];
+  readonly #listeners = new Set<ErrorListener>();
+
+  constructor(init: GpuContextInit) {
+    this.device = init.device;
+    this.queue = init.device.queue;
+    this.adapter = init.report;
+    this.features = init.features;
+    this.limits = readLimits(init.device.limits);
+    this.#ownsDevice = init.ownsDevice;
+    this.#instance = init.instance;
+    this.kernels = new KernelCache(this);
+    this.staging = new StagingPool(this);
+    const onUncaptured = (event: Event) => {
+      const gpuError = (event as GPUUncapturedErrorEvent).error;
+      this.#report(toTypedGpuError(gpuError, 'uncaptured'));
+    };
+    this.device.addEventListener('uncapturederror', onUncaptured);
+    void this.device.lost.then((info) => {
+      const reason = String(info.reason ?? 'unknown');
+      this.#lost = new GpuDeviceLostError(
+        `GPU device lost (${reason})${info.message ? `: ${info.message}` : ''}`,
+        reason,
+      );
+      this.#instance = undefined;
+      if (reason !== 'destroyed') this.#report(this.#lost);
+    });
+  }
+
+  /** True once the device is lost or the context destroyed. */
+  get isLost(): boolean {
+    return this.#lost !== undefined || this.#destroyed;
+  }
+
+  /** Errors WebGPU raised outside any scope of ours (e.g. from a caller's own commands). */
+  get uncapturedErrors(): readonly GpumorphError[] {
+    return this.#uncaptured;
+  }
+
+  /** Forgets the uncaptured errors recorded so far (the test fixture does this between tests). */
+  clearUncapturedErrors(): void {
+    this.#uncaptured.length = 0;
+  }
+
+  /** Calls `listener` for each uncaptured error and for device loss; returns an unsubscribe function. */
+  onError(listener: ErrorListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Throws {@link GpuDeviceLostError} when the device is gone. */
+  assertAlive(): void {
+    if (this.#lost) throw this.#lost;
+    if (this.#destroyed) throw new GpuDeviceLostError('GpuContext used after destroy()', 'destroyed');
+  }
+
+  /**
+   * Runs `work` (synchronous WebGPU calls) inside validation, out-of-memory and internal error
+   * scopes and throws the first error as a typed one. Scopes are pushed and popped around
+   * synchronous code only, so concurrent async callers never see each other's errors.
+   */
+  async guard<T>(
+    label: string,
+    work: () => T,
+    details: { requestedBytes?: number; module?: GPUShaderModule } = {},
+  ): Promise<T> {
+    this.assertAlive();
+    const device = this.device;
+    device.pushErrorScope('internal');
+    device.pushErrorScope('out-of-memory');
+    device.pushErrorScope('validation');
+    let result: T | undefined;
+    let thrown: { error: unknown } | undefined;
+    try {
+      result = work();
+    } catch (error) {
+      thrown = { error };
+    }
+    // All three scopes are popped before anything is awaited, so the stack stays balanced.
+    const popped = Promise.all([device.popErrorScope(), device.popErrorScope(), device.popErrorScope()]);
+    const errors = await popped.catch((cause: unknown) => {
+      throw this.#lost ?? new GpuDeviceLostError(`${label}: error scope failed`, 'unknown', { cause });
+    });
+    const first = errors.find((e): e is GPUError => e !== null);
+    if (first) {
+      const messages = details.module ? await compilerMessages(details.module) : [];
+      throw toTypedGpuError(first, label, messages, details.requestedBytes);
+    }
+    if (thrown) throw thrown.error;
+    return result as T;
+  }
+
+  /** Creates a buffer, with a typed error on out-of-memory or on sizes past the device's limit. */
+  async createBuffer(descriptor: GPUBufferDescriptor & { label: string }): Promise<GPUBuffer> {
+    const size = alignTo(Math.max(4, descriptor.size), 4);
+    if (size > this.limits.maxBufferSize) {
+      throw new GpuLimitError(
+        `${descriptor.label}: buffer of ${size} bytes exceeds maxBufferSize ${this.limits.maxBufferSize}`,
+        'maxBufferSize',
+        size,
+        this.limits.maxBufferSize,
+      );
+    }
+    return this.guard(descriptor.label, () => this.device.createBuffer({ ...descriptor, size }), {
+      requestedBytes: size,
+    });
+  }
+
+  /** Writes `data` into `buffer` at `byteOffset` (via the queue; Dawn stages it). */
+  async writeBuffer(buffer: GPUBuffer, byteOffset: number, data: ArrayBufferView): Promise<void> {
+    await this.guard(`write ${buffer.label}`, () => {
+      this.queue.writeBuffer(buffer, byteOffset, data.buffer, data.byteOffset, data.byteLength);
+    });
+  }
+
+  /** Reads `byteLength` bytes of `buffer` from `byteOffset` back to the CPU through a reused staging buffer. */
+  readBuffer(buffer: GPUBuffer, byteOffset = 0, byteLength = buffer.size - byteOffset): Promise<ArrayBuffer> {
+    return this.staging.read(buffer, byteOffset, byteLength);
+  }
+
+  /** Submits command buffers, turning validation errors of the submission into typed errors. */
+  async submit(label: string, commandBuffers: GPUCommandBuffer[]): Promise<void> {
+    await this.guard(label, () => this.queue.submit(commandBuffers));
+  }
+
+  /** Resolves when all work submitted so far has completed on the GPU. */
+  async idle(): Promise<void> {
+    this.assertAlive();
+    await this.queue.onSubmittedWorkDone();
+    this.assertAlive();
+  }
+
+  /**
+   * Releases the staging buffers and pipelines; destroys the device if this context created it,
+   * and drops the Dawn instance so Node can exit.
+   */
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    this.staging.destroy();
+    this.kernels.clear();
+    if (this.#ownsDevice) this.device.destroy();
+    this.#instance = undefined;
+  }
+
+  /** One line naming the adapter, e.g. `llvmpipe (software, subgroups 8)`. */
+  toString(): string {
+    const a = this.adapter;
+    const name = a.description || a.device || a.vendor || 'unknown adapter';
+    const size = a.subgroupMinSize === a.subgroupMaxSize ? `${a.subgroupMinSize}` : `${a.subgroupMinSize}-${a.subgroupMaxSize}`;
+    return `${name} (${a.software ? 'software' : 'hardware'}, ${a.backend}, subgroups ${this.features.subgroups ? size : 'off'})`;
+  }
+
+  #report(error: GpumorphError): void {
+    this.#uncaptured.push(error);
+    for (const listener of this.#listeners) listener(error);
+  }
+}
+
+/** Rounds `value` up to a multiple of `alignment`. */
+export function alignTo(value: number, alignment: number): number {
+  return Math.ceil(value / alignment) * alignment;
+}
+
+async function compilerMessages(module: GPUShaderModule): Promise<WgslCompilerMessage[]> {
+  try {
+    const info = await module.getCompilationInfo();
+    return info.messages.map((m) => ({ type: m.type, line: m.lineNum, column: m.linePos, message: m.message }));
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,56 @@
+export { acquireGpu, wrapDevice, type AcquireGpuOptions } from './context/acquire';
+export {
+  alignTo,
+  GpuContext,
+  type GpuAdapterReport,
+  type GpuBackend,
+  type GpuContextInit,
+  type GpuFeatures,
+} from './context/context';
+export { allLimits, type GpuLimits, OPTIONAL_FEATURES, REQUESTED_LIMITS, readLimits } from './context/limits';
+export {
+  GpuDeviceLostError,
+  GpuInternalError,
+  GpuLimitError,
+  GpumorphError,
+  GpuOutOfMemoryError,
+  GpuUnavailableError,
+  GpuValidationError,
+  PoolCapacityError,
+  toTypedGpuError,
+  type WgslCompilerMessage,
+} from './errors';
+export { createGpuArray, ELEMENT_TYPES, type ElementType, GpuArray, type GpuArrayOptions, type HostArray } from './buffers/array';
+export { StagingPool } from './buffers/staging';
+export { Kernel, KernelCache, type KernelDescriptor } from './kernels/cache';
+export { type DispatchGrid, dispatchGrid, dispatchItems, encodeDispatch } from './kernels/dispatch';
+export { BindingLayout, type BindingResources, type BindingSpec, type BindingSpecs, defineBindings } from './kernels/layout';
+export { gridWgsl, linkWgsl, type WgslModule } from './kernels/wgsl';
+export { copyKernel } from './kernels/copy';
+export {
+  createElementPool,
+  ElementPool,
+  type ElementPoolEvents,
+  type ElementPoolOptions,
+  type PoolHeaderState,
+  type RunGrowingResult,
+} from './pool/pool';
+export { poolAccessWgsl, poolAllocWgsl, type TeamMode } from './pool/kernels/alloc.wgsl';
+export {
+  DEFAULT_ELEMENT_WORDS,
+  INVALID_ELEMENT,
+  POOL_HEADER_WORDS,
+  type PoolGeometry,
+  poolBindingSpecs,
+  poolHeaderWgsl,
+} from './pool/layout';
+export {
+  type AllocationProbe,
+  allocationProbeWgsl,
+  createAllocationProbe,
+  type ProbeMode,
+  runAllocationProbe,
+} from './pool/probe';
+export { allocateTeamsReference, CpuElementPool, type TeamAllocationOutcome } from './pool/reference';
+export { type GpuTimings, measureGpu, median, type PassTimer, type PassTiming } from './timing/timer';
+export { BufferUsage, MapMode, ShaderStage } from './webgpu-constants';

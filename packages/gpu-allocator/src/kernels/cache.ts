@@ -1,0 +1,160 @@
+import type { GpuContext } from '../context/context';
+import { GpuInternalError, GpuValidationError } from '../errors';
+import type { BindingLayout, BindingResources, BindingSpecs } from './layout';
+
+/** What a compute kernel is made of. */
+export interface KernelDescriptor<S extends BindingSpecs = BindingSpecs> {
+  /** Names the shader module, pipeline and bind groups in every error message. */
+  readonly label: string;
+  /** Complete WGSL source (see `linkWgsl` to include library modules). */
+  readonly code: string;
+  readonly entryPoint?: string;
+  /** Values of WGSL `override` declarations. */
+  readonly constants?: Readonly<Record<string, number>>;
+  /** Bind group 0's layout (further groups are rarely needed and not supported yet). */
+  readonly layout: BindingLayout<S>;
+}
+
+/**
+ * A compiled compute pipeline with the layout it was built for.
+ *
+ * @example
+ * ```ts
+ * const kernel = await ctx.kernels.get({ label: 'fill', code, layout });
+ * const encoder = ctx.device.createCommandEncoder();
+ * const pass = encoder.beginComputePass();
+ * pass.setPipeline(kernel.pipeline);
+ * pass.setBindGroup(0, kernel.bindGroup({ out: buffer }));
+ * ```
+ */
+export class Kernel<S extends BindingSpecs = BindingSpecs> {
+  readonly #ctx: GpuContext;
+  readonly label: string;
+  readonly pipeline: GPUComputePipeline;
+  readonly layout: BindingLayout<S>;
+  readonly bindGroupLayout: GPUBindGroupLayout;
+
+  constructor(
+    ctx: GpuContext,
+    label: string,
+    pipeline: GPUComputePipeline,
+    layout: BindingLayout<S>,
+    bindGroupLayout: GPUBindGroupLayout,
+  ) {
+    this.#ctx = ctx;
+    this.label = label;
+    this.pipeline = pipeline;
+    this.layout = layout;
+    this.bindGroupLayout = bindGroupLayout;
+  }
+
+  /**
+   * A bind group for this kernel. Creation is synchronous so it can sit in a hot loop; wrap the
+   * step that uses it in `ctx.guard` to get a typed error if a resource does not fit.
+   */
+  bindGroup(resources: BindingResources<S>, label = this.label): GPUBindGroup {
+    return this.#ctx.device.createBindGroup({
+      label,
+      layout: this.bindGroupLayout,
+      entries: this.layout.bindGroupEntries(resources),
+    });
+  }
+}
+
+/**
+ * Builds compute pipelines lazily and caches them by source, entry point, constants and layout,
+ * so a host class can ask for its kernel on every call at the cost of a map lookup.
+ * Set `GPUMORPH_DUMP_WGSL=1` to print every new shader's source to stderr.
+ */
+export class KernelCache {
+  readonly #ctx: GpuContext;
+  readonly #pipelines = new Map<string, Promise<unknown>>();
+  readonly #layouts = new Map<string, GPUBindGroupLayout>();
+
+  constructor(ctx: GpuContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Number of distinct pipelines built so far. */
+  get size(): number {
+    return this.#pipelines.size;
+  }
+
+  /** The kernel for `descriptor`, compiling it on first use. Throws `GpuValidationError` with the compiler's messages. */
+  get<S extends BindingSpecs>(descriptor: KernelDescriptor<S>): Promise<Kernel<S>> {
+    const entryPoint = descriptor.entryPoint ?? 'main';
+    const constants = Object.entries(descriptor.constants ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+    const key = `${descriptor.layout.key}|${entryPoint}|${JSON.stringify(constants)}|${descriptor.code}`;
+    const cached = this.#pipelines.get(key);
+    if (cached) return cached as Promise<Kernel<S>>;
+    const kernel = this.#build(descriptor, entryPoint);
+    this.#pipelines.set(key, kernel);
+    // A failed build is not cached, so fixing a transient condition (e.g. memory) can retry.
+    kernel.catch(() => this.#pipelines.delete(key));
+    return kernel;
+  }
+
+  async #build<S extends BindingSpecs>(descriptor: KernelDescriptor<S>, entryPoint: string): Promise<Kernel<S>> {
+    const ctx = this.#ctx;
+    const { label, code } = descriptor;
+    dumpWgsl(label, code);
+    const device = ctx.device;
+    let module: GPUShaderModule | undefined;
+    try {
+      module = await ctx.guard(`shader ${label}`, () => device.createShaderModule({ label, code }));
+    } catch (error) {
+      if (error instanceof GpuValidationError && error.compilerMessages.length === 0) {
+        // Dawn reports WGSL errors through the scope; fetch the structured messages as well.
+        const failed = device.createShaderModule({ label, code });
+        const info = await failed.getCompilationInfo().catch(() => undefined);
+        const messages = (info?.messages ?? []).map((m) => ({
+          type: m.type,
+          line: m.lineNum,
+          column: m.linePos,
+          message: m.message,
+        }));
+        throw new GpuValidationError(error.message, error.label, messages, { cause: error.cause });
+      }
+      throw error;
+    }
+    const bindGroupLayout = await this.#bindGroupLayout(descriptor.layout);
+    const pipelineLayout = device.createPipelineLayout({ label, bindGroupLayouts: [bindGroupLayout] });
+    const compute: GPUProgrammableStage = { module, entryPoint };
+    if (descriptor.constants) compute.constants = { ...descriptor.constants };
+    let pipeline: GPUComputePipeline;
+    try {
+      pipeline = await device.createComputePipelineAsync({ label, layout: pipelineLayout, compute });
+    } catch (cause) {
+      ctx.assertAlive();
+      const message = cause instanceof Error ? cause.message : String(cause);
+      const reason = (cause as { reason?: string }).reason;
+      if (reason === 'internal') {
+        throw new GpuInternalError(`pipeline ${label}: ${message}`, label, { cause });
+      }
+      throw new GpuValidationError(`pipeline ${label}: ${message}`, label, [], { cause });
+    }
+    return new Kernel(ctx, label, pipeline, descriptor.layout, bindGroupLayout);
+  }
+
+  async #bindGroupLayout<S extends BindingSpecs>(layout: BindingLayout<S>): Promise<GPUBindGroupLayout> {
+    let result = this.#layouts.get(layout.key);
+    if (!result) {
+      result = await this.#ctx.guard(`layout ${layout.label}`, () =>
+        this.#ctx.device.createBindGroupLayout({ label: layout.label, entries: layout.entries() }),
+      );
+      this.#layouts.set(layout.key, result);
+    }
+    return result;
+  }
+
+  /** Forgets every cached pipeline and layout. */
+  clear(): void {
+    this.#pipelines.clear();
+    this.#layouts.clear();
+  }
+}
+
+function dumpWgsl(label: string, code: string): void {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  if (env?.GPUMORPH_DUMP_WGSL === '1') console.error(`// ===== WGSL: ${label}\n${code}`);
+}

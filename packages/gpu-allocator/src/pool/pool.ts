@@ -1,0 +1,381 @@
+import { EventEmitter } from 'events';
+import type TypedEmitter from 'typed-emitter';
+import type { GpuContext } from '../context/context';
+import { PoolCapacityError } from '../errors';
+import type { WgslModule } from '../kernels/wgsl';
+import { BufferUsage } from '../webgpu-constants';
+import { type TeamMode, poolAccessWgsl, poolAllocWgsl } from './kernels/alloc.wgsl';
+import {
+  assertWgslIdentifier,
+  DEFAULT_ELEMENT_WORDS,
+  POOL_HEADER_WORDS,
+  type PoolGeometry,
+  poolBindingSpecs,
+} from './layout';
+
+/** Options of {@link createElementPool}. */
+export interface ElementPoolOptions {
+  /** WGSL prefix of the pool's bindings and functions, e.g. `pts` gives `pts_alloc`, `pts_load`. */
+  readonly name: string;
+  /** Words per element (default 32 = 128 bytes). */
+  readonly elementWords?: number;
+  /** Elements to start with. */
+  readonly capacity: number;
+  /** Elements `[0, reserved)` are taken from the start (e.g. one fixed head element per vertex). */
+  readonly reserved?: number;
+  /** Largest capacity growth may reach (default: what the windows and `maxBufferSize` allow). */
+  readonly maxCapacity?: number;
+  /** Elements per binding window (default: as many as one binding holds). Lower it to test windowing. */
+  readonly windowElements?: number;
+  /** Most windows a kernel binds (default 8, bounded by the storage-buffer bindings per stage minus 4). */
+  readonly maxWindows?: number;
+  /** Capacity multiplier when growing (default 2). */
+  readonly growthFactor?: number;
+}
+
+/** The header as read back from the GPU. */
+export interface PoolHeaderState {
+  /** Next free element; past `capacity` after an exhausted step (then it holds the step's demand). */
+  readonly next: number;
+  readonly capacity: number;
+  /** Set by the device when an allocation did not fit. */
+  readonly exhausted: boolean;
+  readonly reserved: number;
+}
+
+/** Events of an {@link ElementPool}. */
+export type ElementPoolEvents = {
+  /** The pool moved to a larger buffer; `demand` is the element count the failed step asked for. */
+  grow: (event: { pool: string; from: number; to: number; demand: number }) => void;
+};
+
+/** Result of {@link ElementPool.runGrowing}. */
+export interface RunGrowingResult {
+  /** Times the step ran (1 when it fitted at once). */
+  readonly attempts: number;
+  /** Capacity after the last run. */
+  readonly capacity: number;
+  /** Elements in use after the last run. */
+  readonly allocated: number;
+}
+
+/**
+ * A pool of fixed-size elements in GPU memory with an atomic bump pointer: the allocator of the
+ * PPoPP'12 Andersen solver. Kernels allocate with `<name>_alloc` (one atomic per subgroup),
+ * read and write with `<name>_load` / `<name>_store`; when a step asks for more than the pool holds,
+ * the device flags it, the step's writes past the end are skipped, and {@link ElementPool.runGrowing}
+ * moves the pool to a larger buffer (contents kept) and re-runs the idempotent step.
+ *
+ * @example
+ * ```ts
+ * const pool = await createElementPool(ctx, { name: 'pts', capacity: 1024 });
+ * const wgsl = linkWgsl(kernelSource, [pool.allocWgsl(), pool.accessWgsl()]);
+ * await pool.runGrowing(async () => {
+ *   const layout = defineBindings('my-step', { ...pool.bindingSpecs(), out: { kind: 'storage', type: 'array<u32>' } });
+ *   // build the kernel for this layout, bind pool.resources(), dispatch, submit
+ * });
+ * pool.on('grow', ({ from, to }) => console.log(`pool grew ${from} → ${to}`));
+ * ```
+ */
+export class ElementPool extends (EventEmitter as new () => TypedEmitter<ElementPoolEvents>) {
+  readonly #ctx: GpuContext;
+  readonly name: string;
+  readonly elementWords: number;
+  readonly reserved: number;
+  readonly windowElements: number;
+  readonly maxCapacity: number;
+  readonly growthFactor: number;
+  readonly header: GPUBuffer;
+  #buffer: GPUBuffer;
+  #capacity: number;
+  #generation = 0;
+
+  /** Use {@link createElementPool}. */
+  constructor(
+    ctx: GpuContext,
+    init: {
+      name: string;
+      elementWords: number;
+      reserved: number;
+      windowElements: number;
+      maxCapacity: number;
+      growthFactor: number;
+      capacity: number;
+      buffer: GPUBuffer;
+      header: GPUBuffer;
+    },
+  ) {
+    super();
+    this.#ctx = ctx;
+    this.name = init.name;
+    this.elementWords = init.elementWords;
+    this.reserved = init.reserved;
+    this.windowElements = init.windowElements;
+    this.maxCapacity = init.maxCapacity;
+    this.growthFactor = init.growthFactor;
+    this.#capacity = init.capacity;
+    this.#buffer = init.buffer;
+    this.header = init.header;
+  }
+
+  /** Elements the pool holds now. */
+  get capacity(): number {
+    return this.#capacity;
+  }
+
+  /** The buffer holding the elements (replaced by `grow`: re-read it after growing). */
+  get buffer(): GPUBuffer {
+    return this.#buffer;
+  }
+
+  /** Bytes per element. */
+  get elementBytes(): number {
+    return this.elementWords * 4;
+  }
+
+  /** Increments every time the storage moves; bind groups made before are stale. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Geometry kernels are generated for (the window count follows the capacity). */
+  get geometry(): PoolGeometry {
+    return {
+      name: this.name,
+      elementWords: this.elementWords,
+      windowElements: this.windowElements,
+      windows: Math.max(1, Math.ceil(this.#capacity / this.windowElements)),
+    };
+  }
+
+  /** Binding specs to spread into a kernel's layout (header, then windows unless `elements` is false). */
+  bindingSpecs(options: { elements?: boolean } = {}) {
+    return poolBindingSpecs(this.geometry, options.elements ?? true);
+  }
+
+  /** The buffers for {@link ElementPool.bindingSpecs}, keyed the same way. */
+  resources(options: { elements?: boolean } = {}): Record<string, GPUBufferBinding> {
+    const out: Record<string, GPUBufferBinding> = { [`${this.name}_header`]: { buffer: this.header } };
+    if (options.elements ?? true) {
+      const { windows } = this.geometry;
+      for (let w = 0; w < windows; w++) {
+        const first = w * this.windowElements;
+        const count = Math.min(this.windowElements, this.#capacity - first);
+        out[`${this.name}_w${w}`] = {
+          buffer: this.#buffer,
+          offset: first * this.elementBytes,
+          size: count * this.elementBytes,
+        };
+      }
+    }
+    return out;
+  }
+
+  /** WGSL of `<name>_alloc` for a team mode (default: subgroups when the context has them). */
+  allocWgsl(team: TeamMode = this.#ctx.features.subgroups ? 'subgroup' : 'workgroup'): WgslModule {
+    return poolAllocWgsl(this.geometry, team);
+  }
+
+  /** WGSL of `<name>_load` / `<name>_store` for the current capacity. */
+  accessWgsl(): WgslModule {
+    return poolAccessWgsl(this.geometry);
+  }
+
+  /** Reads the header back (one 16-byte readback). */
+  async readHeader(): Promise<PoolHeaderState> {
+    const words = new Uint32Array(await this.#ctx.readBuffer(this.header, 0, POOL_HEADER_WORDS * 4));
+    return {
+      next: words[0] ?? 0,
+      capacity: words[1] ?? 0,
+      exhausted: (words[2] ?? 0) !== 0,
+      reserved: words[3] ?? 0,
+    };
+  }
+
+  /** Elements handed out so far (never more than the capacity). */
+  async allocated(): Promise<number> {
+    const header = await this.readHeader();
+    return Math.min(header.next, header.capacity);
+  }
+
+  /**
+   * Moves the pool to a buffer of at least `minCapacity` elements (and at least `growthFactor`
+   * times the current one), keeping every element's contents. After an exhausted step, the bump
+   * pointer is set back to the old capacity (every old index was handed out) and the flag cleared,
+   * so the caller can re-run its idempotent step.
+   */
+  async grow(minCapacity = this.#capacity + 1): Promise<number> {
+    const ctx = this.#ctx;
+    const state = await this.readHeader();
+    const from = this.#capacity;
+    const wanted = Math.max(minCapacity, Math.ceil(from * this.growthFactor));
+    const to = Math.min(this.maxCapacity, wanted);
+    if (to < minCapacity || to <= from) {
+      throw new PoolCapacityError(
+        `pool '${this.name}' needs ${minCapacity} elements but may grow to ${this.maxCapacity} at most`,
+        this.name,
+        minCapacity,
+        this.maxCapacity,
+      );
+    }
+    const next = await ctx.createBuffer({
+      label: `pool ${this.name} elements`,
+      size: to * this.elementBytes,
+      usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+    });
+    await ctx.guard(`grow pool ${this.name}`, () => {
+      const encoder = ctx.device.createCommandEncoder({ label: `grow pool ${this.name}` });
+      encoder.copyBufferToBuffer(this.#buffer, 0, next, 0, from * this.elementBytes);
+      ctx.queue.writeBuffer(
+        this.header,
+        0,
+        new Uint32Array([Math.min(state.next, from), to, 0, this.reserved]),
+      );
+      ctx.queue.submit([encoder.finish()]);
+    });
+    // Destroying after submission is safe: WebGPU frees the memory once the copy has run.
+    this.#buffer.destroy();
+    this.#buffer = next;
+    this.#capacity = to;
+    this.#generation++;
+    this.emit('grow', { pool: this.name, from, to, demand: state.next });
+    return to;
+  }
+
+  /**
+   * Runs `step` (which must encode and submit work using the pool, re-reading `resources()` and
+   * the WGSL each time, and must be idempotent), then checks the exhaustion flag; on exhaustion
+   * grows the pool to the demand the device recorded and runs the step again.
+   */
+  async runGrowing(step: (pool: ElementPool) => unknown, options: { maxAttempts?: number } = {}): Promise<RunGrowingResult> {
+    const maxAttempts = options.maxAttempts ?? 32;
+    for (let attempt = 1; ; attempt++) {
+      await step(this);
+      const header = await this.readHeader();
+      if (!header.exhausted) {
+        return { attempts: attempt, capacity: this.#capacity, allocated: Math.min(header.next, header.capacity) };
+      }
+      if (attempt >= maxAttempts) {
+        throw new PoolCapacityError(
+          `pool '${this.name}' still exhausted after ${attempt} attempts (demand ${header.next})`,
+          this.name,
+          header.next,
+          this.maxCapacity,
+        );
+      }
+      await this.grow(header.next);
+    }
+  }
+
+  /** Reads `count` elements from `first` (as `count * elementWords` words). */
+  async readElements(first = 0, count = this.#capacity - first): Promise<Uint32Array> {
+    this.#checkRange(first, count);
+    return new Uint32Array(await this.#ctx.readBuffer(this.#buffer, first * this.elementBytes, count * this.elementBytes));
+  }
+
+  /** Writes whole elements from `first`; `words.length` must be a multiple of `elementWords`. */
+  async writeElements(first: number, words: Uint32Array): Promise<void> {
+    if (words.length % this.elementWords !== 0) {
+      throw new RangeError(`pool '${this.name}': ${words.length} words is not a whole number of elements`);
+    }
+    this.#checkRange(first, words.length / this.elementWords);
+    await this.#ctx.writeBuffer(this.#buffer, first * this.elementBytes, words);
+  }
+
+  /** Frees every element but the reserved ones (contents are left as they are unless `clear`). */
+  async reset(options: { clear?: boolean } = {}): Promise<void> {
+    const ctx = this.#ctx;
+    await ctx.guard(`reset pool ${this.name}`, () => {
+      ctx.queue.writeBuffer(this.header, 0, new Uint32Array([this.reserved, this.#capacity, 0, this.reserved]));
+      if (options.clear) {
+        const encoder = ctx.device.createCommandEncoder({ label: `clear pool ${this.name}` });
+        encoder.clearBuffer(this.#buffer);
+        ctx.queue.submit([encoder.finish()]);
+      }
+    });
+  }
+
+  /** Releases both buffers. */
+  destroy(): void {
+    this.#buffer.destroy();
+    this.header.destroy();
+    this.removeAllListeners();
+  }
+
+  override toString(): string {
+    const g = this.geometry;
+    return `ElementPool(${this.name}: ${this.#capacity} × ${this.elementWords} words, ${g.windows} window(s) of ${g.windowElements})`;
+  }
+
+  #checkRange(first: number, count: number): void {
+    if (first < 0 || count < 0 || first + count > this.#capacity) {
+      throw new RangeError(`pool '${this.name}': elements ${first}..${first + count} past capacity ${this.#capacity}`);
+    }
+  }
+}
+
+/**
+ * Creates an {@link ElementPool}. Throws `PoolCapacityError` when the initial capacity is beyond
+ * what the device can bind, `GpuOutOfMemoryError` when the buffer cannot be allocated.
+ *
+ * @example
+ * ```ts
+ * const pool = await createElementPool(ctx, { name: 'edges', capacity: 1 << 16, reserved: vertexCount });
+ * ```
+ */
+export async function createElementPool(ctx: GpuContext, options: ElementPoolOptions): Promise<ElementPool> {
+  assertWgslIdentifier(options.name);
+  const elementWords = options.elementWords ?? DEFAULT_ELEMENT_WORDS;
+  if (!Number.isInteger(elementWords) || elementWords < 1) throw new RangeError(`bad elementWords ${elementWords}`);
+  const elementBytes = elementWords * 4;
+  const reserved = options.reserved ?? 0;
+  // Windows start at multiples of the storage offset alignment.
+  const alignment = ctx.limits.minStorageBufferOffsetAlignment;
+  const unit = alignment / gcd(alignment, elementBytes);
+  const largestWindow = Math.floor(Math.floor(ctx.limits.maxStorageBufferBindingSize / elementBytes) / unit) * unit;
+  const windowElements = options.windowElements ?? largestWindow;
+  if (windowElements % unit !== 0 || windowElements < unit || windowElements > largestWindow) {
+    throw new RangeError(
+      `pool '${options.name}': windowElements ${windowElements} must be a multiple of ${unit} and at most ${largestWindow}`,
+    );
+  }
+  const bindingRoom = ctx.limits.maxStorageBuffersPerShaderStage - 4;
+  const maxWindows = Math.max(1, Math.min(options.maxWindows ?? 8, bindingRoom));
+  const deviceMax = Math.min(maxWindows * windowElements, Math.floor(ctx.limits.maxBufferSize / elementBytes), 2 ** 32 - 1);
+  const maxCapacity = Math.min(options.maxCapacity ?? deviceMax, deviceMax);
+  const capacity = Math.max(options.capacity, reserved, 1);
+  if (capacity > maxCapacity) {
+    throw new PoolCapacityError(
+      `pool '${options.name}': capacity ${capacity} exceeds the largest this device allows (${maxCapacity})`,
+      options.name,
+      capacity,
+      maxCapacity,
+    );
+  }
+  const buffer = await ctx.createBuffer({
+    label: `pool ${options.name} elements`,
+    size: capacity * elementBytes,
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+  });
+  const header = await ctx.createBuffer({
+    label: `pool ${options.name} header`,
+    size: POOL_HEADER_WORDS * 4,
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+  });
+  await ctx.writeBuffer(header, 0, new Uint32Array([reserved, capacity, 0, reserved]));
+  return new ElementPool(ctx, {
+    name: options.name,
+    elementWords,
+    reserved,
+    windowElements,
+    maxCapacity,
+    growthFactor: options.growthFactor ?? 2,
+    capacity,
+    buffer,
+    header,
+  });
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}

@@ -1,0 +1,104 @@
+import { PoolCapacityError } from '../errors';
+import { DEFAULT_ELEMENT_WORDS, INVALID_ELEMENT } from './layout';
+
+/**
+ * The CPU counterpart of {@link ElementPool}: the same element layout and bump-pointer semantics
+ * in one growable `Uint32Array`, so CPU engines (e.g. the CPU sparse bit vector) store many
+ * structures in one pool without a JS object per element, and tests have a model of the GPU pool.
+ *
+ * @example
+ * ```ts
+ * const pool = new CpuElementPool({ capacity: 4 });
+ * const e = pool.alloc();      // 0
+ * pool.words[e * pool.elementWords] = 42;
+ * ```
+ */
+export class CpuElementPool {
+  readonly elementWords: number;
+  readonly reserved: number;
+  readonly maxCapacity: number;
+  #words: Uint32Array;
+  #next: number;
+
+  constructor(options: { capacity: number; elementWords?: number; reserved?: number; maxCapacity?: number }) {
+    this.elementWords = options.elementWords ?? DEFAULT_ELEMENT_WORDS;
+    this.reserved = options.reserved ?? 0;
+    this.maxCapacity = options.maxCapacity ?? Math.floor(2 ** 31 / this.elementWords);
+    const capacity = Math.max(options.capacity, this.reserved, 1);
+    this.#words = new Uint32Array(capacity * this.elementWords);
+    this.#next = this.reserved;
+  }
+
+  /** The storage; replaced when the pool grows, so do not keep it across `alloc` calls. */
+  get words(): Uint32Array {
+    return this.#words;
+  }
+
+  get capacity(): number {
+    return this.#words.length / this.elementWords;
+  }
+
+  /** Elements handed out so far, reserved ones included. */
+  get allocated(): number {
+    return this.#next;
+  }
+
+  /** A fresh zeroed element, growing the storage (doubling) when full. */
+  alloc(): number {
+    if (this.#next === this.capacity) this.#grow(this.#next + 1);
+    return this.#next++;
+  }
+
+  /** Frees every element but the reserved ones and zeroes them. */
+  reset(): void {
+    this.#words.fill(0);
+    this.#next = this.reserved;
+  }
+
+  #grow(minCapacity: number): void {
+    const capacity = Math.min(this.maxCapacity, Math.max(minCapacity, this.capacity * 2));
+    if (capacity < minCapacity) {
+      throw new PoolCapacityError(`CPU pool needs ${minCapacity} elements, at most ${this.maxCapacity}`, 'cpu', minCapacity, this.maxCapacity);
+    }
+    const words = new Uint32Array(capacity * this.elementWords);
+    words.set(this.#words);
+    this.#words = words;
+  }
+}
+
+/** What one team-aggregated allocation step does to a pool header, per the WGSL semantics. */
+export interface TeamAllocationOutcome {
+  /** For each request (in team order, lane order), its element or `INVALID_ELEMENT`. */
+  readonly indices: readonly (readonly number[])[];
+  readonly next: number;
+  readonly exhausted: boolean;
+}
+
+/**
+ * Reference of `<name>_alloc` for teams served in the given order: each team claims its count
+ * with one bump and lanes take consecutive indices in lane order; indices past the capacity are
+ * invalid and set the flag. The GPU serves teams in some order, so tests compare the set of indices
+ * and the header, which do not depend on it.
+ */
+export function allocateTeamsReference(
+  teams: readonly (readonly boolean[])[],
+  state: { next: number; capacity: number },
+): TeamAllocationOutcome {
+  let next = state.next;
+  let exhausted = false;
+  const indices = teams.map((wants) => {
+    const total = wants.filter(Boolean).length;
+    const base = next;
+    if (total > 0) {
+      next += total;
+      if (base >= state.capacity || total > state.capacity - base) exhausted = true;
+    }
+    let rank = 0;
+    return wants.map((want) => {
+      if (!want) return INVALID_ELEMENT;
+      const index = base + rank++;
+      return index < state.capacity ? index : INVALID_ELEMENT;
+    });
+  });
+  return { indices, next, exhausted };
+}
