@@ -1,9 +1,18 @@
-export { acquireGpu, wrapDevice, type AcquireGpuOptions } from './context/acquire';
+export {
+  createGpuArray,
+  ELEMENT_TYPES,
+  type ElementType,
+  GpuArray,
+  type GpuArrayOptions,
+  type HostArray,
+} from './buffers/array';
+export { StagingPool } from './buffers/staging';
+export { type AcquireGpuOptions, acquireGpu, wrapDevice } from './context/acquire';
 export {
   alignTo,
-  GpuContext,
   type GpuAdapterReport,
   type GpuBackend,
+  GpuContext,
   type GpuContextInit,
   type GpuFeatures,
 } from './context/context';
@@ -20,21 +29,17 @@ export {
   toTypedGpuError,
   type WgslCompilerMessage,
 } from './errors';
-export { createGpuArray, ELEMENT_TYPES, type ElementType, GpuArray, type GpuArrayOptions, type HostArray } from './buffers/array';
-export { StagingPool } from './buffers/staging';
 export { Kernel, KernelCache, type KernelDescriptor } from './kernels/cache';
-export { type DispatchGrid, dispatchGrid, dispatchItems, encodeDispatch } from './kernels/dispatch';
-export { BindingLayout, type BindingResources, type BindingSpec, type BindingSpecs, defineBindings } from './kernels/layout';
-export { gridWgsl, linkWgsl, type WgslModule } from './kernels/wgsl';
 export { copyKernel } from './kernels/copy';
+export { type DispatchGrid, dispatchGrid, dispatchItems, encodeDispatch } from './kernels/dispatch';
 export {
-  createElementPool,
-  ElementPool,
-  type ElementPoolEvents,
-  type ElementPoolOptions,
-  type PoolHeaderState,
-  type RunGrowingResult,
-} from './pool/pool';
+  BindingLayout,
+  type BindingResources,
+  type BindingSpec,
+  type BindingSpecs,
+  defineBindings,
+} from './kernels/layout';
+export { gridWgsl, linkWgsl, type WgslModule } from './kernels/wgsl';
 export { poolAccessWgsl, poolAllocWgsl, type TeamMode } from './pool/kernels/alloc.wgsl';
 export {
   DEFAULT_ELEMENT_WORDS,
@@ -44,6 +49,14 @@ export {
   poolBindingSpecs,
   poolHeaderWgsl,
 } from './pool/layout';
+export {
+  createElementPool,
+  ElementPool,
+  type ElementPoolEvents,
+  type ElementPoolOptions,
+  type PoolHeaderState,
+  type RunGrowingResult,
+} from './pool/pool';
 export {
   type AllocationProbe,
   allocationProbeWgsl,

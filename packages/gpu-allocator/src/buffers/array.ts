@@ -59,17 +59,22 @@ export class GpuArray<T extends ElementType> {
   /** Uploads `data` starting at element `offset`. */
   async write(data: ArrayLike<number>, offset = 0): Promise<void> {
     if (offset < 0 || offset + data.length > this.length) {
-      throw new RangeError(`${this.label}: write of ${data.length} elements at ${offset} past length ${this.length}`);
+      throw new RangeError(
+        `${this.label}: write of ${data.length} elements at ${offset} past length ${this.length}`,
+      );
     }
     if (data.length === 0) return;
-    const typed = data instanceof ELEMENT_TYPES[this.type] ? (data as HostArray<T>) : ELEMENT_TYPES[this.type].from(data);
+    const typed =
+      data instanceof ELEMENT_TYPES[this.type] ? (data as HostArray<T>) : ELEMENT_TYPES[this.type].from(data);
     await this.#ctx.writeBuffer(this.buffer, offset * 4, typed);
   }
 
   /** Reads `count` elements from element `offset` back to the CPU. */
   async read(offset = 0, count = this.length - offset): Promise<HostArray<T>> {
     if (offset < 0 || count < 0 || offset + count > this.length) {
-      throw new RangeError(`${this.label}: read of ${count} elements at ${offset} past length ${this.length}`);
+      throw new RangeError(
+        `${this.label}: read of ${count} elements at ${offset} past length ${this.length}`,
+      );
     }
     const bytes = await this.#ctx.readBuffer(this.buffer, offset * 4, count * 4);
     return new ELEMENT_TYPES[this.type](bytes) as HostArray<T>;
@@ -100,8 +105,7 @@ export async function createGpuArray<T extends ElementType>(
   const buffer = await ctx.createBuffer({
     label: options.label,
     size: length * 4,
-    usage:
-      BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST | (options.extraUsage ?? 0),
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST | (options.extraUsage ?? 0),
   });
   const array = new GpuArray(ctx, buffer, options.type, length);
   if (options.data && options.data.length > 0) await array.write(options.data);

@@ -1,5 +1,5 @@
-import { GpuDeviceLostError, GpuOutOfMemoryError } from '../errors';
 import type { GpuContext } from '../context/context';
+import { GpuDeviceLostError, GpuOutOfMemoryError } from '../errors';
 import { BufferUsage, MapMode } from '../webgpu-constants';
 
 /** Largest single readback chunk; bigger reads are split so staging never needs a huge buffer. */
@@ -32,7 +32,9 @@ export class StagingPool {
   /** Copies `byteLength` bytes of `source` from `byteOffset` to a new `ArrayBuffer`. */
   async read(source: GPUBuffer, byteOffset: number, byteLength: number): Promise<ArrayBuffer> {
     if (byteOffset % 4 !== 0 || byteLength % 4 !== 0) {
-      throw new RangeError(`readback of ${source.label} needs 4-byte aligned offset and length (${byteOffset}, ${byteLength})`);
+      throw new RangeError(
+        `readback of ${source.label} needs 4-byte aligned offset and length (${byteOffset}, ${byteLength})`,
+      );
     }
     if (byteOffset + byteLength > source.size) {
       throw new RangeError(

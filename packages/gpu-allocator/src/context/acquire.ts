@@ -54,7 +54,10 @@ export async function acquireGpu(options: AcquireGpuOptions = {}): Promise<GpuCo
   try {
     found = await findGpu(options);
   } catch (cause) {
-    found = { failure: `loading WebGPU failed: ${cause instanceof Error ? cause.message : String(cause)}`, cause };
+    found = {
+      failure: `loading WebGPU failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      cause,
+    };
   }
   const unavailable = (why: string, cause?: unknown): null => {
     if (required) {
@@ -82,7 +85,12 @@ export async function acquireGpu(options: AcquireGpuOptions = {}): Promise<GpuCo
     const available = Number(adapter.limits[name]);
     const minimum = options.minimumLimits?.[name];
     if (minimum !== undefined && available < minimum) {
-      throw new GpuLimitError(`adapter offers ${name} = ${available}, below the ${minimum} required`, name, minimum, available);
+      throw new GpuLimitError(
+        `adapter offers ${name} = ${available}, below the ${minimum} required`,
+        name,
+        minimum,
+        available,
+      );
     }
     requiredLimits[name] = available;
   }
@@ -120,7 +128,10 @@ export function wrapDevice(device: GPUDevice, options: { backend?: GpuBackend } 
   return new GpuContext({
     device,
     report: makeReport(options.backend ?? 'external', info, device),
-    features: { subgroups: device.features.has('subgroups'), timestampQuery: device.features.has('timestamp-query') },
+    features: {
+      subgroups: device.features.has('subgroups'),
+      timestampQuery: device.features.has('timestamp-query'),
+    },
     ownsDevice: false,
   });
 }
@@ -131,7 +142,9 @@ async function findGpu(
   if (options.gpu) return { gpu: options.gpu, backend: 'external' };
   const navigatorGpu = (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
   if (navigatorGpu) return { gpu: navigatorGpu, backend: 'browser' };
-  const isNode = typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node === 'string';
+  const isNode =
+    typeof (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node ===
+    'string';
   if (!isNode) return { failure: 'navigator.gpu is missing in this browser' };
   let webgpu: { create(flags: string[]): GPU };
   try {
@@ -163,8 +176,14 @@ function isSoftware(info: GPUAdapterInfo | undefined): boolean {
   return /llvmpipe|lavapipe|swiftshader|\bwarp\b|software|microsoft basic render/i.test(text);
 }
 
-function makeReport(backend: GpuBackend, info: GPUAdapterInfo | undefined, device: GPUDevice): GpuAdapterReport {
-  const extended = info as (GPUAdapterInfo & { subgroupMinSize?: number; subgroupMaxSize?: number }) | undefined;
+function makeReport(
+  backend: GpuBackend,
+  info: GPUAdapterInfo | undefined,
+  device: GPUDevice,
+): GpuAdapterReport {
+  const extended = info as
+    | (GPUAdapterInfo & { subgroupMinSize?: number; subgroupMaxSize?: number })
+    | undefined;
   return {
     backend,
     vendor: info?.vendor ?? '',

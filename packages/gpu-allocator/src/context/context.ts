@@ -1,12 +1,6 @@
-import {
-  type GpumorphError,
-  GpuDeviceLostError,
-  GpuLimitError,
-  toTypedGpuError,
-  type WgslCompilerMessage,
-} from '../errors';
-import { KernelCache } from '../kernels/cache';
 import { StagingPool } from '../buffers/staging';
+import { GpuDeviceLostError, GpuLimitError, type GpumorphError, toTypedGpuError } from '../errors';
+import { KernelCache } from '../kernels/cache';
 import { type GpuLimits, readLimits } from './limits';
 
 /** Where the device came from. */
@@ -140,11 +134,7 @@ export class GpuContext {
    * scopes and throws the first error as a typed one. Scopes are pushed and popped around
    * synchronous code only, so concurrent async callers never see each other's errors.
    */
-  async guard<T>(
-    label: string,
-    work: () => T,
-    details: { requestedBytes?: number; module?: GPUShaderModule } = {},
-  ): Promise<T> {
+  async guard<T>(label: string, work: () => T, details: { requestedBytes?: number } = {}): Promise<T> {
     this.assertAlive();
     const device = this.device;
     device.pushErrorScope('internal');
@@ -164,8 +154,7 @@ export class GpuContext {
     });
     const first = errors.find((e): e is GPUError => e !== null);
     if (first) {
-      const messages = details.module ? await compilerMessages(details.module) : [];
-      throw toTypedGpuError(first, label, messages, details.requestedBytes);
+      throw toTypedGpuError(first, label, [], details.requestedBytes);
     }
     if (thrown) throw thrown.error;
     return result as T;
@@ -228,7 +217,10 @@ export class GpuContext {
   toString(): string {
     const a = this.adapter;
     const name = a.description || a.device || a.vendor || 'unknown adapter';
-    const size = a.subgroupMinSize === a.subgroupMaxSize ? `${a.subgroupMinSize}` : `${a.subgroupMinSize}-${a.subgroupMaxSize}`;
+    const size =
+      a.subgroupMinSize === a.subgroupMaxSize
+        ? `${a.subgroupMinSize}`
+        : `${a.subgroupMinSize}-${a.subgroupMaxSize}`;
     return `${name} (${a.software ? 'software' : 'hardware'}, ${a.backend}, subgroups ${this.features.subgroups ? size : 'off'})`;
   }
 
@@ -241,13 +233,4 @@ export class GpuContext {
 /** Rounds `value` up to a multiple of `alignment`. */
 export function alignTo(value: number, alignment: number): number {
   return Math.ceil(value / alignment) * alignment;
-}
-
-async function compilerMessages(module: GPUShaderModule): Promise<WgslCompilerMessage[]> {
-  try {
-    const info = await module.getCompilationInfo();
-    return info.messages.map((m) => ({ type: m.type, line: m.lineNum, column: m.linePos, message: m.message }));
-  } catch {
-    return [];
-  }
 }

@@ -94,29 +94,34 @@ export class KernelCache {
     return kernel;
   }
 
-  async #build<S extends BindingSpecs>(descriptor: KernelDescriptor<S>, entryPoint: string): Promise<Kernel<S>> {
+  async #build<S extends BindingSpecs>(
+    descriptor: KernelDescriptor<S>,
+    entryPoint: string,
+  ): Promise<Kernel<S>> {
     const ctx = this.#ctx;
     const { label, code } = descriptor;
     dumpWgsl(label, code);
     const device = ctx.device;
-    let module: GPUShaderModule | undefined;
-    try {
-      module = await ctx.guard(`shader ${label}`, () => device.createShaderModule({ label, code }));
-    } catch (error) {
-      if (error instanceof GpuValidationError && error.compilerMessages.length === 0) {
-        // Dawn reports WGSL errors through the scope; fetch the structured messages as well.
-        const failed = device.createShaderModule({ label, code });
-        const info = await failed.getCompilationInfo().catch(() => undefined);
-        const messages = (info?.messages ?? []).map((m) => ({
-          type: m.type,
-          line: m.lineNum,
-          column: m.linePos,
-          message: m.message,
-        }));
-        throw new GpuValidationError(error.message, error.label, messages, { cause: error.cause });
-      }
-      throw error;
-    }
+    let created: GPUShaderModule | undefined;
+    const module = await ctx
+      .guard(label, () => {
+        created = device.createShaderModule({ label, code });
+        return created;
+      })
+      .catch(async (error: unknown) => {
+        // Attach the compiler's structured messages (line, column) to the scope's error.
+        if (error instanceof GpuValidationError && created) {
+          const info = await created.getCompilationInfo().catch(() => undefined);
+          const messages = (info?.messages ?? []).map((m) => ({
+            type: m.type,
+            line: m.lineNum,
+            column: m.linePos,
+            message: m.message,
+          }));
+          throw new GpuValidationError(`WGSL of ${error.message}`, label, messages, { cause: error.cause });
+        }
+        throw error;
+      });
     const bindGroupLayout = await this.#bindGroupLayout(descriptor.layout);
     const pipelineLayout = device.createPipelineLayout({ label, bindGroupLayouts: [bindGroupLayout] });
     const compute: GPUProgrammableStage = { module, entryPoint };

@@ -7,8 +7,8 @@ import { gridWgsl, linkWgsl } from './wgsl';
 const WORKGROUP_SIZE = 256;
 
 const copyLayout = defineBindings('gm copy', {
-  source: { kind: 'storage', type: 'array<vec4<u32>>', access: 'read' },
-  target: { kind: 'storage', type: 'array<vec4<u32>>' },
+  copy_src: { kind: 'storage', type: 'array<vec4<u32>>', access: 'read' },
+  copy_dst: { kind: 'storage', type: 'array<vec4<u32>>' },
 });
 
 /** WGSL of the copy kernel: one vec4 per invocation, the memory-bandwidth roof kernels are measured against. */
@@ -20,7 +20,7 @@ ${copyLayout.wgsl()}
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let i = gm_workgroup_index(wid, nwg) * ${WORKGROUP_SIZE}u + lid;
-  if (i < arrayLength(&target)) { target[i] = source[i]; }
+  if (i < arrayLength(&copy_dst)) { copy_dst[i] = copy_src[i]; }
 }`,
     [gridWgsl],
   );
@@ -59,7 +59,10 @@ export async function copyKernel(ctx: GpuContext): Promise<CopyKernel> {
       pass.setPipeline(kernel.pipeline);
       pass.setBindGroup(
         0,
-        kernel.bindGroup({ source: { buffer: source, size: bytes }, target: { buffer: target, size: bytes } }),
+        kernel.bindGroup({
+          copy_src: { buffer: source, size: bytes },
+          copy_dst: { buffer: target, size: bytes },
+        }),
       );
       pass.dispatchWorkgroups(g.x, g.y, g.z);
     },

@@ -16,7 +16,8 @@ export interface DispatchGrid {
  * ```
  */
 export function dispatchGrid(workgroups: number, maxPerDimension = 65_535): DispatchGrid {
-  if (!Number.isInteger(workgroups) || workgroups < 0) throw new RangeError(`bad workgroup count ${workgroups}`);
+  if (!Number.isInteger(workgroups) || workgroups < 0)
+    throw new RangeError(`bad workgroup count ${workgroups}`);
   if (workgroups <= maxPerDimension) return { x: workgroups, y: 1, z: 1 };
   const y = Math.ceil(workgroups / maxPerDimension);
   if (y > maxPerDimension) {
@@ -26,7 +27,11 @@ export function dispatchGrid(workgroups: number, maxPerDimension = 65_535): Disp
 }
 
 /** Grid for `items` work items handled `itemsPerWorkgroup` at a time. */
-export function dispatchItems(items: number, itemsPerWorkgroup: number, maxPerDimension = 65_535): DispatchGrid {
+export function dispatchItems(
+  items: number,
+  itemsPerWorkgroup: number,
+  maxPerDimension = 65_535,
+): DispatchGrid {
   return dispatchGrid(Math.ceil(items / itemsPerWorkgroup), maxPerDimension);
 }
 

@@ -72,7 +72,9 @@ export class BindingLayout<S extends BindingSpecs = BindingSpecs> {
 }
 
 /** What to bind to each name of a layout: a whole buffer or a range of one. */
-export type BindingResources<S extends BindingSpecs> = { readonly [K in keyof S]: GPUBuffer | GPUBufferBinding };
+export type BindingResources<S extends BindingSpecs> = {
+  readonly [K in keyof S]: GPUBuffer | GPUBufferBinding;
+};
 
 /** Creates a {@link BindingLayout}. */
 export function defineBindings<S extends BindingSpecs>(label: string, specs: S): BindingLayout<S> {

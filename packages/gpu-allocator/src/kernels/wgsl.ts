@@ -30,7 +30,8 @@ export function linkWgsl(kernel: string, modules: readonly WgslModule[]): string
   const visit = (module: WgslModule) => {
     const known = seen.get(module.name);
     if (known) {
-      if (known.code !== module.code) throw new Error(`two different WGSL modules are named '${module.name}'`);
+      if (known.code !== module.code)
+        throw new Error(`two different WGSL modules are named '${module.name}'`);
       return;
     }
     if (visiting.has(module.name)) throw new Error(`WGSL module '${module.name}' requires itself`);
@@ -43,10 +44,7 @@ export function linkWgsl(kernel: string, modules: readonly WgslModule[]): string
   for (const module of modules) visit(module);
   const enables = unique(ordered.flatMap((m) => m.enables ?? []));
   const diagnostics = unique(ordered.flatMap((m) => m.diagnostics ?? []));
-  const header = [
-    ...enables.map((e) => `enable ${e};`),
-    ...diagnostics.map((d) => `diagnostic(${d});`),
-  ];
+  const header = [...enables.map((e) => `enable ${e};`), ...diagnostics.map((d) => `diagnostic(${d});`)];
   const body = ordered.map((m) => `// ---- ${m.name}\n${m.code.trim()}`);
   return [...header, ...body, '// ---- kernel', kernel.trim(), ''].join('\n');
 }

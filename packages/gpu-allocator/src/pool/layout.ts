@@ -40,7 +40,8 @@ export function poolBindingSpecs(geometry: PoolGeometry, elements = true): Recor
     [`${geometry.name}_header`]: { kind: 'storage', type: 'GmPoolHeader' },
   };
   if (elements) {
-    for (let w = 0; w < geometry.windows; w++) specs[`${geometry.name}_w${w}`] = { kind: 'storage', type: 'array<u32>' };
+    for (let w = 0; w < geometry.windows; w++)
+      specs[`${geometry.name}_w${w}`] = { kind: 'storage', type: 'array<u32>' };
   }
   return specs;
 }

@@ -4,7 +4,7 @@ import type { GpuContext } from '../context/context';
 import { PoolCapacityError } from '../errors';
 import type { WgslModule } from '../kernels/wgsl';
 import { BufferUsage } from '../webgpu-constants';
-import { type TeamMode, poolAccessWgsl, poolAllocWgsl } from './kernels/alloc.wgsl';
+import { poolAccessWgsl, poolAllocWgsl, type TeamMode } from './kernels/alloc.wgsl';
 import {
   assertWgslIdentifier,
   DEFAULT_ELEMENT_WORDS,
@@ -247,13 +247,20 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter<Element
    * the WGSL each time, and must be idempotent), then checks the exhaustion flag; on exhaustion
    * grows the pool to the demand the device recorded and runs the step again.
    */
-  async runGrowing(step: (pool: ElementPool) => unknown, options: { maxAttempts?: number } = {}): Promise<RunGrowingResult> {
+  async runGrowing(
+    step: (pool: ElementPool) => unknown,
+    options: { maxAttempts?: number } = {},
+  ): Promise<RunGrowingResult> {
     const maxAttempts = options.maxAttempts ?? 32;
     for (let attempt = 1; ; attempt++) {
       await step(this);
       const header = await this.readHeader();
       if (!header.exhausted) {
-        return { attempts: attempt, capacity: this.#capacity, allocated: Math.min(header.next, header.capacity) };
+        return {
+          attempts: attempt,
+          capacity: this.#capacity,
+          allocated: Math.min(header.next, header.capacity),
+        };
       }
       if (attempt >= maxAttempts) {
         throw new PoolCapacityError(
@@ -270,7 +277,9 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter<Element
   /** Reads `count` elements from `first` (as `count * elementWords` words). */
   async readElements(first = 0, count = this.#capacity - first): Promise<Uint32Array> {
     this.#checkRange(first, count);
-    return new Uint32Array(await this.#ctx.readBuffer(this.#buffer, first * this.elementBytes, count * this.elementBytes));
+    return new Uint32Array(
+      await this.#ctx.readBuffer(this.#buffer, first * this.elementBytes, count * this.elementBytes),
+    );
   }
 
   /** Writes whole elements from `first`; `words.length` must be a multiple of `elementWords`. */
@@ -286,7 +295,11 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter<Element
   async reset(options: { clear?: boolean } = {}): Promise<void> {
     const ctx = this.#ctx;
     await ctx.guard(`reset pool ${this.name}`, () => {
-      ctx.queue.writeBuffer(this.header, 0, new Uint32Array([this.reserved, this.#capacity, 0, this.reserved]));
+      ctx.queue.writeBuffer(
+        this.header,
+        0,
+        new Uint32Array([this.reserved, this.#capacity, 0, this.reserved]),
+      );
       if (options.clear) {
         const encoder = ctx.device.createCommandEncoder({ label: `clear pool ${this.name}` });
         encoder.clearBuffer(this.#buffer);
@@ -309,7 +322,9 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter<Element
 
   #checkRange(first: number, count: number): void {
     if (first < 0 || count < 0 || first + count > this.#capacity) {
-      throw new RangeError(`pool '${this.name}': elements ${first}..${first + count} past capacity ${this.#capacity}`);
+      throw new RangeError(
+        `pool '${this.name}': elements ${first}..${first + count} past capacity ${this.#capacity}`,
+      );
     }
   }
 }
@@ -326,13 +341,15 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter<Element
 export async function createElementPool(ctx: GpuContext, options: ElementPoolOptions): Promise<ElementPool> {
   assertWgslIdentifier(options.name);
   const elementWords = options.elementWords ?? DEFAULT_ELEMENT_WORDS;
-  if (!Number.isInteger(elementWords) || elementWords < 1) throw new RangeError(`bad elementWords ${elementWords}`);
+  if (!Number.isInteger(elementWords) || elementWords < 1)
+    throw new RangeError(`bad elementWords ${elementWords}`);
   const elementBytes = elementWords * 4;
   const reserved = options.reserved ?? 0;
   // Windows start at multiples of the storage offset alignment.
   const alignment = ctx.limits.minStorageBufferOffsetAlignment;
   const unit = alignment / gcd(alignment, elementBytes);
-  const largestWindow = Math.floor(Math.floor(ctx.limits.maxStorageBufferBindingSize / elementBytes) / unit) * unit;
+  const largestWindow =
+    Math.floor(Math.floor(ctx.limits.maxStorageBufferBindingSize / elementBytes) / unit) * unit;
   const windowElements = options.windowElements ?? largestWindow;
   if (windowElements % unit !== 0 || windowElements < unit || windowElements > largestWindow) {
     throw new RangeError(
@@ -341,7 +358,11 @@ export async function createElementPool(ctx: GpuContext, options: ElementPoolOpt
   }
   const bindingRoom = ctx.limits.maxStorageBuffersPerShaderStage - 4;
   const maxWindows = Math.max(1, Math.min(options.maxWindows ?? 8, bindingRoom));
-  const deviceMax = Math.min(maxWindows * windowElements, Math.floor(ctx.limits.maxBufferSize / elementBytes), 2 ** 32 - 1);
+  const deviceMax = Math.min(
+    maxWindows * windowElements,
+    Math.floor(ctx.limits.maxBufferSize / elementBytes),
+    2 ** 32 - 1,
+  );
   const maxCapacity = Math.min(options.maxCapacity ?? deviceMax, deviceMax);
   const capacity = Math.max(options.capacity, reserved, 1);
   if (capacity > maxCapacity) {

@@ -17,7 +17,12 @@ const WORKGROUP_SIZE = 64;
  * `out[i * rounds + r]` and, when the pool's elements are bound, the value `i` into word 0 of the
  * element. `gpumorph doctor` runs it as a self-check, the tests as a property, the bench for speed.
  */
-export function allocationProbeWgsl(pool: ElementPool, mode: ProbeMode, rounds: number, layoutWgsl: string): string {
+export function allocationProbeWgsl(
+  pool: ElementPool,
+  mode: ProbeMode,
+  rounds: number,
+  layoutWgsl: string,
+): string {
   const p = pool.name;
   const alloc = mode === 'team' ? `${p}_alloc(want, lid)` : `${p}_alloc_single(want)`;
   return linkWgsl(
@@ -111,7 +116,13 @@ export async function runAllocationProbe(
   const outBuffer = await ctx.createBuffer({ label: 'probe out', size: count * rounds * 4, usage });
   try {
     await ctx.writeBuffer(requestBuffer, 0, requests);
-    const probe = await createAllocationProbe(ctx, pool, { mode, rounds, requests: requestBuffer, count, out: outBuffer });
+    const probe = await createAllocationProbe(ctx, pool, {
+      mode,
+      rounds,
+      requests: requestBuffer,
+      count,
+      out: outBuffer,
+    });
     await ctx.guard('alloc probe', () => {
       const encoder = ctx.device.createCommandEncoder({ label: 'alloc probe' });
       const pass = encoder.beginComputePass({ label: 'alloc probe' });

@@ -58,7 +58,12 @@ export class CpuElementPool {
   #grow(minCapacity: number): void {
     const capacity = Math.min(this.maxCapacity, Math.max(minCapacity, this.capacity * 2));
     if (capacity < minCapacity) {
-      throw new PoolCapacityError(`CPU pool needs ${minCapacity} elements, at most ${this.maxCapacity}`, 'cpu', minCapacity, this.maxCapacity);
+      throw new PoolCapacityError(
+        `CPU pool needs ${minCapacity} elements, at most ${this.maxCapacity}`,
+        'cpu',
+        minCapacity,
+        this.maxCapacity,
+      );
     }
     const words = new Uint32Array(capacity * this.elementWords);
     words.set(this.#words);

@@ -50,7 +50,11 @@ const announced = new Set<string>();
  * fixture fails the test if WebGPU raised any error outside our error scopes (validation errors
  * from the test's own commands included).
  */
-export function describeGpu(name: string, body: (gpu: GpuFixture) => void, options: GpuFixtureOptions = {}): void {
+export function describeGpu(
+  name: string,
+  body: (gpu: GpuFixture) => void,
+  options: GpuFixtureOptions = {},
+): void {
   let ctx: GpuContext | null = null;
   const fixture: GpuFixture = {
     get ctx(): GpuContext {
@@ -64,7 +68,11 @@ export function describeGpu(name: string, body: (gpu: GpuFixture) => void, optio
   const suffix = options.subgroups === false ? ' [no subgroups]' : '';
   describe(`${name}${suffix}`, () => {
     beforeAll(async () => {
-      ctx = await acquireGpu({ ...options.acquire, subgroups: options.subgroups ?? true, require: gpuRequired() });
+      ctx = await acquireGpu({
+        ...options.acquire,
+        subgroups: options.subgroups ?? true,
+        require: gpuRequired(),
+      });
       if (ctx) {
         const line = `[gpumorph] GPU suite '${name}${suffix}' runs on ${ctx}`;
         if (!announced.has(line)) {
@@ -78,7 +86,7 @@ export function describeGpu(name: string, body: (gpu: GpuFixture) => void, optio
       ctx?.clearUncapturedErrors();
     });
     afterEach(() => {
-      const errors = ctx?.uncapturedErrors ?? [];
+      const errors = [...(ctx?.uncapturedErrors ?? [])];
       if (errors.length > 0) {
         const list = errors.map((e) => `  ${e.name}: ${e.message}`).join('\n');
         ctx?.clearUncapturedErrors();

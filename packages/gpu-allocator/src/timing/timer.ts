@@ -57,7 +57,9 @@ export async function measureGpu(
   }
   const maxPasses = options.maxPasses ?? 256;
   const labels: string[] = [];
-  const querySet = await ctx.guard(label, () => ctx.device.createQuerySet({ label, type: 'timestamp', count: 2 * maxPasses }));
+  const querySet = await ctx.guard(label, () =>
+    ctx.device.createQuerySet({ label, type: 'timestamp', count: 2 * maxPasses }),
+  );
   const resolve = await ctx.createBuffer({
     label: `${label} timestamps`,
     size: 16 * maxPasses,
@@ -73,7 +75,11 @@ export async function measureGpu(
           labels.push(passLabel);
           return e.beginComputePass({
             label: passLabel,
-            timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * index, endOfPassWriteIndex: 2 * index + 1 },
+            timestampWrites: {
+              querySet,
+              beginningOfPassWriteIndex: 2 * index,
+              endOfPassWriteIndex: 2 * index + 1,
+            },
           });
         },
       });
@@ -102,5 +108,7 @@ export function median(values: readonly number[]): number {
   if (values.length === 0) throw new RangeError('median of no values');
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }

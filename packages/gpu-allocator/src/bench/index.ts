@@ -1,0 +1,2 @@
+export { allocatorBench } from './allocator';
+export type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';

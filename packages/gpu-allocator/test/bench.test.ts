@@ -1,0 +1,23 @@
+import { expect, it } from 'vitest';
+import { allocatorBench } from '../src/bench/index';
+import { describeGpu } from '../src/testing/index';
+
+describeGpu('allocator bench (quick, smoke)', (gpu) => {
+  it('measures the copy kernel, both allocators and the CPU bump pointer', async () => {
+    const report = await allocatorBench.run({
+      ctx: gpu.ctx,
+      engines: ['webgpu', 'cpu'],
+      quick: true,
+      log: () => {},
+    });
+    expect(report.suite).toBe('allocator');
+    const cases = report.rows.map((r) => `${r.engine}: ${r.case}`);
+    expect(cases).toContain('webgpu: copy kernel (read + write)');
+    expect(cases.filter((c) => c.startsWith('webgpu: alloc per invocation'))).toHaveLength(2);
+    expect(cases.filter((c) => c.startsWith('cpu: alloc bump pointer'))).toHaveLength(2);
+    for (const row of report.rows) {
+      expect(row.medianMs).toBeGreaterThan(0);
+      for (const value of Object.values(row.metrics)) expect(value).toBeGreaterThan(0);
+    }
+  });
+});

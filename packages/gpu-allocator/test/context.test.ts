@@ -1,0 +1,183 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  acquireGpu,
+  BufferUsage,
+  createGpuArray,
+  defineBindings,
+  GpuDeviceLostError,
+  GpuLimitError,
+  GpuUnavailableError,
+  GpuValidationError,
+  wrapDevice,
+} from '../src/index';
+import { describeGpu } from '../src/testing/index';
+
+describeGpu('acquireGpu', (gpu) => {
+  it('reports the adapter, its subgroup sizes and the limits it granted', () => {
+    const { adapter, limits, features } = gpu.ctx;
+    expect(adapter.description || adapter.device).not.toBe('');
+    expect(adapter.backend).toBe('node-dawn');
+    expect(adapter.subgroupMinSize).toBeGreaterThan(0);
+    expect(adapter.subgroupMaxSize).toBeGreaterThanOrEqual(adapter.subgroupMinSize);
+    // The device was asked for the adapter's largest limits, not WebGPU's defaults (128 MiB / 16 KiB).
+    expect(limits.maxBufferSize).toBeGreaterThan(256 * 2 ** 20);
+    expect(limits.maxComputeWorkgroupStorageSize).toBeGreaterThan(16 * 1024);
+    expect(features.subgroups).toBe(adapter.features.includes('subgroups'));
+    expect(String(gpu.ctx)).toContain(adapter.software ? 'software' : 'hardware');
+  });
+
+  it('turns bad WGSL into a GpuValidationError carrying the compiler message and position', async () => {
+    const layout = defineBindings('bad', { out: { kind: 'storage', type: 'array<u32>' } });
+    const error = await gpu.ctx.kernels
+      .get({
+        label: 'deliberately broken',
+        code: `${layout.wgsl()}\n@compute @workgroup_size(1) fn main( {`,
+        layout,
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GpuValidationError);
+    const validation = error as GpuValidationError;
+    expect(validation.label).toBe('deliberately broken');
+    expect(validation.message).toContain('deliberately broken');
+    expect(validation.compilerMessages.length).toBeGreaterThan(0);
+    expect(validation.compilerMessages[0]).toMatchObject({ type: 'error', line: 2 });
+    expect(gpu.ctx.uncapturedErrors).toHaveLength(0);
+  });
+
+  it('reports a pipeline that does not match its layout as a GpuValidationError', async () => {
+    const layout = defineBindings('mismatch', {
+      out: { kind: 'storage', type: 'array<u32>', access: 'read' },
+    });
+    // The shader writes a binding the layout declares read-only.
+    const code = `@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(1) fn main() { out[0] = 1u; }`;
+    await expect(gpu.ctx.kernels.get({ label: 'mismatch', code, layout })).rejects.toBeInstanceOf(
+      GpuValidationError,
+    );
+  });
+
+  it('caches pipelines by source and constants', async () => {
+    const layout = defineBindings('cached', { out: { kind: 'storage', type: 'array<u32>' } });
+    const code = `${layout.wgsl()}\noverride K: u32 = 1u;\n@compute @workgroup_size(1) fn main() { out[0] = K; }`;
+    const a = await gpu.ctx.kernels.get({ label: 'cached', code, layout, constants: { K: 2 } });
+    const b = await gpu.ctx.kernels.get({ label: 'cached', code, layout, constants: { K: 2 } });
+    const c = await gpu.ctx.kernels.get({ label: 'cached', code, layout, constants: { K: 3 } });
+    expect(b).toBe(a);
+    expect(c).not.toBe(a);
+  });
+
+  it('records errors raised outside its scopes, for the fixture to fail the test', async () => {
+    const ctx = gpu.ctx;
+    const buffer = await ctx.createBuffer({ label: 'tiny', size: 4, usage: BufferUsage.STORAGE });
+    ctx.device.createBindGroup({
+      label: 'wrong',
+      layout: ctx.device.createBindGroupLayout({ entries: [] }),
+      entries: [{ binding: 0, resource: { buffer } }],
+    });
+    await ctx.idle();
+    await expect.poll(() => ctx.uncapturedErrors.length).toBeGreaterThan(0);
+    expect(ctx.uncapturedErrors[0]).toBeInstanceOf(GpuValidationError);
+    ctx.clearUncapturedErrors();
+    buffer.destroy();
+  });
+
+  it('refuses a buffer beyond maxBufferSize with a GpuLimitError', async () => {
+    const size = gpu.ctx.limits.maxBufferSize + 4;
+    await expect(
+      gpu.ctx.createBuffer({ label: 'huge', size, usage: BufferUsage.STORAGE }),
+    ).rejects.toBeInstanceOf(GpuLimitError);
+  });
+});
+
+describeGpu('typed arrays and readback', (gpu) => {
+  it('round-trips u32, i32 and f32 data at any offset', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('u32', 'i32', 'f32'),
+        fc.array(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), { minLength: 1, maxLength: 300 }),
+        fc.nat(50),
+        async (type, values, pad) => {
+          const array = await createGpuArray(gpu.ctx, {
+            label: 'roundtrip',
+            type,
+            length: values.length + pad,
+          });
+          await array.write(values, pad);
+          const back = await array.read(pad);
+          const expected =
+            type === 'u32'
+              ? Uint32Array.from(values)
+              : type === 'i32'
+                ? Int32Array.from(values)
+                : Float32Array.from(values);
+          expect(back).toEqual(expected);
+          expect(await array.read(0, pad)).toEqual(new (expected.constructor as Uint32ArrayConstructor)(pad));
+          array.destroy();
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it('reuses staging buffers across readbacks', async () => {
+    const array = await createGpuArray(gpu.ctx, { label: 'reuse', type: 'u32', data: [1, 2, 3, 4] });
+    await array.read();
+    const created = gpu.ctx.staging.created;
+    for (let i = 0; i < 20; i++) expect(await array.read()).toEqual(new Uint32Array([1, 2, 3, 4]));
+    expect(gpu.ctx.staging.created).toBe(created);
+    array.destroy();
+  });
+
+  it('reads and writes through concurrent callers without mixing their data', async () => {
+    const arrays = await Promise.all(
+      Array.from({ length: 8 }, (_, k) =>
+        createGpuArray(gpu.ctx, { label: `c${k}`, type: 'u32', data: [k, k * k] }),
+      ),
+    );
+    const back = await Promise.all(arrays.map((a) => a.read()));
+    expect(back.map((values) => [...values])).toEqual(back.map((_, k) => [k, k * k]));
+    for (const a of arrays) a.destroy();
+  });
+
+  it('rejects reads and writes past the end', async () => {
+    const array = await createGpuArray(gpu.ctx, { label: 'bounds', type: 'u32', length: 4 });
+    await expect(array.write([1, 2], 3)).rejects.toThrow(RangeError);
+    await expect(array.read(2, 3)).rejects.toThrow(RangeError);
+    array.destroy();
+  });
+});
+
+describe('acquireGpu without an adapter', () => {
+  const noAdapter = { requestAdapter: async () => null } as unknown as GPU;
+
+  it('returns null so callers can use the CPU engine', async () => {
+    expect(await acquireGpu({ gpu: noAdapter, require: false })).toBeNull();
+  });
+
+  it('throws GpuUnavailableError when a GPU is required', async () => {
+    await expect(acquireGpu({ gpu: noAdapter, require: true })).rejects.toBeInstanceOf(GpuUnavailableError);
+  });
+});
+
+describe('device loss', () => {
+  it('is reported as GpuDeviceLostError, and the wrapped device of a caller is left alive', async () => {
+    const ctx = await acquireGpu();
+    if (!ctx) {
+      expect(process.env.GPUMORPH_REQUIRE_GPU).not.toBe('1');
+      return;
+    }
+    const wrapped = wrapDevice(ctx.device);
+    wrapped.destroy(); // does not own the device
+    const array = await createGpuArray(ctx, { label: 'alive', type: 'u32', data: [7] });
+    expect([...(await array.read())]).toEqual([7]);
+    ctx.device.destroy(); // simulate loss of the device under the context
+    await ctx.device.lost;
+    expect(ctx.isLost).toBe(true);
+    await expect(array.read()).rejects.toBeInstanceOf(GpuDeviceLostError);
+    await expect(createGpuArray(ctx, { label: 'after', type: 'u32', length: 1 })).rejects.toBeInstanceOf(
+      GpuDeviceLostError,
+    );
+    ctx.destroy();
+  });
+});

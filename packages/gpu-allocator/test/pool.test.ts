@@ -1,0 +1,271 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { GpuContext } from '../src/context/context';
+import {
+  createElementPool,
+  defineBindings,
+  type ElementPool,
+  gridWgsl,
+  INVALID_ELEMENT,
+  linkWgsl,
+  PoolCapacityError,
+  runAllocationProbe,
+} from '../src/index';
+import { assertGpuBatchProperty, describeGpu } from '../src/testing/index';
+
+/** Checks the probe's output against what any order of serving the teams must give. */
+function expectExactAllocation(out: Uint32Array, requests: Uint32Array, rounds: number, start: number) {
+  const valid: number[] = [];
+  requests.forEach((asked, i) => {
+    for (let r = 0; r < rounds; r++) {
+      const element = out[i * rounds + r] as number;
+      if (r < asked) {
+        expect(element).not.toBe(INVALID_ELEMENT);
+        valid.push(element);
+      } else {
+        expect(element).toBe(INVALID_ELEMENT);
+      }
+    }
+  });
+  valid.sort((a, b) => a - b);
+  // Distinct and gap-free: exactly start, start + 1, …, start + total − 1.
+  expect(valid).toEqual(valid.map((_, k) => start + k));
+  return valid.length;
+}
+
+const requestsArb = (maxInvocations: number, rounds: number) =>
+  fc
+    .array(fc.integer({ min: 0, max: rounds }), { minLength: 0, maxLength: maxInvocations })
+    .map((values) => Uint32Array.from(values));
+
+for (const subgroups of [true, false]) {
+  describeGpu(
+    'element pool allocation',
+    (gpu) => {
+      it.each(['team', 'single'] as const)(
+        'gives every request of many concurrent teams a distinct element and an exact counter (%s)',
+        async (mode) => {
+          const rounds = 3;
+          await assertGpuBatchProperty(
+            requestsArb(700, rounds),
+            async (cases) => {
+              // All cases of a batch share one pool and one dispatch; each case is a run of invocations.
+              const requests = Uint32Array.from(cases.flatMap((c) => [...c]));
+              const total = requests.reduce((s, r) => s + r, 0);
+              const reserved = cases.length % 5;
+              const pool = await createElementPool(gpu.ctx, {
+                name: 'p',
+                capacity: total + reserved + 3,
+                reserved,
+              });
+              const out = await runAllocationProbe(gpu.ctx, pool, requests, { mode, rounds });
+              expect(expectExactAllocation(out, requests, rounds, reserved)).toBe(total);
+              expect(await pool.readHeader()).toEqual({
+                next: reserved + total,
+                capacity: total + reserved + 3,
+                exhausted: false,
+                reserved,
+              });
+              // Each element was written by the invocation that received it.
+              const words = await pool.readElements();
+              requests.forEach((_, i) => {
+                for (let r = 0; r < rounds; r++) {
+                  const element = out[i * rounds + r] as number;
+                  if (element !== INVALID_ELEMENT) expect(words[element * pool.elementWords]).toBe(i);
+                }
+              });
+              pool.destroy();
+              let offset = 0;
+              return cases.map((c) => {
+                const slice = out.subarray(offset * rounds, (offset + c.length) * rounds);
+                offset += c.length;
+                return slice;
+              });
+            },
+            (c, slice) => slice.length === c.length * rounds,
+            { batchSize: 6, numRuns: 12 },
+          );
+        },
+      );
+
+      it.each(['team', 'single'] as const)(
+        'detects exhaustion on the device and hands out exactly the remaining elements (%s)',
+        async (mode) => {
+          await fc.assert(
+            fc.asyncProperty(requestsArb(500, 2), fc.nat(40), async (requests, capacity) => {
+              const total = requests.reduce((s, r) => s + r, 0);
+              fc.pre(total > capacity + 1);
+              const pool = await createElementPool(gpu.ctx, {
+                name: 'p',
+                capacity: capacity + 1,
+                reserved: 1,
+              });
+              const out = await runAllocationProbe(gpu.ctx, pool, requests, { mode, rounds: 2 });
+              const valid = [...out].filter((e) => e !== INVALID_ELEMENT).sort((a, b) => a - b);
+              expect(valid).toEqual(Array.from({ length: capacity }, (_, k) => k + 1));
+              const header = await pool.readHeader();
+              expect(header.exhausted).toBe(true);
+              // The counter ran past the end by the whole demand, which tells the host how far to grow.
+              expect(header.next).toBe(1 + total);
+              pool.destroy();
+            }),
+            { numRuns: 10 },
+          );
+        },
+      );
+    },
+    { subgroups },
+  );
+}
+
+/**
+ * An idempotent step: invocation i, if it has no element yet, allocates one and fills it with
+ * i·1000 + word. Re-running after a grow only serves the invocations the last run could not.
+ */
+async function fillStep(ctx: GpuContext, pool: ElementPool, slots: GPUBuffer, count: number) {
+  const layout = defineBindings('fill step', {
+    ...pool.bindingSpecs(),
+    slots: { kind: 'storage', type: 'array<u32>' },
+  });
+  const code = linkWgsl(
+    `${layout.wgsl()}
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let i = gm_workgroup_index(wid, nwg) * 64u + lid;
+  var need = false;
+  if (i < ${count}u) { need = slots[i] == GM_INVALID_ELEMENT; }
+  let element = p_alloc(need, lid);
+  if (element != GM_INVALID_ELEMENT) {
+    for (var w = 0u; w < p_ELEMENT_WORDS; w++) { p_store(element, w, i * 1000u + w); }
+    slots[i] = element;
+  }
+}`,
+    [gridWgsl, pool.allocWgsl(), pool.accessWgsl()],
+  );
+  const kernel = await ctx.kernels.get({ label: 'fill step', code, layout });
+  await ctx.guard('fill step', () => {
+    const encoder = ctx.device.createCommandEncoder();
+    const pass = encoder.beginComputePass();
+    pass.setPipeline(kernel.pipeline);
+    pass.setBindGroup(0, kernel.bindGroup({ ...pool.resources(), slots }));
+    pass.dispatchWorkgroups(Math.ceil(count / 64));
+    pass.end();
+    ctx.queue.submit([encoder.finish()]);
+  });
+}
+
+async function expectFilled(ctx: GpuContext, pool: ElementPool, slots: GPUBuffer, count: number) {
+  const elements = new Uint32Array(await ctx.readBuffer(slots, 0, count * 4));
+  expect(new Set(elements).size).toBe(count);
+  const words = await pool.readElements();
+  elements.forEach((element, i) => {
+    expect(element).toBeLessThan(pool.capacity);
+    for (let w = 0; w < pool.elementWords; w++)
+      expect(words[element * pool.elementWords + w]).toBe(i * 1000 + w);
+  });
+}
+
+for (const subgroups of [true, false]) {
+  describeGpu(
+    'element pool growth',
+    (gpu) => {
+      async function slotsFor(count: number) {
+        const buffer = await gpu.ctx.createBuffer({
+          label: 'slots',
+          size: count * 4,
+          usage: GPUBufferUsageAll,
+        });
+        await gpu.ctx.writeBuffer(buffer, 0, new Uint32Array(count).fill(INVALID_ELEMENT));
+        return buffer;
+      }
+
+      it.each([
+        { name: 'one window', windowElements: undefined, count: 300, capacity: 7 },
+        // 8-element windows (256 bytes, the offset alignment): the pool spans up to 8 bindings of one buffer.
+        { name: 'many windows', windowElements: 8, count: 61, capacity: 2 },
+      ])('grows mid-step, keeps every element, and the re-run completes ($name)', async (c) => {
+        const ctx = gpu.ctx;
+        const pool = await createElementPool(ctx, {
+          name: 'p',
+          capacity: c.capacity,
+          elementWords: 8,
+          ...(c.windowElements ? { windowElements: c.windowElements } : {}),
+        });
+        const grows: Array<{ from: number; to: number }> = [];
+        pool.on('grow', (e) => grows.push(e));
+        const slots = await slotsFor(c.count);
+        const result = await pool.runGrowing(() => fillStep(ctx, pool, slots, c.count));
+        expect(result.attempts).toBeGreaterThan(1);
+        expect(result.allocated).toBe(c.count);
+        expect(grows.length).toBe(result.attempts - 1);
+        expect(grows[0]?.from).toBe(c.capacity);
+        if (c.windowElements) expect(pool.geometry.windows).toBeGreaterThan(1);
+        await expectFilled(ctx, pool, slots, c.count);
+        slots.destroy();
+        pool.destroy();
+      });
+
+      it('keeps contents and the bump pointer across an explicit grow', async () => {
+        const ctx = gpu.ctx;
+        const pool = await createElementPool(ctx, { name: 'p', capacity: 6, elementWords: 4, reserved: 2 });
+        const words = Uint32Array.from({ length: 24 }, (_, k) => k * 7 + 1);
+        await pool.writeElements(0, words);
+        await runAllocationProbe(ctx, pool, new Uint32Array([1, 1, 0]), { rounds: 1 });
+        expect(await pool.grow(10)).toBe(12);
+        expect(pool.generation).toBe(1);
+        const back = await pool.readElements();
+        expect(back.length).toBe(48);
+        // Elements 2 and 3 were overwritten by the probe (word 0 = invocation index).
+        for (const k of [0, 1, 4, 5])
+          expect([...back.subarray(k * 4, k * 4 + 4)]).toEqual([...words.subarray(k * 4, k * 4 + 4)]);
+        expect([...back.subarray(24)]).toEqual(new Array(24).fill(0));
+        expect(await pool.readHeader()).toEqual({ next: 4, capacity: 12, exhausted: false, reserved: 2 });
+        pool.destroy();
+      });
+
+      it('stops at maxCapacity with a PoolCapacityError', async () => {
+        const ctx = gpu.ctx;
+        const pool = await createElementPool(ctx, {
+          name: 'p',
+          capacity: 2,
+          maxCapacity: 8,
+          elementWords: 4,
+        });
+        const slots = await slotsFor(20);
+        const error = await pool.runGrowing(() => fillStep(ctx, pool, slots, 20)).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(PoolCapacityError);
+        expect(error).toMatchObject({ pool: 'p', requestedElements: 20, maxElements: 8 });
+        // The pool is left as it was, still usable.
+        expect(pool.capacity).toBe(2);
+        expect(await pool.readHeader()).toMatchObject({ capacity: 2, exhausted: true });
+        slots.destroy();
+        pool.destroy();
+      });
+
+      it('rejects pool names that are not WGSL identifiers and window sizes off the alignment', async () => {
+        await expect(createElementPool(gpu.ctx, { name: 'bad-name', capacity: 1 })).rejects.toThrow(
+          TypeError,
+        );
+        await expect(
+          createElementPool(gpu.ctx, { name: 'p', capacity: 4, elementWords: 4, windowElements: 3 }),
+        ).rejects.toThrow(/multiple of/);
+      });
+    },
+    { subgroups },
+  );
+}
+
+const GPUBufferUsageAll = 0x80 | 0x04 | 0x08;
+
+describe('pool WGSL', () => {
+  it('is generated per team mode', async () => {
+    const { poolAllocWgsl } = await import('../src/index');
+    const sub = poolAllocWgsl({ name: 'q' }, 'subgroup');
+    const wg = poolAllocWgsl({ name: 'q' }, 'workgroup');
+    expect(sub.enables).toContain('subgroups');
+    expect(sub.code).toContain('subgroupExclusiveAdd');
+    expect(wg.enables ?? []).not.toContain('subgroups');
+    expect(wg.code).toContain('workgroupUniformLoad');
+  });
+});
