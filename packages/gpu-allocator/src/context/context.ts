@@ -53,7 +53,7 @@ type ErrorListener = (error: GpumorphError) => void;
  * ```ts
  * const ctx = await acquireGpu();
  * if (ctx) {
- *   const data = ctx.createArray({ label: 'numbers', type: 'u32', data: new Uint32Array([1, 2, 3]) });
+ *   const data = await createGpuArray(ctx, { label: 'numbers', type: 'u32', data: [1, 2, 3] });
  *   console.log(await data.read()); // Uint32Array [1, 2, 3]
  *   ctx.destroy();
  * }

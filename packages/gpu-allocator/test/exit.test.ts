@@ -1,0 +1,29 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { expect, it } from 'vitest';
+import { describeGpu } from '../src/testing/index';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+describeGpu('process lifetime', () => {
+  it('lets Node exit by itself after destroy(), with no unhandled rejection', async () => {
+    const script = `
+      import { acquireGpu, createElementPool, runAllocationProbe } from '@gpumorph/gpu-allocator';
+      process.on('unhandledRejection', (e) => { console.error('UNHANDLED', e); process.exit(3); });
+      const ctx = await acquireGpu({ require: true });
+      const pool = await createElementPool(ctx, { name: 'p', capacity: 64 });
+      const out = await runAllocationProbe(ctx, pool, new Uint32Array(100).fill(1));
+      console.log('valid', out.filter((e) => e !== 0xffffffff).length);
+      ctx.destroy();
+    `;
+    // Rejects (with the exit code) if the child fails or is killed by the timeout because it hung.
+    const run = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=@gpumorph/source', '--input-type=module', '-e', script],
+      { cwd: root, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(run.stderr).not.toContain('UNHANDLED');
+    expect(run.stdout).toContain('valid 64');
+  });
+});
