@@ -13,7 +13,11 @@ describeGpu('allocator bench (quick, smoke)', (gpu) => {
     expect(report.suite).toBe('allocator');
     const cases = report.rows.map((r) => `${r.engine}: ${r.case}`);
     expect(cases).toContain('webgpu: copy kernel (read + write)');
-    expect(cases.filter((c) => c.startsWith('webgpu: alloc per invocation'))).toHaveLength(2);
+    expect(cases.filter((c) => c.startsWith('webgpu: alloc one atomic per invocation'))).toHaveLength(2);
+    expect(cases.filter((c) => c.startsWith('webgpu: alloc one atomic per workgroup'))).toHaveLength(2);
+    if (gpu.ctx.features.subgroups) {
+      expect(cases.filter((c) => c.startsWith('webgpu: alloc one atomic per subgroup'))).toHaveLength(2);
+    }
     expect(cases.filter((c) => c.startsWith('cpu: alloc bump pointer'))).toHaveLength(2);
     for (const row of report.rows) {
       expect(row.medianMs).toBeGreaterThan(0);

@@ -42,7 +42,10 @@ for (const subgroups of [true, false]) {
   describeGpu(
     'element pool allocation',
     (gpu) => {
-      it.each(['team', 'single'] as const)(
+      const modes = subgroups
+        ? (['subgroup', 'workgroup', 'single'] as const)
+        : (['workgroup', 'single'] as const);
+      it.each(modes)(
         'gives every request of many concurrent teams a distinct element and an exact counter (%s)',
         async (mode) => {
           const rounds = 3;
@@ -88,7 +91,7 @@ for (const subgroups of [true, false]) {
         },
       );
 
-      it.each(['team', 'single'] as const)(
+      it.each(modes)(
         'detects exhaustion on the device and hands out exactly the remaining elements (%s)',
         async (mode) => {
           await fc.assert(
@@ -261,11 +264,15 @@ const GPUBufferUsageAll = 0x80 | 0x04 | 0x08;
 describe('pool WGSL', () => {
   it('is generated per team mode', async () => {
     const { poolAllocWgsl } = await import('../src/index');
-    const sub = poolAllocWgsl({ name: 'q' }, 'subgroup');
-    const wg = poolAllocWgsl({ name: 'q' }, 'workgroup');
+    const sub = poolAllocWgsl({ name: 'q' }, 'subgroup', true);
+    const hierarchical = poolAllocWgsl({ name: 'q' }, 'workgroup', true);
+    const wg = poolAllocWgsl({ name: 'q' }, 'workgroup', false);
     expect(sub.enables).toContain('subgroups');
     expect(sub.code).toContain('subgroupExclusiveAdd');
+    expect(hierarchical.code).toContain('subgroupExclusiveAdd');
+    expect(hierarchical.code).toContain('workgroupUniformLoad');
     expect(wg.enables ?? []).not.toContain('subgroups');
     expect(wg.code).toContain('workgroupUniformLoad');
+    expect(() => poolAllocWgsl({ name: 'q' }, 'subgroup', false)).toThrow(/subgroups/);
   });
 });

@@ -171,9 +171,12 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter<Element
     return out;
   }
 
-  /** WGSL of `<name>_alloc` for a team mode (default: subgroups when the context has them). */
+  /**
+   * WGSL of `<name>_alloc` for a team mode (default: a subgroup when the context has subgroups,
+   * else the workgroup) and of `<name>_alloc_single`.
+   */
   allocWgsl(team: TeamMode = this.#ctx.features.subgroups ? 'subgroup' : 'workgroup'): WgslModule {
-    return poolAllocWgsl(this.geometry, team);
+    return poolAllocWgsl(this.geometry, team, this.#ctx.features.subgroups);
   }
 
   /** WGSL of `<name>_load` / `<name>_store` for the current capacity. */

@@ -6,10 +6,13 @@ import { gridWgsl, linkWgsl } from '../kernels/wgsl';
 import { BufferUsage } from '../webgpu-constants';
 import type { ElementPool } from './pool';
 
-/** `team`: `<name>_alloc` (one atomic per subgroup or workgroup); `single`: one atomic per lane. */
-export type ProbeMode = 'team' | 'single';
+/**
+ * `subgroup` / `workgroup`: `<name>_alloc` with that team (one atomic per team); `team`: the
+ * context's default team (subgroup when available); `single`: one atomic per lane.
+ */
+export type ProbeMode = 'team' | 'subgroup' | 'workgroup' | 'single';
 
-const WORKGROUP_SIZE = 64;
+const WORKGROUP_SIZE = 256;
 
 /**
  * The allocation probe: invocation `i` allocates `requests[i]` elements (at most `rounds`), one per
@@ -24,7 +27,7 @@ export function allocationProbeWgsl(
   layoutWgsl: string,
 ): string {
   const p = pool.name;
-  const alloc = mode === 'team' ? `${p}_alloc(want, lid)` : `${p}_alloc_single(want)`;
+  const alloc = mode === 'single' ? `${p}_alloc_single(want)` : `${p}_alloc(want, lid)`;
   return linkWgsl(
     /* wgsl */ `
 ${layoutWgsl}
@@ -45,7 +48,11 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     }
   }
 }`,
-    [gridWgsl, pool.allocWgsl(), pool.accessWgsl()],
+    [
+      gridWgsl,
+      mode === 'subgroup' || mode === 'workgroup' ? pool.allocWgsl(mode) : pool.allocWgsl(),
+      pool.accessWgsl(),
+    ],
   );
 }
 

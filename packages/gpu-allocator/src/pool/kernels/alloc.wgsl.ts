@@ -5,15 +5,23 @@ import { type PoolGeometry, poolHeaderWgsl } from '../layout';
 export type TeamMode = 'subgroup' | 'workgroup';
 
 /**
- * WGSL of `<name>_alloc(want, local_index) -> u32`: every lane of a team (a subgroup, or the whole
- * workgroup without the `subgroups` feature) calls it together; each lane with `want` gets a
- * distinct element index, or `GM_INVALID_ELEMENT` if the pool is exhausted. One atomic per team.
+ * WGSL of `<name>_alloc(want, local_index) -> u32`: every lane of a team calls it together; each
+ * lane with `want` gets a distinct element index, or `GM_INVALID_ELEMENT` if the pool is exhausted.
+ * The pool's counter sees one atomic per team:
+ * - `subgroup`: the team is a subgroup (ranks by subgroup exclusive add, one elected lane bumps the
+ *   counter, the base is broadcast). Call it in subgroup-uniform control flow. Needs `subgroups`.
+ * - `workgroup`: the team is the workgroup; with `subgroups`, each subgroup first aggregates into a
+ *   workgroup counter (one workgroup atomic per subgroup), without it each lane does. Call it in
+ *   workgroup-uniform control flow (WGSL checks the barriers).
  *
- * Contract: call it in team-uniform control flow (subgroup-uniform, or workgroup-uniform for the
- * workgroup mode, whose barriers WGSL checks). Also emits `<name>_alloc_single(want)`, one atomic
- * per lane, usable anywhere (and the baseline of the allocator benchmark).
+ * Also emits `<name>_alloc_single(want)`, one atomic per lane, usable anywhere (and the baseline of
+ * the allocator benchmark).
  */
-export function poolAllocWgsl(pool: Pick<PoolGeometry, 'name'>, team: TeamMode): WgslModule {
+export function poolAllocWgsl(
+  pool: Pick<PoolGeometry, 'name'>,
+  team: TeamMode,
+  subgroups: boolean,
+): WgslModule {
   const p = pool.name;
   const single = /* wgsl */ `
 fn ${p}_alloc_single(want: bool) -> u32 {
@@ -39,6 +47,7 @@ fn ${p}_checked(want: bool, base: u32, rank: u32) -> u32 {
   return index;
 }`;
   if (team === 'subgroup') {
+    if (!subgroups) throw new Error(`pool '${p}': subgroup teams need the 'subgroups' feature`);
     return {
       name: `gm_pool_alloc_${p}_subgroup`,
       requires: [poolHeaderWgsl],
@@ -60,17 +69,29 @@ fn ${p}_alloc(want: bool, local_index: u32) -> u32 {
 ${single}`,
     };
   }
+  // Rank of this lane within the workgroup's request: per subgroup when available, else per lane.
+  const rankInWorkgroup = subgroups
+    ? /* wgsl */ `
+  let ask = select(0u, 1u, want);
+  let lane_rank = subgroupExclusiveAdd(ask);
+  let subgroup_total = subgroupAdd(ask);
+  let elected = subgroupElect();
+  var offset = 0u;
+  if (elected && subgroup_total != 0u) { offset = atomicAdd(&${p}_team_count, subgroup_total); }
+  let rank = subgroupBroadcastFirst(offset) + lane_rank;`
+    : /* wgsl */ `
+  var rank = 0u;
+  if (want) { rank = atomicAdd(&${p}_team_count, 1u); }`;
   return {
-    name: `gm_pool_alloc_${p}_workgroup`,
+    name: `gm_pool_alloc_${p}_workgroup${subgroups ? '_subgroups' : ''}`,
     requires: [poolHeaderWgsl],
+    ...(subgroups ? { enables: ['subgroups'] } : {}),
     code: `${claim}
 var<workgroup> ${p}_team_count: atomic<u32>;
 var<workgroup> ${p}_team_base: u32;
 fn ${p}_alloc(want: bool, local_index: u32) -> u32 {
   if (local_index == 0u) { atomicStore(&${p}_team_count, 0u); }
-  workgroupBarrier();
-  var rank = 0u;
-  if (want) { rank = atomicAdd(&${p}_team_count, 1u); }
+  workgroupBarrier();${rankInWorkgroup}
   workgroupBarrier();
   if (local_index == 0u) {
     let total = atomicLoad(&${p}_team_count);
