@@ -116,6 +116,9 @@ function benchCpuAlloc(count: number, p: number, runs: number): BenchRow {
   const out = new Uint32Array(count);
   for (let r = 0; r <= runs; r++) {
     const pool = new CpuElementPool({ capacity: Math.max(1, total) });
+    // Touch every page first so the timing is allocation, not the kernel's first-touch page faults.
+    pool.words.fill(1);
+    pool.words.fill(0);
     const start = performance.now();
     const words = pool.words;
     for (let i = 0; i < count; i++) {

@@ -1,0 +1,20 @@
+import { allocatorBench, type BenchSuite } from '@gpumorph/gpu-allocator/bench';
+
+/**
+ * The benchmark suites `gpumorph bench` knows, by the name given on the command line. Each package
+ * with a benchmark adds its suite here (`andersen`, `eigencfa`, `octagon` to come).
+ *
+ * @example
+ * ```ts
+ * import { benchSuites } from '@gpumorph/cli';
+ * const report = await benchSuites.allocator?.run({ ctx, engines: ['webgpu', 'cpu'], quick: true, log: console.error });
+ * ```
+ */
+export const benchSuites: Readonly<Record<string, BenchSuite>> = {
+  allocator: allocatorBench,
+};
+
+/** The names of {@link benchSuites}, in registration order. */
+export function benchSuiteNames(): string[] {
+  return Object.keys(benchSuites);
+}

@@ -1,0 +1,139 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { benchSuiteNames, benchSuites } from './bench/registry';
+import { BENCH_ENGINES, runBench } from './commands/bench';
+import { runDoctor } from './commands/doctor';
+import { EXIT_USAGE } from './errors';
+import { type CliIo, processIo } from './io';
+import { VERSION } from './version';
+
+function parseEngines(value: string): string[] {
+  const engines = value
+    .split(',')
+    .map((engine) => engine.trim())
+    .filter(Boolean);
+  const unknown = engines.filter((engine) => !(BENCH_ENGINES as readonly string[]).includes(engine));
+  if (engines.length === 0 || unknown.length > 0) {
+    throw new InvalidArgumentError(`engines are a comma-separated subset of ${BENCH_ENGINES.join(',')}`);
+  }
+  return [...new Set(engines)];
+}
+
+/**
+ * Builds the `gpumorph` commander program. It never calls `process.exit`: commander's exits
+ * (help, version, usage errors) are thrown as `CommanderError`s (`exitOverride`), and commands
+ * report their exit status through `setStatus`. Output goes to `io`.
+ *
+ * @example
+ * ```ts
+ * let status = 0;
+ * const program = createProgram(processIo(), (code) => (status = code));
+ * await program.parseAsync(['doctor', '--json'], { from: 'user' });
+ * ```
+ */
+export function createProgram(
+  io: CliIo = processIo(),
+  setStatus: (code: number) => void = () => {},
+): Command {
+  const program = new Command('gpumorph')
+    .description(
+      'GPU data structures and program analyses on WebGPU, with a CPU engine that gives the same answers',
+    )
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      // Errors are printed once, by reportCliError, with the exit status they map to.
+      outputError: () => {},
+    })
+    .showSuggestionAfterError(true);
+
+  program
+    .command('doctor')
+    .description(
+      'find the WebGPU adapter, print what it offers, and self-check the element-pool allocator on it',
+    )
+    .option('--json', 'print one JSON object (adapter, features, limits, selfCheck, ok)')
+    .option('--no-subgroups', 'leave the subgroups feature off (checks the workgroup-memory paths)')
+    .option('--dawn-flag <flag...>', 'extra Dawn toggles, e.g. enable-dawn-features=allow_unsafe_apis')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 when the self-check passes or no adapter exists (analyses then use the CPU engine),\n' +
+        '1 when a check fails, or when GPUMORPH_REQUIRE_GPU=1 and no adapter exists.',
+    )
+    .action(async (options: { json?: boolean; subgroups: boolean; dawnFlag?: string[] }) => {
+      setStatus(
+        await runDoctor(
+          { json: options.json ?? false, subgroups: options.subgroups, dawnFlags: options.dawnFlag ?? [] },
+          io,
+        ),
+      );
+    });
+
+  const names = benchSuiteNames();
+  program
+    .command('bench')
+    .description('run benchmark suites on the WebGPU and CPU engines and print one table per suite')
+    .argument('[suites...]', `suites to run (default: all of ${names.join(', ')})`)
+    .option('--json <file>', 'also write all reports as JSON to <file>')
+    .addOption(
+      new Option('--engine <list>', `engines to run, comma-separated (${BENCH_ENGINES.join(', ')})`)
+        .default(['webgpu', 'cpu'], 'webgpu,cpu')
+        .argParser(parseEngines),
+    )
+    .option('--quick', 'smaller sizes and fewer runs (smoke runs, software adapters)')
+    .action(
+      async (
+        suiteNames: string[],
+        options: { json?: string; engine: string[]; quick?: boolean },
+        command: Command,
+      ) => {
+        const unknown = suiteNames.filter((name) => !Object.hasOwn(benchSuites, name));
+        if (unknown.length > 0) {
+          command.error(
+            `unknown bench suite${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `'${n}'`).join(', ')} ` +
+              `(known: ${names.join(', ')})`,
+            { exitCode: EXIT_USAGE, code: 'gpumorph.unknownSuite' },
+          );
+        }
+        const chosen = suiteNames.length > 0 ? [...new Set(suiteNames)] : names;
+        const suites = chosen.flatMap((name) => benchSuites[name] ?? []);
+        setStatus(
+          await runBench(
+            { suites, engines: options.engine, quick: options.quick ?? false, json: options.json },
+            io,
+          ),
+        );
+      },
+    );
+
+  return program;
+}
+
+/**
+ * Runs the `gpumorph` command line `argv` (as in `process.argv`: node, script, arguments) and
+ * returns its exit status. Throws what the command threw (`CommanderError` for usage errors,
+ * `GpumorphError`s, …): pass it to `reportCliError` for the message and the status.
+ *
+ * @example
+ * ```ts
+ * import { reportCliError, runCli } from '@gpumorph/cli';
+ * try {
+ *   process.exitCode = await runCli(['node', 'gpumorph', 'bench', 'allocator', '--quick']);
+ * } catch (error) {
+ *   process.exitCode = reportCliError(error);
+ * }
+ * ```
+ */
+export async function runCli(
+  argv: readonly string[] = process.argv,
+  io: CliIo = processIo(),
+): Promise<number> {
+  let status = 0;
+  const program = createProgram(io, (code) => {
+    status = code;
+  });
+  await program.parseAsync([...argv], { from: 'node' });
+  return status;
+}

@@ -1,0 +1,51 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { benchSuiteNames, benchSuites } from '../src/bench/registry';
+import type { BenchFile } from '../src/commands/bench';
+import { runCliCaptured } from './helpers';
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'gpumorph-bench-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('bench registry', () => {
+  it('holds the allocator suite under its own name', () => {
+    expect(benchSuiteNames()).toContain('allocator');
+    for (const name of benchSuiteNames()) expect(benchSuites[name]?.name).toBe(name);
+  });
+});
+
+describe('gpumorph bench', () => {
+  it('bench allocator --quick --json writes the report and prints its table', async () => {
+    const file = join(dir, 'nested', 'allocator.json');
+    const run = await runCliCaptured(['bench', 'allocator', '--quick', '--json', file]);
+    expect(run.stderr).not.toMatch(/^error:/m);
+    expect(run.code).toBe(0);
+    const written = JSON.parse(await readFile(file, 'utf8')) as BenchFile;
+    expect(written.node).toBe(process.version);
+    expect(Number.isNaN(Date.parse(written.date))).toBe(false);
+    expect(written.reports.map((r) => r.suite)).toEqual(['allocator']);
+    const rows = written.reports[0]?.rows ?? [];
+    expect(rows.some((row) => row.engine === 'cpu')).toBe(true);
+    if (written.adapter) expect(rows.some((row) => row.engine === 'webgpu')).toBe(true);
+    for (const row of rows) expect(row.medianMs).toBeGreaterThan(0);
+    expect(run.stdout).toMatch(/^case\s+size\s+engine\s+median ms\s+runs\s+method/m);
+    expect(run.stdout).toContain('adapter: ');
+  });
+
+  it('--engine cpu runs no GPU rows and records no adapter', async () => {
+    const file = join(dir, 'cpu.json');
+    const run = await runCliCaptured(['bench', '--quick', '--engine', 'cpu', '--json', file]);
+    expect(run.code).toBe(0);
+    const written = JSON.parse(await readFile(file, 'utf8')) as BenchFile;
+    expect(written.adapter).toBeNull();
+    expect(written.reports.map((r) => r.suite)).toEqual(benchSuiteNames());
+    for (const report of written.reports) for (const row of report.rows) expect(row.engine).toBe('cpu');
+  });
+});
