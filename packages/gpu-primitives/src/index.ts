@@ -1,0 +1,8 @@
+export { opCombine, opCombineWgsl, opIdentity, opIdentityWgsl, type ScanOp } from './common/ops';
+export { subgroupLayoutIsLinear } from './common/subgroup-layout';
+export {
+  laneBuiltins,
+  type WorkgroupBlockOptions,
+  workgroupReduceWgsl,
+  workgroupScanWgsl,
+} from './common/workgroup.wgsl';
