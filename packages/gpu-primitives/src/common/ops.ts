@@ -26,9 +26,9 @@ export function opCombine(op: ScanOp): (a: number, b: number) => number {
     case 'add':
       return (a, b) => (a + b) >>> 0;
     case 'max':
-      return (a, b) => (a > b ? a : b);
+      return (a, b) => Math.max(a, b);
     case 'min':
-      return (a, b) => (a < b ? a : b);
+      return (a, b) => Math.min(a, b);
     case 'or':
       return (a, b) => (a | b) >>> 0;
   }
