@@ -1,8 +1,10 @@
 export { opCombine, opCombineWgsl, opIdentity, opIdentityWgsl, type ScanOp } from './common/ops';
 export { subgroupLayoutIsLinear } from './common/subgroup-layout';
+export { UniformArena } from './common/uniforms';
 export {
   laneBuiltins,
   type WorkgroupBlockOptions,
   workgroupReduceWgsl,
   workgroupScanWgsl,
 } from './common/workgroup.wgsl';
+export * from './hash/index';
