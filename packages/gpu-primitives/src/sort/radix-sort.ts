@@ -1,0 +1,631 @@
+import {
+  BufferUsage,
+  dispatchGrid,
+  encodeDispatch,
+  type GpuContext,
+  type Kernel,
+} from '@gpumorph/gpu-allocator';
+import { subgroupLayoutIsLinear } from '../common/subgroup-layout';
+import { histogramKernelWgsl } from './kernels/histogram.wgsl';
+import { tableReduceKernelWgsl, tableScanKernelWgsl } from './kernels/scan.wgsl';
+import { scatterKernelWgsl, scatterWorkgroupBytes } from './kernels/scatter.wgsl';
+import {
+  histogramLayout,
+  MAX_SCATTER_WINDOWS,
+  PARAM_SLOT_BYTES,
+  PARAM_SLOT_WORDS,
+  scanBlockLayout,
+  scanReduceLayout,
+  scatterLayout,
+  writeScanParams,
+  writeSortParams,
+} from './layout';
+import { checkSortBits, type SortBits } from './reference';
+
+/** What one sort works on. */
+export interface SortOptions {
+  /** `count` u32 keys (usage STORAGE, and COPY_DST when the pass count is odd); sorted in place. */
+  keys: GPUBuffer;
+  /** u32 payload moved with the keys (e.g. indices); same usage as `keys`. */
+  values?: GPUBuffer;
+  /** Number of keys (and values) to sort, from offset 0 of the buffers. */
+  count: number;
+  /** Sort by bits [start, end) of the key only; default 0..32. Fewer bits = fewer passes. */
+  bits?: { start: number; end: number };
+}
+
+/**
+ * Shape of the kernels. Defaults are tuned for large sorts on a discrete GPU; tests shrink them
+ * to reach many tiles, many binding windows and folded grids with small inputs.
+ * @internal
+ */
+export interface RadixSortTuning {
+  /** Bits per digit (1…8, default 8): a pass sorts by this many bits. */
+  readonly radixBits?: number;
+  /** Invocations per workgroup of the histogram and scatter kernels (power of two ≥ 2^radixBits, default 256). */
+  readonly workgroupSize?: number;
+  /** Keys per invocation (default 16, lowered until the workgroup memory and binding windows fit). */
+  readonly itemsPerThread?: number;
+  /** Virtual group size of the workgroup-memory ranking path (default 16). */
+  readonly groupSize?: number;
+  /** Folds grids above this many workgroups per dimension (default the device limit). */
+  readonly maxWorkgroupsPerDimension?: number;
+  /** Use the subgroup path when the device allows it (default true). */
+  readonly subgroups?: boolean;
+}
+
+/** Options of {@link createRadixSort}. */
+export interface RadixSortOptions {
+  /**
+   * Largest binding of the keys and values (bytes): longer arrays are bound as several windows.
+   * Default `ctx.limits.maxStorageBufferBindingSize`.
+   */
+  readonly maxBindingBytes?: number;
+  /** @internal Kernel shape, for tests. */
+  readonly tuning?: RadixSortTuning;
+}
+
+/** Resolved kernel shape of one {@link RadixSort}. */
+interface SortConfig {
+  readonly radixBits: number;
+  readonly workgroupSize: number;
+  readonly itemsPerThread: number;
+  readonly tile: number;
+  readonly subgroups: boolean;
+  readonly maxGroups: number;
+  readonly groupSize: number;
+  /** Keys per binding window of the keys and values. */
+  readonly windowKeys: number;
+  readonly maxPerDimension: number;
+  readonly scanWorkgroupSize: number;
+  readonly scanItems: number;
+}
+
+/** Dispatch plan of one (count, bits) pair, with its uniform buffer of per-dispatch parameters. */
+interface SortPlan {
+  readonly count: number;
+  readonly numTiles: number;
+  /** Source/destination windows of the keys: first key, key count, first tile, tiles. */
+  readonly windows: readonly { firstKey: number; keys: number; firstTile: number; tiles: number }[];
+  /** Destination windows bound per scatter dispatch. */
+  readonly scatterWindows: number;
+  readonly passes: readonly {
+    readonly histSlots: readonly number[];
+    /** [source window][destination group] */
+    readonly scatterSlots: readonly (readonly number[])[];
+  }[];
+  /** Table-scan levels: level 0 is the table. */
+  readonly levels: readonly { length: number; blocks: number; reduceSlot: number; scanSlot: number }[];
+  readonly params: GPUBuffer;
+}
+
+type AnyKernel = Kernel;
+
+const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+
+function lcm(a: number, b: number): number {
+  const gcd = (x: number, y: number): number => (y === 0 ? x : gcd(y, x % y));
+  return (a / gcd(a, b)) * b;
+}
+
+function isPowerOfTwo(n: number): boolean {
+  return Number.isInteger(n) && n >= 1 && (n & (n - 1)) === 0;
+}
+
+/**
+ * Stable LSD radix sort of u32 keys, or of key–value pairs, on the GPU. Each pass sorts by one
+ * digit (8 bits by default) with reduce-then-scan, so no workgroup ever waits on another:
+ * per-tile digit histograms → one exclusive scan of the digit-major histogram table → a scatter
+ * in which each tile ranks its keys stably (subgroup ballots, or workgroup memory without the
+ * `subgroups` feature) and writes them to their global positions, grouped by digit.
+ *
+ * Pipelines are compiled on first use ({@link RadixSort.prepare}) and cached; the ping-pong and
+ * table buffers are kept between calls and grown when a larger sort comes.
+ *
+ * @example
+ * ```ts
+ * const sort = createRadixSort(ctx);
+ * await sort.run({ keys, values, count: n }); // keys and values sorted in place
+ * sort.destroy();
+ * ```
+ */
+export class RadixSort {
+  readonly #ctx: GpuContext;
+  readonly #options: RadixSortOptions;
+  #config: Promise<SortConfig> | undefined;
+  #resolved: SortConfig | undefined;
+  readonly #kernels = new Map<string, AnyKernel>();
+  readonly #plans = new Map<string, SortPlan>();
+  readonly #buffers = new Map<string, GPUBuffer>();
+  readonly #retired: GPUBuffer[] = [];
+  #dummy: GPUBuffer | undefined;
+  #destroyed = false;
+
+  constructor(ctx: GpuContext, options: RadixSortOptions = {}) {
+    this.#ctx = ctx;
+    this.#options = options;
+  }
+
+  /** The kernel shape chosen for this device (after the first {@link prepare}). */
+  get config(): Readonly<SortConfig> | undefined {
+    return this.#resolved;
+  }
+
+  /**
+   * Compiles the pipelines and allocates the scratch buffers a sort of this shape needs, so that
+   * {@link encode} can be called synchronously.
+   *
+   * @example
+   * ```ts
+   * await sort.prepare({ count: 1 << 26, withValues: true });
+   * ```
+   */
+  async prepare(o: { count: number; withValues: boolean; bits?: SortBits }): Promise<void> {
+    this.#assertAlive();
+    const config = await this.#getConfig();
+    const bits = checkSortBits(o.bits);
+    checkCount(o.count);
+    const passes = passCount(bits, config.radixBits);
+    if (o.count <= 1 || passes === 0) return;
+    const plan = this.#plan(config, o.count, bits);
+    const ctx = this.#ctx;
+    const scan = {
+      workgroupSize: config.scanWorkgroupSize,
+      itemsPerThread: config.scanItems,
+      subgroups: config.subgroups,
+    };
+    const shape = {
+      workgroupSize: config.workgroupSize,
+      itemsPerThread: config.itemsPerThread,
+      radixBits: config.radixBits,
+    };
+    const wanted: [string, () => Promise<AnyKernel>][] = [
+      [
+        'histogram',
+        () =>
+          ctx.kernels.get({
+            label: 'gm radix sort histogram',
+            code: histogramKernelWgsl(shape),
+            layout: histogramLayout,
+          }) as Promise<AnyKernel>,
+      ],
+      [
+        'reduce',
+        () =>
+          ctx.kernels.get({
+            label: 'gm radix sort scan reduce',
+            code: tableReduceKernelWgsl(scan),
+            layout: scanReduceLayout,
+          }) as Promise<AnyKernel>,
+      ],
+      [
+        'scan',
+        () =>
+          ctx.kernels.get({
+            label: 'gm radix sort scan block',
+            code: tableScanKernelWgsl(scan),
+            layout: scanBlockLayout,
+          }) as Promise<AnyKernel>,
+      ],
+      [
+        scatterName(plan.scatterWindows, o.withValues),
+        () =>
+          ctx.kernels.get({
+            label: `gm radix sort scatter ${plan.scatterWindows}w${o.withValues ? ' kv' : ''}`,
+            code: scatterKernelWgsl({
+              ...shape,
+              windows: plan.scatterWindows,
+              withValues: o.withValues,
+              subgroups: config.subgroups,
+              maxGroups: config.maxGroups,
+              groupSize: config.groupSize,
+            }),
+            layout: scatterLayout(plan.scatterWindows, o.withValues),
+          }),
+      ],
+    ];
+    await Promise.all(
+      wanted.map(async ([name, build]) => {
+        if (!this.#kernels.has(name)) this.#kernels.set(name, await build());
+      }),
+    );
+    await ctx.guard('gm radix sort buffers', () => this.#ensureBuffers(plan, o.withValues));
+  }
+
+  /**
+   * Records the sort into `encoder` (one compute pass per radix pass, plus a copy back when the
+   * number of passes is odd); the result ends in `o.keys` / `o.values`. Call {@link prepare} with
+   * the same count, `withValues` and bits first. `passes` may supply `beginComputePass` (e.g.
+   * `measureGpu`'s timer) to time each pass.
+   *
+   * @example
+   * ```ts
+   * await sort.prepare({ count, withValues: true });
+   * const encoder = ctx.device.createCommandEncoder();
+   * sort.encode(encoder, { keys, values, count });
+   * ctx.queue.submit([encoder.finish()]);
+   * ```
+   */
+  encode(
+    encoder: GPUCommandEncoder,
+    o: SortOptions,
+    passes?: { beginComputePass(encoder: GPUCommandEncoder, label: string): GPUComputePassEncoder },
+  ): void {
+    this.#assertAlive();
+    const config = this.#resolved;
+    if (!config) throw new Error('RadixSort.encode before prepare(): call prepare() or run() first');
+    const bits = checkSortBits(o.bits);
+    checkCount(o.count);
+    const passTotal = passCount(bits, config.radixBits);
+    if (o.count <= 1 || passTotal === 0) return;
+    const withValues = o.values !== undefined;
+    const bytes = o.count * 4;
+    if (o.keys.size < bytes)
+      throw new RangeError(`RadixSort: keys buffer '${o.keys.label}' has ${o.keys.size} bytes, needs ${bytes}`);
+    if (o.values && o.values.size < bytes)
+      throw new RangeError(
+        `RadixSort: values buffer '${o.values.label}' has ${o.values.size} bytes, needs ${bytes}`,
+      );
+    const plan = this.#plan(config, o.count, bits);
+    const get = (name: string) => {
+      const kernel = this.#kernels.get(name);
+      if (!kernel) throw new Error(`RadixSort.encode: kernel '${name}' not prepared; call prepare() first`);
+      return kernel;
+    };
+    const histogram = get('histogram');
+    const reduce = get('reduce');
+    const scan = get('scan');
+    const scatter = get(scatterName(plan.scatterWindows, withValues));
+    this.#ensureBuffers(plan, withValues);
+    const altKeys = this.#buffers.get('alt keys') as GPUBuffer;
+    const altValues = withValues ? (this.#buffers.get('alt values') as GPUBuffer) : undefined;
+    const table = this.#buffers.get('table') as GPUBuffer;
+    const levelBuffer = (i: number): GPUBufferBinding => ({
+      buffer: i === 0 ? table : (this.#buffers.get(`level ${i}`) as GPUBuffer),
+      size: (plan.levels[i]?.length ?? 1) * 4,
+    });
+    const tableBinding = levelBuffer(0);
+    const dummy = this.#dummyBuffer();
+    const slot = (s: number): GPUBufferBinding => ({
+      buffer: plan.params,
+      offset: s * PARAM_SLOT_BYTES,
+      size: PARAM_SLOT_BYTES,
+    });
+    const window = (buffer: GPUBuffer, w: number): GPUBufferBinding => {
+      const win = plan.windows[w] as SortPlan['windows'][number];
+      return { buffer, offset: win.firstKey * 4, size: win.keys * 4 };
+    };
+    const grid = (n: number) => dispatchGrid(n, config.maxPerDimension);
+    const begin = (label: string) =>
+      passes ? passes.beginComputePass(encoder, label) : encoder.beginComputePass({ label });
+
+    for (let p = 0; p < passTotal; p++) {
+      const srcKeys = p % 2 === 0 ? o.keys : altKeys;
+      const dstKeys = p % 2 === 0 ? altKeys : o.keys;
+      const srcValues = p % 2 === 0 ? o.values : altValues;
+      const dstValues = p % 2 === 0 ? altValues : o.values;
+      const info = plan.passes[p] as SortPlan['passes'][number];
+      const pass = begin(`gm radix sort pass ${p}`);
+      // Per-tile histograms.
+      pass.setPipeline(histogram.pipeline);
+      plan.windows.forEach((win, w) => {
+        pass.setBindGroup(
+          0,
+          histogram.bindGroup({
+            params: slot(info.histSlots[w] as number),
+            src_keys: window(srcKeys, w),
+            table: tableBinding,
+          }),
+        );
+        encodeDispatch(pass, grid(win.tiles));
+      });
+      // Exclusive scan of the table: block sums up the levels, then scans down.
+      const levels = plan.levels;
+      pass.setPipeline(reduce.pipeline);
+      for (let i = 0; i + 1 < levels.length; i++) {
+        const level = levels[i] as SortPlan['levels'][number];
+        pass.setBindGroup(
+          0,
+          reduce.bindGroup({
+            scan_params: slot(level.reduceSlot),
+            scan_data: levelBuffer(i),
+            scan_sums: levelBuffer(i + 1),
+          }),
+        );
+        encodeDispatch(pass, grid(level.blocks));
+      }
+      pass.setPipeline(scan.pipeline);
+      for (let i = levels.length - 1; i >= 0; i--) {
+        const level = levels[i] as SortPlan['levels'][number];
+        pass.setBindGroup(
+          0,
+          scan.bindGroup({
+            scan_params: slot(level.scanSlot),
+            scan_data: levelBuffer(i),
+            scan_carry: i + 1 < levels.length ? levelBuffer(i + 1) : dummy,
+          }),
+        );
+        encodeDispatch(pass, grid(level.blocks));
+      }
+      // Scatter, each source window once per group of bound destination windows.
+      pass.setPipeline(scatter.pipeline);
+      const k = plan.scatterWindows;
+      plan.windows.forEach((win, w) => {
+        const slots = info.scatterSlots[w] as readonly number[];
+        slots.forEach((s, q) => {
+          const resources: Record<string, GPUBufferBinding> = {
+            params: slot(s),
+            table: tableBinding,
+            src_keys: window(srcKeys, w),
+          };
+          if (srcValues) resources.src_values = window(srcValues, w);
+          for (let j = 0; j < k; j++) {
+            // Slots past the last window rebind the last one; no key maps to them.
+            const d = Math.min(q * k + j, plan.windows.length - 1);
+            resources[`dst_keys_${j}`] = window(dstKeys, d);
+            if (dstValues) resources[`dst_values_${j}`] = window(dstValues, d);
+          }
+          pass.setBindGroup(0, scatter.bindGroup(resources));
+          encodeDispatch(pass, grid(win.tiles));
+        });
+      });
+      pass.end();
+    }
+    if (passTotal % 2 === 1) {
+      encoder.copyBufferToBuffer(altKeys, 0, o.keys, 0, bytes);
+      if (o.values && altValues) encoder.copyBufferToBuffer(altValues, 0, o.values, 0, bytes);
+    }
+  }
+
+  /**
+   * Sorts `o.keys` (and `o.values`) in place: prepares, encodes into one command buffer, submits
+   * and waits for the GPU to finish.
+   *
+   * @example
+   * ```ts
+   * await sort.run({ keys, values, count, bits: { start: 0, end: 16 } });
+   * ```
+   */
+  async run(o: SortOptions): Promise<void> {
+    await this.prepare({ count: o.count, withValues: o.values !== undefined, bits: o.bits });
+    const ctx = this.#ctx;
+    await ctx.guard('gm radix sort', () => {
+      const encoder = ctx.device.createCommandEncoder({ label: 'gm radix sort' });
+      this.encode(encoder, o);
+      ctx.queue.submit([encoder.finish()]);
+    });
+    await ctx.idle();
+  }
+
+  /**
+   * Frees the scratch and parameter buffers (the caller's keys and values are left alone).
+   *
+   * @example
+   * ```ts
+   * sort.destroy();
+   * ```
+   */
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    for (const b of this.#buffers.values()) b.destroy();
+    for (const b of this.#retired) b.destroy();
+    for (const plan of this.#plans.values()) plan.params.destroy();
+    this.#dummy?.destroy();
+    this.#buffers.clear();
+    this.#plans.clear();
+    this.#kernels.clear();
+  }
+
+  /** One line describing the kernel shape, for logs. */
+  toString(): string {
+    const c = this.#resolved;
+    if (!c) return 'RadixSort (not prepared)';
+    return `RadixSort (${c.radixBits}-bit digits, tiles of ${c.workgroupSize}×${c.itemsPerThread}, ${
+      c.subgroups ? 'subgroup' : `workgroup-memory (groups of ${c.groupSize})`
+    } ranking, windows of ${c.windowKeys} keys)`;
+  }
+
+  #assertAlive(): void {
+    if (this.#destroyed) throw new Error('RadixSort used after destroy()');
+  }
+
+  #getConfig(): Promise<SortConfig> {
+    this.#config ??= this.#chooseConfig().then((c) => {
+      this.#resolved = c;
+      return c;
+    });
+    return this.#config;
+  }
+
+  async #chooseConfig(): Promise<SortConfig> {
+    const ctx = this.#ctx;
+    const t = this.#options.tuning ?? {};
+    const radixBits = t.radixBits ?? 8;
+    if (!Number.isInteger(radixBits) || radixBits < 1 || radixBits > 8)
+      throw new RangeError(`RadixSort: radixBits ${radixBits} not in 1…8`);
+    const radix = 1 << radixBits;
+    const workgroupSize = t.workgroupSize ?? 256;
+    if (!isPowerOfTwo(workgroupSize) || workgroupSize < Math.max(2, radix))
+      throw new RangeError(`RadixSort: workgroup size ${workgroupSize} must be a power of two ≥ ${radix}`);
+    if (workgroupSize > ctx.limits.maxComputeInvocationsPerWorkgroup)
+      throw new RangeError(`RadixSort: workgroup size ${workgroupSize} exceeds the device's limit`);
+    const groupSize = Math.min(t.groupSize ?? 16, workgroupSize);
+    if (!isPowerOfTwo(groupSize)) throw new RangeError(`RadixSort: group size ${groupSize} not a power of two`);
+    const minSg = ctx.adapter.subgroupMinSize || 4;
+    const maxSg = ctx.adapter.subgroupMaxSize || 128;
+    const subgroups =
+      (t.subgroups ?? true) &&
+      (await subgroupLayoutIsLinear(ctx)) &&
+      maxSg <= 128 &&
+      maxSg <= workgroupSize &&
+      workgroupSize % maxSg === 0;
+    const maxGroups = workgroupSize / (subgroups ? minSg : groupSize);
+    const maxBindingBytes = Math.min(
+      this.#options.maxBindingBytes ?? ctx.limits.maxStorageBufferBindingSize,
+      ctx.limits.maxStorageBufferBindingSize,
+    );
+    const alignKeys = Math.max(1, ctx.limits.minStorageBufferOffsetAlignment / 4);
+    const memory = ctx.limits.maxComputeWorkgroupStorageSize;
+    let items = t.itemsPerThread ?? 16;
+    const fits = (n: number) =>
+      scatterWorkgroupBytes({ workgroupSize, itemsPerThread: n, radixBits, maxGroups, subgroups }) <= memory &&
+      lcm(workgroupSize * n, alignKeys) * 4 <= maxBindingBytes &&
+      workgroupSize * n < 65_536;
+    while (items > 1 && !fits(items)) items = Math.floor(items / 2);
+    if (!fits(items))
+      throw new RangeError(
+        `RadixSort: no tile of ${workgroupSize} invocations fits ${memory} bytes of workgroup memory and bindings of ${maxBindingBytes} bytes`,
+      );
+    const tile = workgroupSize * items;
+    const align = lcm(tile, alignKeys);
+    const windowKeys = Math.floor(maxBindingBytes / 4 / align) * align;
+    const scanWorkgroupSize = Math.min(256, ctx.limits.maxComputeInvocationsPerWorkgroup);
+    return {
+      radixBits,
+      workgroupSize,
+      itemsPerThread: items,
+      tile,
+      subgroups,
+      maxGroups,
+      groupSize,
+      windowKeys,
+      maxPerDimension: t.maxWorkgroupsPerDimension ?? ctx.limits.maxComputeWorkgroupsPerDimension,
+      scanWorkgroupSize,
+      scanItems: 16,
+    };
+  }
+
+  #plan(config: SortConfig, count: number, bits: SortBits): SortPlan {
+    const key = `${count}|${bits.start}|${bits.end}`;
+    const cached = this.#plans.get(key);
+    if (cached) return cached;
+    const radix = 1 << config.radixBits;
+    const numTiles = Math.ceil(count / config.tile);
+    const windows: { firstKey: number; keys: number; firstTile: number; tiles: number }[] = [];
+    for (let first = 0; first < count; first += config.windowKeys) {
+      const keys = Math.min(config.windowKeys, count - first);
+      windows.push({ firstKey: first, keys, firstTile: first / config.tile, tiles: Math.ceil(keys / config.tile) });
+    }
+    const scatterWindows = Math.min(windows.length, MAX_SCATTER_WINDOWS);
+    const dstGroups = Math.ceil(windows.length / scatterWindows);
+    const tableLength = radix * numTiles;
+    if (tableLength * 4 > this.#ctx.limits.maxStorageBufferBindingSize)
+      throw new RangeError(
+        `RadixSort: the histogram table of ${count} keys (${tableLength * 4} bytes) exceeds one binding (${this.#ctx.limits.maxStorageBufferBindingSize} bytes)`,
+      );
+    const block = config.scanWorkgroupSize * config.scanItems;
+    const lengths = [tableLength];
+    while ((lengths[lengths.length - 1] as number) > block)
+      lengths.push(Math.ceil((lengths[lengths.length - 1] as number) / block));
+    let slots = 0;
+    const levels = lengths.map((length) => ({
+      length,
+      blocks: Math.ceil(length / block),
+      reduceSlot: slots++,
+      scanSlot: slots++,
+    }));
+    const passTotal = passCount(bits, config.radixBits);
+    const passes = Array.from({ length: passTotal }, () => ({
+      histSlots: windows.map(() => slots++),
+      scatterSlots: windows.map(() => Array.from({ length: dstGroups }, () => slots++)),
+    }));
+    const words = new Uint32Array(slots * PARAM_SLOT_WORDS);
+    levels.forEach((level, i) => {
+      writeScanParams(words, level.reduceSlot, { length: level.length, blocks: level.blocks, hasCarry: false });
+      writeScanParams(words, level.scanSlot, {
+        length: level.length,
+        blocks: level.blocks,
+        hasCarry: i + 1 < levels.length,
+      });
+    });
+    passes.forEach((pass, p) => {
+      const shift = bits.start + p * config.radixBits;
+      const width = Math.min(config.radixBits, bits.end - shift);
+      const base = {
+        count,
+        shift,
+        digitMask: (1 << width) - 1,
+        numTiles,
+        windowKeys: config.windowKeys,
+      };
+      windows.forEach((win, w) => {
+        const common = { ...base, firstTile: win.firstTile, windowTiles: win.tiles };
+        writeSortParams(words, pass.histSlots[w] as number, { ...common, firstDstWindow: 0 });
+        (pass.scatterSlots[w] as number[]).forEach((s, q) => {
+          writeSortParams(words, s, { ...common, firstDstWindow: q * scatterWindows });
+        });
+      });
+    });
+    const params = this.#ctx.device.createBuffer({
+      label: `gm radix sort params ${key}`,
+      size: words.byteLength,
+      usage: BufferUsage.UNIFORM,
+      mappedAtCreation: true,
+    });
+    new Uint32Array(params.getMappedRange()).set(words);
+    params.unmap();
+    const plan: SortPlan = { count, numTiles, windows, scatterWindows, passes, levels, params };
+    this.#plans.set(key, plan);
+    return plan;
+  }
+
+  #ensureBuffers(plan: SortPlan, withValues: boolean): void {
+    const need: [string, number][] = [
+      ['alt keys', plan.count * 4],
+      ['table', (plan.levels[0]?.length ?? 1) * 4],
+    ];
+    if (withValues) need.push(['alt values', plan.count * 4]);
+    plan.levels.forEach((level, i) => {
+      if (i > 0) need.push([`level ${i}`, level.length * 4]);
+    });
+    for (const [name, bytes] of need) {
+      const current = this.#buffers.get(name);
+      if (current && current.size >= bytes) continue;
+      // A buffer may still be used by commands encoded earlier: retire it, free it in destroy().
+      if (current) this.#retired.push(current);
+      const size = Math.max(256, Math.ceil(Math.max(bytes, (current?.size ?? 0) * 1.5) / 256) * 256);
+      this.#buffers.set(
+        name,
+        this.#ctx.device.createBuffer({ label: `gm radix sort ${name}`, size, usage: STORAGE }),
+      );
+    }
+  }
+
+  #dummyBuffer(): GPUBuffer {
+    this.#dummy ??= this.#ctx.device.createBuffer({
+      label: 'gm radix sort no carry',
+      size: 256,
+      usage: BufferUsage.STORAGE,
+    });
+    return this.#dummy;
+  }
+}
+
+function scatterName(windows: number, withValues: boolean): string {
+  return `scatter ${windows}${withValues ? ' kv' : ''}`;
+}
+
+function passCount(bits: SortBits, radixBits: number): number {
+  return Math.ceil((bits.end - bits.start) / radixBits);
+}
+
+function checkCount(count: number): void {
+  if (!Number.isInteger(count) || count < 0 || count > 0xffff_ffff)
+    throw new RangeError(`RadixSort: bad count ${count}`);
+}
+
+/**
+ * Creates a {@link RadixSort} for `ctx`. Sorting needs `count × 4` bytes of scratch per array
+ * (keys, and values when given) plus a histogram table of `2^radixBits × tiles` words.
+ *
+ * @example
+ * ```ts
+ * const sort = createRadixSort(ctx);
+ * await sort.run({ keys, values, count: n, bits: { start: 0, end: 24 } });
+ * sort.destroy();
+ * ```
+ */
+export function createRadixSort(ctx: GpuContext, options: RadixSortOptions = {}): RadixSort {
+  return new RadixSort(ctx, options);
+}
