@@ -38,16 +38,7 @@ export interface SortParams {
 /** Writes `p` into slot `slot` of `words`. */
 export function writeSortParams(words: Uint32Array, slot: number, p: SortParams): void {
   words.set(
-    [
-      p.count,
-      p.shift,
-      p.digitMask,
-      p.numTiles,
-      p.firstTile,
-      p.windowTiles,
-      p.windowKeys,
-      p.firstDstWindow,
-    ],
+    [p.count, p.shift, p.digitMask, p.numTiles, p.firstTile, p.windowTiles, p.windowKeys, p.firstDstWindow],
     slot * PARAM_SLOT_WORDS,
   );
 }

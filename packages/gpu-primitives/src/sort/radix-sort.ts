@@ -27,11 +27,11 @@ export interface SortOptions {
   /** `count` u32 keys (usage STORAGE, and COPY_DST when the pass count is odd); sorted in place. */
   keys: GPUBuffer;
   /** u32 payload moved with the keys (e.g. indices); same usage as `keys`. */
-  values?: GPUBuffer;
+  values?: GPUBuffer | undefined;
   /** Number of keys (and values) to sort, from offset 0 of the buffers. */
   count: number;
   /** Sort by bits [start, end) of the key only; default 0..32. Fewer bits = fewer passes. */
-  bits?: { start: number; end: number };
+  bits?: { start: number; end: number } | undefined;
 }
 
 /**
@@ -52,6 +52,10 @@ export interface RadixSortTuning {
   readonly maxWorkgroupsPerDimension?: number;
   /** Use the subgroup path when the device allows it (default true). */
   readonly subgroups?: boolean;
+  /** Invocations per workgroup of the histogram-table scan (power of two, default 256). */
+  readonly scanWorkgroupSize?: number;
+  /** Table elements per invocation of the scan (default 16). */
+  readonly scanItemsPerThread?: number;
 }
 
 /** Options of {@link createRadixSort}. */
@@ -160,7 +164,7 @@ export class RadixSort {
    * await sort.prepare({ count: 1 << 26, withValues: true });
    * ```
    */
-  async prepare(o: { count: number; withValues: boolean; bits?: SortBits }): Promise<void> {
+  async prepare(o: { count: number; withValues: boolean; bits?: SortBits | undefined }): Promise<void> {
     this.#assertAlive();
     const config = await this.#getConfig();
     const bits = checkSortBits(o.bits);
@@ -187,7 +191,7 @@ export class RadixSort {
             label: 'gm radix sort histogram',
             code: histogramKernelWgsl(shape),
             layout: histogramLayout,
-          }) as Promise<AnyKernel>,
+          }) as unknown as Promise<AnyKernel>,
       ],
       [
         'reduce',
@@ -196,7 +200,7 @@ export class RadixSort {
             label: 'gm radix sort scan reduce',
             code: tableReduceKernelWgsl(scan),
             layout: scanReduceLayout,
-          }) as Promise<AnyKernel>,
+          }) as unknown as Promise<AnyKernel>,
       ],
       [
         'scan',
@@ -205,7 +209,7 @@ export class RadixSort {
             label: 'gm radix sort scan block',
             code: tableScanKernelWgsl(scan),
             layout: scanBlockLayout,
-          }) as Promise<AnyKernel>,
+          }) as unknown as Promise<AnyKernel>,
       ],
       [
         scatterName(plan.scatterWindows, o.withValues),
@@ -221,7 +225,7 @@ export class RadixSort {
               groupSize: config.groupSize,
             }),
             layout: scatterLayout(plan.scatterWindows, o.withValues),
-          }),
+          }) as unknown as Promise<AnyKernel>,
       ],
     ];
     await Promise.all(
@@ -261,7 +265,9 @@ export class RadixSort {
     const withValues = o.values !== undefined;
     const bytes = o.count * 4;
     if (o.keys.size < bytes)
-      throw new RangeError(`RadixSort: keys buffer '${o.keys.label}' has ${o.keys.size} bytes, needs ${bytes}`);
+      throw new RangeError(
+        `RadixSort: keys buffer '${o.keys.label}' has ${o.keys.size} bytes, needs ${bytes}`,
+      );
     if (o.values && o.values.size < bytes)
       throw new RangeError(
         `RadixSort: values buffer '${o.values.label}' has ${o.values.size} bytes, needs ${bytes}`,
@@ -342,7 +348,7 @@ export class RadixSort {
           scan.bindGroup({
             scan_params: slot(level.scanSlot),
             scan_data: levelBuffer(i),
-            scan_carry: i + 1 < levels.length ? levelBuffer(i + 1) : dummy,
+            scan_carry: i + 1 < levels.length ? levelBuffer(i + 1) : { buffer: dummy, size: 256 },
           }),
         );
         encodeDispatch(pass, grid(level.blocks));
@@ -360,10 +366,15 @@ export class RadixSort {
           };
           if (srcValues) resources.src_values = window(srcValues, w);
           for (let j = 0; j < k; j++) {
-            // Slots past the last window rebind the last one; no key maps to them.
-            const d = Math.min(q * k + j, plan.windows.length - 1);
-            resources[`dst_keys_${j}`] = window(dstKeys, d);
-            if (dstValues) resources[`dst_values_${j}`] = window(dstValues, d);
+            const d = q * k + j;
+            if (d < plan.windows.length) {
+              resources[`dst_keys_${j}`] = window(dstKeys, d);
+              if (dstValues) resources[`dst_values_${j}`] = window(dstValues, d);
+            } else {
+              // Slots past the last window get disjoint pieces of a spare buffer; no key maps to them.
+              resources[`dst_keys_${j}`] = { buffer: dummy, offset: 256 * (1 + j), size: 256 };
+              resources[`dst_values_${j}`] = { buffer: dummy, offset: 256 * (1 + k + j), size: 256 };
+            }
           }
           pass.setBindGroup(0, scatter.bindGroup(resources));
           encodeDispatch(pass, grid(win.tiles));
@@ -451,7 +462,8 @@ export class RadixSort {
     if (workgroupSize > ctx.limits.maxComputeInvocationsPerWorkgroup)
       throw new RangeError(`RadixSort: workgroup size ${workgroupSize} exceeds the device's limit`);
     const groupSize = Math.min(t.groupSize ?? 16, workgroupSize);
-    if (!isPowerOfTwo(groupSize)) throw new RangeError(`RadixSort: group size ${groupSize} not a power of two`);
+    if (!isPowerOfTwo(groupSize))
+      throw new RangeError(`RadixSort: group size ${groupSize} not a power of two`);
     const minSg = ctx.adapter.subgroupMinSize || 4;
     const maxSg = ctx.adapter.subgroupMaxSize || 128;
     const subgroups =
@@ -469,7 +481,8 @@ export class RadixSort {
     const memory = ctx.limits.maxComputeWorkgroupStorageSize;
     let items = t.itemsPerThread ?? 16;
     const fits = (n: number) =>
-      scatterWorkgroupBytes({ workgroupSize, itemsPerThread: n, radixBits, maxGroups, subgroups }) <= memory &&
+      scatterWorkgroupBytes({ workgroupSize, itemsPerThread: n, radixBits, maxGroups, subgroups }) <=
+        memory &&
       lcm(workgroupSize * n, alignKeys) * 4 <= maxBindingBytes &&
       workgroupSize * n < 65_536;
     while (items > 1 && !fits(items)) items = Math.floor(items / 2);
@@ -480,7 +493,15 @@ export class RadixSort {
     const tile = workgroupSize * items;
     const align = lcm(tile, alignKeys);
     const windowKeys = Math.floor(maxBindingBytes / 4 / align) * align;
-    const scanWorkgroupSize = Math.min(256, ctx.limits.maxComputeInvocationsPerWorkgroup);
+    const scanWorkgroupSize =
+      t.scanWorkgroupSize ?? Math.min(256, ctx.limits.maxComputeInvocationsPerWorkgroup);
+    if (!isPowerOfTwo(scanWorkgroupSize) || (subgroups && scanWorkgroupSize % maxSg !== 0))
+      throw new RangeError(
+        `RadixSort: scan workgroup size ${scanWorkgroupSize} not a power of two ≥ the subgroup size`,
+      );
+    const scanItems = t.scanItemsPerThread ?? 16;
+    if (!Number.isInteger(scanItems) || scanItems < 1)
+      throw new RangeError(`RadixSort: bad scan items per thread ${scanItems}`);
     return {
       radixBits,
       workgroupSize,
@@ -492,7 +513,7 @@ export class RadixSort {
       windowKeys,
       maxPerDimension: t.maxWorkgroupsPerDimension ?? ctx.limits.maxComputeWorkgroupsPerDimension,
       scanWorkgroupSize,
-      scanItems: 16,
+      scanItems,
     };
   }
 
@@ -505,7 +526,12 @@ export class RadixSort {
     const windows: { firstKey: number; keys: number; firstTile: number; tiles: number }[] = [];
     for (let first = 0; first < count; first += config.windowKeys) {
       const keys = Math.min(config.windowKeys, count - first);
-      windows.push({ firstKey: first, keys, firstTile: first / config.tile, tiles: Math.ceil(keys / config.tile) });
+      windows.push({
+        firstKey: first,
+        keys,
+        firstTile: first / config.tile,
+        tiles: Math.ceil(keys / config.tile),
+      });
     }
     const scatterWindows = Math.min(windows.length, MAX_SCATTER_WINDOWS);
     const dstGroups = Math.ceil(windows.length / scatterWindows);
@@ -532,7 +558,11 @@ export class RadixSort {
     }));
     const words = new Uint32Array(slots * PARAM_SLOT_WORDS);
     levels.forEach((level, i) => {
-      writeScanParams(words, level.reduceSlot, { length: level.length, blocks: level.blocks, hasCarry: false });
+      writeScanParams(words, level.reduceSlot, {
+        length: level.length,
+        blocks: level.blocks,
+        hasCarry: false,
+      });
       writeScanParams(words, level.scanSlot, {
         length: level.length,
         blocks: level.blocks,
@@ -594,8 +624,8 @@ export class RadixSort {
 
   #dummyBuffer(): GPUBuffer {
     this.#dummy ??= this.#ctx.device.createBuffer({
-      label: 'gm radix sort no carry',
-      size: 256,
+      label: 'gm radix sort spare',
+      size: 256 * (1 + 2 * MAX_SCATTER_WINDOWS),
       usage: BufferUsage.STORAGE,
     });
     return this.#dummy;
