@@ -1,0 +1,405 @@
+import {
+  BufferUsage,
+  dispatchGrid,
+  type GpuContext,
+  type Kernel,
+  type PassTimer,
+} from '@gpumorph/gpu-allocator';
+import { subgroupLayoutIsLinear } from '../common/subgroup-layout';
+import { tileElements } from '../common/tile.wgsl';
+import {
+  createDummyBuffer,
+  type ElementWindow,
+  elementWindows,
+  UniformCache,
+  windowViews,
+} from '../common/windows';
+import { partialWords, scanDownsweepWgsl, scanUpsweepWgsl } from './kernels/scan.wgsl';
+import {
+  SCAN_CARRY_WORDS,
+  SCAN_VECTORS,
+  SCAN_WORKGROUP_SIZE,
+  type ScanLayoutKind,
+  scanLayout,
+} from './layout';
+
+/** Exclusive: element i gets the combination of elements before it; inclusive: up to and including it. */
+export type ScanKind = 'exclusive' | 'inclusive';
+
+/** Operators a scan supports. */
+export type ScanOperator = 'add' | 'max';
+
+/** One scan of `count` u32s. */
+export interface ScanOptions {
+  /** `count` u32s from offset 0 (STORAGE usage). */
+  readonly input: GPUBuffer;
+  /** Receives `count` u32s from offset 0 (STORAGE usage); may be `input` itself (in place). */
+  readonly output: GPUBuffer;
+  readonly count: number;
+  readonly kind: ScanKind;
+  /** `add` wraps modulo 2^32. */
+  readonly op: ScanOperator;
+  /** u32 per element, nonzero = element starts a new segment (the carry does not cross it). */
+  readonly segmentHeads?: GPUBuffer;
+}
+
+/** What {@link Scan.prepare} compiles and allocates for. */
+export interface ScanPrepareOptions {
+  readonly count: number;
+  readonly op: ScanOperator;
+  readonly kind: ScanKind;
+  readonly segmented: boolean;
+  /** Also compile the in-place variant (`input === output`); `run` sets it itself. */
+  readonly inPlace?: boolean;
+}
+
+/** Options of {@link createScan}. */
+export interface CreateScanOptions {
+  /** Largest binding window in bytes (default: the device's `maxStorageBufferBindingSize`); lower it to test windows. */
+  readonly maxBindingBytes?: number;
+  /** Invocations per workgroup (power of two, default 256). */
+  readonly workgroupSize?: number;
+  /** vec4s per invocation (default 4: 16 elements per invocation). */
+  readonly vectorsPerInvocation?: number;
+  /** Most workgroups per grid dimension (default: the device limit); lower it to test folded grids. */
+  readonly maxWorkgroupsPerDimension?: number;
+  /** Force the workgroup-memory path even where subgroups could be used. */
+  readonly subgroups?: boolean;
+}
+
+/** One level of the tile hierarchy of a window. */
+interface Level {
+  readonly n: number;
+  /** scratch word offset of this level's elements (levels above 0). */
+  readonly offset: number;
+}
+
+/**
+ * Reduce-then-scan prefix sums (exclusive or inclusive, add or max, optionally segmented) over u32
+ * buffers of any size: an upsweep reduces every tile of 4096 elements (256 invocations × 16, vec4
+ * loads) to its aggregate, the aggregates are scanned the same way recursively until one tile is
+ * left, and a downsweep rescans each tile from its carry. A buffer larger than one binding is
+ * processed window by window with the running prefix carried on the GPU. Everything is recorded
+ * into one compute pass; no workgroup ever waits for another.
+ *
+ * Create with {@link createScan}.
+ */
+export class Scan {
+  readonly #ctx: GpuContext;
+  readonly #maxBindingBytes: number;
+  readonly #workgroupSize: number;
+  readonly #vectors: number;
+  readonly #maxPerDimension: number;
+  readonly #allowSubgroups: boolean;
+  readonly #kernels = new Map<string, Kernel>();
+  readonly #params: UniformCache;
+  #subgroups: boolean | undefined;
+  #scratch: GPUBuffer | undefined;
+  #dummy: GPUBuffer | undefined;
+  #dummyWritable: GPUBuffer | undefined;
+  #destroyed = false;
+
+  constructor(ctx: GpuContext, options: CreateScanOptions = {}) {
+    this.#ctx = ctx;
+    this.#maxBindingBytes = options.maxBindingBytes ?? ctx.limits.maxStorageBufferBindingSize;
+    this.#workgroupSize = options.workgroupSize ?? SCAN_WORKGROUP_SIZE;
+    this.#vectors = options.vectorsPerInvocation ?? SCAN_VECTORS;
+    this.#maxPerDimension = options.maxWorkgroupsPerDimension ?? ctx.limits.maxComputeWorkgroupsPerDimension;
+    this.#allowSubgroups = options.subgroups ?? true;
+    this.#params = new UniformCache(ctx, 'gm scan params');
+    const wg = this.#workgroupSize;
+    if (wg < 1 || (wg & (wg - 1)) !== 0 || wg > ctx.limits.maxComputeInvocationsPerWorkgroup) {
+      throw new RangeError(`scan workgroup size ${wg}: not a power of two within the device's limit`);
+    }
+    if (!Number.isInteger(this.#vectors) || this.#vectors < 1) {
+      throw new RangeError(`scan vectors per invocation ${this.#vectors}: not a positive integer`);
+    }
+  }
+
+  /** Elements per tile (one workgroup). */
+  get tileElements(): number {
+    return tileElements({ workgroupSize: this.#workgroupSize, vectors: this.#vectors });
+  }
+
+  /** Whether the subgroup path is used (known after the first `prepare`). */
+  get usesSubgroups(): boolean | undefined {
+    return this.#subgroups;
+  }
+
+  /**
+   * Compiles the kernels a scan of this shape needs and grows the scratch buffer; `encode` needs
+   * it first. `run` calls it itself.
+   */
+  async prepare(o: ScanPrepareOptions): Promise<void> {
+    this.#assertAlive();
+    checkCount(o.count);
+    if (this.#subgroups === undefined) {
+      const linear = this.#allowSubgroups && (await subgroupLayoutIsLinear(this.#ctx));
+      this.#subgroups = linear && this.#workgroupSize % this.#ctx.adapter.subgroupMaxSize === 0;
+    }
+    if (!this.#dummy) this.#dummy = await createDummyBuffer(this.#ctx, 'gm scan empty view');
+    if (!this.#dummyWritable)
+      this.#dummyWritable = await createDummyBuffer(this.#ctx, 'gm scan empty output view');
+    if (o.count === 0) return;
+    const windows = this.#windows(o.count);
+    const levels = this.#levels((windows[0] as ElementWindow).count, o.segmented);
+    const words = levels.reduce(
+      (sum, l, i) => (i === 0 ? sum : sum + l.n * partialWords(o.segmented)),
+      SCAN_CARRY_WORDS,
+    );
+    if (!this.#scratch || this.#scratch.size < words * 4) {
+      this.#scratch?.destroy();
+      this.#scratch = undefined;
+      this.#scratch = await this.#ctx.createBuffer({
+        label: 'gm scan scratch',
+        size: words * 4,
+        usage: BufferUsage.STORAGE,
+      });
+    }
+    const wanted = new Set<string>();
+    // Every window has the level structure of the first (full) window or a smaller one.
+    for (const w of windows.slice(0, 1).concat(windows.slice(-1))) {
+      for (const key of this.#kernelKeys(this.#levels(w.count, o.segmented).length, o)) wanted.add(key);
+    }
+    await Promise.all([...wanted].map((key) => this.#kernel(key)));
+  }
+
+  /**
+   * Records the scan into `encoder` as one compute pass (timed through `timer` when given, e.g.
+   * from `measureGpu`). Call {@link prepare} with the same shape first.
+   */
+  encode(encoder: GPUCommandEncoder, o: ScanOptions, timer?: PassTimer): void {
+    this.#assertAlive();
+    this.#check(o);
+    if (o.count === 0) return;
+    const segmented = o.segmentHeads !== undefined;
+    const inPlace = o.input === o.output;
+    const scratch = this.#scratch;
+    const dummy = this.#dummy as GPUBuffer;
+    const dummyWritable = this.#dummyWritable as GPUBuffer;
+    const alignment = this.#ctx.limits.minStorageBufferOffsetAlignment;
+    const tile = this.tileElements;
+    const label = `gm scan ${o.kind} ${o.op}${segmented ? ' segmented' : ''} of ${o.count}`;
+    const pass = timer ? timer.beginComputePass(encoder, label) : encoder.beginComputePass({ label });
+    const dispatch = (
+      key: string,
+      resources: Record<string, GPUBuffer | GPUBufferBinding>,
+      tiles: number,
+    ) => {
+      const kernel = this.#kernels.get(key);
+      if (!kernel || !scratch) {
+        throw new Error(
+          `scan kernel '${key}' is not prepared: await scan.prepare(...) with this shape first`,
+        );
+      }
+      pass.setPipeline(kernel.pipeline);
+      pass.setBindGroup(0, kernel.bindGroup({ ...resources, scratch }));
+      const g = dispatchGrid(tiles, this.#maxPerDimension);
+      pass.dispatchWorkgroups(g.x, g.y, g.z);
+    };
+    for (const w of this.#windows(o.count)) {
+      const levels = this.#levels(w.count, segmented);
+      const top = levels.length - 1;
+      const src = windowViews(o.input, w, alignment, inPlace ? dummyWritable : dummy);
+      const values: Record<string, GPUBufferBinding> = { src4: src.vec4, src_tail: src.tail };
+      if (o.segmentHeads) {
+        values.heads = { buffer: o.segmentHeads, offset: w.start * 4, size: w.count * 4 };
+      }
+      const dst = windowViews(o.output, w, alignment, dummyWritable);
+      const down = inPlace ? values : { ...values, dst4: dst.vec4, dst_tail: dst.tail };
+      const params = (l: number) => {
+        const level = levels[l] as Level;
+        const next = levels[l + 1];
+        return this.#params.get([
+          level.n,
+          level.offset,
+          next?.offset ?? 0,
+          0,
+          w.index === 0 ? 1 : 0,
+          0,
+          src.split,
+          0,
+        ]);
+      };
+      const tiles = (l: number) => Math.ceil((levels[l] as Level).n / tile);
+      for (let l = 0; l < top; l++) {
+        const key = this.#key(l === 0 ? 'up-values' : 'up-partials', o, segmented, inPlace);
+        dispatch(key, l === 0 ? { params: params(l), ...values } : { params: params(l) }, tiles(l));
+      }
+      for (let l = top; l >= 0; l--) {
+        const kind = `${l === 0 ? 'down-values' : 'down-partials'}${l === top ? '-top' : ''}`;
+        const key = this.#key(kind, o, segmented, inPlace);
+        dispatch(
+          key,
+          l === 0 ? { params: params(l), ...down } : { params: params(l) },
+          l === top ? 1 : tiles(l),
+        );
+      }
+    }
+    pass.end();
+  }
+
+  /** Prepares, encodes and submits one scan; resolves once it is submitted (later reads see the result). */
+  async run(o: ScanOptions): Promise<void> {
+    this.#check(o);
+    if (o.count === 0) return;
+    await this.prepare({
+      count: o.count,
+      op: o.op,
+      kind: o.kind,
+      segmented: o.segmentHeads !== undefined,
+      inPlace: o.input === o.output,
+    });
+    await this.#ctx.guard(`gm scan of ${o.count}`, () => {
+      const encoder = this.#ctx.device.createCommandEncoder({ label: 'gm scan' });
+      this.encode(encoder, o);
+      this.#ctx.queue.submit([encoder.finish()]);
+    });
+  }
+
+  /** Releases the scratch and parameter buffers (pipelines stay in the context's cache). */
+  destroy(): void {
+    this.#destroyed = true;
+    this.#scratch?.destroy();
+    this.#dummy?.destroy();
+    this.#dummyWritable?.destroy();
+    this.#dummyWritable = undefined;
+    this.#params.destroy();
+    this.#scratch = undefined;
+    this.#dummy = undefined;
+    this.#kernels.clear();
+  }
+
+  toString(): string {
+    return `Scan(tile ${this.tileElements}, ${this.#subgroups === undefined ? 'unprepared' : this.#subgroups ? 'subgroups' : 'workgroup memory'})`;
+  }
+
+  #assertAlive(): void {
+    if (this.#destroyed) throw new Error('Scan used after destroy()');
+  }
+
+  #check(o: ScanOptions): void {
+    checkCount(o.count);
+    const bytes = o.count * 4;
+    for (const [name, buffer] of [
+      ['input', o.input],
+      ['output', o.output],
+      ['segmentHeads', o.segmentHeads],
+    ] as const) {
+      if (buffer && buffer.size < bytes) {
+        throw new RangeError(
+          `scan of ${o.count} elements: ${name} '${buffer.label}' has only ${buffer.size} bytes`,
+        );
+      }
+    }
+    if (o.segmentHeads && o.segmentHeads === o.output) {
+      throw new RangeError('scan: segmentHeads cannot be the output buffer');
+    }
+  }
+
+  #windows(count: number): ElementWindow[] {
+    return elementWindows(count, this.#maxBindingBytes, this.#ctx.limits.minStorageBufferOffsetAlignment);
+  }
+
+  #levels(n0: number, segmented: boolean): Level[] {
+    const tile = this.tileElements;
+    const levels: Level[] = [{ n: n0, offset: 0 }];
+    let offset = SCAN_CARRY_WORDS;
+    let n = n0;
+    while (n > tile) {
+      n = Math.ceil(n / tile);
+      levels.push({ n, offset });
+      offset += n * partialWords(segmented);
+    }
+    return levels;
+  }
+
+  #kernelKeys(levelCount: number, o: ScanPrepareOptions): string[] {
+    const s = { op: o.op, kind: o.kind };
+    const keys: string[] = [];
+    const ip = o.inPlace ?? false;
+    const add = (kind: string, inPlace: boolean) => keys.push(this.#key(kind, s, o.segmented, inPlace));
+    for (const inPlace of ip ? [false, true] : [false]) {
+      if (levelCount === 1) add('down-values-top', inPlace);
+      else {
+        add('up-values', inPlace);
+        add('down-values', inPlace);
+        add('down-partials-top', inPlace);
+        if (levelCount > 2) {
+          add('up-partials', inPlace);
+          add('down-partials', inPlace);
+        }
+      }
+    }
+    return keys;
+  }
+
+  #key(kind: string, o: { op: ScanOperator; kind: ScanKind }, segmented: boolean, inPlace: boolean): string {
+    const values = kind.includes('values');
+    const output = kind.startsWith('down') ? (values ? o.kind : 'partials') : '-';
+    const ip = values && kind.startsWith('down') && inPlace;
+    return `${kind}|${o.op}|${segmented ? 'seg' : 'plain'}|${output}|${ip ? 'inplace' : 'separate'}`;
+  }
+
+  async #kernel(key: string): Promise<Kernel> {
+    const known = this.#kernels.get(key);
+    if (known) return known;
+    const [kind, op, seg, output, ip] = key.split('|') as [string, ScanOperator, string, string, string];
+    const segmented = seg === 'seg';
+    const inPlace = ip === 'inplace';
+    const source = kind.includes('values') ? 'values' : 'partials';
+    const layoutKind: ScanLayoutKind =
+      source === 'partials'
+        ? 'partials'
+        : kind.startsWith('up')
+          ? 'up-values'
+          : inPlace
+            ? 'down-values-inplace'
+            : 'down-values';
+    const layout = scanLayout(layoutKind, segmented);
+    const common = {
+      op,
+      segmented,
+      subgroups: this.#subgroups ?? false,
+      workgroupSize: this.#workgroupSize,
+      vectors: this.#vectors,
+      source,
+      bindings: layout.wgsl(),
+    } as const;
+    const code = kind.startsWith('up')
+      ? scanUpsweepWgsl(common)
+      : scanDownsweepWgsl({
+          ...common,
+          output: output as 'exclusive' | 'inclusive' | 'partials',
+          inPlace,
+          top: kind.endsWith('-top'),
+        });
+    const label = `gm scan ${key.replaceAll('|', ' ')} wg${this.#workgroupSize}x${this.#vectors}${common.subgroups ? ' subgroups' : ''}`;
+    const kernel = (await this.#ctx.kernels.get({ label, code, layout })) as unknown as Kernel;
+    this.#kernels.set(key, kernel);
+    return kernel;
+  }
+}
+
+function checkCount(count: number): void {
+  if (!Number.isInteger(count) || count < 0 || count > 0xffff_ffff) {
+    throw new RangeError(`scan count ${count}: not an integer in [0, 2^32)`);
+  }
+}
+
+/**
+ * A reduce-then-scan prefix sum over u32 buffers (see {@link Scan}).
+ *
+ * @example
+ * ```ts
+ * const scan = createScan(ctx);
+ * await scan.run({ input, output, count: 1000, kind: 'exclusive', op: 'add' });
+ * const sums = new Uint32Array(await ctx.readBuffer(output, 0, 4000));
+ * // in place, segmented, inclusive max:
+ * await scan.run({ input: data, output: data, count: 1000, kind: 'inclusive', op: 'max', segmentHeads: heads });
+ * scan.destroy();
+ * ```
+ */
+export function createScan(ctx: GpuContext, options: CreateScanOptions = {}): Scan {
+  return new Scan(ctx, options);
+}
