@@ -7,4 +7,8 @@ export {
   workgroupReduceWgsl,
   workgroupScanWgsl,
 } from './common/workgroup.wgsl';
+export * from './equivalence/index';
 export * from './hash/index';
+export * from './reduce/index';
+export * from './scan/index';
+export * from './sort/index';

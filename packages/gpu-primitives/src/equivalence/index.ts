@@ -1,0 +1,7 @@
+export {
+  createEquivalenceClasses,
+  EquivalenceClasses,
+  type EquivalenceOptions,
+  type EquivalenceResult,
+} from './equivalence';
+export { equivalenceClassesReference } from './reference';
