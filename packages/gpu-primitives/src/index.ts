@@ -7,6 +7,7 @@ export {
   workgroupReduceWgsl,
   workgroupScanWgsl,
 } from './common/workgroup.wgsl';
+export * from './compact/index';
 export * from './equivalence/index';
 export * from './hash/index';
 export * from './reduce/index';

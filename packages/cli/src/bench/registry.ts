@@ -1,4 +1,5 @@
 import { allocatorBench, type BenchSuite } from '@gpumorph/gpu-allocator/bench';
+import { primitivesBench } from '@gpumorph/gpu-primitives/bench';
 
 /**
  * The benchmark suites `gpumorph bench` knows, by the name given on the command line. Each package
@@ -12,6 +13,7 @@ import { allocatorBench, type BenchSuite } from '@gpumorph/gpu-allocator/bench';
  */
 export const benchSuites: Readonly<Record<string, BenchSuite>> = {
   allocator: allocatorBench,
+  primitives: primitivesBench,
 };
 
 /** The names of {@link benchSuites}, in registration order. */

@@ -1,1 +1,1 @@
-export {};
+export { primitivesBench } from './primitives';
