@@ -58,18 +58,26 @@ export async function runBench(options: BenchCommandOptions, io: CliIo): Promise
       const report = await suite.run({ ctx, engines: options.engines, quick: options.quick, log });
       reports.push(report);
       io.stdout.write(`${reportText(report, c)}\n`);
+      // Written after every suite, so a later failure does not lose what was measured.
+      if (options.json)
+        await writeReports(options.json, {
+          date,
+          adapter: ctx?.adapter ?? null,
+          node: process.version,
+          reports,
+        });
     }
   } finally {
     ctx?.destroy();
   }
-  if (options.json) {
-    const file: BenchFile = { date, adapter: ctx?.adapter ?? null, node: process.version, reports };
-    const path = resolve(options.json);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, `${JSON.stringify(file, null, 2)}\n`);
-    log(`bench: wrote ${path}`);
-  }
+  if (options.json) log(`bench: wrote ${resolve(options.json)}`);
   return 0;
+}
+
+async function writeReports(file: string, content: BenchFile): Promise<void> {
+  const path = resolve(file);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify(content, null, 2)}\n`);
 }
 
 /**

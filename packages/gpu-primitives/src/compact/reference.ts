@@ -7,10 +7,12 @@
  * ```
  */
 export function compactReference(input: Uint32Array, keep: (x: number, i: number) => boolean): Uint32Array {
-  const out: number[] = [];
+  // A typed array, not a growing JS array: inputs of 2^28 elements exceed V8's array limits.
+  const out = new Uint32Array(input.length);
+  let kept = 0;
   for (let i = 0; i < input.length; i++) {
     const x = input[i] as number;
-    if (keep(x, i)) out.push(x);
+    if (keep(x, i)) out[kept++] = x;
   }
-  return Uint32Array.from(out);
+  return out.slice(0, kept);
 }
