@@ -33,30 +33,31 @@ export function radixSortReference(
   if (values && values.length !== keys.length)
     throw new RangeError(`radixSortReference: ${keys.length} keys but ${values.length} values`);
   const n = keys.length;
-  let order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  let next = new Uint32Array(n);
-  // LSD counting sort by 8-bit digits: each pass is stable, so the whole sort is.
+  // LSD counting sort by 8-bit digits: each pass is stable, so the whole sort is. Keys (and
+  // values) move with every pass, so reads stay sequential and only the writes scatter.
+  let sortedKeys = keys.slice();
+  let spareKeys = new Uint32Array(n);
+  let sortedValues = values?.slice();
+  let spareValues = values ? new Uint32Array(n) : undefined;
+  const counts = new Uint32Array(257);
   for (let shift = start; shift < end; shift += 8) {
     const mask = (1 << Math.min(8, end - shift)) - 1;
-    const counts = new Uint32Array(257);
+    counts.fill(0);
     for (let i = 0; i < n; i++) {
-      const d = ((keys[order[i] as number] as number) >>> shift) & mask;
+      const d = ((sortedKeys[i] as number) >>> shift) & mask;
       counts[d + 1] = (counts[d + 1] as number) + 1;
     }
     for (let d = 0; d < 256; d++) counts[d + 1] = (counts[d + 1] as number) + (counts[d] as number);
     for (let i = 0; i < n; i++) {
-      const o = order[i] as number;
-      const d = ((keys[o] as number) >>> shift) & mask;
-      next[counts[d] as number] = o;
-      counts[d] = (counts[d] as number) + 1;
+      const key = sortedKeys[i] as number;
+      const d = (key >>> shift) & mask;
+      const at = counts[d] as number;
+      counts[d] = at + 1;
+      spareKeys[at] = key;
+      if (sortedValues && spareValues) spareValues[at] = sortedValues[i] as number;
     }
-    [order, next] = [next, order];
+    [sortedKeys, spareKeys] = [spareKeys, sortedKeys];
+    if (sortedValues && spareValues) [sortedValues, spareValues] = [spareValues, sortedValues];
   }
-  const outKeys = new Uint32Array(n);
-  for (let i = 0; i < n; i++) outKeys[i] = keys[order[i] as number] as number;
-  if (!values) return { keys: outKeys };
-  const outValues = new Uint32Array(n);
-  for (let i = 0; i < n; i++) outValues[i] = values[order[i] as number] as number;
-  return { keys: outKeys, values: outValues };
+  return sortedValues ? { keys: sortedKeys, values: sortedValues } : { keys: sortedKeys };
 }
