@@ -1,0 +1,323 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAX_MEMBER, NO_ELEMENT, type SparseBitVector, SparseBitVectorPool } from '../src/index';
+import { boundaryMembers, memberSets } from '../src/testing/index';
+
+const sorted = (s: Iterable<number>) => [...new Set(s)].sort((a, b) => a - b);
+const members = (v: SparseBitVector) => [...v];
+
+/** Structural invariants: sorted strictly increasing bases, no empty element, pool accounting. */
+function expectWellFormed(v: SparseBitVector) {
+  const words = v.pool.words;
+  let previousBase = -1;
+  for (let e = v.head; e !== NO_ELEMENT; e = words[e * 32 + 31] as number) {
+    const base = words[e * 32 + 30] as number;
+    expect(base).toBeGreaterThan(previousBase);
+    previousBase = base;
+    expect(words.subarray(e * 32, e * 32 + 30).some((w) => w !== 0)).toBe(true);
+  }
+}
+
+describe('SparseBitVector against Set<number>', () => {
+  it('agrees on test/set/reset/testAndSet sequences (model-based)', () => {
+    const member = fc.oneof(
+      fc.integer({ min: 0, max: 5000 }),
+      fc.constantFrom(959, 960, 961, MAX_MEMBER - 1, MAX_MEMBER),
+    );
+    type Model = { set: Set<number> };
+    type Real = { v: SparseBitVector };
+    const commands = [
+      member.map(
+        (m) =>
+          ({
+            check: () => true,
+            run: (model: Model, real: Real) => {
+              expect(real.v.set(m)).toBe(!model.set.has(m));
+              model.set.add(m);
+            },
+            toString: () => `set(${m})`,
+          }) satisfies fc.Command<Model, Real>,
+      ),
+      member.map(
+        (m) =>
+          ({
+            check: () => true,
+            run: (model: Model, real: Real) => {
+              expect(real.v.testAndSet(m)).toBe(!model.set.has(m));
+              model.set.add(m);
+            },
+            toString: () => `testAndSet(${m})`,
+          }) satisfies fc.Command<Model, Real>,
+      ),
+      member.map(
+        (m) =>
+          ({
+            check: () => true,
+            run: (model: Model, real: Real) => {
+              expect(real.v.reset(m)).toBe(model.set.has(m));
+              model.set.delete(m);
+            },
+            toString: () => `reset(${m})`,
+          }) satisfies fc.Command<Model, Real>,
+      ),
+      member.map(
+        (m) =>
+          ({
+            check: () => true,
+            run: (model: Model, real: Real) => {
+              expect(real.v.test(m)).toBe(model.set.has(m));
+              expect(real.v.count()).toBe(model.set.size);
+              expectWellFormed(real.v);
+            },
+            toString: () => `test(${m})`,
+          }) satisfies fc.Command<Model, Real>,
+      ),
+    ];
+    fc.assert(
+      fc.property(fc.commands(commands, { maxCommands: 200 }), (cmds) => {
+        const pool = new SparseBitVectorPool({ capacity: 2 });
+        const real = { v: pool.create() };
+        const model = { set: new Set<number>() };
+        fc.modelRun(() => ({ model, real }), cmds);
+        expect(members(real.v)).toEqual(sorted(model.set));
+        real.v.clear();
+        expect(pool.elementsInUse).toBe(0);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  const binary = [
+    {
+      name: 'unionWith',
+      run: (a: SparseBitVector, b: SparseBitVector) => a.unionWith(b),
+      model: (a: Set<number>, b: Set<number>) => new Set([...a, ...b]),
+    },
+    {
+      name: 'intersectWith',
+      run: (a: SparseBitVector, b: SparseBitVector) => a.intersectWith(b),
+      model: (a: Set<number>, b: Set<number>) => new Set([...a].filter((m) => b.has(m))),
+    },
+    {
+      name: 'subtract',
+      run: (a: SparseBitVector, b: SparseBitVector) => a.subtract(b),
+      model: (a: Set<number>, b: Set<number>) => new Set([...a].filter((m) => !b.has(m))),
+    },
+  ];
+
+  it.each(binary)('$name gives the model result and says whether it changed', ({ run, model }) => {
+    fc.assert(
+      fc.property(memberSets(), memberSets(), fc.boolean(), (xs, ys, samePool) => {
+        const pool = new SparseBitVectorPool({ capacity: 1 });
+        const a = pool.fromArray(xs);
+        const b = (samePool ? pool : new SparseBitVectorPool({ capacity: 1 })).fromArray(ys);
+        const expected = model(new Set(xs), new Set(ys));
+        const changed = run(a, b);
+        expect(members(a)).toEqual(sorted(expected));
+        expect(changed).toBe(
+          expected.size !== new Set(xs).size || ![...expected].every((m) => xs.includes(m)),
+        );
+        expect(members(b)).toEqual(sorted(ys)); // the argument is untouched
+        expectWellFormed(a);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('answers intersects, contains, equals, count, isEmpty, first, last, toArray like the model', () => {
+    fc.assert(
+      fc.property(memberSets(), memberSets(), (xs, ys) => {
+        const pool = new SparseBitVectorPool();
+        const a = pool.fromArray(xs);
+        const b = pool.fromArray(ys);
+        const sa = new Set(xs);
+        const sb = new Set(ys);
+        expect(a.intersects(b)).toBe([...sa].some((m) => sb.has(m)));
+        expect(a.contains(b)).toBe([...sb].every((m) => sa.has(m)));
+        expect(a.equals(b)).toBe(sa.size === sb.size && [...sa].every((m) => sb.has(m)));
+        expect(a.count()).toBe(sa.size);
+        expect(a.isEmpty()).toBe(sa.size === 0);
+        expect(a.first()).toBe(sa.size ? Math.min(...sa) : undefined);
+        expect(a.last()).toBe(sa.size ? Math.max(...sa) : undefined);
+        expect([...a.toArray()]).toEqual(sorted(sa));
+        expect(a.toString()).toBe(`{${sorted(sa).join(', ')}}`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('unionWithShifted adds member + offset within a global or per-member bound', () => {
+    fc.assert(
+      fc.property(
+        memberSets(),
+        memberSets(),
+        fc.nat(3000),
+        fc.nat(300_000),
+        fc.boolean(),
+        (xs, ys, offset, bound, perMember) => {
+          const pool = new SparseBitVectorPool();
+          const a = pool.fromArray(xs);
+          const b = pool.fromArray(ys);
+          // Per member: objects of 7 fields starting at multiples of 7 (the member's object ends there).
+          const limit = perMember ? (m: number) => (Math.floor(m / 7) + 1) * 7 : bound;
+          const expected = new Set(xs);
+          for (const m of new Set(ys)) {
+            const t = m + offset;
+            if (t <= MAX_MEMBER && t < (typeof limit === 'number' ? limit : limit(m))) expected.add(t);
+          }
+          const changed = a.unionWithShifted(b, offset, limit);
+          expect(members(a)).toEqual(sorted(expected));
+          expect(changed).toBe(expected.size !== new Set(xs).size);
+          expectWellFormed(a);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('hashes equal sets equally, wherever their elements sit in the pool', () => {
+    fc.assert(
+      fc.property(memberSets(), fc.shuffledSubarray([0, 1, 2, 3]), (xs, noise) => {
+        const pool = new SparseBitVectorPool();
+        const a = pool.fromArray(xs);
+        const filler = pool.fromArray(noise.map((k) => k * 5000));
+        const b = pool.fromArray([...xs].reverse());
+        filler.clear();
+        const c = pool.fromArray(xs);
+        expect(b.hash()).toBe(a.hash());
+        expect(c.hash()).toBe(a.hash());
+        expect(a.hash(7)).not.toBe(a.hash(8));
+      }),
+    );
+  });
+});
+
+describe('algebraic laws', () => {
+  const three = fc.tuple(memberSets(), memberSets(), memberSets());
+  const build = (pool: SparseBitVectorPool, xs: number[]) => pool.fromArray(xs);
+
+  it('union and intersection are commutative, associative, idempotent; they distribute', () => {
+    fc.assert(
+      fc.property(three, ([xs, ys, zs]) => {
+        const pool = new SparseBitVectorPool();
+        const op = (x: number[], y: number[], f: 'unionWith' | 'intersectWith') => {
+          const v = build(pool, x);
+          v[f](build(pool, y));
+          return v;
+        };
+        for (const f of ['unionWith', 'intersectWith'] as const) {
+          expect(op(xs, ys, f).equals(op(ys, xs, f))).toBe(true);
+          const left = op(xs, ys, f);
+          left[f](build(pool, zs));
+          const right = build(pool, xs);
+          right[f](op(ys, zs, f));
+          expect(left.equals(right)).toBe(true);
+          const same = build(pool, xs);
+          expect(same[f](build(pool, xs))).toBe(false);
+          expect(same.equals(build(pool, xs))).toBe(true);
+        }
+        // a ∩ (b ∪ c) = (a ∩ b) ∪ (a ∩ c)
+        const lhs = build(pool, xs);
+        lhs.intersectWith(op(ys, zs, 'unionWith'));
+        const rhs = op(xs, ys, 'intersectWith');
+        rhs.unionWith(op(xs, zs, 'intersectWith'));
+        expect(lhs.equals(rhs)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('difference identities: a − a = ∅, (a − b) ∩ b = ∅, (a − b) ∪ (a ∩ b) = a, a − ∅ = a', () => {
+    fc.assert(
+      fc.property(memberSets(), memberSets(), (xs, ys) => {
+        const pool = new SparseBitVectorPool();
+        const a = build(pool, xs);
+        const self = a.clone();
+        self.subtract(self);
+        expect(self.isEmpty()).toBe(true);
+        const diff = a.clone();
+        diff.subtract(build(pool, ys));
+        expect(diff.intersects(build(pool, ys))).toBe(false);
+        const meet = a.clone();
+        meet.intersectWith(build(pool, ys));
+        diff.unionWith(meet);
+        expect(diff.equals(a)).toBe(true);
+        const untouched = a.clone();
+        expect(untouched.subtract(pool.create())).toBe(false);
+        expect(untouched.equals(a)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('edge cases', () => {
+  it('keeps 959, 960 and 961 in neighbouring elements', () => {
+    const pool = new SparseBitVectorPool();
+    const v = pool.fromArray([961, 959, 960]);
+    expect(v.elementCount).toBe(2);
+    expect([...v]).toEqual([959, 960, 961]);
+    expect(v.reset(959)).toBe(true);
+    expect(v.elementCount).toBe(1);
+  });
+
+  it('holds ids near 2^32 − 2 and rejects non-u32 members', () => {
+    const pool = new SparseBitVectorPool();
+    const v = pool.fromArray([MAX_MEMBER - 1, MAX_MEMBER, 0]);
+    expect(v.last()).toBe(MAX_MEMBER);
+    expect(v.test(MAX_MEMBER - 1)).toBe(true);
+    expect(v.unionWithShifted(pool.fromArray([MAX_MEMBER - 3]), 2)).toBe(false); // 2^32 − 1 is already there
+    expect(v.unionWithShifted(pool.fromArray([MAX_MEMBER - 3]), 5)).toBe(false); // past u32: dropped
+    expect(() => v.set(MAX_MEMBER + 1)).toThrow(RangeError);
+    expect(() => v.set(-1)).toThrow(RangeError);
+    expect(() => v.test(1.5)).toThrow(RangeError);
+  });
+
+  it('handles empty sets in every operation', () => {
+    const pool = new SparseBitVectorPool();
+    const empty = pool.create();
+    const other = pool.fromArray([1, 2000]);
+    expect(empty.first()).toBeUndefined();
+    expect(empty.last()).toBeUndefined();
+    expect(empty.count()).toBe(0);
+    expect(empty.intersectWith(other)).toBe(false);
+    expect(empty.subtract(other)).toBe(false);
+    expect(other.contains(empty)).toBe(true);
+    expect(empty.contains(other)).toBe(false);
+    expect(empty.intersects(other)).toBe(false);
+    expect(empty.equals(pool.create())).toBe(true);
+    expect(empty.toString()).toBe('{}');
+    expect(other.intersectWith(empty)).toBe(true);
+    expect(other.isEmpty()).toBe(true);
+    expect(pool.elementsInUse).toBe(0);
+  });
+
+  it('builds long chains, frees their elements for reuse, and grows the pool mid-operation', () => {
+    const pool = new SparseBitVectorPool({ capacity: 1 });
+    const spread = Array.from({ length: 3000 }, (_, k) => k * 961);
+    const a = pool.fromArray(spread);
+    expect(a.elementCount).toBe(3000);
+    const b = pool.fromArray(spread.map((m) => m + 1));
+    const capacityBefore = pool.capacity;
+    expect(a.unionWith(b)).toBe(true); // allocates into a pool that must grow while both lists are walked
+    expect(a.count()).toBe(6000);
+    expect(pool.capacity).toBeGreaterThanOrEqual(capacityBefore);
+    const inUse = pool.elementsInUse;
+    const freed = a.elementCount;
+    const capacity = pool.capacity;
+    a.clear();
+    expect(pool.elementsInUse).toBe(inUse - freed);
+    const c = pool.fromArray(spread);
+    expect(pool.elementsInUse).toBe(inUse - freed + 3000);
+    expect(pool.capacity).toBe(capacity); // c was built from a's freed elements, no growth
+    expect(c.equals(pool.fromArray(spread))).toBe(true);
+  });
+
+  it('property arbitraries straddle element boundaries', () => {
+    fc.assert(
+      fc.property(boundaryMembers(), (xs) => {
+        for (const m of xs) expect([958, 959, 0, 1]).toContain(m % 960);
+      }),
+    );
+  });
+});
