@@ -7,17 +7,45 @@ import {
 } from '@gpumorph/gpu-allocator';
 import { subgroupLayoutIsLinear } from '../common/subgroup-layout';
 import { tileElements } from '../common/tile.wgsl';
-import { createDummyBuffer, UniformCache, windowViews } from '../common/windows';
+import {
+  createDummyBuffer,
+  type ElementWindow,
+  elementWindows,
+  UniformCache,
+  windowViews,
+} from '../common/windows';
 import { createScan, type Scan } from '../scan/scan';
 import { compactCountWgsl, compactFinishWgsl, compactScatterWgsl } from './kernels/compact.wgsl';
-import { COMPACT_VECTORS, COMPACT_WORKGROUP_SIZE, type CompactLayoutKind, compactLayout } from './layout';
+import {
+  COMPACT_OTHER_STORAGE_BINDINGS,
+  COMPACT_OUTPUT_WINDOWS,
+  COMPACT_VECTORS,
+  COMPACT_WORKGROUP_SIZE,
+  type CompactLayoutKind,
+  compactLayout,
+} from './layout';
+
+/** Bytes between the pieces of the spare buffer bound for output slots past the last window. */
+const SPARE_PIECE = 256;
+
+/** How {@link Compaction} cuts one input (see `#plan`). */
+interface CompactPlan {
+  readonly windows: readonly (ElementWindow & { readonly firstTile: number; readonly tiles: number })[];
+  readonly tiles: number;
+  readonly windowElements: number;
+  readonly outputWindows: number;
+  readonly stride: number;
+}
 
 /** One compaction run by {@link Compaction.run}. */
 export interface CompactionOptions {
-  /** `count` u32s from offset 0 (STORAGE usage). */
+  /** `count` u32s from offset 0 (STORAGE usage); any size up to 2^32 − 1 elements (bound window by window). */
   readonly input: GPUBuffer;
   readonly count: number;
-  /** Receives the kept elements from offset 0, in input order (STORAGE usage; must not be `input`). */
+  /**
+   * Receives the kept elements from offset 0, in input order (STORAGE usage, at least `count · 4`
+   * bytes; must not be `input`).
+   */
   readonly output: GPUBuffer;
   /** u32 per element, nonzero = keep. Exactly one of `flags` and `predicate`. */
   readonly flags?: GPUBuffer;
@@ -51,6 +79,12 @@ export interface CreateCompactionOptions {
   readonly maxWorkgroupsPerDimension?: number;
   /** False forces the workgroup-memory path. */
   readonly subgroups?: boolean;
+  /**
+   * Output windows one scatter dispatch binds when the output spans several binding windows
+   * (at least 2; default 8, lowered to fit the device's `maxStorageBuffersPerShaderStage`).
+   * Fewer means more (mostly empty) dispatches; tests lower it to reach several output groups.
+   */
+  readonly outputWindowsPerDispatch?: number;
 }
 
 /**
@@ -58,8 +92,25 @@ export interface CreateCompactionOptions {
  * elements of every tile, a scan turns the counts into offsets, and a scatter pass ranks the kept
  * elements of each tile and writes them in order. Create with {@link createCompaction}.
  *
- * Limitation: the input (and so the output) must fit in one binding (`count · 4 ≤ maxBindingBytes`,
- * 2 GiB on the H100); larger inputs throw a `RangeError`.
+ * **Inputs larger than one binding** (`count · 4 > maxBindingBytes`, up to 2^32 − 1 elements) are
+ * processed window by window: the input, the flags and the output are cut into the same windows
+ * of W elements (byte offsets multiples of `minStorageBufferOffsetAlignment`), tiles never cross a
+ * window, and the per-tile counts of all windows are scanned as one array (by the scan, itself
+ * window by window), so each tile's output position — the running kept count — stays on the GPU
+ * and the predicate still sees global indices `i`. Everything stays in one command buffer.
+ *
+ * Where the output of a tile goes. Let tile t of input window s hold global elements [a, b) with
+ * sW ≤ a < b ≤ (s+1)W, and let `base` be the number kept before a, `kept` its own. Then
+ * 0 ≤ base ≤ a and base + kept ≤ b, so its output range [base, base + kept) has at most W
+ * elements and lies in output windows d = ⌊base/W⌋ and d + 1, with d ≤ s. No lower bound on d
+ * exists (base is 0 when nothing before a is kept), so the host cannot know which output windows
+ * window s needs: the scatter of window s binds the output windows in groups of K overlapping by
+ * one (group g: windows g(K−1) … g(K−1)+K−1) and runs once per group g = 0 … ⌊s/(K−1)⌋. A tile
+ * writes only in the dispatch of g = ⌊d/(K−1)⌋, which holds d and d + 1 and is among those run
+ * as d ≤ s; in the others each workgroup reads one count and returns. When all output windows fit
+ * in K slots there is one scatter dispatch per input window (up to 2^32 elements in 2 GiB
+ * windows: 8 windows, K = 8 by default, 8 dispatches). The counts are bound per window as a view
+ * of its tiles' entries and the one before (at most a quarter of the window plus 260 bytes).
  */
 export class Compaction {
   readonly #ctx: GpuContext;
@@ -68,6 +119,7 @@ export class Compaction {
   readonly #vectors: number;
   readonly #maxPerDimension: number;
   readonly #allowSubgroups: boolean;
+  readonly #outputWindows: number;
   readonly #scan: Scan;
   readonly #kernels = new Map<string, Kernel>();
   readonly #params: UniformCache;
@@ -75,6 +127,7 @@ export class Compaction {
   #counts: GPUBuffer | undefined;
   #dummy: GPUBuffer | undefined;
   #kept: GPUBuffer | undefined;
+  #spare: GPUBuffer | undefined;
   #destroyed = false;
 
   constructor(ctx: GpuContext, options: CreateCompactionOptions = {}) {
@@ -94,6 +147,13 @@ export class Compaction {
     if (wg < 1 || (wg & (wg - 1)) !== 0 || wg > ctx.limits.maxComputeInvocationsPerWorkgroup) {
       throw new RangeError(`compaction workgroup size ${wg}: not a power of two within the device's limit`);
     }
+    const room = ctx.limits.maxStorageBuffersPerShaderStage - COMPACT_OTHER_STORAGE_BINDINGS;
+    this.#outputWindows = options.outputWindowsPerDispatch ?? Math.min(COMPACT_OUTPUT_WINDOWS, room);
+    if (!Number.isInteger(this.#outputWindows) || this.#outputWindows < 2 || this.#outputWindows > room) {
+      throw new RangeError(
+        `compaction output windows per dispatch ${this.#outputWindows}: not an integer in [2, ${room}] (the device's storage buffers per stage less ${COMPACT_OTHER_STORAGE_BINDINGS})`,
+      );
+    }
   }
 
   /** Elements per tile (one workgroup). */
@@ -110,21 +170,34 @@ export class Compaction {
       this.#subgroups = linear && this.#workgroupSize % this.#ctx.adapter.subgroupMaxSize === 0;
     }
     if (!this.#dummy) this.#dummy = await createDummyBuffer(this.#ctx, 'gm compact empty view');
-    const tiles = Math.ceil(o.count / this.tileElements);
-    if (!this.#counts || this.#counts.size < tiles * 4) {
+    const plan = this.#plan(o.count);
+    if (!this.#counts || this.#counts.size < plan.tiles * 4) {
       this.#counts?.destroy();
       this.#counts = undefined;
       this.#counts = await this.#ctx.createBuffer({
         label: 'gm compact tile counts',
-        size: Math.max(16, tiles * 4),
+        size: Math.max(16, plan.tiles * 4),
         usage: BufferUsage.STORAGE,
       });
     }
-    const kinds: CompactLayoutKind[] = o.count === 0 ? ['finish'] : ['count', 'scatter', 'finish'];
-    await Promise.all(kinds.map((kind) => this.#kernel(kind, o.predicate)));
-    if (tiles > 0)
+    if (plan.outputWindows > 1 && (!this.#spare || this.#spare.size < SPARE_PIECE * plan.outputWindows)) {
+      this.#spare?.destroy();
+      this.#spare = undefined;
+      this.#spare = await this.#ctx.createBuffer({
+        label: 'gm compact spare output windows',
+        size: SPARE_PIECE * plan.outputWindows,
+        usage: BufferUsage.STORAGE,
+      });
+    }
+    const kernels: Promise<Kernel>[] = [this.#kernel('finish', o.predicate, 1)];
+    if (o.count > 0) {
+      kernels.push(this.#kernel('count', o.predicate, 1));
+      kernels.push(this.#kernel('scatter', o.predicate, plan.outputWindows));
+    }
+    await Promise.all(kernels);
+    if (plan.tiles > 0)
       await this.#scan.prepare({
-        count: tiles,
+        count: plan.tiles,
         op: 'add',
         kind: 'inclusive',
         segmented: false,
@@ -133,8 +206,9 @@ export class Compaction {
   }
 
   /**
-   * Records the compaction (three compute passes: counts, scan of the counts, scatter) and writes
-   * the number kept to `countOutput[0]` without reading it back. Call {@link prepare} first.
+   * Records the compaction (compute passes: counts per input window, the scan of the counts,
+   * the scatter per input window and output group, the kept count) and writes the number kept to
+   * `countOutput[0]` without reading it back. Call {@link prepare} first.
    */
   encode(encoder: GPUCommandEncoder, o: CompactionEncodeOptions, timer?: PassTimer): void {
     this.#assertAlive();
@@ -142,46 +216,94 @@ export class Compaction {
     const counts = this.#counts;
     const dummy = this.#dummy;
     if (!counts || !dummy) throw new Error('compaction is not prepared: await compaction.prepare(...) first');
-    const tiles = Math.ceil(o.count / this.tileElements);
+    const plan = this.#plan(o.count);
+    const alignment = this.#ctx.limits.minStorageBufferOffsetAlignment;
     const predicate = o.predicate;
     const begin = (label: string) =>
       timer ? timer.beginComputePass(encoder, label) : encoder.beginComputePass({ label });
-    const views = windowViews(
-      o.input,
-      { index: 0, start: 0, count: o.count },
-      this.#ctx.limits.minStorageBufferOffsetAlignment,
-      dummy,
-    );
-    const params = { buffer: this.#params.get([o.count, views.split, tiles, 0]) };
-    const inputs: Record<string, GPUBufferBinding> = { src4: views.vec4, src_tail: views.tail };
-    if (o.flags) inputs.flags = { buffer: o.flags, offset: 0, size: Math.max(4, o.count * 4) };
-    const grid = dispatchGrid(tiles, this.#maxPerDimension);
     const label = `gm compact ${predicate ?? 'flags'} of ${o.count}`;
-    if (tiles > 0) {
+    // A view of the counts from an aligned offset at or before entry `first` up to entry `end`.
+    const countsView = (first: number, end: number) => {
+      const offset = Math.floor((first * 4) / alignment) * alignment;
+      return { view: { buffer: counts, offset, size: Math.max(4, end * 4 - offset) }, base: offset / 4 };
+    };
+    const W = plan.windowElements;
+    // Per input window: its views, and the uniform words of a dispatch over it for a group.
+    const windows = plan.windows.map((w) => {
+      const views = windowViews(o.input, w, alignment, dummy);
+      const c = countsView(Math.max(0, w.firstTile - 1), w.firstTile + w.tiles);
+      const inputs: Record<string, GPUBufferBinding> = {
+        src4: views.vec4,
+        src_tail: views.tail,
+        counts: c.view,
+      };
+      if (o.flags) inputs.flags = { buffer: o.flags, offset: w.start * 4, size: w.count * 4 };
+      const params = (firstDst: number, group: number) => ({
+        buffer: this.#params.get([
+          w.count,
+          views.split,
+          w.tiles,
+          w.firstTile,
+          w.start,
+          c.base,
+          W,
+          firstDst,
+          plan.stride,
+          group,
+          0,
+          0,
+        ]),
+      });
+      return { w, inputs, params, grid: dispatchGrid(w.tiles, this.#maxPerDimension) };
+    });
+    if (plan.tiles > 0) {
       let pass = begin(`${label}: counts`);
-      const count = this.#get('count', predicate);
+      const count = this.#get('count', predicate, 1);
       pass.setPipeline(count.pipeline);
-      pass.setBindGroup(0, count.bindGroup({ params, ...inputs, counts }));
-      pass.dispatchWorkgroups(grid.x, grid.y, grid.z);
+      for (const { inputs, params, grid } of windows) {
+        pass.setBindGroup(0, count.bindGroup({ params: params(0, 0), ...inputs }));
+        pass.dispatchWorkgroups(grid.x, grid.y, grid.z);
+      }
       pass.end();
       this.#scan.encode(
         encoder,
-        { input: counts, output: counts, count: tiles, kind: 'inclusive', op: 'add' },
+        { input: counts, output: counts, count: plan.tiles, kind: 'inclusive', op: 'add' },
         timer,
       );
       pass = begin(`${label}: scatter`);
-      const scatter = this.#get('scatter', predicate);
+      const scatter = this.#get('scatter', predicate, plan.outputWindows);
       pass.setPipeline(scatter.pipeline);
-      pass.setBindGroup(0, scatter.bindGroup({ params, ...inputs, dst: { buffer: o.output }, counts }));
-      pass.dispatchWorkgroups(grid.x, grid.y, grid.z);
+      const outputWindow = (d: number, j: number): GPUBufferBinding => {
+        const win = plan.windows[d];
+        if (win) return { buffer: o.output, offset: win.start * 4, size: win.count * 4 };
+        // Slots past the last output window: disjoint pieces of the spare buffer, never written.
+        const spare = this.#spare;
+        if (!spare) throw new Error('compaction is not prepared: await compaction.prepare(...) first');
+        return { buffer: spare, offset: j * SPARE_PIECE, size: 16 };
+      };
+      for (const { w, inputs, params, grid } of windows) {
+        const groups = plan.stride === 0 ? 1 : Math.floor(w.index / plan.stride) + 1;
+        for (let g = 0; g < groups; g++) {
+          const firstDst = g * plan.stride;
+          const dst: Record<string, GPUBufferBinding> = {};
+          for (let j = 0; j < plan.outputWindows; j++) dst[`dst_${j}`] = outputWindow(firstDst + j, j);
+          pass.setBindGroup(0, scatter.bindGroup({ params: params(firstDst, g), ...inputs, ...dst }));
+          pass.dispatchWorkgroups(grid.x, grid.y, grid.z);
+        }
+      }
       pass.end();
     }
     const pass = begin(`${label}: kept count`);
-    const finish = this.#get('finish', predicate);
+    const finish = this.#get('finish', predicate, 1);
+    const last = countsView(Math.max(0, plan.tiles - 1), plan.tiles);
     pass.setPipeline(finish.pipeline);
     pass.setBindGroup(
       0,
-      finish.bindGroup({ params, counts, kept: { buffer: o.countOutput, offset: 0, size: 4 } }),
+      finish.bindGroup({
+        params: { buffer: this.#params.get([0, 0, plan.tiles, 0, 0, last.base, W, 0, 0, 0, 0, 0]) },
+        counts: last.view,
+        kept: { buffer: o.countOutput, offset: 0, size: 4 },
+      }),
     );
     pass.dispatchWorkgroups(1);
     pass.end();
@@ -214,8 +336,8 @@ export class Compaction {
   /** Releases the scratch buffers and the inner scan. */
   destroy(): void {
     this.#destroyed = true;
-    for (const b of [this.#counts, this.#dummy, this.#kept]) b?.destroy();
-    this.#counts = this.#dummy = this.#kept = undefined;
+    for (const b of [this.#counts, this.#dummy, this.#kept, this.#spare]) b?.destroy();
+    this.#counts = this.#dummy = this.#kept = this.#spare = undefined;
     this.#params.destroy();
     this.#scan.destroy();
     this.#kernels.clear();
@@ -233,11 +355,33 @@ export class Compaction {
     if (!Number.isInteger(count) || count < 0 || count > 0xffff_ffff) {
       throw new RangeError(`compaction count ${count}: not an integer in [0, 2^32)`);
     }
-    if (count * 4 > this.#maxBindingBytes) {
-      throw new RangeError(
-        `compaction of ${count} elements: ${count * 4} bytes exceed one binding (${this.#maxBindingBytes}); binding windows are not supported by compaction yet`,
-      );
-    }
+  }
+
+  /**
+   * Input windows with their tiles (a tile never crosses a window), and how the scatter binds
+   * the output: the output is cut into the same windows, `outputWindows` of them bound per
+   * dispatch; `stride` (K − 1) between groups, or 0 when every output window is bound at once.
+   */
+  #plan(count: number): CompactPlan {
+    const tile = this.tileElements;
+    const alignment = this.#ctx.limits.minStorageBufferOffsetAlignment;
+    const split = count === 0 ? [] : elementWindows(count, this.#maxBindingBytes, alignment);
+    let tiles = 0;
+    const windows = split.map((w) => {
+      const n = Math.ceil(w.count / tile);
+      const firstTile = tiles;
+      tiles += n;
+      return { ...w, firstTile, tiles: n };
+    });
+    // One kernel per input of one window; else always K slots (fewer variants to compile), the
+    // slots past the last output window bound to the spare buffer.
+    return {
+      windows,
+      tiles,
+      windowElements: Math.max(1, windows[0]?.count ?? 1),
+      outputWindows: windows.length <= 1 ? 1 : this.#outputWindows,
+      stride: windows.length <= this.#outputWindows ? 0 : this.#outputWindows - 1,
+    };
   }
 
   #check(o: CompactionOptions): void {
@@ -259,31 +403,36 @@ export class Compaction {
     }
   }
 
-  #key(kind: CompactLayoutKind, predicate: string | undefined): string {
-    return kind === 'finish'
-      ? 'finish'
-      : `${kind}|${predicate === undefined ? 'flags' : `predicate ${predicate}`}`;
+  #key(kind: CompactLayoutKind, predicate: string | undefined, outputWindows: number): string {
+    if (kind === 'finish') return 'finish';
+    const keep = predicate === undefined ? 'flags' : `predicate ${predicate}`;
+    return kind === 'scatter' ? `scatter ${outputWindows}w|${keep}` : `${kind}|${keep}`;
   }
 
-  #get(kind: CompactLayoutKind, predicate: string | undefined): Kernel {
-    const key = this.#key(kind, predicate);
+  #get(kind: CompactLayoutKind, predicate: string | undefined, outputWindows: number): Kernel {
+    const key = this.#key(kind, predicate, outputWindows);
     const kernel = this.#kernels.get(key);
     if (!kernel)
       throw new Error(`compaction kernel '${key}' is not prepared: await compaction.prepare(...) first`);
     return kernel;
   }
 
-  async #kernel(kind: CompactLayoutKind, predicate: string | undefined): Promise<Kernel> {
-    const key = this.#key(kind, predicate);
+  async #kernel(
+    kind: CompactLayoutKind,
+    predicate: string | undefined,
+    outputWindows: number,
+  ): Promise<Kernel> {
+    const key = this.#key(kind, predicate, outputWindows);
     const known = this.#kernels.get(key);
     if (known) return known;
-    const layout = compactLayout(kind, kind !== 'finish' && predicate === undefined);
+    const layout = compactLayout(kind, kind !== 'finish' && predicate === undefined, outputWindows);
     const subgroups = this.#subgroups ?? false;
     const p = {
       subgroups,
       workgroupSize: this.#workgroupSize,
       vectors: this.#vectors,
       predicate,
+      outputWindows,
       bindings: layout.wgsl(),
     };
     const code =
@@ -308,6 +457,10 @@ export class Compaction {
  * const kept = await compaction.run({ input, count: 1000, output, predicate: 'x != 0u' });
  * const byFlags = await compaction.run({ input, count: 1000, output, flags });
  * compaction.destroy();
+ * // Inputs beyond one binding are compacted window by window (here windows of 1024 elements):
+ * const windowed = createCompaction(ctx, { maxBindingBytes: 4096 });
+ * await windowed.run({ input, count: 5000, output, predicate: 'i % 3u == 0u' });
+ * windowed.destroy();
  * ```
  */
 export function createCompaction(ctx: GpuContext, options: CreateCompactionOptions = {}): Compaction {
