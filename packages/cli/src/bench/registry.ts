@@ -1,5 +1,6 @@
 import { allocatorBench, type BenchSuite } from '@gpumorph/gpu-allocator/bench';
 import { primitivesBench } from '@gpumorph/gpu-primitives/bench';
+import { sparseBitVectorBench } from '@gpumorph/sparse-bitvector/bench';
 
 /**
  * The benchmark suites `gpumorph bench` knows, by the name given on the command line. Each package
@@ -14,6 +15,7 @@ import { primitivesBench } from '@gpumorph/gpu-primitives/bench';
 export const benchSuites: Readonly<Record<string, BenchSuite>> = {
   allocator: allocatorBench,
   primitives: primitivesBench,
+  'sparse-bitvector': sparseBitVectorBench,
 };
 
 /** The names of {@link benchSuites}, in registration order. */
