@@ -8,3 +8,4 @@ export {
   NO_ELEMENT,
 } from './cpu/layout';
 export { type ShiftLimit, SparseBitVector, SparseBitVectorPool } from './cpu/sparse-bitvector';
+export * from './gpu/index';

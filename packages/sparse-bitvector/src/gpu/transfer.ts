@@ -1,0 +1,131 @@
+import {
+  BASE_WORD,
+  BITS_WORDS,
+  ELEMENT_WORDS,
+  MEMBERS_PER_ELEMENT,
+  NEXT_WORD,
+  NO_ELEMENT,
+} from '../cpu/layout';
+import type { SparseBitVector, SparseBitVectorPool } from '../cpu/sparse-bitvector';
+
+/**
+ * A list found on the GPU that is not a canonical sparse bit vector (bases not strictly
+ * increasing, an empty element, a link past the pool, or a cycle). `vector` is its index.
+ *
+ * @example
+ * ```ts
+ * try { await sets.download(pool); } catch (e) { if (e instanceof SparseBitVectorLayoutError) console.log(e.vector); }
+ * ```
+ */
+export class SparseBitVectorLayoutError extends Error {
+  override readonly name = 'SparseBitVectorLayoutError';
+  readonly vector: number;
+  constructor(message: string, vector: number, options?: { cause?: unknown }) {
+    super(message, options);
+    this.vector = vector;
+  }
+}
+
+/** CPU vectors packed in the GPU layout: elements renumbered from `firstElement`, one head each. */
+export interface PackedVectors {
+  /** `elements × 32` words, element `k` holding index `firstElement + k`. */
+  readonly words: Uint32Array;
+  /** Head element index of each vector (`NO_ELEMENT` when empty). */
+  readonly heads: Uint32Array;
+}
+
+/**
+ * Copies the element lists of `vectors` (any pools) word for word into one array, renumbering the
+ * elements consecutively from `firstElement` (list order, so each list is contiguous) and
+ * rewriting the `next` links. The layouts are identical, so no member is decoded.
+ *
+ * @example
+ * ```ts
+ * const pool = new SparseBitVectorPool();
+ * const packed = packVectors([pool.fromArray([1, 960])], 0);
+ * packed.heads; // Uint32Array [0]; packed.words.length === 64
+ * ```
+ */
+export function packVectors(vectors: readonly SparseBitVector[], firstElement: number): PackedVectors {
+  let total = 0;
+  for (const v of vectors) total += v.elementCount;
+  const words = new Uint32Array(total * ELEMENT_WORDS);
+  const heads = new Uint32Array(vectors.length).fill(NO_ELEMENT);
+  let k = 0;
+  vectors.forEach((v, i) => {
+    const source = v.pool.words;
+    for (let e = v.head; e !== NO_ELEMENT; ) {
+      const from = e * ELEMENT_WORDS;
+      const to = k * ELEMENT_WORDS;
+      words.set(source.subarray(from, from + NEXT_WORD), to);
+      const next = source[from + NEXT_WORD] as number;
+      words[to + NEXT_WORD] = next === NO_ELEMENT ? NO_ELEMENT : firstElement + k + 1;
+      if (e === v.head) heads[i] = firstElement + k;
+      k++;
+      e = next;
+    }
+  });
+  return { words, heads };
+}
+
+/**
+ * Rebuilds CPU vectors in `pool` from GPU words (`words` = elements `[0, n)` of a GPU pool) and
+ * heads. Checks that each list is canonical (strictly increasing bases, no empty element, no link
+ * past `n`, no cycle) and throws {@link SparseBitVectorLayoutError} otherwise. `firstVector` only
+ * names vectors in errors.
+ *
+ * @example
+ * ```ts
+ * const pool = new SparseBitVectorPool();
+ * const [v] = unpackVectors(pool, packed.words, packed.heads); // v has the members packed
+ * ```
+ */
+export function unpackVectors(
+  pool: SparseBitVectorPool,
+  words: Uint32Array,
+  heads: ArrayLike<number>,
+  firstVector = 0,
+): SparseBitVector[] {
+  const elements = Math.floor(words.length / ELEMENT_WORDS);
+  const out: SparseBitVector[] = [];
+  for (let i = 0; i < heads.length; i++) {
+    const vector = pool.create();
+    const name = firstVector + i;
+    let previousBase = -1;
+    let steps = 0;
+    for (let e = heads[i] as number; e !== NO_ELEMENT; ) {
+      if (e >= elements) {
+        throw new SparseBitVectorLayoutError(
+          `vector ${name}: link to element ${e} past the ${elements} read`,
+          name,
+        );
+      }
+      if (++steps > elements)
+        throw new SparseBitVectorLayoutError(`vector ${name}: its list has a cycle`, name);
+      const at = e * ELEMENT_WORDS;
+      const base = words[at + BASE_WORD] as number;
+      if (base <= previousBase) {
+        throw new SparseBitVectorLayoutError(
+          `vector ${name}: element ${e} has base ${base} after base ${previousBase}`,
+          name,
+        );
+      }
+      previousBase = base;
+      const origin = base * MEMBERS_PER_ELEMENT;
+      let any = false;
+      for (let w = 0; w < BITS_WORDS; w++) {
+        let word = words[at + w] as number;
+        if (word !== 0) any = true;
+        while (word !== 0) {
+          const low = word & -word;
+          vector.set(origin + w * 32 + 31 - Math.clz32(low));
+          word = (word ^ low) >>> 0;
+        }
+      }
+      if (!any) throw new SparseBitVectorLayoutError(`vector ${name}: element ${e} is empty`, name);
+      e = words[at + NEXT_WORD] as number;
+    }
+    out.push(vector);
+  }
+  return out;
+}
