@@ -35,14 +35,29 @@ const limitArb = fc.option(
   fc.oneof(fc.integer({ min: 0, max: 300_000 }), fc.constantFrom(0, 960, 961, MAX_MEMBER, MAX_MEMBER + 1)),
   { nil: undefined },
 );
-const caseArb = (ops: readonly Op[]): fc.Arbitrary<Case> =>
-  fc.record({
-    op: fc.constantFrom(...ops),
-    dst: memberSets(),
-    src: memberSets(),
-    offset: offsetArb,
-    limit: limitArb,
+/** A (dst, src) pair that overlaps: src takes some of dst's members besides its own, near and far. */
+const pairArb = fc
+  .tuple(memberSets(), memberSets(), fc.array(fc.boolean()), fc.array(fc.integer({ min: -40, max: 40 })))
+  .map(([dst, own, keep, nudge]) => {
+    const shared = dst.filter((_, i) => keep[i % Math.max(1, keep.length)] ?? true);
+    const near = dst.map((m, i) => m + (nudge[i] ?? 0)).filter((m) => m >= 0 && m <= MAX_MEMBER);
+    return { dst, src: [...own, ...shared, ...near.slice(0, nudge.length)] };
   });
+const caseArb = (ops: readonly Op[]): fc.Arbitrary<Case> =>
+  fc
+    .record({
+      op: fc.constantFrom(...ops),
+      pair: pairArb,
+      offset: offsetArb,
+      limit: limitArb,
+      // Often a bound just around a shifted member, so it cuts inside a word.
+      near: fc.option(fc.tuple(fc.nat(), fc.integer({ min: -3, max: 3 })), { nil: undefined }),
+    })
+    .map(({ op, pair, offset, limit, near }) => {
+      const anchor = near && pair.src.length > 0 ? pair.src[near[0] % pair.src.length] : undefined;
+      const bound = anchor === undefined ? limit : Math.max(0, anchor + offset + (near?.[1] ?? 0));
+      return { op, ...pair, offset, limit: bound };
+    });
 
 /** The CPU oracle: applies the case to CPU vectors. */
 function cpuApply(pool: SparseBitVectorPool, c: Case): { result: SparseBitVector; changed: boolean } {
@@ -152,6 +167,149 @@ for (const subgroups of [true, false]) {
           { numRuns: 6 },
         );
       });
+
+      const allOps: readonly Op[] = ['union', 'difference', 'intersection', 'shiftedUnion'];
+      it.each(allOps)('%s: GPU == CPU on random batches (one dispatch each, growing pool)', async (op) => {
+        await assertBatches([op], 5, 6);
+      });
+
+      it('mixed batches: GPU == CPU, changed flags, equals and hash of the results', async () => {
+        await assertBatches(allOps, 6, 10);
+      });
+
+      it('edge cases: 959/960/961, ids near 2^32 - 2, empty sets, long chains', async () => {
+        const top = MAX_MEMBER - 1;
+        const chain = Array.from({ length: 120 }, (_, k) => k * 960 + (k % 7));
+        const chain2 = Array.from({ length: 90 }, (_, k) => k * 1920 + 959);
+        const cases: Case[] = [
+          { op: 'union', dst: [959], src: [960, 961], offset: 0, limit: undefined },
+          { op: 'union', dst: [], src: [959, 960, 961], offset: 0, limit: undefined },
+          { op: 'union', dst: [961, top], src: [], offset: 0, limit: undefined },
+          { op: 'union', dst: [top - 960, top], src: [MAX_MEMBER, top - 1, 0], offset: 0, limit: undefined },
+          { op: 'difference', dst: [959, 960, 961], src: [960], offset: 0, limit: undefined },
+          { op: 'difference', dst: [959, 960, 961], src: [959, 960, 961], offset: 0, limit: undefined },
+          { op: 'difference', dst: [], src: [1], offset: 0, limit: undefined },
+          { op: 'intersection', dst: [959, 960, 961, top], src: [961, top], offset: 0, limit: undefined },
+          { op: 'intersection', dst: [959, 960], src: [], offset: 0, limit: undefined },
+          { op: 'shiftedUnion', dst: [], src: [959, 960, 961], offset: 1, limit: undefined },
+          { op: 'shiftedUnion', dst: [5], src: [0, 959, 960], offset: 959, limit: 1920 },
+          { op: 'shiftedUnion', dst: [], src: [0, 1, 100], offset: top - 1, limit: undefined },
+          { op: 'shiftedUnion', dst: [], src: [0, 1, 2, 3], offset: top - 1, limit: MAX_MEMBER },
+          { op: 'shiftedUnion', dst: [7], src: [7], offset: 0, limit: 0 },
+          { op: 'union', dst: chain, src: chain2, offset: 0, limit: undefined },
+          { op: 'intersection', dst: chain, src: chain2, offset: 0, limit: undefined },
+          { op: 'difference', dst: chain2, src: chain, offset: 0, limit: undefined },
+          { op: 'shiftedUnion', dst: chain, src: chain2, offset: 481, limit: 100_000 },
+        ];
+        const sets = await createGpuSparseBitVectors(gpu.ctx, { vectors: cases.length * 2, capacity: 1 });
+        try {
+          const { applied, results } = await runBatch(sets, cases);
+          const cpu = new SparseBitVectorPool();
+          cases.forEach((c, i) => {
+            const expected = cpuApply(cpu, c);
+            expect([...(results[i] as SparseBitVector)], `case ${i} ${c.op}`).toEqual([...expected.result]);
+            expect(applied.changed[i], `case ${i} ${c.op} changed`).toBe(expected.changed);
+          });
+        } finally {
+          sets.destroy();
+        }
+      });
+
+      it('grows the pool mid-batch and completes every union', async () => {
+        const cases: Case[] = Array.from({ length: 24 }, (_, i) => ({
+          op: 'union' as const,
+          dst: [i],
+          src: Array.from({ length: 6 }, (_, k) => (k + 1) * 960 * (i + 1)),
+          offset: 0,
+          limit: undefined,
+        }));
+        const sets = await createGpuSparseBitVectors(gpu.ctx, { vectors: cases.length * 2, capacity: 1 });
+        const grows: number[] = [];
+        sets.pool.on('grow', ({ to }) => grows.push(to));
+        try {
+          const { applied, results } = await runBatch(sets, cases);
+          expect(applied.attempts).toBeGreaterThan(1);
+          expect(grows.length).toBeGreaterThan(1);
+          cases.forEach((c, i) => {
+            expect([...(results[i] as SparseBitVector)]).toEqual(sorted([...c.dst, ...c.src]));
+            expect(applied.changed[i]).toBe(true);
+          });
+        } finally {
+          sets.destroy();
+        }
+      });
+
+      it('rejects a batch where a dst repeats or a src is written by another operation', async () => {
+        const sets = await createGpuSparseBitVectors(gpu.ctx, { vectors: 4 });
+        try {
+          await expect(
+            sets.apply([
+              { op: 'union', dst: 0, src: 1 },
+              { op: 'difference', dst: 0, src: 2 },
+            ]),
+          ).rejects.toThrow(TypeError);
+          await expect(
+            sets.apply([
+              { op: 'union', dst: 0, src: 1 },
+              { op: 'union', dst: 1, src: 2 },
+            ]),
+          ).rejects.toThrow(/reads vector 1/);
+          await expect(sets.apply([{ op: 'shiftedUnion', dst: 3, src: 3, offset: 1 }])).rejects.toThrow(
+            TypeError,
+          );
+          await expect(sets.apply([{ op: 'union', dst: 4, src: 1 }])).rejects.toThrow(RangeError);
+          // The same vector on both sides of one operation is fine.
+          const cpu = new SparseBitVectorPool();
+          await sets.upload([cpu.fromArray([1, 961]), cpu.fromArray([2])]);
+          const r = await sets.apply([
+            { op: 'union', dst: 0, src: 0 },
+            { op: 'difference', dst: 1, src: 1 },
+          ]);
+          expect(r.changed).toEqual([false, true]);
+          const [a, b] = await sets.download(new SparseBitVectorPool(), { count: 2 });
+          expect([...(a as SparseBitVector)]).toEqual([1, 961]);
+          expect(b?.isEmpty()).toBe(true);
+          expect((await sets.readHeads())[1]).toBe(NO_ELEMENT);
+        } finally {
+          sets.destroy();
+        }
+      });
+
+      /** fast-check batches of cases, each batch in one dispatch on a pool that starts at 1 element. */
+      async function assertBatches(ops: readonly Op[], maxBatch: number, numRuns: number) {
+        await fc.assert(
+          fc.asyncProperty(fc.array(caseArb(ops), { minLength: 1, maxLength: maxBatch }), async (cases) => {
+            const sets = await createGpuSparseBitVectors(gpu.ctx, { vectors: cases.length * 2, capacity: 1 });
+            try {
+              const { applied, results } = await runBatch(sets, cases);
+              const cpu = new SparseBitVectorPool();
+              const expected = cases.map((c) => cpuApply(cpu, c));
+              cases.forEach((c, i) => {
+                const want = expected[i] as { result: SparseBitVector; changed: boolean };
+                expect([...(results[i] as SparseBitVector)], `case ${i} (${c.op})`).toEqual([...want.result]);
+                expect(applied.changed[i], `case ${i} (${c.op}) changed`).toBe(want.changed);
+              });
+              expect(applied.anyChanged).toBe(expected.some((e) => e.changed));
+              // Queries on the results: hash, and equality between neighbouring results.
+              const dsts = cases.map((_, i) => 2 * i);
+              const hashes = await sets.hash(dsts, 3);
+              const cpuResults = expected.map((e) => e.result);
+              expect([...hashes]).toEqual(cpuResults.map((v) => v.hash(3)));
+              const pairs = dsts.flatMap((d, i) => (i + 1 < dsts.length ? [[d, d + 2] as const] : []));
+              const eq = await sets.equals([...pairs, [0, 0]]);
+              expect(eq.slice(0, -1)).toEqual(
+                pairs.map(([a, b]) =>
+                  (cpuResults[a / 2] as SparseBitVector).equals(cpuResults[b / 2] as SparseBitVector),
+                ),
+              );
+              expect(eq.at(-1)).toBe(true);
+            } finally {
+              sets.destroy();
+            }
+          }),
+          { numRuns },
+        );
+      }
     },
     { subgroups },
   );
