@@ -215,6 +215,31 @@ for (const subgroups of [true, false]) {
         }
       });
 
+      it('works on a pool bound as several windows (growing across window boundaries)', async () => {
+        await fc.assert(
+          fc.asyncProperty(fc.array(caseArb(allOps), { minLength: 1, maxLength: 4 }), async (cases) => {
+            const sets = await createGpuSparseBitVectors(gpu.ctx, {
+              vectors: cases.length * 2,
+              // 3 windows to start; growth goes to 5, then 8 (each window count is a new shader).
+              capacity: 33,
+              windowElements: 16,
+            });
+            try {
+              const { results } = await runBatch(sets, cases);
+              const cpu = new SparseBitVectorPool();
+              cases.forEach((c, i) => {
+                expect([...(results[i] as SparseBitVector)], `case ${i} (${c.op})`).toEqual([
+                  ...cpuApply(cpu, c).result,
+                ]);
+              });
+            } finally {
+              sets.destroy();
+            }
+          }),
+          { numRuns: 4 },
+        );
+      }, 180_000);
+
       it('grows the pool mid-batch and completes every union', async () => {
         const cases: Case[] = Array.from({ length: 24 }, (_, i) => ({
           op: 'union' as const,

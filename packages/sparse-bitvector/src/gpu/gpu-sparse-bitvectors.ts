@@ -32,7 +32,14 @@ import {
 } from './layout';
 import { packVectors, SparseBitVectorLayoutError, unpackVectors } from './transfer';
 
-/** Options of {@link createGpuSparseBitVectors}. */
+/**
+ * Options of {@link createGpuSparseBitVectors}.
+ *
+ * @example
+ * ```ts
+ * const options: GpuSparseBitVectorsOptions = { vectors: 1000, capacity: 4096, team: 'auto' };
+ * ```
+ */
 export interface GpuSparseBitVectorsOptions {
   /** Number of vectors (one head each), indexed `0 … vectors − 1`. */
   readonly vectors: number;
@@ -52,7 +59,17 @@ export interface GpuSparseBitVectorsOptions {
   readonly windowElements?: number;
 }
 
-/** One operation of {@link GpuSparseBitVectors.apply}: `dst op= src` on vector indices. */
+/**
+ * One operation of {@link GpuSparseBitVectors.apply}: `dst op= src` on vector indices.
+ *
+ * @example
+ * ```ts
+ * const ops: GpuSetOperation[] = [
+ *   { op: 'union', dst: 0, src: 1 },
+ *   { op: 'shiftedUnion', dst: 2, src: 1, offset: 4, limit: 100 },
+ * ];
+ * ```
+ */
 export type GpuSetOperation =
   | { readonly op: 'union' | 'difference' | 'intersection'; readonly dst: number; readonly src: number }
   | {
@@ -65,7 +82,14 @@ export type GpuSetOperation =
       readonly limit?: number;
     };
 
-/** What {@link GpuSparseBitVectors.apply} reports. */
+/**
+ * What {@link GpuSparseBitVectors.apply} reports.
+ *
+ * @example
+ * ```ts
+ * const { changed, anyChanged, attempts }: ApplyResult = await sets.apply(ops);
+ * ```
+ */
 export interface ApplyResult {
   /** Per operation: whether its `dst` changed. */
   readonly changed: boolean[];

@@ -26,7 +26,14 @@ export class SparseBitVectorLayoutError extends Error {
   }
 }
 
-/** CPU vectors packed in the GPU layout: elements renumbered from `firstElement`, one head each. */
+/**
+ * CPU vectors packed in the GPU layout: elements renumbered from `firstElement`, one head each.
+ *
+ * @example
+ * ```ts
+ * const { words, heads }: PackedVectors = packVectors(vectors, 0);
+ * ```
+ */
 export interface PackedVectors {
   /** `elements × 32` words, element `k` holding index `firstElement + k`. */
   readonly words: Uint32Array;

@@ -1,7 +1,14 @@
 import { OP_CODES, QUERY_CODES } from '../layout';
 import type { TeamKind } from './library.wgsl';
 
-/** What every batch kernel builder needs. */
+/**
+ * What every batch kernel builder needs.
+ *
+ * @example
+ * ```ts
+ * const params: BatchKernelParams = { name: 'sbv', team: 'subgroup', workgroupSize: 32, layoutWgsl: layout.wgsl() };
+ * ```
+ */
 export interface BatchKernelParams {
   /** Pool prefix of the WGSL names. */
   readonly name: string;
@@ -38,7 +45,14 @@ function entry(params: BatchKernelParams): { params: string; prelude: string } {
   };
 }
 
-/** Declarations the batch layouts refer to. */
+/**
+ * Declarations the batch layouts refer to (`<name>_op_record`, `<name>_batch_params`).
+ *
+ * @example
+ * ```ts
+ * batchStructsWgsl('sbv'); // 'struct sbv_op_record { … }'
+ * ```
+ */
 export function batchStructsWgsl(p: string): string {
   return /* wgsl */ `
 struct ${p}_op_record { kind: u32, dst: u32, src: u32, offset: u32, last: u32 }
@@ -48,6 +62,11 @@ struct ${p}_batch_params { count: u32, pad0: u32, pad1: u32, pad2: u32 }`;
 /**
  * Applies `<name>_ops[t]` for every `t < count`, one team per operation (a grid-stride loop over
  * operations), and ORs the changed bit into `<name>_status[t]` (other bits: the last run's).
+ *
+ * @example
+ * ```ts
+ * const code = linkWgsl(applyKernelWgsl(params), [gridWgsl, sets.wgsl()]);
+ * ```
  */
 export function applyKernelWgsl(params: BatchKernelParams): string {
   const p = params.name;
@@ -78,7 +97,14 @@ fn main(${args}) {${prelude}
 }`;
 }
 
-/** Answers `<name>_queries[t] = (kind, a, b, seed)` into `<name>_results[t]`: equality, hash or count. */
+/**
+ * Answers `<name>_queries[t] = (kind, a, b, seed)` into `<name>_results[t]`: equality, hash or count.
+ *
+ * @example
+ * ```ts
+ * const code = linkWgsl(queryKernelWgsl(params), [gridWgsl, sets.wgsl()]);
+ * ```
+ */
 export function queryKernelWgsl(params: BatchKernelParams): string {
   const p = params.name;
   const { params: args, prelude } = entry(params);
@@ -102,7 +128,14 @@ fn main(${args}) {${prelude}
 }`;
 }
 
-/** Decodes vector `<name>_items[t].x` into `<name>_members` from offset `<name>_items[t].y`. */
+/**
+ * Decodes vector `<name>_items[t].x` into `<name>_members` from offset `<name>_items[t].y`.
+ *
+ * @example
+ * ```ts
+ * const code = linkWgsl(decodeKernelWgsl(params), [gridWgsl, sets.wgsl({ decode: true })]);
+ * ```
+ */
 export function decodeKernelWgsl(params: BatchKernelParams): string {
   const p = params.name;
   const { params: args, prelude } = entry(params);

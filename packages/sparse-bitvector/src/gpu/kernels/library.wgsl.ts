@@ -6,10 +6,23 @@ import { MAX_BASE, STATUS_CHANGED, STATUS_CORRUPT, STATUS_INCOMPLETE } from '../
  * How a team of lanes works on one element at a time: `subgroup` (one subgroup per team, lane i
  * owns words i, i + size, …) or `workgroup` (a 32-invocation workgroup emulating a 32-lane team
  * through workgroup memory, for devices without subgroups or with a non-linear subgroup layout).
+ *
+ * @example
+ * ```ts
+ * const team: TeamKind = ctx.features.subgroups ? 'subgroup' : 'workgroup';
+ * ```
  */
 export type TeamKind = 'subgroup' | 'workgroup';
 
-/** Inputs of {@link sparseBitVectorLibraryWgsl}. */
+/**
+ * Inputs of {@link sparseBitVectorLibraryWgsl}.
+ *
+ * @example
+ * ```ts
+ * const options: LibraryWgslOptions = { name: 'pts', team: 'workgroup', laneWords: 1,
+ *   alloc: pool.allocWgsl('workgroup'), access: pool.accessWgsl() };
+ * ```
+ */
 export interface LibraryWgslOptions {
   /** Prefix of the pool's WGSL names (the pool's `name`); the heads binding is `<name>_heads`. */
   readonly name: string;
