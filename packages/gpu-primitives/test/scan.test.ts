@@ -7,6 +7,7 @@ import {
   createScan,
   type ScanKind,
   type ScanOperator,
+  type ScanStrategy,
   scanReference,
 } from '../src/scan/index';
 
@@ -90,19 +91,25 @@ describe('scanReference', () => {
   });
 });
 
-for (const subgroups of [true, false]) {
+const strategies: ScanStrategy[] = ['decoupled-fallback', 'reduce-then-scan'];
+
+for (const [strategy, subgroups] of strategies.flatMap((s) => [true, false].map((g) => [s, g] as const))) {
   describeGpu(
-    'scan',
+    `scan (${strategy})`,
     (gpu) => {
+      const base: CreateScanOptions = { strategy };
       // Small tiles (32 invocations × 2 vec4s = 256 elements) so a few hundred elements make several
-      // levels; lavapipe also compiles them far faster than the default 256 × 4 (seconds per kernel).
-      const small: CreateScanOptions = { workgroupSize: 32, vectorsPerInvocation: 2 };
+      // levels (several tiles to look back over); lavapipe also compiles them far faster than the
+      // default 256 × 4 (seconds per kernel).
+      const small: CreateScanOptions = { ...base, workgroupSize: 32, vectorsPerInvocation: 2 };
 
       it.each(kinds.flatMap((kind) => ops.map((op) => [kind, op] as const)))(
         '%s %s matches the CPU (any length)',
         async (kind, op) => {
           await fc.assert(
-            fc.asyncProperty(fc.uint32Array({ maxLength: 1200 }), async (values) => {
+            // size 'max': lengths spread over [0, 1200], so most inputs span several tiles (fast-check's
+            // default size keeps arrays to a few elements, one tile).
+            fc.asyncProperty(fc.uint32Array({ maxLength: 1200, size: 'max' }), async (values) => {
               const c = { values, kind, op };
               expectScan(await gpuScan(gpu.ctx, c, small), c);
             }),
@@ -116,7 +123,7 @@ for (const subgroups of [true, false]) {
         async (kind, op) => {
           await fc.assert(
             fc.asyncProperty(
-              fc.array(fc.tuple(u32, fc.nat({ max: 40 })), { maxLength: 1200 }),
+              fc.array(fc.tuple(u32, fc.nat({ max: 40 })), { maxLength: 1200, size: 'max' }),
               async (pairs) => {
                 const values = Uint32Array.from(pairs, ([v]) => v);
                 // Heads are any nonzero u32 (here 7 or 0xffffffff), about one element in 20.
@@ -132,7 +139,9 @@ for (const subgroups of [true, false]) {
 
       it('handles empty input and one element', async () => {
         for (const kind of kinds) {
-          expect([...(await gpuScan(gpu.ctx, { values: new Uint32Array(0), kind, op: 'add' }))]).toEqual([]);
+          expect([
+            ...(await gpuScan(gpu.ctx, { values: new Uint32Array(0), kind, op: 'add' }, base)),
+          ]).toEqual([]);
           const one = { values: Uint32Array.of(42), kind, op: 'add' as const };
           expect([...(await gpuScan(gpu.ctx, one, small))]).toEqual(kind === 'exclusive' ? [0] : [42]);
           const seg = { ...one, heads: Uint32Array.of(1) };
@@ -204,14 +213,101 @@ for (const subgroups of [true, false]) {
         const values = new Uint32Array(count);
         for (let i = 0; i < count; i++) values[i] = i & 3;
         const c = { values, kind: 'exclusive' as const, op: 'add' as const };
-        expectScan(await gpuScan(gpu.ctx, c, { workgroupSize: 32, vectorsPerInvocation: 1 }), c);
+        expectScan(await gpuScan(gpu.ctx, c, { ...base, workgroupSize: 32, vectorsPerInvocation: 1 }), c);
       });
 
       it('scans with the default tiles (256 × 16 elements), as benchmarked', async () => {
         const values = Uint32Array.from({ length: 3 * 4096 + 77 }, (_, i) => (i * 2654435761) >>> 0);
         const c = { values, kind: 'exclusive' as const, op: 'add' as const };
-        expectScan(await gpuScan(gpu.ctx, c), c);
+        expectScan(await gpuScan(gpu.ctx, c, base), c);
       });
+
+      if (strategy === 'decoupled-fallback') {
+        // Tiles of 32 elements (8 invocations × 1 vec4): many tiles per input, so many look-backs.
+        const tiny: CreateScanOptions = { ...base, workgroupSize: 8, vectorsPerInvocation: 1 };
+        const always: CreateScanOptions = { ...tiny, fallbackAlways: true };
+        const cases = kinds.flatMap((kind) =>
+          ops.flatMap((op) => [false, true].map((seg) => [kind, op, seg] as const)),
+        );
+
+        it.each(cases)(
+          'fallback only (published states ignored): %s %s, segmented %s',
+          async (kind, op, seg) => {
+            await fc.assert(
+              fc.asyncProperty(
+                fc.array(fc.tuple(u32, fc.nat({ max: 60 })), { maxLength: 1000, size: 'max' }),
+                async (pairs) => {
+                  const values = Uint32Array.from(pairs, ([v]) => v);
+                  const heads = seg ? Uint32Array.from(pairs, ([, h]) => (h === 0 ? 1 : 0)) : undefined;
+                  const c = { values, kind, op, ...(heads ? { heads } : {}) };
+                  expectScan(await gpuScan(gpu.ctx, c, always), c);
+                },
+              ),
+              { numRuns: 5 },
+            );
+          },
+        );
+
+        it('fallback only: across binding windows and folded grids', async () => {
+          const values = Uint32Array.from({ length: 3000 }, (_, i) => (i * 2654435761) >>> 0);
+          const heads = Uint32Array.from(values, (v) => (v % 97 === 0 ? 1 : 0));
+          for (const c of [
+            { values, kind: 'exclusive' as const, op: 'add' as const },
+            { values, kind: 'inclusive' as const, op: 'max' as const, heads },
+          ]) {
+            const options = { ...always, maxBindingBytes: 1024, maxWorkgroupsPerDimension: 3 };
+            expectScan(await gpuScan(gpu.ctx, c, options), c);
+          }
+        });
+
+        it('pollLimit 0: a predecessor still in flight is reduced at once (32,768 tiles)', async () => {
+          // lavapipe runs a dispatch's workgroups on several threads; with 2^20 elements (32,768 tiles
+          // on a folded grid) tiles meet predecessors still in flight.
+          const values = Uint32Array.from({ length: 1 << 20 }, (_, i) => ((i * 2654435761) >>> 0) % 1000);
+          const heads = Uint32Array.from(values, (v) => (v === 7 ? 1 : 0));
+          for (const c of [
+            { values, kind: 'exclusive' as const, op: 'add' as const },
+            { values, kind: 'inclusive' as const, op: 'max' as const },
+            { values, kind: 'exclusive' as const, op: 'add' as const, heads },
+          ]) {
+            expectScan(
+              await gpuScan(gpu.ctx, c, { ...tiny, pollLimit: 0, maxWorkgroupsPerDimension: 4096 }),
+              c,
+            );
+          }
+        });
+
+        it("a per-call strategy overrides the scan's", async () => {
+          const values = Uint32Array.from({ length: 2000 }, (_, i) => i * 3);
+          const c = { values, kind: 'inclusive' as const, op: 'add' as const };
+          const scan = createScan(gpu.ctx, { ...small, strategy: 'reduce-then-scan' });
+          const input = await upload(gpu.ctx, 'scan input', values);
+          const output = await upload(gpu.ctx, 'scan output', new Uint32Array(values.length));
+          try {
+            await scan.run({ input, output, count: values.length, kind: c.kind, op: c.op, strategy });
+            expectScan(new Uint32Array(await gpu.ctx.readBuffer(output)), c);
+            // encode without preparing that strategy's kernel fails with a clear message
+            const other = createScan(gpu.ctx, { ...small, strategy: 'reduce-then-scan' });
+            await other.prepare({ count: values.length, op: 'add', kind: 'inclusive', segmented: false });
+            const encoder = gpu.ctx.device.createCommandEncoder();
+            expect(() =>
+              other.encode(encoder, {
+                input,
+                output,
+                count: values.length,
+                kind: c.kind,
+                op: c.op,
+                strategy,
+              }),
+            ).toThrow(/not prepared/);
+            other.destroy();
+          } finally {
+            scan.destroy();
+            input.destroy();
+            output.destroy();
+          }
+        });
+      }
     },
     { subgroups },
   );

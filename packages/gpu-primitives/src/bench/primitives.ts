@@ -116,16 +116,21 @@ export const primitivesBench: BenchSuite = {
         });
 
         const scan = createScan(gpu);
-        for (const [kind, op] of [
-          ['exclusive', 'add'],
-          ['inclusive', 'max'],
+        // The default strategy (reduce-then-scan) keeps the rows' old names; decoupled fallback gets its own.
+        for (const [kind, op, strategy] of [
+          ['exclusive', 'add', 'decoupled-fallback'],
+          ['inclusive', 'max', 'decoupled-fallback'],
+          ['exclusive', 'add', 'reduce-then-scan'],
+          ['inclusive', 'max', 'reduce-then-scan'],
         ] as const) {
-          log(`primitives: scan ${kind} ${op}, ${log2(scanCount)} u32`);
-          await scan.prepare({ count: scanCount, op, kind, segmented: false });
+          const name = `scan ${kind} ${op}${strategy === 'reduce-then-scan' ? '' : `, ${strategy}`}`;
+          log(`primitives: ${name} (${strategy}), ${log2(scanCount)} u32`);
+          await scan.prepare({ count: scanCount, op, kind, segmented: false, strategy });
+          await gpu.writeBuffer(b, 0, new Uint32Array(1024)); // a stale output cannot pass the check
           const t = await timeEncoded(
             gpu,
             'bench scan',
-            (encoder) => scan.encode(encoder, { input: a, output: b, count: scanCount, kind, op }),
+            (encoder) => scan.encode(encoder, { input: a, output: b, count: scanCount, kind, op, strategy }),
             reps,
             trials,
           );
@@ -133,10 +138,10 @@ export const primitivesBench: BenchSuite = {
           const expected = scanReference(inputHost, { kind, op });
           const got = new Uint32Array(await gpu.readBuffer(b, 0, bytes));
           notes.push(
-            `scan ${kind} ${op} of ${log2(scanCount)}: ${sameWords(got, expected)} the CPU reference.`,
+            `${name} of ${log2(scanCount)} (${strategy}): ${sameWords(got, expected)} the CPU reference.`,
           );
           rows.push({
-            case: `scan ${kind} ${op}`,
+            case: name,
             size: `${log2(scanCount)} u32`,
             engine: 'webgpu',
             medianMs: t.ms,

@@ -24,7 +24,7 @@ struct ScanParams {
 export const SCAN_PARAMS_BYTES = 32;
 
 /** Which bindings a scan kernel has. */
-export type ScanLayoutKind = 'up-values' | 'down-values' | 'down-values-inplace' | 'partials';
+export type ScanLayoutKind = 'up-values' | 'down-values' | 'down-values-inplace' | 'partials' | 'single-pass';
 
 const layouts = new Map<string, BindingLayout>();
 
@@ -32,6 +32,8 @@ const layouts = new Map<string, BindingLayout>();
  * The typed binding layout of one kind of scan kernel: `params`, then the element views
  * (`src4`/`src_tail`: the window of the input as vec4s up to `params.split` and the u32 tail after, `heads` when segmented,
  * `dst4`/`dst_tail` for the output), then `scratch` (carry and tile aggregates of every level).
+ * `single-pass` (the decoupled-fallback kernel) has a `DfParams` uniform and, instead of
+ * `scratch`, `state`: atomic words holding the tile counters, the window carries and the tile states.
  *
  * @example
  * ```ts
@@ -44,19 +46,21 @@ export function scanLayout(kind: ScanLayoutKind, segmented: boolean): BindingLay
   let layout = layouts.get(key);
   if (!layout) {
     const specs: Record<string, BindingSpecs[string]> = {
-      params: { kind: 'uniform', type: 'ScanParams' },
+      params: { kind: 'uniform', type: kind === 'single-pass' ? 'DfParams' : 'ScanParams' },
     };
     if (kind !== 'partials') {
       const access = kind === 'down-values-inplace' ? 'read_write' : 'read';
       specs.src4 = { kind: 'storage', type: 'array<vec4<u32>>', access };
       specs.src_tail = { kind: 'storage', type: 'array<u32>', access };
       if (segmented) specs.heads = { kind: 'storage', type: 'array<u32>', access: 'read' };
-      if (kind === 'down-values') {
+      if (kind === 'down-values' || kind === 'single-pass') {
         specs.dst4 = { kind: 'storage', type: 'array<vec4<u32>>', access: 'read_write' };
         specs.dst_tail = { kind: 'storage', type: 'array<u32>', access: 'read_write' };
       }
     }
-    specs.scratch = { kind: 'storage', type: 'array<u32>', access: 'read_write' };
+    if (kind === 'single-pass')
+      specs.state = { kind: 'storage', type: 'array<atomic<u32>>', access: 'read_write' };
+    else specs.scratch = { kind: 'storage', type: 'array<u32>', access: 'read_write' };
     layout = defineBindings(`gm scan ${kind}${segmented ? ' segmented' : ''}`, specs);
     layouts.set(key, layout);
   }

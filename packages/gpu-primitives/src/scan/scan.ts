@@ -14,6 +14,7 @@ import {
   UniformCache,
   windowViews,
 } from '../common/windows';
+import { DECOUPLED_STATE_WORDS, scanDecoupledWgsl } from './kernels/decoupled.wgsl';
 import { partialWords, scanDownsweepWgsl, scanUpsweepWgsl } from './kernels/scan.wgsl';
 import {
   SCAN_CARRY_WORDS,
@@ -29,6 +30,21 @@ export type ScanKind = 'exclusive' | 'inclusive';
 /** Operators a scan supports. */
 export type ScanOperator = 'add' | 'max';
 
+/**
+ * How a scan is computed. `reduce-then-scan` (the default for now): tile reductions, a scan of
+ * them, a rescan of each tile (reads the input twice). `decoupled-fallback`: one pass per binding window that
+ * reads and writes every element once; each tile finds its prefix by looking back at its
+ * predecessors' published states, and reduces a predecessor that is not ready from the input
+ * itself instead of waiting (Smith, Levien & Owens 2025); on the H100 it is faster for max and
+ * segmented scans but still slower for add (its look-back latency is not yet hidden). In-place scans always use
+ * `reduce-then-scan`: a fallback would read a predecessor's input while that predecessor may be
+ * overwriting it, and WGSL orders nothing between workgroups that would rule it out.
+ */
+export type ScanStrategy = 'decoupled-fallback' | 'reduce-then-scan';
+
+/** Default {@link CreateScanOptions.pollLimit}. */
+export const SCAN_POLL_LIMIT = 32;
+
 /** One scan of `count` u32s. */
 export interface ScanOptions {
   /** `count` u32s from offset 0 (STORAGE usage). */
@@ -41,6 +57,8 @@ export interface ScanOptions {
   readonly op: ScanOperator;
   /** u32 per element, nonzero = element starts a new segment (the carry does not cross it). */
   readonly segmentHeads?: GPUBuffer;
+  /** Overrides the scan's {@link CreateScanOptions.strategy} for this call (in place: always `reduce-then-scan`). */
+  readonly strategy?: ScanStrategy;
 }
 
 /** What {@link Scan.prepare} compiles and allocates for. */
@@ -51,6 +69,8 @@ export interface ScanPrepareOptions {
   readonly segmented: boolean;
   /** Also compile the in-place variant (`input === output`); `run` sets it itself. */
   readonly inPlace?: boolean;
+  /** The strategy `encode` will be called with (default: the scan's). */
+  readonly strategy?: ScanStrategy;
 }
 
 /** Options of {@link createScan}. */
@@ -65,6 +85,24 @@ export interface CreateScanOptions {
   readonly maxWorkgroupsPerDimension?: number;
   /** Force the workgroup-memory path even where subgroups could be used. */
   readonly subgroups?: boolean;
+  /** Default strategy of this scan's calls (default `reduce-then-scan`). */
+  readonly strategy?: ScanStrategy;
+  /**
+   * Tuning (decoupled fallback): times a workgroup re-reads a predecessor that is not ready before
+   * it reduces that predecessor's tile itself (default {@link SCAN_POLL_LIMIT}; 0: at once).
+   */
+  readonly pollLimit?: number;
+  /** @internal Testing: ignore all published tile states, so every prefix comes from fallbacks. */
+  readonly fallbackAlways?: boolean;
+}
+
+/** Where the decoupled-fallback scan keeps its atomic words for one window. */
+interface StateWindow {
+  readonly tiles: number;
+  readonly counter: number;
+  readonly carryIn: number;
+  readonly carryOut: number;
+  readonly stateOffset: number;
 }
 
 /** One level of the tile hierarchy of a window. */
@@ -91,10 +129,14 @@ export class Scan {
   readonly #vectors: number;
   readonly #maxPerDimension: number;
   readonly #allowSubgroups: boolean;
+  readonly #strategy: ScanStrategy;
+  readonly #pollLimit: number;
+  readonly #fallbackAlways: boolean;
   readonly #kernels = new Map<string, Kernel>();
   readonly #params: UniformCache;
   #subgroups: boolean | undefined;
   #scratch: GPUBuffer | undefined;
+  #state: GPUBuffer | undefined;
   #dummy: GPUBuffer | undefined;
   #dummyWritable: GPUBuffer | undefined;
   #destroyed = false;
@@ -106,6 +148,17 @@ export class Scan {
     this.#vectors = options.vectorsPerInvocation ?? SCAN_VECTORS;
     this.#maxPerDimension = options.maxWorkgroupsPerDimension ?? ctx.limits.maxComputeWorkgroupsPerDimension;
     this.#allowSubgroups = options.subgroups ?? true;
+    this.#strategy = options.strategy ?? 'reduce-then-scan';
+    this.#pollLimit = options.pollLimit ?? SCAN_POLL_LIMIT;
+    this.#fallbackAlways = options.fallbackAlways ?? false;
+    if (this.#strategy !== 'decoupled-fallback' && this.#strategy !== 'reduce-then-scan') {
+      throw new RangeError(
+        `scan strategy '${this.#strategy}': not 'decoupled-fallback' or 'reduce-then-scan'`,
+      );
+    }
+    if (!Number.isInteger(this.#pollLimit) || this.#pollLimit < 0) {
+      throw new RangeError(`scan poll limit ${this.#pollLimit}: not a non-negative integer`);
+    }
     this.#params = new UniformCache(ctx, 'gm scan params');
     const wg = this.#workgroupSize;
     if (wg < 1 || (wg & (wg - 1)) !== 0 || wg > ctx.limits.maxComputeInvocationsPerWorkgroup) {
@@ -157,9 +210,24 @@ export class Scan {
       });
     }
     const wanted = new Set<string>();
+    const strategy = o.strategy ?? this.#strategy;
+    if (strategy === 'decoupled-fallback') {
+      const words = this.#stateLayout(o.count).words;
+      if (!this.#state || this.#state.size < words * 4) {
+        this.#state?.destroy();
+        this.#state = undefined;
+        this.#state = await this.#ctx.createBuffer({
+          label: 'gm scan tile states',
+          size: words * 4,
+          usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+        });
+      }
+      wanted.add(this.#key('single-pass', o, o.segmented, false));
+    }
     // Every window has the level structure of the first (full) window or a smaller one.
     for (const w of windows.slice(0, 1).concat(windows.slice(-1))) {
-      for (const key of this.#kernelKeys(this.#levels(w.count, o.segmented).length, o)) wanted.add(key);
+      const levels = this.#levels(w.count, o.segmented).length;
+      for (const key of this.#kernelKeys(levels, o, strategy === 'reduce-then-scan')) wanted.add(key);
     }
     await Promise.all([...wanted].map((key) => this.#kernel(key)));
   }
@@ -174,6 +242,10 @@ export class Scan {
     if (o.count === 0) return;
     const segmented = o.segmentHeads !== undefined;
     const inPlace = o.input === o.output;
+    if (!inPlace && (o.strategy ?? this.#strategy) === 'decoupled-fallback') {
+      this.#encodeSinglePass(encoder, o, timer);
+      return;
+    }
     const scratch = this.#scratch;
     const dummy = this.#dummy as GPUBuffer;
     const dummyWritable = this.#dummyWritable as GPUBuffer;
@@ -239,6 +311,82 @@ export class Scan {
     pass.end();
   }
 
+  /**
+   * The decoupled-fallback scan: clears the tile counters and states (one `clearBuffer`), then one
+   * dispatch per binding window in one compute pass; the last tile of a window leaves the running
+   * value for the next.
+   */
+  #encodeSinglePass(encoder: GPUCommandEncoder, o: ScanOptions, timer?: PassTimer): void {
+    const segmented = o.segmentHeads !== undefined;
+    const key = this.#key('single-pass', o, segmented, false);
+    const kernel = this.#kernels.get(key);
+    const state = this.#state;
+    const layout = this.#stateLayout(o.count);
+    if (!kernel || !state || state.size < layout.words * 4) {
+      throw new Error(`scan kernel '${key}' is not prepared: await scan.prepare(...) with this shape first`);
+    }
+    const dummy = this.#dummy as GPUBuffer;
+    const dummyWritable = this.#dummyWritable as GPUBuffer;
+    const alignment = this.#ctx.limits.minStorageBufferOffsetAlignment;
+    encoder.clearBuffer(state, 0, layout.words * 4);
+    const label = `gm scan ${o.kind} ${o.op}${segmented ? ' segmented' : ''} of ${o.count} (single pass)`;
+    const pass = timer ? timer.beginComputePass(encoder, label) : encoder.beginComputePass({ label });
+    pass.setPipeline(kernel.pipeline);
+    for (const w of this.#windows(o.count)) {
+      const s = layout.windows[w.index] as StateWindow;
+      const src = windowViews(o.input, w, alignment, dummy);
+      const dst = windowViews(o.output, w, alignment, dummyWritable);
+      const params = this.#params.get([
+        w.count,
+        s.tiles,
+        s.stateOffset,
+        s.counter,
+        s.carryIn,
+        s.carryOut,
+        w.index === 0 ? 1 : 0,
+        src.split,
+      ]);
+      const resources: Record<string, GPUBuffer | GPUBufferBinding> = {
+        params,
+        src4: src.vec4,
+        src_tail: src.tail,
+        dst4: dst.vec4,
+        dst_tail: dst.tail,
+        state,
+      };
+      if (o.segmentHeads) {
+        resources.heads = { buffer: o.segmentHeads, offset: w.start * 4, size: w.count * 4 };
+      }
+      pass.setBindGroup(0, kernel.bindGroup(resources));
+      const g = dispatchGrid(s.tiles, this.#maxPerDimension);
+      pass.dispatchWorkgroups(g.x, g.y, g.z);
+    }
+    pass.end();
+  }
+
+  /**
+   * Word layout of the single-pass scan's `state` buffer for `count` elements: a tile counter per
+   * window, the running values between windows (slot w enters window w), then 4 words per tile.
+   */
+  #stateLayout(count: number): { words: number; windows: StateWindow[] } {
+    const windows = this.#windows(count);
+    const tile = this.tileElements;
+    const out: StateWindow[] = [];
+    let offset = 2 * windows.length + 1;
+    for (const w of windows) {
+      const tiles = Math.ceil(w.count / tile);
+      out.push({
+        tiles,
+        counter: w.index,
+        carryIn: windows.length + w.index,
+        carryOut: windows.length + w.index + 1,
+        stateOffset: offset,
+      });
+      offset += tiles * DECOUPLED_STATE_WORDS;
+    }
+    return { words: offset, windows: out };
+  }
+
   /** Prepares, encodes and submits one scan; resolves once it is submitted (later reads see the result). */
   async run(o: ScanOptions): Promise<void> {
     this.#check(o);
@@ -249,6 +397,7 @@ export class Scan {
       kind: o.kind,
       segmented: o.segmentHeads !== undefined,
       inPlace: o.input === o.output,
+      ...(o.strategy ? { strategy: o.strategy } : {}),
     });
     await this.#ctx.guard(`gm scan of ${o.count}`, () => {
       const encoder = this.#ctx.device.createCommandEncoder({ label: 'gm scan' });
@@ -261,6 +410,8 @@ export class Scan {
   destroy(): void {
     this.#destroyed = true;
     this.#scratch?.destroy();
+    this.#state?.destroy();
+    this.#state = undefined;
     this.#dummy?.destroy();
     this.#dummyWritable?.destroy();
     this.#dummyWritable = undefined;
@@ -271,7 +422,7 @@ export class Scan {
   }
 
   toString(): string {
-    return `Scan(tile ${this.tileElements}, ${this.#subgroups === undefined ? 'unprepared' : this.#subgroups ? 'subgroups' : 'workgroup memory'})`;
+    return `Scan(${this.#strategy}, tile ${this.tileElements}, ${this.#subgroups === undefined ? 'unprepared' : this.#subgroups ? 'subgroups' : 'workgroup memory'})`;
   }
 
   #assertAlive(): void {
@@ -314,12 +465,13 @@ export class Scan {
     return levels;
   }
 
-  #kernelKeys(levelCount: number, o: ScanPrepareOptions): string[] {
+  /** Reduce-then-scan kernels: the separate-output ones when `separate`, the in-place ones when `o.inPlace`. */
+  #kernelKeys(levelCount: number, o: ScanPrepareOptions, separate: boolean): string[] {
     const s = { op: o.op, kind: o.kind };
     const keys: string[] = [];
-    const ip = o.inPlace ?? false;
+    const variants = [...(separate ? [false] : []), ...(o.inPlace ? [true] : [])];
     const add = (kind: string, inPlace: boolean) => keys.push(this.#key(kind, s, o.segmented, inPlace));
-    for (const inPlace of ip ? [false, true] : [false]) {
+    for (const inPlace of variants) {
       if (levelCount === 1) add('down-values-top', inPlace);
       else {
         add('up-values', inPlace);
@@ -335,6 +487,7 @@ export class Scan {
   }
 
   #key(kind: string, o: { op: ScanOperator; kind: ScanKind }, segmented: boolean, inPlace: boolean): string {
+    if (kind === 'single-pass') return `${kind}|${o.op}|${segmented ? 'seg' : 'plain'}|${o.kind}|separate`;
     const values = kind.includes('values');
     const output = kind.startsWith('down') ? (values ? o.kind : 'partials') : '-';
     const ip = values && kind.startsWith('down') && inPlace;
@@ -347,6 +500,7 @@ export class Scan {
     const [kind, op, seg, output, ip] = key.split('|') as [string, ScanOperator, string, string, string];
     const segmented = seg === 'seg';
     const inPlace = ip === 'inplace';
+    if (kind === 'single-pass') return this.#singlePassKernel(key, op, segmented, output as ScanKind);
     const source = kind.includes('values') ? 'values' : 'partials';
     const layoutKind: ScanLayoutKind =
       source === 'partials'
@@ -379,6 +533,32 @@ export class Scan {
     this.#kernels.set(key, kernel);
     return kernel;
   }
+
+  async #singlePassKernel(
+    key: string,
+    op: ScanOperator,
+    segmented: boolean,
+    kind: ScanKind,
+  ): Promise<Kernel> {
+    const layout = scanLayout('single-pass', segmented);
+    const subgroups = this.#subgroups ?? false;
+    const code = scanDecoupledWgsl({
+      op,
+      segmented,
+      subgroups,
+      workgroupSize: this.#workgroupSize,
+      vectors: this.#vectors,
+      source: 'values',
+      bindings: layout.wgsl(),
+      output: kind,
+      pollLimit: this.#pollLimit,
+      fallbackAlways: this.#fallbackAlways,
+    });
+    const label = `gm scan ${key.replaceAll('|', ' ')} wg${this.#workgroupSize}x${this.#vectors}${subgroups ? ' subgroups' : ''} polls ${this.#pollLimit}${this.#fallbackAlways ? ' fallback-always' : ''}`;
+    const kernel = (await this.#ctx.kernels.get({ label, code, layout })) as unknown as Kernel;
+    this.#kernels.set(key, kernel);
+    return kernel;
+  }
 }
 
 function checkCount(count: number): void {
@@ -388,7 +568,8 @@ function checkCount(count: number): void {
 }
 
 /**
- * A reduce-then-scan prefix sum over u32 buffers (see {@link Scan}).
+ * A prefix sum over u32 buffers (see {@link Scan}), by reduce-then-scan or, with
+ * `strategy: 'decoupled-fallback'`, in a single pass with decoupled fallback look-back.
  *
  * @example
  * ```ts
@@ -397,6 +578,8 @@ function checkCount(count: number): void {
  * const sums = new Uint32Array(await ctx.readBuffer(output, 0, 4000));
  * // in place, segmented, inclusive max:
  * await scan.run({ input: data, output: data, count: 1000, kind: 'inclusive', op: 'max', segmentHeads: heads });
+ * // single pass (per scan, or per call with `strategy` in the options of run/encode/prepare):
+ * const single = createScan(ctx, { strategy: 'decoupled-fallback' });
  * scan.destroy();
  * ```
  */

@@ -21,13 +21,20 @@ export function partialWords(segmented: boolean): number {
   return segmented ? 2 : 1;
 }
 
-/** Loads, scratch access and constants common to the scan kernels. */
-function accessWgsl(p: ScanKernelParams): string {
+/**
+ * Loads, scratch access and constants common to the scan kernels. `paramsWgsl` declares the
+ * uniform struct (it needs `split`, and `in_off` when reading partials); `scratch: false` leaves
+ * out `sc_get`/`sc_put` (kernels without a `scratch` binding).
+ */
+export function accessWgsl(p: ScanKernelParams, o: { paramsWgsl?: string; scratch?: boolean } = {}): string {
   const qpt = p.workgroupSize * p.vectors;
-  const scratch = p.segmented
-    ? `fn sc_get(off: u32) -> ts_T { return vec2u(scratch[off], scratch[off + 1u]); }
+  const scratch =
+    o.scratch === false
+      ? ''
+      : p.segmented
+        ? `fn sc_get(off: u32) -> ts_T { return vec2u(scratch[off], scratch[off + 1u]); }
 fn sc_put(off: u32, v: ts_T) { scratch[off] = v.x; scratch[off + 1u] = v.y; }`
-    : `fn sc_get(off: u32) -> ts_T { return scratch[off]; }
+        : `fn sc_get(off: u32) -> ts_T { return scratch[off]; }
 fn sc_put(off: u32, v: ts_T) { scratch[off] = v; }`;
   let elem: string;
   let full: string;
@@ -55,7 +62,7 @@ fn sc_value(e: u32) -> u32 {
 }`
       : '';
   return /* wgsl */ `
-${scanParamsWgsl}
+${o.paramsWgsl ?? scanParamsWgsl}
 ${p.bindings}
 const SC_V = ${p.vectors}u;
 const SC_QPT = ${qpt}u;       // vec4s per tile
@@ -88,6 +95,42 @@ fn main(${tileEntryParams(p.subgroups)}) {
   let k0 = tile * SC_QPT + (lid / sg_size) * sg_size * SC_V + sg_lane;`;
 }
 
+/**
+ * WGSL folding the 4 elements `q` of one vec4 step into the invocation's running `c`, so that
+ * after the loop `ts_wg_scan(c, …).total` (after `ts_sg_fold(c)` when unsegmented) is the tile's
+ * aggregate. Segmented, the subgroup's vec4s of a step are combined in lane order.
+ */
+export function foldWgsl(segmented: boolean): string {
+  return segmented
+    ? `let t = ts_comb(ts_comb(q[0], q[1]), ts_comb(q[2], q[3]));
+    c = ts_comb(c, ts_sg_last(ts_sg_incl(t, sg_lane, sg_size), sg_size));`
+    : 'c = ts_comb(c, ts_comb(ts_comb(q[0], q[1]), ts_comb(q[2], q[3])));';
+}
+
+/**
+ * WGSL loading a tile (from `k0`, `n` in scope) into registers: `qs[j]` the inclusive scans
+ * within each vec4, `lp[j]` the exclusive prefix of that vec4 within the invocation's part of the
+ * subgroup's rows, `c` the invocation's subgroup total (as `ts_wg_scan` wants it), `hb[j]` the
+ * head bits when `needHeads`.
+ */
+export function localScanWgsl(needHeads: boolean): string {
+  return `  var qs: array<array<ts_T, 4>, SC_V>;
+  var lp: array<ts_T, SC_V>;
+  ${needHeads ? 'var hb: array<u32, SC_V>;' : ''}
+  var c = ts_ID;
+  for (var j = 0u; j < SC_V; j++) {
+    var q = sc_load(k0 + j * sg_size, n);
+    ${needHeads ? 'hb[j] = q[0].x | (q[1].x << 1u) | (q[2].x << 2u) | (q[3].x << 3u);' : ''}
+    q[1] = ts_comb(q[0], q[1]);
+    q[2] = ts_comb(q[1], q[2]);
+    q[3] = ts_comb(q[2], q[3]);
+    let row = ts_sg_incl(q[3], sg_lane, sg_size);
+    lp[j] = ts_comb(c, ts_sg_prev(row, sg_lane));
+    c = ts_comb(c, ts_sg_last(row, sg_size));
+    qs[j] = q;
+  }`;
+}
+
 /** Options of {@link scanUpsweepWgsl}. */
 export interface ScanUpsweepParams extends ScanKernelParams {
   /**
@@ -111,10 +154,7 @@ export interface ScanUpsweepParams extends ScanKernelParams {
  */
 export function scanUpsweepWgsl(p: ScanUpsweepParams): string {
   const lib = tileScanWgsl(p);
-  const fold = p.segmented
-    ? `let t = ts_comb(ts_comb(q[0], q[1]), ts_comb(q[2], q[3]));
-    c = ts_comb(c, ts_sg_last(ts_sg_incl(t, sg_lane, sg_size), sg_size));`
-    : 'c = ts_comb(c, ts_comb(ts_comb(q[0], q[1]), ts_comb(q[2], q[3])));';
+  const fold = foldWgsl(p.segmented);
   return linkWgsl(
     /* wgsl */ `
 ${accessWgsl(p)}
@@ -133,6 +173,40 @@ ${header(p, p.top ?? false)}
 }`,
     [lib, gridWgsl],
   );
+}
+
+/**
+ * WGSL storing the results of vec4 `k` of a tile (in scope: `k`, `q` (the 4 inclusive scans within
+ * the vec4), `pre` (the prefix before it), `hb[j]` (head bits, segmented exclusive), `n`).
+ */
+export function storeWgsl(p: Pick<ScanDownsweepParams, 'segmented' | 'op' | 'output' | 'inPlace'>): string {
+  const val = (x: string) => (p.segmented ? `${x}.y` : x);
+  const idValue = opIdentityWgsl(p.op);
+  let store: string;
+  if (p.output === 'partials') {
+    store = `let e = 4u * k;
+    let ex = array<ts_T, 4>(pre, ts_comb(pre, q[0]), ts_comb(pre, q[1]), ts_comb(pre, q[2]));
+    for (var i = 0u; i < 4u; i++) { if (e + i < n) { sc_put(params.in_off + (e + i) * SC_W, ex[i]); } }`;
+  } else {
+    const d4 = p.inPlace ? 'src4' : 'dst4';
+    const d = p.inPlace ? 'src_tail' : 'dst_tail';
+    let r: string;
+    if (p.output === 'inclusive') {
+      r = `vec4u(${[0, 1, 2, 3].map((i) => val(`ts_comb(pre, q[${i}])`)).join(', ')})`;
+    } else {
+      const ex = ['pre', 'ts_comb(pre, q[0])', 'ts_comb(pre, q[1])', 'ts_comb(pre, q[2])'].map(val);
+      r = p.segmented
+        ? `vec4u(${ex.map((x, i) => `select(${x}, ${idValue}, (hb[j] & ${1 << i}u) != 0u)`).join(', ')})`
+        : `vec4u(${ex.join(', ')})`;
+    }
+    store = `let e = 4u * k;
+    let r = ${r};
+    if (e + 4u <= params.split) { ${d4}[k] = r; } else {
+      // Past the vec4 view (params.split is a multiple of 4, so e >= params.split here).
+      for (var i = 0u; i < 4u; i++) { if (e + i < n) { ${d}[e + i - params.split] = r[i]; } }
+    }`;
+  }
+  return store;
 }
 
 /** Options of {@link scanDownsweepWgsl}. */
@@ -164,32 +238,7 @@ export interface ScanDownsweepParams extends ScanKernelParams {
  */
 export function scanDownsweepWgsl(p: ScanDownsweepParams): string {
   const lib = tileScanWgsl(p);
-  const val = (x: string) => (p.segmented ? `${x}.y` : x);
-  const idValue = opIdentityWgsl(p.op);
-  let store: string;
-  if (p.output === 'partials') {
-    store = `let e = 4u * k;
-    let ex = array<ts_T, 4>(pre, ts_comb(pre, q[0]), ts_comb(pre, q[1]), ts_comb(pre, q[2]));
-    for (var i = 0u; i < 4u; i++) { if (e + i < n) { sc_put(params.in_off + (e + i) * SC_W, ex[i]); } }`;
-  } else {
-    const d4 = p.inPlace ? 'src4' : 'dst4';
-    const d = p.inPlace ? 'src_tail' : 'dst_tail';
-    let r: string;
-    if (p.output === 'inclusive') {
-      r = `vec4u(${[0, 1, 2, 3].map((i) => val(`ts_comb(pre, q[${i}])`)).join(', ')})`;
-    } else {
-      const ex = ['pre', 'ts_comb(pre, q[0])', 'ts_comb(pre, q[1])', 'ts_comb(pre, q[2])'].map(val);
-      r = p.segmented
-        ? `vec4u(${ex.map((x, i) => `select(${x}, ${idValue}, (hb[j] & ${1 << i}u) != 0u)`).join(', ')})`
-        : `vec4u(${ex.join(', ')})`;
-    }
-    store = `let e = 4u * k;
-    let r = ${r};
-    if (e + 4u <= params.split) { ${d4}[k] = r; } else {
-      // Past the vec4 view (params.split is a multiple of 4, so e >= params.split here).
-      for (var i = 0u; i < 4u; i++) { if (e + i < n) { ${d}[e + i - params.split] = r[i]; } }
-    }`;
-  }
+  const store = storeWgsl(p);
   const needHeads = p.segmented && p.output === 'exclusive';
   const carry = p.top
     ? `var carry = ts_ID;
@@ -200,21 +249,7 @@ export function scanDownsweepWgsl(p: ScanDownsweepParams): string {
     /* wgsl */ `
 ${accessWgsl(p)}
 ${header(p, p.top)}
-  var qs: array<array<ts_T, 4>, SC_V>;
-  var lp: array<ts_T, SC_V>;
-  ${needHeads ? 'var hb: array<u32, SC_V>;' : ''}
-  var c = ts_ID;
-  for (var j = 0u; j < SC_V; j++) {
-    var q = sc_load(k0 + j * sg_size, n);
-    ${needHeads ? 'hb[j] = q[0].x | (q[1].x << 1u) | (q[2].x << 2u) | (q[3].x << 3u);' : ''}
-    q[1] = ts_comb(q[0], q[1]);
-    q[2] = ts_comb(q[1], q[2]);
-    q[3] = ts_comb(q[2], q[3]);
-    let row = ts_sg_incl(q[3], sg_lane, sg_size);
-    lp[j] = ts_comb(c, ts_sg_prev(row, sg_lane));
-    c = ts_comb(c, ts_sg_last(row, sg_size));
-    qs[j] = q;
-  }
+${localScanWgsl(needHeads)}
   ${carry}
   let r = ts_wg_scan(c, lid, sg_lane, sg_size);
   let pre_sg = ts_comb(carry, r.pre);
