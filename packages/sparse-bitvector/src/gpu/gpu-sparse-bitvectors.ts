@@ -9,6 +9,7 @@ import {
   type GpuContext,
   gridWgsl,
   linkWgsl,
+  measureGpu,
   type WgslModule,
 } from '@gpumorph/gpu-allocator';
 import { subgroupLayoutIsLinear } from '@gpumorph/gpu-primitives';
@@ -97,6 +98,11 @@ export interface ApplyResult {
   readonly anyChanged: boolean;
   /** Dispatches it took (more than 1 when the pool grew mid-batch). */
   readonly attempts: number;
+  /**
+   * With `{ timing: true }`: GPU time of the batch's dispatches (timestamp queries, or the wall
+   * clock of each dispatch without them), excluding uploads, pool checks and readbacks.
+   */
+  readonly gpuMs?: number;
 }
 
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -238,7 +244,10 @@ export class GpuSparseBitVectors {
    * result is the same as applying them one by one on the CPU, in any order. When the pool runs
    * out, it grows and the batch is re-run (completing what was missing).
    */
-  async apply(operations: readonly GpuSetOperation[]): Promise<ApplyResult> {
+  async apply(
+    operations: readonly GpuSetOperation[],
+    options: { timing?: boolean } = {},
+  ): Promise<ApplyResult> {
     const n = operations.length;
     const records = this.#encodeOperations(operations);
     if (n === 0) return { changed: [], anyChanged: false, attempts: 0 };
@@ -251,6 +260,7 @@ export class GpuSparseBitVectors {
     });
     const status = await ctx.createBuffer({ label: `${p} batch status`, size: n * 4, usage: STORAGE });
     const params = await this.#params(n);
+    const timing = options.timing ? { gpuMs: 0 } : undefined;
     try {
       await ctx.writeBuffer(opsBuffer, 0, records);
       const run = await this.pool.runGrowing(async () => {
@@ -261,12 +271,20 @@ export class GpuSparseBitVectors {
           [`${p}_params`]: { kind: 'uniform', type: `${p}_batch_params` },
         } satisfies BindingSpecs);
         const code = applyKernelWgsl({ ...this.#kernelParams(), layoutWgsl: layout.wgsl() });
-        await this.#dispatch(`${p} apply`, layout, code, this.wgsl(), n, {
-          ...this.resources(),
-          [`${p}_ops`]: { buffer: opsBuffer },
-          [`${p}_status`]: { buffer: status },
-          [`${p}_params`]: { buffer: params },
-        });
+        await this.#dispatch(
+          `${p} apply`,
+          layout,
+          code,
+          this.wgsl(),
+          n,
+          {
+            ...this.resources(),
+            [`${p}_ops`]: { buffer: opsBuffer },
+            [`${p}_status`]: { buffer: status },
+            [`${p}_params`]: { buffer: params },
+          },
+          timing,
+        );
       });
       const words = new Uint32Array(await ctx.readBuffer(status, 0, n * 4));
       const corrupt = words.findIndex((w) => (w & STATUS_CORRUPT) !== 0);
@@ -278,7 +296,8 @@ export class GpuSparseBitVectors {
         );
       }
       const changed = Array.from(words, (w) => (w & STATUS_CHANGED) !== 0);
-      return { changed, anyChanged: changed.includes(true), attempts: run.attempts };
+      const result = { changed, anyChanged: changed.includes(true), attempts: run.attempts };
+      return timing ? { ...result, gpuMs: timing.gpuMs } : result;
     } finally {
       opsBuffer.destroy();
       status.destroy();
@@ -384,10 +403,27 @@ export class GpuSparseBitVectors {
     library: WgslModule,
     items: number,
     resources: Record<string, GPUBufferBinding>,
+    timing?: { gpuMs: number },
   ): Promise<void> {
     const ctx = this.ctx;
     const kernel = await ctx.kernels.get({ label, code: linkWgsl(code, [gridWgsl, library]), layout });
     const grid = dispatchItems(items, this.#teamsPerWorkgroup, ctx.limits.maxComputeWorkgroupsPerDimension);
+    if (timing) {
+      // Timed: one timestamped pass (or the wall clock without timestamps), waited for here.
+      const measured = await measureGpu(
+        ctx,
+        (encoder, timer) => {
+          const pass = timer.beginComputePass(encoder, label);
+          pass.setPipeline(kernel.pipeline);
+          pass.setBindGroup(0, kernel.bindGroup(resources));
+          encodeDispatch(pass, grid);
+          pass.end();
+        },
+        { label },
+      );
+      timing.gpuMs += measured.totalMs;
+      return;
+    }
     await ctx.guard(label, () => {
       const encoder = ctx.device.createCommandEncoder({ label });
       const pass = encoder.beginComputePass({ label });
