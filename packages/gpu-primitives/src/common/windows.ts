@@ -128,3 +128,10 @@ export class UniformCache {
     this.#buffers.clear();
   }
 }
+
+/** Throws a RangeError unless `count` is an element count a u32 index can address. */
+export function checkElementCount(what: string, count: number): void {
+  if (!Number.isInteger(count) || count < 0 || count > 0xffff_ffff) {
+    throw new RangeError(`${what} count ${count}: not an integer in [0, 2^32)`);
+  }
+}

@@ -8,6 +8,7 @@ import {
 import { subgroupLayoutIsLinear } from '../common/subgroup-layout';
 import { tileElements } from '../common/tile.wgsl';
 import {
+  checkElementCount,
   createDummyBuffer,
   type ElementWindow,
   elementWindows,
@@ -352,9 +353,7 @@ export class Compaction {
   }
 
   #checkCount(count: number): void {
-    if (!Number.isInteger(count) || count < 0 || count > 0xffff_ffff) {
-      throw new RangeError(`compaction count ${count}: not an integer in [0, 2^32)`);
-    }
+    checkElementCount('compaction', count);
   }
 
   /**

@@ -8,7 +8,13 @@ import {
 import { opIdentity } from '../common/ops';
 import { subgroupLayoutIsLinear } from '../common/subgroup-layout';
 import { tileElements } from '../common/tile.wgsl';
-import { createDummyBuffer, elementWindows, UniformCache, windowViews } from '../common/windows';
+import {
+  checkElementCount,
+  createDummyBuffer,
+  elementWindows,
+  UniformCache,
+  windowViews,
+} from '../common/windows';
 import { reduceKernelWgsl } from './kernels/reduce.wgsl';
 import { REDUCE_VECTORS, REDUCE_WORKGROUP_SIZE, type ReduceLayoutKind, reduceLayout } from './layout';
 
@@ -90,7 +96,7 @@ export class Reduce {
   /** Compiles the kernels for reductions of `count` elements under `op` and sizes the scratch; `encode` needs it. */
   async prepare(o: { count: number; op: ReduceOperator }): Promise<void> {
     this.#assertAlive();
-    checkCount(o.count);
+    checkElementCount('reduce', o.count);
     if (this.#subgroups === undefined) {
       const linear = this.#allowSubgroups && (await subgroupLayoutIsLinear(this.#ctx));
       this.#subgroups = linear && this.#workgroupSize % this.#ctx.adapter.subgroupMaxSize === 0;
@@ -188,7 +194,7 @@ export class Reduce {
   /** Reduces `count` u32s of `input` and reads the result back (the identity for 0 elements, without any dispatch). */
   async run(o: { input: GPUBuffer; count: number; op: ReduceOperator }): Promise<number> {
     this.#assertAlive();
-    checkCount(o.count);
+    checkElementCount('reduce', o.count);
     if (o.count === 0) return opIdentity(o.op);
     await this.prepare(o);
     if (!this.#readback) {
@@ -225,7 +231,7 @@ export class Reduce {
   }
 
   #check(o: ReduceOptions): void {
-    checkCount(o.count);
+    checkElementCount('reduce', o.count);
     if (o.input.size < o.count * 4) {
       throw new RangeError(
         `reduce of ${o.count} elements: input '${o.input.label}' has only ${o.input.size} bytes`,
@@ -271,12 +277,6 @@ export class Reduce {
     const kernel = (await this.#ctx.kernels.get({ label, code, layout })) as unknown as Kernel;
     this.#kernels.set(key, kernel);
     return kernel;
-  }
-}
-
-function checkCount(count: number): void {
-  if (!Number.isInteger(count) || count < 0 || count > 0xffff_ffff) {
-    throw new RangeError(`reduce count ${count}: not an integer in [0, 2^32)`);
   }
 }
 

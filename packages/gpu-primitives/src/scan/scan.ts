@@ -8,6 +8,7 @@ import {
 import { subgroupLayoutIsLinear } from '../common/subgroup-layout';
 import { tileElements } from '../common/tile.wgsl';
 import {
+  checkElementCount,
   createDummyBuffer,
   type ElementWindow,
   elementWindows,
@@ -185,7 +186,7 @@ export class Scan {
    */
   async prepare(o: ScanPrepareOptions): Promise<void> {
     this.#assertAlive();
-    checkCount(o.count);
+    checkElementCount('scan', o.count);
     if (this.#subgroups === undefined) {
       const linear = this.#allowSubgroups && (await subgroupLayoutIsLinear(this.#ctx));
       this.#subgroups = linear && this.#workgroupSize % this.#ctx.adapter.subgroupMaxSize === 0;
@@ -430,7 +431,7 @@ export class Scan {
   }
 
   #check(o: ScanOptions): void {
-    checkCount(o.count);
+    checkElementCount('scan', o.count);
     const bytes = o.count * 4;
     for (const [name, buffer] of [
       ['input', o.input],
@@ -558,12 +559,6 @@ export class Scan {
     const kernel = (await this.#ctx.kernels.get({ label, code, layout })) as unknown as Kernel;
     this.#kernels.set(key, kernel);
     return kernel;
-  }
-}
-
-function checkCount(count: number): void {
-  if (!Number.isInteger(count) || count < 0 || count > 0xffff_ffff) {
-    throw new RangeError(`scan count ${count}: not an integer in [0, 2^32)`);
   }
 }
 
