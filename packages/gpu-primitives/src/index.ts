@@ -1,5 +1,6 @@
 export { opCombine, opCombineWgsl, opIdentity, opIdentityWgsl, type ScanOp } from './common/ops';
 export { subgroupLayoutIsLinear } from './common/subgroup-layout';
+export { resolveTiling, type Tiling, type TilingOptions } from './common/tiling';
 export { UniformArena } from './common/uniforms';
 export {
   laneBuiltins,

@@ -7,6 +7,7 @@ import {
 } from '@gpumorph/gpu-allocator';
 import { subgroupLayoutIsLinear } from '../common/subgroup-layout';
 import { tileElements } from '../common/tile.wgsl';
+import { resolveTiling, type TilingOptions } from '../common/tiling';
 import {
   checkElementCount,
   createDummyBuffer,
@@ -68,18 +69,8 @@ export interface CompactionPrepareOptions {
   readonly predicate?: string;
 }
 
-/** Options of {@link createCompaction}. */
-export interface CreateCompactionOptions {
-  /** Largest binding in bytes (default: the device's `maxStorageBufferBindingSize`). */
-  readonly maxBindingBytes?: number;
-  /** Invocations per workgroup (power of two, default 256). */
-  readonly workgroupSize?: number;
-  /** vec4s per invocation (default 4). */
-  readonly vectorsPerInvocation?: number;
-  /** Most workgroups per grid dimension (default: the device limit). */
-  readonly maxWorkgroupsPerDimension?: number;
-  /** False forces the workgroup-memory path. */
-  readonly subgroups?: boolean;
+/** Options of {@link createCompaction}: the tile shape (default 256 invocations × 4 vec4s) and its own. */
+export interface CreateCompactionOptions extends TilingOptions {
   /**
    * Output windows one scatter dispatch binds when the output spans several binding windows
    * (at least 2; default 8, lowered to fit the device's `maxStorageBuffersPerShaderStage`).
@@ -133,21 +124,21 @@ export class Compaction {
 
   constructor(ctx: GpuContext, options: CreateCompactionOptions = {}) {
     this.#ctx = ctx;
-    this.#maxBindingBytes = options.maxBindingBytes ?? ctx.limits.maxStorageBufferBindingSize;
-    this.#workgroupSize = options.workgroupSize ?? COMPACT_WORKGROUP_SIZE;
-    this.#vectors = options.vectorsPerInvocation ?? COMPACT_VECTORS;
-    this.#maxPerDimension = options.maxWorkgroupsPerDimension ?? ctx.limits.maxComputeWorkgroupsPerDimension;
-    this.#allowSubgroups = options.subgroups ?? true;
+    const tiling = resolveTiling(ctx, 'compaction', options, {
+      workgroupSize: COMPACT_WORKGROUP_SIZE,
+      vectors: COMPACT_VECTORS,
+    });
+    this.#maxBindingBytes = tiling.maxBindingBytes;
+    this.#workgroupSize = tiling.workgroupSize;
+    this.#vectors = tiling.vectors;
+    this.#maxPerDimension = tiling.maxPerDimension;
+    this.#allowSubgroups = tiling.allowSubgroups;
     this.#params = new UniformCache(ctx, 'gm compact params');
     this.#scan = createScan(ctx, {
       maxBindingBytes: this.#maxBindingBytes,
       maxWorkgroupsPerDimension: this.#maxPerDimension,
       subgroups: this.#allowSubgroups,
     });
-    const wg = this.#workgroupSize;
-    if (wg < 1 || (wg & (wg - 1)) !== 0 || wg > ctx.limits.maxComputeInvocationsPerWorkgroup) {
-      throw new RangeError(`compaction workgroup size ${wg}: not a power of two within the device's limit`);
-    }
     const room = ctx.limits.maxStorageBuffersPerShaderStage - COMPACT_OTHER_STORAGE_BINDINGS;
     this.#outputWindows = options.outputWindowsPerDispatch ?? Math.min(COMPACT_OUTPUT_WINDOWS, room);
     if (!Number.isInteger(this.#outputWindows) || this.#outputWindows < 2 || this.#outputWindows > room) {

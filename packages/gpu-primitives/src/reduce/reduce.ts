@@ -8,6 +8,7 @@ import {
 import { opIdentity } from '../common/ops';
 import { subgroupLayoutIsLinear } from '../common/subgroup-layout';
 import { tileElements } from '../common/tile.wgsl';
+import { resolveTiling, type TilingOptions } from '../common/tiling';
 import {
   checkElementCount,
   createDummyBuffer,
@@ -33,19 +34,8 @@ export interface ReduceOptions {
   readonly resultOffset?: number;
 }
 
-/** Options of {@link createReduce}. */
-export interface CreateReduceOptions {
-  /** Largest binding window in bytes (default: the device's `maxStorageBufferBindingSize`). */
-  readonly maxBindingBytes?: number;
-  /** Invocations per workgroup (power of two, default 256). */
-  readonly workgroupSize?: number;
-  /** vec4s per invocation (default 4). */
-  readonly vectorsPerInvocation?: number;
-  /** Most workgroups per grid dimension (default: the device limit). */
-  readonly maxWorkgroupsPerDimension?: number;
-  /** False forces the workgroup-memory path. */
-  readonly subgroups?: boolean;
-}
+/** Options of {@link createReduce}: the tile shape (default 256 invocations × 4 vec4s) and its own. */
+export type CreateReduceOptions = TilingOptions;
 
 const CARRY_WORDS = 4;
 
@@ -73,19 +63,16 @@ export class Reduce {
 
   constructor(ctx: GpuContext, options: CreateReduceOptions = {}) {
     this.#ctx = ctx;
-    this.#maxBindingBytes = options.maxBindingBytes ?? ctx.limits.maxStorageBufferBindingSize;
-    this.#workgroupSize = options.workgroupSize ?? REDUCE_WORKGROUP_SIZE;
-    this.#vectors = options.vectorsPerInvocation ?? REDUCE_VECTORS;
-    this.#maxPerDimension = options.maxWorkgroupsPerDimension ?? ctx.limits.maxComputeWorkgroupsPerDimension;
-    this.#allowSubgroups = options.subgroups ?? true;
+    const tiling = resolveTiling(ctx, 'reduce', options, {
+      workgroupSize: REDUCE_WORKGROUP_SIZE,
+      vectors: REDUCE_VECTORS,
+    });
+    this.#maxBindingBytes = tiling.maxBindingBytes;
+    this.#workgroupSize = tiling.workgroupSize;
+    this.#vectors = tiling.vectors;
+    this.#maxPerDimension = tiling.maxPerDimension;
+    this.#allowSubgroups = tiling.allowSubgroups;
     this.#params = new UniformCache(ctx, 'gm reduce params');
-    const wg = this.#workgroupSize;
-    if (wg < 1 || (wg & (wg - 1)) !== 0 || wg > ctx.limits.maxComputeInvocationsPerWorkgroup) {
-      throw new RangeError(`reduce workgroup size ${wg}: not a power of two within the device's limit`);
-    }
-    if (!Number.isInteger(this.#vectors) || this.#vectors < 1) {
-      throw new RangeError(`reduce vectors per invocation ${this.#vectors}: not a positive integer`);
-    }
   }
 
   /** Elements per tile (one workgroup). */

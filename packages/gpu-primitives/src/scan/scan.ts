@@ -7,6 +7,7 @@ import {
 } from '@gpumorph/gpu-allocator';
 import { subgroupLayoutIsLinear } from '../common/subgroup-layout';
 import { tileElements } from '../common/tile.wgsl';
+import { resolveTiling, type TilingOptions } from '../common/tiling';
 import {
   checkElementCount,
   createDummyBuffer,
@@ -74,18 +75,8 @@ export interface ScanPrepareOptions {
   readonly strategy?: ScanStrategy;
 }
 
-/** Options of {@link createScan}. */
-export interface CreateScanOptions {
-  /** Largest binding window in bytes (default: the device's `maxStorageBufferBindingSize`); lower it to test windows. */
-  readonly maxBindingBytes?: number;
-  /** Invocations per workgroup (power of two, default 256). */
-  readonly workgroupSize?: number;
-  /** vec4s per invocation (default 4: 16 elements per invocation). */
-  readonly vectorsPerInvocation?: number;
-  /** Most workgroups per grid dimension (default: the device limit); lower it to test folded grids. */
-  readonly maxWorkgroupsPerDimension?: number;
-  /** Force the workgroup-memory path even where subgroups could be used. */
-  readonly subgroups?: boolean;
+/** Options of {@link createScan}: the tile shape (default 256 invocations × 4 vec4s) and its own. */
+export interface CreateScanOptions extends TilingOptions {
   /** Default strategy of this scan's calls (default `reduce-then-scan`). */
   readonly strategy?: ScanStrategy;
   /**
@@ -144,11 +135,15 @@ export class Scan {
 
   constructor(ctx: GpuContext, options: CreateScanOptions = {}) {
     this.#ctx = ctx;
-    this.#maxBindingBytes = options.maxBindingBytes ?? ctx.limits.maxStorageBufferBindingSize;
-    this.#workgroupSize = options.workgroupSize ?? SCAN_WORKGROUP_SIZE;
-    this.#vectors = options.vectorsPerInvocation ?? SCAN_VECTORS;
-    this.#maxPerDimension = options.maxWorkgroupsPerDimension ?? ctx.limits.maxComputeWorkgroupsPerDimension;
-    this.#allowSubgroups = options.subgroups ?? true;
+    const tiling = resolveTiling(ctx, 'scan', options, {
+      workgroupSize: SCAN_WORKGROUP_SIZE,
+      vectors: SCAN_VECTORS,
+    });
+    this.#maxBindingBytes = tiling.maxBindingBytes;
+    this.#workgroupSize = tiling.workgroupSize;
+    this.#vectors = tiling.vectors;
+    this.#maxPerDimension = tiling.maxPerDimension;
+    this.#allowSubgroups = tiling.allowSubgroups;
     this.#strategy = options.strategy ?? 'reduce-then-scan';
     this.#pollLimit = options.pollLimit ?? SCAN_POLL_LIMIT;
     this.#fallbackAlways = options.fallbackAlways ?? false;
@@ -161,13 +156,6 @@ export class Scan {
       throw new RangeError(`scan poll limit ${this.#pollLimit}: not a non-negative integer`);
     }
     this.#params = new UniformCache(ctx, 'gm scan params');
-    const wg = this.#workgroupSize;
-    if (wg < 1 || (wg & (wg - 1)) !== 0 || wg > ctx.limits.maxComputeInvocationsPerWorkgroup) {
-      throw new RangeError(`scan workgroup size ${wg}: not a power of two within the device's limit`);
-    }
-    if (!Number.isInteger(this.#vectors) || this.#vectors < 1) {
-      throw new RangeError(`scan vectors per invocation ${this.#vectors}: not a positive integer`);
-    }
   }
 
   /** Elements per tile (one workgroup). */
