@@ -1,0 +1,71 @@
+/**
+ * Typed errors of the Andersen package. Malformed input names its file, line and column; a
+ * program that breaks the model's rules names the constraint or node at fault.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await readHardekopf({ nodes: 'gcc_nodes.txt.gz', constraints: 'gcc_constraints.txt.gz' });
+ * } catch (error) {
+ *   if (error instanceof ConstraintParseError) console.error(`${error.file}:${error.line}:${error.column}: ${error.reason}`);
+ * }
+ * ```
+ * @module
+ */
+import { GpumorphError } from '@gpumorph/gpu-allocator';
+
+/** Where in an input file something went wrong; line and column are 1-based. */
+export interface SourcePosition {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+/** An input file is malformed: bad syntax, a truncated or corrupt gzip stream, a missing section, an empty file. */
+export class ConstraintParseError extends GpumorphError {
+  override name = 'ConstraintParseError';
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  constructor(
+    position: SourcePosition,
+    /** What is wrong, without the position. */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${position.file}:${position.line}:${position.column}: ${reason}`, options);
+    this.file = position.file;
+    this.line = position.line;
+    this.column = position.column;
+  }
+}
+
+/**
+ * A program breaks a rule of the constraint model: a node id out of range, the address of a node
+ * that is not an object, an offset past every object, an object whose fields run past the last node.
+ * Readers attach the input position; the builder and {@link validateProgram} the constraint index.
+ */
+export class ConstraintModelError extends GpumorphError {
+  override name = 'ConstraintModelError';
+  constructor(
+    message: string,
+    /** Index of the offending constraint, when one is at fault. */
+    readonly constraintIndex?: number,
+    /** The offending node id, when one is at fault. */
+    readonly node?: number,
+    /** Position in the input file, when the program came from one. */
+    readonly position?: SourcePosition,
+  ) {
+    super(position ? `${position.file}:${position.line}:${position.column}: ${message}` : message);
+  }
+}
+
+/** A solution did not match a reference solution; the verification report lists the differences. */
+export class VerificationError extends GpumorphError {
+  override name = 'VerificationError';
+}
+
+/** The solve was cancelled through its `AbortSignal`; `cause` holds the signal's reason. */
+export class SolveAbortedError extends GpumorphError {
+  override name = 'SolveAbortedError';
+}

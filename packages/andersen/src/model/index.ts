@@ -1,0 +1,11 @@
+export { type ConstraintBuilder, createConstraintBuilder, type ObjectOptions } from './builder';
+export {
+  CONSTRAINT_KIND_NAMES,
+  ConstraintKind,
+  type ConstraintList,
+  type ConstraintProgram,
+  countByKind,
+  describeConstraint,
+  largestObjectSize,
+  validateProgram,
+} from './program';

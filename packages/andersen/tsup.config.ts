@@ -1,0 +1,6 @@
+import { definePackageConfig } from '../../tsup.base';
+
+export default definePackageConfig({
+  index: 'src/index.ts',
+  testing: 'src/testing/index.ts',
+});
