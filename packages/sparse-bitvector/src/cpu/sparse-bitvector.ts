@@ -293,6 +293,54 @@ export class SparseBitVector implements Iterable<number> {
   }
 
   /**
+   * Makes this set `a − b` in one pass over both lists (LLVM's three-argument
+   * `intersectWithComplement`); the difference-propagation step of a points-to solver. Neither
+   * argument may be this vector. Returns whether the result is non-empty.
+   *
+   * @example
+   * ```ts
+   * delta.setToDifference(pts, propagated); // what pts gained since it was last propagated
+   * ```
+   */
+  setToDifference(a: SparseBitVector, b: SparseBitVector): boolean {
+    if (a === this || b === this) throw new RangeError('setToDifference: an argument is the target itself');
+    this.clear();
+    let tail = NO_ELEMENT;
+    let source = b.#head;
+    for (let element = a.#head; element !== NO_ELEMENT; ) {
+      const aWords = a.pool.words;
+      const bWords = b.pool.words;
+      const s = element * ELEMENT_WORDS;
+      const base = aWords[s + BASE_WORD] as number;
+      while (source !== NO_ELEMENT && (bWords[source * ELEMENT_WORDS + BASE_WORD] as number) < base) {
+        source = bWords[source * ELEMENT_WORDS + NEXT_WORD] as number;
+      }
+      const matched = source !== NO_ELEMENT && bWords[source * ELEMENT_WORDS + BASE_WORD] === base;
+      const m = matched ? source * ELEMENT_WORDS : 0;
+      let any = 0;
+      for (let i = 0; i < BITS_WORDS; i++) {
+        any |= matched ? (aWords[s + i] as number) & ~(bWords[m + i] as number) : (aWords[s + i] as number);
+      }
+      if (any !== 0) {
+        const created = this.pool.alloc(base, NO_ELEMENT);
+        const words = this.pool.words;
+        const from = a.pool.words; // re-read: the pool may have grown
+        const other = b.pool.words;
+        const d = created * ELEMENT_WORDS;
+        for (let i = 0; i < BITS_WORDS; i++) {
+          words[d + i] = matched
+            ? ((from[s + i] as number) & ~(other[m + i] as number)) >>> 0
+            : (from[s + i] as number);
+        }
+        this.#link(tail, created);
+        tail = created;
+      }
+      element = a.pool.words[s + NEXT_WORD] as number;
+    }
+    return this.#head !== NO_ELEMENT;
+  }
+
+  /**
    * Applies `op` word by word to the elements of this list that have a counterpart in `other`;
    * elements without one are dropped when `dropUnmatched` (intersection) and kept otherwise.
    */

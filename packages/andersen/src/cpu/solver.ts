@@ -1,0 +1,564 @@
+import { EventEmitter } from 'node:events';
+import { type SparseBitVector, SparseBitVectorPool } from '@gpumorph/sparse-bitvector';
+import type TypedEmitter from 'typed-emitter';
+import { SolveAbortedError } from '../errors';
+import { ConstraintKind, type ConstraintProgram } from '../model/program';
+import type { HcdPairs } from '../offline/hcd-pairs';
+import { AndersenResult, type SolveStatistics } from '../result/result';
+import { EdgeSet } from './edge-set';
+
+/** Phases a solve goes through, in order (`collapse` and `wave` repeat each round). */
+export type SolvePhase = 'setup' | 'collapse' | 'wave' | 'done';
+
+/** One round of the solver: cycle collapse, wave propagation, complex constraints. */
+export interface IterationEvent {
+  /** 1-based round number. */
+  readonly round: number;
+  /** Nodes whose points-to set was propagated this round. */
+  readonly propagated: number;
+  /** Copy edges added by loads and stores this round. */
+  readonly edgesAdded: number;
+  /** Nodes merged into another this round (cycles and HCD). */
+  readonly merged: number;
+  /** Milliseconds since the solve started. */
+  readonly elapsedMs: number;
+}
+
+/** Events of {@link CpuSolver}. */
+export type CpuSolverEvents = {
+  phase: (phase: SolvePhase, round: number) => void;
+  iteration: (event: IterationEvent) => void;
+  done: (statistics: SolveStatistics) => void;
+};
+
+/** Options of {@link createCpuSolver}. */
+export interface CpuSolverOptions {
+  /**
+   * Hybrid cycle detection table (offline merges and online pairs, e.g. from the Hardekopf
+   * `_hcd.txt` file or {@link computeOfflineHcd}). Offline merges are applied before solving; each
+   * online pair (y, x) merges every object x comes to point to with y.
+   */
+  readonly hcd?: HcdPairs | undefined;
+  /** Cancels the solve: `solve()` rejects with {@link SolveAbortedError}. */
+  readonly signal?: AbortSignal | undefined;
+  /** Longest stretch of work between two returns to the event loop, in ms (default 50). */
+  readonly yieldEveryMs?: number | undefined;
+}
+
+const NONE = -1;
+
+/**
+ * The exact sequential Andersen solver: wave propagation (Pereira & Berlin) with difference
+ * propagation on wide sparse bit vectors, cycle collapse every round (Tarjan on the copy graph,
+ * which subsumes lazy cycle detection) and hybrid cycle detection's online merges.
+ *
+ * Each round: (1) collapse the strongly connected components of the copy graph and order the rest
+ * topologically; (2) in that order push each node's new points-to members (`pts − propagated`)
+ * along its copy edges and through its offset constraints; (3) for each node with loads, stores or
+ * an HCD pair, take the objects it gained since its last visit: HCD merges them with their pair,
+ * loads and stores turn them into new copy edges, each new edge carrying the whole source set at
+ * once. Rounds repeat until nothing changes.
+ *
+ * @example
+ * ```ts
+ * const solver = createCpuSolver(program, { hcd, signal: AbortSignal.timeout(60_000) });
+ * solver.on('iteration', (e) => console.error(`round ${e.round}: ${e.propagated} nodes`));
+ * const result = await solver.solve();
+ * result.pointsTo(v);
+ * ```
+ */
+export class CpuSolver extends (EventEmitter as new () => TypedEmitter<CpuSolverEvents>) {
+  readonly program: ConstraintProgram;
+  readonly #options: CpuSolverOptions;
+  #solved = false;
+
+  constructor(program: ConstraintProgram, options: CpuSolverOptions = {}) {
+    super();
+    this.program = program;
+    this.#options = options;
+  }
+
+  /** Solves to the least fixed point; may be called once. */
+  async solve(): Promise<AndersenResult> {
+    if (this.#solved) throw new Error('CpuSolver.solve() may be called once; create another solver');
+    this.#solved = true;
+    return new SolveRun(this.program, this.#options, this).run();
+  }
+}
+
+/**
+ * A new {@link CpuSolver} for `program`.
+ *
+ * @example
+ * ```ts
+ * const result = await createCpuSolver(program).solve();
+ * ```
+ */
+export function createCpuSolver(program: ConstraintProgram, options: CpuSolverOptions = {}): CpuSolver {
+  return new CpuSolver(program, options);
+}
+
+/** The state of one solve. Node sets are created lazily: most nodes never point anywhere. */
+class SolveRun {
+  readonly program: ConstraintProgram;
+  readonly options: CpuSolverOptions;
+  readonly events: CpuSolver;
+  readonly n: number;
+  readonly parent: Uint32Array;
+  readonly pointsPool = new SparseBitVectorPool({ capacity: 1 << 12 });
+  readonly propagatedPool = new SparseBitVectorPool({ capacity: 1 << 12 });
+  readonly pts: (SparseBitVector | undefined)[];
+  /** Members already pushed through the node's rules and edges. */
+  readonly propagated: (SparseBitVector | undefined)[];
+  /** Copy edges: a pair set refuses duplicates, per-node lists iterate fast; ids may be stale, read them through find(). */
+  readonly edgeSet = new EdgeSet(1 << 16);
+  readonly successorList: (number[] | undefined)[];
+  /** Scratch marks of compactSuccessors (one stamp per call, so no clearing). */
+  readonly stamp: Uint32Array;
+  stampCounter = 0;
+  /** Per node: head/tail of its load+store list and its offset list, linked through `nextConstraint`. */
+  readonly complexHead: Int32Array;
+  readonly complexTail: Int32Array;
+  readonly offsetHead: Int32Array;
+  readonly offsetTail: Int32Array;
+  readonly nextConstraint: Int32Array;
+  /** HCD: per node, the node its pointees merge into (or NONE). */
+  readonly hcdTarget: Int32Array;
+  /** Nodes whose pts may have grown since their last visit. */
+  readonly dirty: Uint8Array;
+  readonly delta: SparseBitVector;
+  readonly pendingMerges: number[] = [];
+  readonly stats = {
+    rounds: 0,
+    sccMerges: 0,
+    hcdMerges: 0,
+    offlineMerges: 0,
+    edgesAdded: 0,
+    propagations: 0,
+  };
+  started = 0;
+  lastYield = 0;
+
+  constructor(program: ConstraintProgram, options: CpuSolverOptions, events: CpuSolver) {
+    this.program = program;
+    this.options = options;
+    this.events = events;
+    const n = program.nodeCount;
+    this.n = n;
+    this.parent = new Uint32Array(n);
+    for (let i = 0; i < n; i++) this.parent[i] = i;
+    this.pts = new Array(n);
+    this.propagated = new Array(n);
+    this.successorList = new Array(n);
+    this.stamp = new Uint32Array(n);
+    this.complexHead = new Int32Array(n).fill(NONE);
+    this.complexTail = new Int32Array(n).fill(NONE);
+    this.offsetHead = new Int32Array(n).fill(NONE);
+    this.offsetTail = new Int32Array(n).fill(NONE);
+    this.nextConstraint = new Int32Array(program.constraints.length).fill(NONE);
+    this.hcdTarget = new Int32Array(n).fill(NONE);
+    this.dirty = new Uint8Array(n);
+    this.delta = this.propagatedPool.create();
+  }
+
+  find(v: number): number {
+    const parent = this.parent;
+    let root = v;
+    while (parent[root] !== root) root = parent[root] as number;
+    while (parent[v] !== root) {
+      const next = parent[v] as number;
+      parent[v] = root;
+      v = next;
+    }
+    return root;
+  }
+
+  ptsOf(v: number): SparseBitVector {
+    let set = this.pts[v];
+    if (set === undefined) {
+      set = this.pointsPool.create();
+      this.pts[v] = set;
+    }
+    return set;
+  }
+
+  /** Adds the copy edge `from → to` (both representatives); false when it was there. */
+  addEdge(from: number, to: number): boolean {
+    if (!this.edgeSet.add(from, to)) return false;
+    const list = this.successorList[from];
+    if (list === undefined) this.successorList[from] = [to];
+    else list.push(to);
+    return true;
+  }
+
+  appendList(head: Int32Array, tail: Int32Array, node: number, constraint: number): void {
+    if (tail[node] === NONE) head[node] = constraint;
+    else this.nextConstraint[tail[node] as number] = constraint;
+    tail[node] = constraint;
+  }
+
+  concatList(head: Int32Array, tail: Int32Array, into: number, from: number): void {
+    if (head[from] === NONE) return;
+    if (tail[into] === NONE) head[into] = head[from] as number;
+    else this.nextConstraint[tail[into] as number] = head[from] as number;
+    tail[into] = tail[from] as number;
+    head[from] = NONE;
+    tail[from] = NONE;
+  }
+
+  /** Merges the classes of `a` and `b`; returns the representative (or -1 when already one). */
+  merge(a: number, b: number): number {
+    let ra = this.find(a);
+    let rb = this.find(b);
+    if (ra === rb) return -1;
+    // Keep the node with the larger set as representative: fewer elements move.
+    const sizeA = this.pts[ra]?.elementCount ?? 0;
+    const sizeB = this.pts[rb]?.elementCount ?? 0;
+    if (sizeA > sizeB) [ra, rb] = [rb, ra];
+    this.parent[ra] = rb;
+    const from = this.pts[ra];
+    if (from !== undefined) {
+      this.ptsOf(rb).unionWith(from);
+      from.clear();
+      this.pts[ra] = undefined;
+    }
+    // What was propagated from both may be skipped; the rest is pushed again.
+    this.propagated[rb] = intersectOrDrop(this.propagated[rb], this.propagated[ra]);
+    this.propagated[ra] = undefined;
+    // Concatenate the shorter list onto the longer; stale ids and duplicates are cleaned when the
+    // cycle pass next walks the list (compactSuccessors).
+    const moving = this.successorList[ra];
+    if (moving !== undefined) {
+      const staying = this.successorList[rb];
+      if (staying === undefined) this.successorList[rb] = moving;
+      else if (staying.length >= moving.length) for (const w of moving) staying.push(w);
+      else {
+        for (const w of staying) moving.push(w);
+        this.successorList[rb] = moving;
+      }
+      this.successorList[ra] = undefined;
+    }
+    this.concatList(this.complexHead, this.complexTail, rb, ra);
+    this.concatList(this.offsetHead, this.offsetTail, rb, ra);
+    const targetA = this.hcdTarget[ra] as number;
+    if (targetA !== NONE) {
+      const targetB = this.hcdTarget[rb] as number;
+      if (targetB === NONE) this.hcdTarget[rb] = targetA;
+      else this.pendingMerges.push(targetA, targetB);
+    }
+    this.dirty[rb] = 1;
+    return rb;
+  }
+
+  drainPendingMerges(): void {
+    while (this.pendingMerges.length > 0) {
+      const b = this.pendingMerges.pop() as number;
+      const a = this.pendingMerges.pop() as number;
+      if (this.merge(a, b) !== -1) this.stats.hcdMerges++;
+    }
+  }
+
+  async maybeYield(): Promise<void> {
+    const now = performance.now();
+    if (now - this.lastYield < (this.options.yieldEveryMs ?? 50)) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.lastYield = performance.now();
+    this.checkAbort();
+  }
+
+  checkAbort(): void {
+    const signal = this.options.signal;
+    if (signal?.aborted) {
+      throw new SolveAbortedError('the Andersen solve was cancelled', { cause: signal.reason });
+    }
+  }
+
+  setup(): void {
+    const { program } = this;
+    const c = program.constraints;
+    const hcd = this.options.hcd;
+    if (hcd) {
+      const merges = hcd.offlineMerges;
+      for (let i = 0; i + 1 < merges.length; i += 2) {
+        if (this.merge(merges[i] as number, merges[i + 1] as number) !== -1) this.stats.offlineMerges++;
+      }
+    }
+    for (let i = 0; i < c.length; i++) {
+      const dst = this.find(c.dst[i] as number);
+      const src = this.find(c.src[i] as number);
+      switch (c.kind[i] as ConstraintKind) {
+        case ConstraintKind.AddressOf:
+          if (this.ptsOf(dst).set(c.src[i] as number)) this.dirty[dst] = 1;
+          break;
+        case ConstraintKind.Copy:
+          if (dst !== src) this.addEdge(src, dst);
+          break;
+        case ConstraintKind.Load:
+          this.appendList(this.complexHead, this.complexTail, src, i);
+          break;
+        case ConstraintKind.Store:
+          this.appendList(this.complexHead, this.complexTail, dst, i);
+          break;
+        case ConstraintKind.Offset:
+          this.appendList(this.offsetHead, this.offsetTail, src, i);
+          break;
+      }
+    }
+    if (hcd) {
+      const online = hcd.online;
+      for (let i = 0; i + 1 < online.length; i += 2) {
+        const y = online[i] as number;
+        const x = this.find(online[i + 1] as number);
+        const existing = this.hcdTarget[x] as number;
+        if (existing === NONE) this.hcdTarget[x] = y;
+        else this.pendingMerges.push(existing, y);
+      }
+      this.drainPendingMerges();
+    }
+  }
+
+  /** Rewrites `v`'s successor list to distinct representatives other than `v`; returns it. */
+  compactSuccessors(v: number): number[] | undefined {
+    const list = this.successorList[v];
+    if (list === undefined) return undefined;
+    const stamp = ++this.stampCounter;
+    const mark = this.stamp;
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const w = this.find(list[i] as number);
+      if (w === v || mark[w] === stamp) continue;
+      mark[w] = stamp;
+      list[kept++] = w;
+    }
+    list.length = kept;
+    if (kept === 0) {
+      this.successorList[v] = undefined;
+      return undefined;
+    }
+    return list;
+  }
+
+  /**
+   * Tarjan's algorithm (iterative) over representatives and their copy edges: merges every
+   * strongly connected component and returns the representatives in topological order.
+   */
+  collapseCycles(): Uint32Array {
+    const n = this.n;
+    const index = new Int32Array(n).fill(NONE);
+    const low = new Uint32Array(n);
+    const onStack = new Uint8Array(n);
+    const sccStack = new Uint32Array(n);
+    let sccTop = 0;
+    const callNode = new Uint32Array(n);
+    const callEdges: ArrayLike<number>[] = [];
+    const callPos = new Uint32Array(n);
+    let callTop = 0;
+    const order = new Uint32Array(n);
+    let emitted = 0;
+    let counter = 0;
+    const empty: ArrayLike<number> = [];
+    const components: number[] = [];
+
+    for (let root = 0; root < n; root++) {
+      if (this.parent[root] !== root || index[root] !== NONE) continue;
+      index[root] = low[root] = counter++;
+      sccStack[sccTop++] = root;
+      onStack[root] = 1;
+      callNode[callTop] = root;
+      callEdges[callTop] = this.compactSuccessors(root) ?? empty;
+      callPos[callTop] = 0;
+      callTop++;
+      while (callTop > 0) {
+        const frame = callTop - 1;
+        const v = callNode[frame] as number;
+        const edges = callEdges[frame] as ArrayLike<number>;
+        let descended = false;
+        let position = callPos[frame] as number;
+        while (position < edges.length) {
+          const w = this.find(edges[position++] as number);
+          if (w === v) continue;
+          if (index[w] === NONE) {
+            index[w] = low[w] = counter++;
+            sccStack[sccTop++] = w;
+            onStack[w] = 1;
+            callNode[callTop] = w;
+            callEdges[callTop] = this.compactSuccessors(w) ?? empty;
+            callPos[callTop] = 0;
+            callTop++;
+            descended = true;
+            break;
+          }
+          if (onStack[w] && (index[w] as number) < (low[v] as number)) low[v] = index[w] as number;
+        }
+        callPos[frame] = position;
+        if (descended) continue;
+        callTop--;
+        callEdges[callTop] = empty;
+        if (low[v] === index[v]) {
+          // v roots a component: pop it.
+          components.length = 0;
+          let w: number;
+          do {
+            w = sccStack[--sccTop] as number;
+            onStack[w] = 0;
+            components.push(w);
+          } while (w !== v);
+          let representative = v;
+          for (const member of components) {
+            if (member === v) continue;
+            const r = this.merge(representative, member);
+            if (r !== -1) {
+              representative = r;
+              this.stats.sccMerges++;
+            }
+          }
+          this.drainPendingMerges();
+          order[emitted++] = this.find(representative);
+        }
+        if (callTop > 0) {
+          const caller = callNode[callTop - 1] as number;
+          if ((low[v] as number) < (low[caller] as number)) low[caller] = low[v] as number;
+        }
+      }
+    }
+    // Tarjan emits components sinks first.
+    return order.subarray(0, emitted).reverse();
+  }
+
+  /**
+   * Visits the dirty representatives in topological order. Each takes the members it gained since
+   * its last visit (`pts − propagated`) and applies every rule to just those: HCD merges them with
+   * its pair, loads and stores turn them into copy edges (a new edge carries the whole source set),
+   * offset constraints shift them, and copy edges push them on.
+   */
+  async wave(order: Uint32Array): Promise<{ propagated: number; edgesAdded: number }> {
+    const { objectSize, constraints } = this.program;
+    let propagatedNodes = 0;
+    let edgesAdded = 0;
+    const delta = this.delta;
+    for (let k = 0; k < order.length; k++) {
+      if ((k & 1023) === 0) await this.maybeYield();
+      let v = this.find(order[k] as number);
+      if (this.dirty[v] === 0) continue;
+      this.dirty[v] = 0;
+      const pts = this.pts[v];
+      if (pts === undefined) continue;
+      let done = this.propagated[v];
+      if (done === undefined) {
+        done = this.propagatedPool.create();
+        this.propagated[v] = done;
+      }
+      if (!delta.setToDifference(pts, done)) continue;
+      done.unionWith(delta);
+      propagatedNodes++;
+      const members = delta.toArray();
+
+      const target = this.hcdTarget[v] as number;
+      if (target !== NONE) {
+        for (const o of members) {
+          if (this.merge(o, target) !== -1) this.stats.hcdMerges++;
+        }
+        this.drainPendingMerges();
+        v = this.find(v);
+      }
+
+      for (let i = this.complexHead[v] as number; i !== NONE; i = this.nextConstraint[i] as number) {
+        const offset = constraints.offset[i] as number;
+        const isLoad = constraints.kind[i] === ConstraintKind.Load;
+        const other = this.find((isLoad ? constraints.dst[i] : constraints.src[i]) as number);
+        for (const o of members) {
+          if (offset >= (objectSize[o] as number)) continue;
+          const field = this.find(o + offset);
+          // Load dst = *(v + k): edge field → dst. Store *(v + k) = src: edge src → field.
+          const source = isLoad ? field : other;
+          const sink = isLoad ? other : field;
+          if (source === sink || !this.addEdge(source, sink)) continue;
+          edgesAdded++;
+          const from = this.pts[source];
+          if (from !== undefined && this.ptsOf(sink).unionWith(from)) this.dirty[sink] = 1;
+        }
+      }
+
+      for (let i = this.offsetHead[v] as number; i !== NONE; i = this.nextConstraint[i] as number) {
+        const offset = constraints.offset[i] as number;
+        const w = this.find(constraints.dst[i] as number);
+        const into = this.ptsOf(w);
+        let grew = false;
+        for (const o of members) {
+          if (offset < (objectSize[o] as number) && into.set(o + offset)) grew = true;
+        }
+        if (grew) this.dirty[w] = 1;
+      }
+
+      const successors = this.successorList[v];
+      if (successors !== undefined) {
+        for (let e = 0; e < successors.length; e++) {
+          const w = this.find(successors[e] as number);
+          if (w !== v && this.ptsOf(w).unionWith(delta)) this.dirty[w] = 1;
+        }
+      }
+    }
+    delta.clear();
+    this.stats.propagations += propagatedNodes;
+    this.stats.edgesAdded += edgesAdded;
+    return { propagated: propagatedNodes, edgesAdded };
+  }
+
+  async run(): Promise<AndersenResult> {
+    this.started = performance.now();
+    this.lastYield = this.started;
+    this.checkAbort();
+    this.events.emit('phase', 'setup', 0);
+    this.setup();
+    for (;;) {
+      const round = ++this.stats.rounds;
+      const mergedBefore = this.stats.sccMerges + this.stats.hcdMerges;
+      this.events.emit('phase', 'collapse', round);
+      const order = this.collapseCycles();
+      await this.maybeYield();
+      this.events.emit('phase', 'wave', round);
+      const { propagated, edgesAdded } = await this.wave(order);
+      const merged = this.stats.sccMerges + this.stats.hcdMerges - mergedBefore;
+      this.events.emit('iteration', {
+        round,
+        propagated,
+        edgesAdded,
+        merged,
+        elapsedMs: performance.now() - this.started,
+      });
+      if (propagated === 0) break;
+    }
+    const statistics: SolveStatistics = {
+      rounds: this.stats.rounds,
+      offlineMerges: this.stats.offlineMerges,
+      cycleMerges: this.stats.sccMerges,
+      hcdMerges: this.stats.hcdMerges,
+      copyEdgesAdded: this.stats.edgesAdded,
+      propagations: this.stats.propagations,
+      solveMs: performance.now() - this.started,
+      pointsToElements: this.pointsPool.elementsInUse,
+    };
+    const result = new AndersenResult(this.program.nodeCount, this.parent, this.pts, statistics);
+    this.events.emit('phase', 'done', this.stats.rounds);
+    this.events.emit('done', statistics);
+    return result;
+  }
+}
+
+/** `a ∩ b`, kept in `a`'s storage; a missing side means "nothing done", so the result is missing. */
+function intersectOrDrop(
+  a: SparseBitVector | undefined,
+  b: SparseBitVector | undefined,
+): SparseBitVector | undefined {
+  if (a === undefined) {
+    b?.clear();
+    return undefined;
+  }
+  if (b === undefined) {
+    a.clear();
+    return undefined;
+  }
+  a.intersectWith(b);
+  b.clear();
+  return a;
+}
