@@ -64,6 +64,11 @@ export {
   type ProbeMode,
   runAllocationProbe,
 } from './pool/probe';
-export { allocateTeamsReference, CpuElementPool, type TeamAllocationOutcome } from './pool/reference';
+export {
+  allocateTeamsReference,
+  CpuElementPool,
+  type GrowableMemory,
+  type TeamAllocationOutcome,
+} from './pool/reference';
 export { type GpuTimings, measureGpu, median, type PassTimer, type PassTiming } from './timing/timer';
 export { BufferUsage, MapMode, ShaderStage } from './webgpu-constants';

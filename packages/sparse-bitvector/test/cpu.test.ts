@@ -321,3 +321,31 @@ describe('edge cases', () => {
     );
   });
 });
+
+describe.each([
+  { simd: true, label: 'WebAssembly SIMD kernels' },
+  { simd: false, label: 'JavaScript word loops' },
+])('one pool on $label', ({ simd }) => {
+  it('has SIMD kernels exactly when asked (WebAssembly SIMD is available on Node 20)', () => {
+    expect(new SparseBitVectorPool({ simd }).simd !== undefined).toBe(simd);
+  });
+
+  it('unionWith and setToDifference match the Set model, growing from one element', () => {
+    fc.assert(
+      fc.property(memberSets(), memberSets(), (xs, ys) => {
+        const pool = new SparseBitVectorPool({ capacity: 1, simd });
+        const a = pool.fromArray(xs);
+        const b = pool.fromArray(ys);
+        const difference = pool.create();
+        const expectedDifference = sorted(xs).filter((x) => !ys.includes(x));
+        expect(difference.setToDifference(a, b)).toBe(expectedDifference.length > 0);
+        expect(members(difference)).toEqual(expectedDifference);
+        expectWellFormed(difference);
+        const grew = a.unionWith(b);
+        expect(members(a)).toEqual(sorted([...xs, ...ys]));
+        expect(grew).toBe(sorted([...xs, ...ys]).length > sorted(xs).length);
+        expectWellFormed(a);
+      }),
+    );
+  });
+});

@@ -106,7 +106,6 @@ class SolveRun {
   readonly n: number;
   readonly parent: Uint32Array;
   readonly pointsPool = new SparseBitVectorPool({ capacity: 1 << 12 });
-  readonly propagatedPool = new SparseBitVectorPool({ capacity: 1 << 12 });
   readonly pts: (SparseBitVector | undefined)[];
   /** Members already pushed through the node's rules and edges. */
   readonly propagated: (SparseBitVector | undefined)[];
@@ -158,7 +157,7 @@ class SolveRun {
     this.nextConstraint = new Int32Array(program.constraints.length).fill(NONE);
     this.hcdTarget = new Int32Array(n).fill(NONE);
     this.dirty = new Uint8Array(n);
-    this.delta = this.propagatedPool.create();
+    this.delta = this.pointsPool.create();
   }
 
   find(v: number): number {
@@ -445,7 +444,7 @@ class SolveRun {
       if (pts === undefined) continue;
       let done = this.propagated[v];
       if (done === undefined) {
-        done = this.propagatedPool.create();
+        done = this.pointsPool.create();
         this.propagated[v] = done;
       }
       if (!delta.setToDifference(pts, done)) continue;

@@ -2,6 +2,15 @@ import { PoolCapacityError } from '../errors';
 import { DEFAULT_ELEMENT_WORDS, INVALID_ELEMENT } from './layout';
 
 /**
+ * A WebAssembly memory as {@link CpuElementPool} uses it (structurally typed, so no DOM typings are
+ * needed): its buffer, replaced on growth, and `grow(pages)` in 64 KiB pages.
+ */
+export interface GrowableMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+
+/**
  * The CPU counterpart of {@link ElementPool}: the same element layout and bump-pointer semantics
  * in one growable `Uint32Array`, so CPU engines (e.g. the CPU sparse bit vector) store many
  * structures in one pool without a JS object per element, and tests have a model of the GPU pool.
@@ -19,14 +28,41 @@ export class CpuElementPool {
   readonly maxCapacity: number;
   #words: Uint32Array;
   #next: number;
+  readonly #memory: GrowableMemory | undefined;
 
-  constructor(options: { capacity: number; elementWords?: number; reserved?: number; maxCapacity?: number }) {
+  constructor(options: {
+    capacity: number;
+    elementWords?: number;
+    reserved?: number;
+    maxCapacity?: number;
+    /**
+     * Keep the elements in this WebAssembly memory (from byte 0; it grows with the pool, so the
+     * elements never move) instead of a plain `ArrayBuffer`, so WebAssembly code, e.g. SIMD set
+     * operations, can work on them in place. Limits the pool to 4 GiB.
+     */
+    memory?: GrowableMemory;
+  }) {
     this.elementWords = options.elementWords ?? DEFAULT_ELEMENT_WORDS;
     this.reserved = options.reserved ?? 0;
-    this.maxCapacity = options.maxCapacity ?? Math.floor(2 ** 31 / this.elementWords);
+    const addressable = options.memory ? 2 ** 32 / 4 : 2 ** 31;
+    this.maxCapacity = Math.min(options.maxCapacity ?? Infinity, Math.floor(addressable / this.elementWords));
     const capacity = Math.max(options.capacity, this.reserved, 1);
-    this.#words = new Uint32Array(capacity * this.elementWords);
+    this.#memory = options.memory;
+    if (this.#memory) {
+      this.#reserveMemory(capacity);
+      this.#words = new Uint32Array(this.#memory.buffer, 0, capacity * this.elementWords);
+    } else {
+      this.#words = new Uint32Array(capacity * this.elementWords);
+    }
     this.#next = this.reserved;
+  }
+
+  /** Grows the WebAssembly memory to hold `capacity` elements. */
+  #reserveMemory(capacity: number): void {
+    const memory = this.#memory as GrowableMemory;
+    const bytes = capacity * this.elementWords * 4;
+    const pages = Math.ceil(bytes / 65_536) - memory.buffer.byteLength / 65_536;
+    if (pages > 0) memory.grow(pages);
   }
 
   /** The storage; replaced when the pool grows, so do not keep it across `alloc` calls. */
@@ -64,6 +100,11 @@ export class CpuElementPool {
         minCapacity,
         this.maxCapacity,
       );
+    }
+    if (this.#memory) {
+      this.#reserveMemory(capacity);
+      this.#words = new Uint32Array(this.#memory.buffer, 0, capacity * this.elementWords);
+      return;
     }
     const words = new Uint32Array(capacity * this.elementWords);
     words.set(this.#words);

@@ -9,6 +9,9 @@ import {
   NEXT_WORD,
   NO_ELEMENT,
 } from './layout';
+import { createSimdKernels, type SimdKernels } from './wasm/simd';
+
+const EMPTY_SIGNED = new Int32Array(0);
 
 /** Set bits of a u32. */
 function popcount(x: number): number {
@@ -45,14 +48,41 @@ export class SparseBitVectorPool {
   readonly #elements: CpuElementPool;
   #free = NO_ELEMENT;
   #inUse = 0;
+  /** @internal SIMD kernels on this pool's memory, when WebAssembly SIMD is available and wanted. */
+  readonly simd: SimdKernels | undefined;
 
-  constructor(options: { capacity?: number } = {}) {
-    this.#elements = new CpuElementPool({ capacity: options.capacity ?? 64, elementWords: ELEMENT_WORDS });
+  /**
+   * @param options.capacity Elements to reserve up front (the pool doubles when full).
+   * @param options.simd Keep the elements in WebAssembly memory and run unions, differences and
+   *   copies between vectors of this pool with SIMD kernels (default: where WebAssembly SIMD is
+   *   available). Limits the pool to 4 GiB (33 M elements).
+   */
+  constructor(options: { capacity?: number; simd?: boolean } = {}) {
+    this.simd = options.simd === false ? undefined : createSimdKernels();
+    this.#elements = new CpuElementPool({
+      capacity: options.capacity ?? 64,
+      elementWords: ELEMENT_WORDS,
+      ...(this.simd ? { memory: this.simd.memory } : {}),
+    });
   }
 
   /** The storage. Replaced when the pool grows: re-read it after anything that may allocate. */
   get words(): Uint32Array {
     return this.#elements.words;
+  }
+
+  #signed: Int32Array = new Int32Array(0);
+
+  /**
+   * @internal The storage viewed as `Int32Array`: bitwise operations on it stay in V8's small-integer
+   * representation (a `Uint32Array` word above 2^31 reads as a heap double), which makes word loops
+   * several times faster. Replaced when the pool grows, like {@link words}.
+   */
+  get signedWords(): Int32Array {
+    const words = this.#elements.words;
+    if (this.#signed.buffer !== words.buffer || this.#signed.length !== words.length)
+      this.#signed = new Int32Array(words.buffer, words.byteOffset, words.length);
+    return this.#signed;
   }
 
   /** Elements currently linked into some vector. */
@@ -238,40 +268,57 @@ export class SparseBitVector implements Iterable<number> {
   /** Adds every member of `other`; true if this set grew. */
   unionWith(other: SparseBitVector): boolean {
     if (other === this) return false;
+    const pool = this.pool;
+    const otherPool = other.pool;
+    // Locals re-read only after an allocation (which may grow, hence replace, the storage).
+    const simd = pool === otherPool ? pool.simd : undefined;
+    let words = pool.words;
+    let sourceWords = otherPool.words;
+    // The signed views serve the JavaScript word loops only.
+    let mine = simd === undefined ? pool.signedWords : EMPTY_SIGNED;
+    let theirs = simd === undefined ? otherPool.signedWords : EMPTY_SIGNED;
     let changed = false;
     let previous = NO_ELEMENT;
     let element = this.#head;
     for (let source = other.#head; source !== NO_ELEMENT; ) {
-      const sourceWords = other.pool.words;
       const s = source * ELEMENT_WORDS;
       const base = sourceWords[s + BASE_WORD] as number;
-      let words = this.pool.words;
       while (element !== NO_ELEMENT && (words[element * ELEMENT_WORDS + BASE_WORD] as number) < base) {
         previous = element;
         element = words[element * ELEMENT_WORDS + NEXT_WORD] as number;
       }
       if (element !== NO_ELEMENT && words[element * ELEMENT_WORDS + BASE_WORD] === base) {
         const d = element * ELEMENT_WORDS;
-        for (let i = 0; i < BITS_WORDS; i++) {
-          const before = words[d + i] as number;
-          const after = (before | (sourceWords[s + i] as number)) >>> 0;
-          if (after !== before) {
-            words[d + i] = after;
-            changed = true;
+        if (simd !== undefined) {
+          if (simd.orInto(d * 4, s * 4) !== 0) changed = true;
+        } else {
+          let gained = 0;
+          for (let i = 0; i < BITS_WORDS; i++) {
+            const before = mine[d + i] as number;
+            const incoming = theirs[s + i] as number;
+            gained |= incoming & ~before;
+            mine[d + i] = before | incoming;
           }
+          if (gained !== 0) changed = true;
         }
         previous = element;
         element = words[d + NEXT_WORD] as number;
       } else {
-        const created = this.pool.alloc(base, element);
-        words = this.pool.words;
-        const from = other.pool.words; // the same array when both share a pool that just grew
-        for (let i = 0; i < BITS_WORDS; i++) words[created * ELEMENT_WORDS + i] = from[s + i] as number;
+        const created = pool.alloc(base, element);
+        words = pool.words;
+        sourceWords = otherPool.words;
+        if (simd === undefined) {
+          mine = pool.signedWords;
+          theirs = otherPool.signedWords;
+        }
+        const d = created * ELEMENT_WORDS;
+        if (simd !== undefined) simd.copyBits(d * 4, s * 4);
+        else for (let i = 0; i < BITS_WORDS; i++) mine[d + i] = theirs[s + i] as number;
         this.#link(previous, created);
         previous = created;
         changed = true;
       }
-      source = other.pool.words[s + NEXT_WORD] as number;
+      source = sourceWords[s + NEXT_WORD] as number;
     }
     return changed;
   }
@@ -305,6 +352,8 @@ export class SparseBitVector implements Iterable<number> {
   setToDifference(a: SparseBitVector, b: SparseBitVector): boolean {
     if (a === this || b === this) throw new RangeError('setToDifference: an argument is the target itself');
     this.clear();
+    const pool = this.pool;
+    const simd = a.pool === pool && b.pool === pool ? pool.simd : undefined;
     let tail = NO_ELEMENT;
     let source = b.#head;
     for (let element = a.#head; element !== NO_ELEMENT; ) {
@@ -317,20 +366,29 @@ export class SparseBitVector implements Iterable<number> {
       }
       const matched = source !== NO_ELEMENT && bWords[source * ELEMENT_WORDS + BASE_WORD] === base;
       const m = matched ? source * ELEMENT_WORDS : 0;
-      let any = 0;
-      for (let i = 0; i < BITS_WORDS; i++) {
-        any |= matched ? (aWords[s + i] as number) & ~(bWords[m + i] as number) : (aWords[s + i] as number);
+      let any = 1; // an unmatched element is never empty
+      if (matched) {
+        if (simd !== undefined) any = simd.andNotAny(s * 4, m * 4);
+        else {
+          any = 0;
+          for (let i = 0; i < BITS_WORDS; i++) any |= (aWords[s + i] as number) & ~(bWords[m + i] as number);
+        }
       }
       if (any !== 0) {
-        const created = this.pool.alloc(base, NO_ELEMENT);
-        const words = this.pool.words;
-        const from = a.pool.words; // re-read: the pool may have grown
-        const other = b.pool.words;
+        const created = pool.alloc(base, NO_ELEMENT);
         const d = created * ELEMENT_WORDS;
-        for (let i = 0; i < BITS_WORDS; i++) {
-          words[d + i] = matched
-            ? ((from[s + i] as number) & ~(other[m + i] as number)) >>> 0
-            : (from[s + i] as number);
+        if (simd !== undefined) {
+          if (matched) simd.andNotInto(d * 4, s * 4, m * 4);
+          else simd.copyBits(d * 4, s * 4);
+        } else {
+          const words = pool.words;
+          const from = a.pool.words; // re-read: the pool may have grown
+          const other = b.pool.words;
+          for (let i = 0; i < BITS_WORDS; i++) {
+            words[d + i] = matched
+              ? ((from[s + i] as number) & ~(other[m + i] as number)) >>> 0
+              : (from[s + i] as number);
+          }
         }
         this.#link(tail, created);
         tail = created;
