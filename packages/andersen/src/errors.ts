@@ -69,3 +69,8 @@ export class VerificationError extends GpumorphError {
 export class SolveAbortedError extends GpumorphError {
   override name = 'SolveAbortedError';
 }
+
+/** The engine asked for cannot run here (e.g. `webgpu` without an adapter, or not built yet). */
+export class EngineUnavailableError extends GpumorphError {
+  override name = 'EngineUnavailableError';
+}

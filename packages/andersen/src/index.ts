@@ -7,11 +7,30 @@
  * ```ts
  * import { readHardekopf, solveAndersen } from '@gpumorph/andersen';
  * const input = await readHardekopf({ prefix: 'data/gcc' });
- * const result = solveAndersen(input.program, { hcd: input.hcd });
+ * const result = await solveAndersen(input.program, { hcd: input.hcd });
  * result.pointsTo(42); // Uint32Array of object ids
  * ```
  * @module
  */
+export { solveAndersenReference } from './cpu/reference';
+export {
+  type CpuSolver,
+  type CpuSolverEvents,
+  type CpuSolverOptions,
+  createCpuSolver,
+  type IterationEvent,
+  type SolvePhase,
+} from './cpu/solver';
 export * from './errors';
 export * from './io/index';
 export * from './model/index';
+export type { HcdPairs } from './offline/hcd-pairs';
+export { AndersenResult, type SolveStatistics } from './result/result';
+export { type AndersenEngine, type SolveAndersenOptions, solveAndersen } from './solve';
+export {
+  HARDEKOPF_REFERENCE_CONVENTIONS,
+  type VerificationDifference,
+  type VerificationReport,
+  type VerifyOptions,
+  verifySolution,
+} from './verify';

@@ -503,6 +503,12 @@ class SolveRun {
     return { propagated: propagatedNodes, edgesAdded };
   }
 
+  countPointsToElements(): number {
+    let elements = 0;
+    for (let v = 0; v < this.n; v++) if (this.parent[v] === v) elements += this.pts[v]?.elementCount ?? 0;
+    return elements;
+  }
+
   async run(): Promise<AndersenResult> {
     this.started = performance.now();
     this.lastYield = this.started;
@@ -535,7 +541,7 @@ class SolveRun {
       copyEdgesAdded: this.stats.edgesAdded,
       propagations: this.stats.propagations,
       solveMs: performance.now() - this.started,
-      pointsToElements: this.pointsPool.elementsInUse,
+      pointsToElements: this.countPointsToElements(),
     };
     const result = new AndersenResult(this.program.nodeCount, this.parent, this.pts, statistics);
     this.events.emit('phase', 'done', this.stats.rounds);
