@@ -96,11 +96,14 @@ describe('the documented examples', () => {
     expect(parseConstraintText(formatConstraintText(program))).toStrictEqual(program);
   });
 
-  it('the JSON example reads, and is exactly what the writer writes', () => {
-    const text = fixture('example.constraints.json').toString('utf8');
-    const program = parseConstraintJson(text, { file: 'example.constraints.json' });
+  it('the JSON example reads, and writes back as the same program', () => {
+    // The fixture is laid out by Biome, the example in FORMATS.md by the writer: compare programs.
+    const program = parseConstraintJson(fixture('example.constraints.json'), {
+      file: 'example.constraints.json',
+    });
     expect(program.hardekopf).toEqual({ lastObject: 1, lastFunction: 0 });
-    expect(formatConstraintJson(program)).toBe(text);
+    expect(program.names).toEqual(['s', 's.second', 'p', undefined]);
+    expect(parseConstraintJson(formatConstraintJson(program))).toStrictEqual(program);
   });
 
   it('the points-to example reads, and is exactly what the writer writes', () => {

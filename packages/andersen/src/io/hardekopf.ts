@@ -95,7 +95,6 @@ export function parseHardekopfNodes(input: TextInput, options: ParseOptions = {}
     const flagAt = s.pos;
     const flag = s.readU32('function flag');
     if (flag > 1) s.fail(`function flag ${flag} is neither 0 nor 1`, flagAt);
-    s.endLine('the function flag');
     if (size > 0 && id + size > nodeCount) {
       s.failRule(
         `object ${id} has ${size} fields, running past the last node ${nodeCount - 1}`,
@@ -104,6 +103,7 @@ export function parseHardekopfNodes(input: TextInput, options: ParseOptions = {}
         id,
       );
     }
+    s.endLine('the function flag');
     objectSize[id] = size;
     isFunction[id] = flag;
     listed++;
