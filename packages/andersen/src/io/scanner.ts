@@ -23,10 +23,15 @@ export class ByteScanner {
   lineStart = 0;
   readonly end: number;
 
+  readonly bytes: Uint8Array;
+
   constructor(
-    readonly bytes: Uint8Array,
+    bytes: Uint8Array,
     readonly file: string,
   ) {
+    // A plain Uint8Array view (not a Node Buffer subclass) keeps the byte loads monomorphic.
+    this.bytes =
+      bytes.constructor === Uint8Array ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
     this.end = bytes.length;
   }
 
