@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { benchSuiteNames, benchSuites } from './bench/registry';
+import { runAndersenSolve } from './commands/andersen';
 import { BENCH_ENGINES, runBench } from './commands/bench';
 import { runDoctor } from './commands/doctor';
 import { EXIT_USAGE } from './errors';
@@ -102,6 +103,78 @@ export function createProgram(
         setStatus(
           await runBench(
             { suites, engines: options.engine, quick: options.quick ?? false, json: options.json },
+            io,
+          ),
+        );
+      },
+    );
+
+  const andersen = program
+    .command('andersen')
+    .description("inclusion-based (Andersen) points-to analysis for C (PPoPP'12 constraint graphs)");
+  andersen
+    .command('solve')
+    .description(
+      'solve a points-to problem, optionally verify it against a reference and write the points-to sets',
+    )
+    .option(
+      '--input <prefix|file>',
+      'a Hardekopf prefix (finds <prefix>_nodes.txt[.gz], _constraints_after_hcd.txt[.gz], _hcd.txt[.gz], ' +
+        '_correct_soln_001.txt[.gz]) or a gpumorph-constraints text/JSON file',
+    )
+    .option('--nodes <file>', 'Hardekopf nodes file (with --constraints)')
+    .option('--constraints <file>', 'Hardekopf constraints file (raw or after HCD)')
+    .option('--hcd <file>', 'Hardekopf HCD table')
+    .option('--verify <file>', 'reference solution (Hardekopf _correct_soln or gpumorph-points-to)')
+    .addOption(
+      new Option('--constraint-set <set>', 'with --input <prefix>: which constraints file')
+        .choices(['after-hcd', 'raw'])
+        .default('after-hcd'),
+    )
+    .option('--no-hcd', 'ignore the HCD table')
+    .addOption(
+      new Option('--engine <engine>', 'engine to solve on (auto: the best present)')
+        .choices(['auto', 'cpu', 'webgpu'])
+        .default('auto'),
+    )
+    .option(
+      '--out <file>',
+      'write the points-to sets (gpumorph-points-to 1, see packages/andersen/FORMATS.md)',
+    )
+    .option('--json', 'print one JSON object (engine, sizes, times, iterations, peak memory, verification)')
+    .option('--print', 'print every non-empty points-to set by node name (small programs)')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 when solved (and verified, if a reference was given), 1 on a difference or an error.',
+    )
+    .action(
+      async (options: {
+        input?: string;
+        nodes?: string;
+        constraints?: string;
+        hcd: boolean | string;
+        verify?: string;
+        constraintSet: 'raw' | 'after-hcd';
+        engine: 'auto' | 'cpu' | 'webgpu';
+        out?: string;
+        json?: boolean;
+        print?: boolean;
+      }) => {
+        setStatus(
+          await runAndersenSolve(
+            {
+              input: options.input,
+              nodes: options.nodes,
+              constraints: options.constraints,
+              hcd: typeof options.hcd === 'string' ? options.hcd : undefined,
+              useHcd: options.hcd !== false,
+              verify: options.verify,
+              constraintSet: options.constraintSet,
+              engine: options.engine,
+              out: options.out,
+              json: options.json ?? false,
+              print: options.print ?? false,
+            },
             io,
           ),
         );

@@ -1,0 +1,292 @@
+import { stat, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import {
+  type AndersenEngine,
+  ConstraintParseError,
+  type ConstraintProgram,
+  countByKind,
+  decompress,
+  formatPointsTo,
+  HARDEKOPF_REFERENCE_CONVENTIONS,
+  type HcdTable,
+  parseConstraintJson,
+  parseConstraintText,
+  parseHardekopfSolution,
+  parsePointsTo,
+  type ReferenceSolution,
+  readHardekopf,
+  solveAndersen,
+  type VerificationReport,
+  verifySolution,
+} from '@gpumorph/andersen';
+import { EXIT_FAILURE } from '../errors';
+import { formatNumber } from '../format';
+import { type CliIo, colorsFor } from '../io';
+import { createProgress } from '../progress';
+
+/** Options of `gpumorph andersen solve`. */
+export interface AndersenSolveOptions {
+  /** A Hardekopf prefix (`data/gcc`) or a `gpumorph-constraints` text or JSON file. */
+  readonly input?: string | undefined;
+  readonly nodes?: string | undefined;
+  readonly constraints?: string | undefined;
+  readonly hcd?: string | undefined;
+  /** A reference solution: Hardekopf `_correct_soln` or `gpumorph-points-to` file. */
+  readonly verify?: string | undefined;
+  /** With a prefix: which constraints file (`after-hcd` default, or `raw`). */
+  readonly constraintSet: 'raw' | 'after-hcd';
+  /** Use the HCD table when one is found (default true). */
+  readonly useHcd: boolean;
+  readonly engine: AndersenEngine;
+  /** Write the points-to sets here (`gpumorph-points-to 1`). */
+  readonly out?: string | undefined;
+  readonly json: boolean;
+  /** Print every non-empty points-to set, by node name (for small programs). */
+  readonly print?: boolean | undefined;
+}
+
+/** What `gpumorph andersen solve --json` prints. */
+export interface AndersenSolveReport {
+  readonly engine: string;
+  /** The WebGPU adapter, or null when the CPU engine ran. */
+  readonly adapter: string | null;
+  readonly files: Record<string, string>;
+  readonly nodes: number;
+  readonly constraints: {
+    readonly total: number;
+    readonly addressOf: number;
+    readonly copy: number;
+    readonly load: number;
+    readonly store: number;
+    readonly offset: number;
+  };
+  readonly hcd: { readonly offlineMerges: number; readonly onlinePairs: number } | null;
+  /** Reading and parsing the input files. */
+  readonly readMs: number;
+  /** Offline passes (HCD/HVN computed here; 0 when the HCD table came from a file). */
+  readonly offlineMs: number;
+  readonly solveMs: number;
+  readonly iterations: number;
+  /** The process's peak resident set size, bytes. */
+  readonly peakMemoryBytes: number;
+  readonly pointsToEdges: number;
+  readonly statistics: Record<string, number>;
+  readonly verification: {
+    readonly file: string;
+    readonly exact: boolean;
+    readonly checked: number;
+    readonly differing: number;
+    readonly ignored: VerificationReport['ignored'];
+    readonly firstDifferences: { variable: number; expected: number[]; actual: number[] }[];
+  } | null;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** A `gpumorph-constraints` text or JSON file (plain or gzipped). */
+async function readConstraintFile(path: string): Promise<ConstraintProgram> {
+  const { readFile } = await import('node:fs/promises');
+  const bytes = await decompress(await readFile(path), path);
+  let start = 0;
+  while (
+    start < bytes.length &&
+    (bytes[start] === 0x20 || bytes[start] === 0x0a || bytes[start] === 0x0d || bytes[start] === 0x09)
+  )
+    start++;
+  if (bytes[start] === 0x7b /* { */) return parseConstraintJson(bytes, { file: path });
+  return parseConstraintText(bytes, { file: path });
+}
+
+/** A reference solution in either format, chosen by its first line. */
+async function readSolutionFile(path: string, nodeCount: number): Promise<ReferenceSolution> {
+  const { readFile } = await import('node:fs/promises');
+  let bytes: Uint8Array;
+  try {
+    bytes = await decompress(await readFile(path), path);
+  } catch (cause) {
+    if (cause instanceof ConstraintParseError) throw cause;
+    throw new ConstraintParseError(
+      { file: path, line: 1, column: 1 },
+      `cannot read the file: ${String(cause)}`,
+      {
+        cause,
+      },
+    );
+  }
+  const head = new TextDecoder().decode(bytes.subarray(0, 32));
+  if (head.startsWith('gpumorph-points-to')) return parsePointsTo(bytes, { file: path });
+  return parseHardekopfSolution(bytes, { file: path, nodeCount });
+}
+
+/**
+ * `gpumorph andersen solve`: reads a points-to problem (Hardekopf files by prefix or by role, or an
+ * own-format file), solves it, optionally verifies against a reference and writes the points-to
+ * sets. Prints a summary (or `--json`) on stdout, progress on stderr. Returns the exit status: 1 when
+ * verification finds a difference.
+ *
+ * @example
+ * ```ts
+ * await runAndersenSolve({ input: 'examples/andersen/linked-list.gmc', engine: 'auto', json: true, constraintSet: 'after-hcd', useHcd: true }, processIo());
+ * ```
+ */
+export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo): Promise<number> {
+  const c = colorsFor(io);
+  const log = (line: string) => io.stderr.write(`${c.dim(line)}\n`);
+  const readStart = performance.now();
+  let program: ConstraintProgram;
+  let hcd: HcdTable | undefined;
+  let solution: ReferenceSolution | undefined;
+  let files: Record<string, string>;
+  let hardekopf = false;
+  if (options.input !== undefined && (await isFile(options.input))) {
+    program = await readConstraintFile(options.input);
+    files = { constraints: options.input };
+  } else {
+    const source =
+      options.input !== undefined
+        ? { prefix: options.input }
+        : options.nodes !== undefined && options.constraints !== undefined
+          ? {
+              nodes: options.nodes,
+              constraints: options.constraints,
+              ...(options.hcd !== undefined ? { hcd: options.hcd } : {}),
+            }
+          : undefined;
+    if (source === undefined) {
+      throw new ConstraintParseError(
+        { file: '<command line>', line: 1, column: 1 },
+        'give --input <prefix or file>, or both --nodes and --constraints',
+      );
+    }
+    const input = await readHardekopf(source, {
+      constraints: options.constraintSet,
+      nonObjectAddress: 'make-object',
+    });
+    ({ program, hcd, solution } = input);
+    files = { ...input.files };
+    hardekopf = true;
+  }
+  if (options.verify !== undefined) {
+    solution = await readSolutionFile(options.verify, program.nodeCount);
+    files.verify = options.verify;
+  }
+  if (!options.useHcd) hcd = undefined;
+  const readMs = performance.now() - readStart;
+  log(
+    `andersen: ${count(program.nodeCount)} nodes, ${count(program.constraints.length)} constraints` +
+      (hcd
+        ? `, HCD table (${hcd.offlineMerges.length / 2} offline merges, ${hcd.online.length / 2} online pairs)`
+        : '') +
+      ` read in ${formatNumber(readMs)} ms`,
+  );
+
+  const progress = createProgress(
+    'andersen',
+    1,
+    io.stderr.isTTY ? { stream: io.stderr as NodeJS.WriteStream } : {},
+  );
+  const result = await solveAndersen(program, {
+    engine: options.engine,
+    hcd,
+    onIteration: (event) => {
+      progress.setTotal(event.round + 1);
+      progress.update(event.round, `round ${event.round}: ${count(event.propagated)} nodes propagated`);
+    },
+  }).finally(() => progress.stop());
+  const statistics = result.statistics;
+
+  let verification: AndersenSolveReport['verification'] = null;
+  if (solution !== undefined) {
+    const report = verifySolution(
+      result,
+      solution,
+      hardekopf ? { ignore: HARDEKOPF_REFERENCE_CONVENTIONS } : {},
+    );
+    verification = {
+      file: files.verify ?? files.solution ?? '',
+      exact: report.exact,
+      checked: report.checked,
+      differing: report.differing,
+      ignored: report.ignored,
+      firstDifferences: report.differences.slice(0, 5).map((d) => ({
+        variable: d.variable,
+        expected: [...d.expected],
+        actual: [...d.actual],
+      })),
+    };
+  }
+  if (options.out !== undefined) {
+    await writeFile(resolve(options.out), formatPointsTo(result));
+    log(`andersen: wrote the points-to sets to ${resolve(options.out)}`);
+  }
+  const [addressOf, copy, load, store, offset] = countByKind(program.constraints);
+  const report: AndersenSolveReport = {
+    engine: result.engine,
+    adapter: null,
+    files,
+    nodes: program.nodeCount,
+    constraints: { total: program.constraints.length, addressOf, copy, load, store, offset },
+    hcd: hcd ? { offlineMerges: hcd.offlineMerges.length / 2, onlinePairs: hcd.online.length / 2 } : null,
+    readMs,
+    offlineMs: 0,
+    solveMs: statistics.solveMs,
+    iterations: statistics.rounds,
+    peakMemoryBytes: process.resourceUsage().maxRSS * 1024,
+    pointsToEdges: result.pointsToEdges,
+    statistics: { ...statistics },
+    verification,
+  };
+  if (options.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else io.stdout.write(summaryText(report, c));
+  if (options.print && !options.json) {
+    const name = (id: number) => program.names?.[id] ?? `n${id}`;
+    for (let v = 0; v < program.nodeCount; v++) {
+      const pointees = result.pointsTo(v);
+      if (pointees.length > 0) io.stdout.write(`${name(v)} -> {${Array.from(pointees, name).join(', ')}}\n`);
+    }
+  }
+  if (verification && !verification.exact) {
+    io.stderr.write(
+      `${c.red(`error: ${verification.differing} of ${verification.checked} variables differ from ${verification.file}`)}\n`,
+    );
+    return EXIT_FAILURE;
+  }
+  return 0;
+}
+
+/** An integer count with thousands separators. */
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+function summaryText(report: AndersenSolveReport, c: ReturnType<typeof colorsFor>): string {
+  const lines = [
+    c.bold('andersen solve'),
+    `  engine          ${report.engine}`,
+    `  nodes           ${count(report.nodes)}`,
+    `  constraints     ${count(report.constraints.total)} (addr ${report.constraints.addressOf}, copy ${report.constraints.copy}, load ${report.constraints.load}, store ${report.constraints.store}, offset ${report.constraints.offset})`,
+    `  read            ${formatNumber(report.readMs)} ms`,
+    `  solve           ${formatNumber(report.solveMs)} ms in ${report.iterations} rounds`,
+    `  peak memory     ${formatNumber(report.peakMemoryBytes / 2 ** 20)} MiB`,
+    `  points-to edges ${count(report.pointsToEdges)}`,
+  ];
+  const v = report.verification;
+  if (v) {
+    const verdict = v.exact ? c.green('exact') : c.red(`${v.differing} variables differ`);
+    lines.push(`  verification    ${verdict}: ${count(v.checked)} variables against ${v.file}`);
+    for (const ignored of v.ignored) {
+      lines.push(
+        c.dim(
+          `                  node ${ignored.variable} not compared (${ignored.reason}; ${ignored.wouldDiffer ? 'it would differ' : 'it matches anyway'})`,
+        ),
+      );
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
