@@ -3,4 +3,5 @@ import { definePackageConfig } from '../../tsup.base';
 export default definePackageConfig({
   index: 'src/index.ts',
   testing: 'src/testing/index.ts',
+  bench: 'src/bench/index.ts',
 });

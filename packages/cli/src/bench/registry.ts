@@ -1,10 +1,11 @@
+import { andersenBench } from '@gpumorph/andersen/bench';
 import { allocatorBench, type BenchSuite } from '@gpumorph/gpu-allocator/bench';
 import { primitivesBench } from '@gpumorph/gpu-primitives/bench';
 import { sparseBitVectorBench } from '@gpumorph/sparse-bitvector/bench';
 
 /**
  * The benchmark suites `gpumorph bench` knows, by the name given on the command line. Each package
- * with a benchmark adds its suite here (`andersen`, `eigencfa`, `octagon` to come).
+ * with a benchmark adds its suite here (`eigencfa` and `octagon` to come).
  *
  * @example
  * ```ts
@@ -16,6 +17,7 @@ export const benchSuites: Readonly<Record<string, BenchSuite>> = {
   allocator: allocatorBench,
   primitives: primitivesBench,
   'sparse-bitvector': sparseBitVectorBench,
+  andersen: andersenBench,
 };
 
 /** The names of {@link benchSuites}, in registration order. */
