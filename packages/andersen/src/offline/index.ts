@@ -1,0 +1,21 @@
+/**
+ * Offline passes that shrink a constraint program before solving: hybrid cycle detection's offline
+ * half ({@link computeOfflineHcd}, with {@link applyOfflineMerges} to rewrite the program) and
+ * hash-based value numbering ({@link computeHvn}).
+ *
+ * @example
+ * ```ts
+ * const hcd = computeOfflineHcd(program);
+ * const result = await createCpuSolver(program, { hcd }).solve();
+ * ```
+ * @module
+ */
+export {
+  applyOfflineMerges,
+  computeOfflineHcd,
+  type OfflineHcd,
+  type OfflineHcdOptions,
+  type OfflineHcdStatistics,
+} from './hcd';
+export type { HcdPairs } from './hcd-pairs';
+export { computeHvn, type HvnOptions, type HvnResult, type HvnStatistics } from './hvn';
