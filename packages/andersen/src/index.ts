@@ -24,7 +24,7 @@ export {
 export * from './errors';
 export * from './io/index';
 export * from './model/index';
-export type { HcdPairs } from './offline/hcd-pairs';
+export * from './offline/index';
 export { AndersenResult, type SolveStatistics } from './result/result';
 export { type AndersenEngine, type SolveAndersenOptions, solveAndersen } from './solve';
 export {

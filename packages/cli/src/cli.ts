@@ -132,6 +132,11 @@ export function createProgram(
         .default('after-hcd'),
     )
     .option('--no-hcd', 'ignore the HCD table')
+    .option(
+      '--offline-hcd',
+      'compute hybrid cycle detection from the constraints (offline pass) instead of reading a table',
+    )
+    .option('--hvn', 'merge pointer-equivalent variables (hash-based value numbering) before solving')
     .addOption(
       new Option('--engine <engine>', 'engine to solve on (auto: the best present)')
         .choices(['auto', 'cpu', 'webgpu'])
@@ -159,6 +164,8 @@ export function createProgram(
         out?: string;
         json?: boolean;
         print?: boolean;
+        offlineHcd?: boolean;
+        hvn?: boolean;
       }) => {
         setStatus(
           await runAndersenSolve(
@@ -174,6 +181,8 @@ export function createProgram(
               out: options.out,
               json: options.json ?? false,
               print: options.print ?? false,
+              offlineHcd: options.offlineHcd ?? false,
+              hvn: options.hvn ?? false,
             },
             io,
           ),

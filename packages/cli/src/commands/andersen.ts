@@ -2,8 +2,11 @@ import { stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
   type AndersenEngine,
+  applyOfflineMerges,
   ConstraintParseError,
   type ConstraintProgram,
+  computeHvn,
+  computeOfflineHcd,
   countByKind,
   decompress,
   formatPointsTo,
@@ -37,6 +40,10 @@ export interface AndersenSolveOptions {
   readonly constraintSet: 'raw' | 'after-hcd';
   /** Use the HCD table when one is found (default true). */
   readonly useHcd: boolean;
+  /** Compute HCD from the constraints here (offline pass) instead of reading a table. */
+  readonly offlineHcd?: boolean | undefined;
+  /** Merge pointer-equivalent variables found by hash-based value numbering before solving. */
+  readonly hvn?: boolean | undefined;
   readonly engine: AndersenEngine;
   /** Write the points-to sets here (`gpumorph-points-to 1`). */
   readonly out?: string | undefined;
@@ -63,7 +70,7 @@ export interface AndersenSolveReport {
   readonly hcd: { readonly offlineMerges: number; readonly onlinePairs: number } | null;
   /** Reading and parsing the input files. */
   readonly readMs: number;
-  /** Offline passes (HCD/HVN computed here; 0 when the HCD table came from a file). */
+  /** Offline passes run here (--offline-hcd, --hvn); 0 when none ran (a shipped HCD table costs only its reading). */
   readonly offlineMs: number;
   readonly solveMs: number;
   readonly iterations: number;
@@ -79,6 +86,13 @@ export interface AndersenSolveReport {
     readonly ignored: VerificationReport['ignored'];
     readonly firstDifferences: { variable: number; expected: number[]; actual: number[] }[];
   } | null;
+}
+
+function concat(a: Uint32Array, b: Uint32Array): Uint32Array {
+  const out = new Uint32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 async function isFile(path: string): Promise<boolean> {
@@ -176,8 +190,31 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     solution = await readSolutionFile(options.verify, program.nodeCount);
     files.verify = options.verify;
   }
-  if (!options.useHcd) hcd = undefined;
+  // With --offline-hcd the table's online pairs are replaced by ours, but its offline merges stay:
+  // in `_after_hcd` files they name the representatives the merged-away variables were renamed to.
+  const shippedMerges = options.useHcd && options.offlineHcd ? hcd?.offlineMerges : undefined;
+  if (!options.useHcd || options.offlineHcd) hcd = undefined;
   const readMs = performance.now() - readStart;
+  const offlineStart = performance.now();
+  let solvedProgram = program;
+  if (options.offlineHcd) {
+    const computed = computeOfflineHcd(program);
+    solvedProgram = applyOfflineMerges(program, computed.offlineMerges);
+    hcd = {
+      offlineMerges: shippedMerges ? concat(shippedMerges, computed.offlineMerges) : computed.offlineMerges,
+      online: computed.online,
+    };
+    log(
+      `andersen: offline HCD: ${computed.statistics.mergedVariables} variables merged, ${computed.statistics.onlinePairs} online pairs`,
+    );
+  }
+  if (options.hvn) {
+    const hvn = computeHvn(solvedProgram);
+    const merges = hcd ? concat(hcd.offlineMerges, hvn.merges) : hvn.merges;
+    hcd = { offlineMerges: merges, online: hcd?.online ?? new Uint32Array(0) };
+    log(`andersen: HVN: ${hvn.statistics.mergedVariables} variables merged`);
+  }
+  const offlineMs = performance.now() - offlineStart;
   log(
     `andersen: ${count(program.nodeCount)} nodes, ${count(program.constraints.length)} constraints` +
       (hcd
@@ -191,7 +228,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     1,
     io.stderr.isTTY ? { stream: io.stderr as NodeJS.WriteStream } : {},
   );
-  const result = await solveAndersen(program, {
+  const result = await solveAndersen(solvedProgram, {
     engine: options.engine,
     hcd,
     onIteration: (event) => {
@@ -234,7 +271,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     constraints: { total: program.constraints.length, addressOf, copy, load, store, offset },
     hcd: hcd ? { offlineMerges: hcd.offlineMerges.length / 2, onlinePairs: hcd.online.length / 2 } : null,
     readMs,
-    offlineMs: 0,
+    offlineMs,
     solveMs: statistics.solveMs,
     iterations: statistics.rounds,
     peakMemoryBytes: process.resourceUsage().maxRSS * 1024,
