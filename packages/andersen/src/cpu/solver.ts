@@ -316,6 +316,22 @@ class SolveRun {
     }
   }
 
+  /** The distinct representatives of `o + offset` for the members `o` the offset applies to. */
+  distinctFields(members: Uint32Array, offset: number): number[] {
+    const objectSize = this.program.objectSize;
+    const stamp = ++this.stampCounter;
+    const mark = this.stamp;
+    const fields: number[] = [];
+    for (const o of members) {
+      if (offset >= (objectSize[o] as number)) continue;
+      const field = this.find(o + offset);
+      if (mark[field] === stamp) continue;
+      mark[field] = stamp;
+      fields.push(field);
+    }
+    return fields;
+  }
+
   /** Rewrites `v`'s successor list to distinct representatives other than `v`; returns it. */
   compactSuccessors(v: number): number[] | undefined {
     const list = this.successorList[v];
@@ -461,13 +477,20 @@ class SolveRun {
         v = this.find(v);
       }
 
+      // The distinct representatives of the fields o + k, per offset k: after HCD and cycle merges
+      // many pointees share one, and each (constraint, representative) needs one edge check only.
+      let fieldsByOffset: Map<number, number[]> | undefined;
       for (let i = this.complexHead[v] as number; i !== NONE; i = this.nextConstraint[i] as number) {
         const offset = constraints.offset[i] as number;
+        fieldsByOffset ??= new Map();
+        let fields = fieldsByOffset.get(offset);
+        if (fields === undefined) {
+          fields = this.distinctFields(members, offset);
+          fieldsByOffset.set(offset, fields);
+        }
         const isLoad = constraints.kind[i] === ConstraintKind.Load;
         const other = this.find((isLoad ? constraints.dst[i] : constraints.src[i]) as number);
-        for (const o of members) {
-          if (offset >= (objectSize[o] as number)) continue;
-          const field = this.find(o + offset);
+        for (const field of fields) {
           // Load dst = *(v + k): edge field → dst. Store *(v + k) = src: edge src → field.
           const source = isLoad ? field : other;
           const sink = isLoad ? other : field;
