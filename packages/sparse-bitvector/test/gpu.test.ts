@@ -5,6 +5,7 @@ import {
   createGpuSparseBitVectors,
   type GpuSetOperation,
   type GpuSparseBitVectors,
+  type GpuSparseBitVectorsOptions,
   MAX_MEMBER,
   NO_ELEMENT,
   packVectors,
@@ -18,6 +19,7 @@ import { memberSets } from '../src/testing/index';
 const sorted = (s: Iterable<number>) => [...new Set(s)].sort((a, b) => a - b);
 
 type Op = GpuSetOperation['op'];
+type UnionOptions = Pick<GpuSparseBitVectorsOptions, 'unionTeamLanes' | 'unionAllocation'>;
 interface Case {
   readonly op: Op;
   readonly dst: number[];
@@ -178,6 +180,37 @@ for (const subgroups of [true, false]) {
       });
 
       it('edge cases: 959/960/961, ids near 2^32 - 2, empty sets, long chains', async () => {
+        await assertEdgeCases();
+      });
+
+      // The batched union kernel with other team sizes (fewer than 8 lanes: several teams per
+      // subgroup even on 8-lane subgroups) and with atomic allocation, and the library's
+      // one-union-per-subgroup path it replaces.
+      if (subgroups) {
+        const variants: readonly UnionOptions[] = [
+          { unionTeamLanes: 1 },
+          { unionTeamLanes: 2 },
+          { unionTeamLanes: 4 },
+          { unionTeamLanes: 16 },
+          { unionTeamLanes: 4, unionAllocation: 'atomic' },
+          { unionTeamLanes: 8, unionAllocation: 'atomic' },
+          { unionTeamLanes: 0 },
+        ];
+        describe.each(variants)('unions with %o', (variant) => {
+          it('GPU == CPU on random union batches and mixed batches', async () => {
+            await assertBatches(['union'], 12, 6, variant);
+            await assertBatches(allOps, 8, 4, variant);
+          });
+          it('edge cases', async () => {
+            await assertEdgeCases(variant);
+          });
+          it('grows the pool mid-batch', async () => {
+            await assertGrowth(variant);
+          });
+        });
+      }
+
+      async function assertEdgeCases(extra: UnionOptions = {}) {
         const top = MAX_MEMBER - 1;
         const chain = Array.from({ length: 120 }, (_, k) => k * 960 + (k % 7));
         const chain2 = Array.from({ length: 90 }, (_, k) => k * 1920 + 959);
@@ -201,7 +234,11 @@ for (const subgroups of [true, false]) {
           { op: 'difference', dst: chain2, src: chain, offset: 0, limit: undefined },
           { op: 'shiftedUnion', dst: chain, src: chain2, offset: 481, limit: 100_000 },
         ];
-        const sets = await createGpuSparseBitVectors(gpu.ctx, { vectors: cases.length * 2, capacity: 1 });
+        const sets = await createGpuSparseBitVectors(gpu.ctx, {
+          vectors: cases.length * 2,
+          capacity: 1,
+          ...extra,
+        });
         try {
           const { applied, results } = await runBatch(sets, cases);
           const cpu = new SparseBitVectorPool();
@@ -213,7 +250,7 @@ for (const subgroups of [true, false]) {
         } finally {
           sets.destroy();
         }
-      });
+      }
 
       it('works on a pool bound as several windows (growing across window boundaries)', async () => {
         await fc.assert(
@@ -241,6 +278,10 @@ for (const subgroups of [true, false]) {
       }, 180_000);
 
       it('grows the pool mid-batch and completes every union', async () => {
+        await assertGrowth();
+      });
+
+      async function assertGrowth(extra: UnionOptions = {}) {
         const cases: Case[] = Array.from({ length: 24 }, (_, i) => ({
           op: 'union' as const,
           dst: [i],
@@ -248,7 +289,11 @@ for (const subgroups of [true, false]) {
           offset: 0,
           limit: undefined,
         }));
-        const sets = await createGpuSparseBitVectors(gpu.ctx, { vectors: cases.length * 2, capacity: 1 });
+        const sets = await createGpuSparseBitVectors(gpu.ctx, {
+          vectors: cases.length * 2,
+          capacity: 1,
+          ...extra,
+        });
         const grows: number[] = [];
         sets.pool.on('grow', ({ to }) => grows.push(to));
         try {
@@ -262,7 +307,7 @@ for (const subgroups of [true, false]) {
         } finally {
           sets.destroy();
         }
-      });
+      }
 
       it('rejects a batch where a dst repeats or a src is written by another operation', async () => {
         const sets = await createGpuSparseBitVectors(gpu.ctx, { vectors: 4 });
@@ -301,10 +346,19 @@ for (const subgroups of [true, false]) {
       });
 
       /** fast-check batches of cases, each batch in one dispatch on a pool that starts at 1 element. */
-      async function assertBatches(ops: readonly Op[], maxBatch: number, numRuns: number) {
+      async function assertBatches(
+        ops: readonly Op[],
+        maxBatch: number,
+        numRuns: number,
+        extra: UnionOptions = {},
+      ) {
         await fc.assert(
           fc.asyncProperty(fc.array(caseArb(ops), { minLength: 1, maxLength: maxBatch }), async (cases) => {
-            const sets = await createGpuSparseBitVectors(gpu.ctx, { vectors: cases.length * 2, capacity: 1 });
+            const sets = await createGpuSparseBitVectors(gpu.ctx, {
+              vectors: cases.length * 2,
+              capacity: 1,
+              ...extra,
+            });
             try {
               const { applied, results } = await runBatch(sets, cases);
               const cpu = new SparseBitVectorPool();

@@ -14,6 +14,13 @@ export {
 } from './kernels/batch.wgsl';
 export { type LibraryWgslOptions, sparseBitVectorLibraryWgsl, type TeamKind } from './kernels/library.wgsl';
 export {
+  type UnionAllocation,
+  type UnionKernelParams,
+  unionCountKernelWgsl,
+  unionDirectivesWgsl,
+  unionKernelWgsl,
+} from './kernels/union.wgsl';
+export {
   MAX_BASE,
   OP_CODES,
   QUERY_CODES,

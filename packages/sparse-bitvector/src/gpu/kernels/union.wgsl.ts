@@ -1,0 +1,339 @@
+import type { WgslModule } from '@gpumorph/gpu-allocator';
+import { ELEMENT_WORDS } from '../../cpu/layout';
+import { OP_CODES, STATUS_CHANGED, STATUS_CORRUPT, STATUS_INCOMPLETE } from '../layout';
+import { batchStructsWgsl } from './batch.wgsl';
+
+/**
+ * How the batched union kernel gets new elements: `counted` (a counting kernel first finds how
+ * many new elements each union needs and reserves them with one atomic per workgroup; the merge
+ * then takes no atomic at all) or `atomic` (the merge takes one atomic per subgroup and step, shared
+ * by the subgroup's teams that need an element then).
+ *
+ * @example
+ * ```ts
+ * const allocation: UnionAllocation = 'counted';
+ * ```
+ */
+export type UnionAllocation = 'counted' | 'atomic';
+
+/**
+ * Inputs of {@link unionKernelWgsl} and {@link unionCountKernelWgsl}.
+ *
+ * @example
+ * ```ts
+ * const params: UnionKernelParams = { name: 'sbv', teamLanes: 8, workgroupSize: 256,
+ *   allocation: 'counted', layoutWgsl: layout.wgsl() };
+ * ```
+ */
+export interface UnionKernelParams {
+  /** Pool prefix of the WGSL names. */
+  readonly name: string;
+  /**
+   * Lanes per team (a power of two from 1 to 32, at most the smallest subgroup size): a team of
+   * `teamLanes` lanes moves one 128-byte element, lane i owning words i, i + teamLanes, …, so a
+   * 32-lane subgroup runs `32 / teamLanes` unions at once.
+   */
+  readonly teamLanes: number;
+  /** Invocations per workgroup (a multiple of the largest subgroup size). */
+  readonly workgroupSize: number;
+  readonly allocation: UnionAllocation;
+  /**
+   * The bind-group declarations (`layout.wgsl()`): the apply layout, plus, for `counted`,
+   * `<name>_alloc_at: array<vec2u>` (per operation: its first reserved element and their number).
+   */
+  readonly layoutWgsl: string;
+}
+
+/**
+ * Directives of the union kernels: link them with each. Every subgroup built-in of the merge
+ * kernel is called in subgroup-uniform control flow (its loop exits on a `subgroupAny`; the
+ * per-team data-dependent work sits in branches that call none), which the analysis cannot see.
+ *
+ * @example
+ * ```ts
+ * linkWgsl(unionKernelWgsl(params), [unionDirectivesWgsl, gridWgsl, alloc, access]);
+ * ```
+ */
+export const unionDirectivesWgsl: WgslModule = {
+  name: 'gm_sbv_union_directives',
+  enables: ['subgroups'],
+  diagnostics: ['off, subgroup_uniformity'],
+  code: '',
+};
+
+/**
+ * The counting kernel of `counted` allocation, one invocation per operation: walks the bases of
+ * `src` and `dst` (words 30 and 31 only) and counts the source elements whose base `dst` lacks,
+ * the elements the union will add. The workgroup sums its counts in workgroup memory and reserves
+ * them with one atomic on the pool; `<name>_alloc_at[t]` gets the union's first element and count,
+ * or `(GM_INVALID_ELEMENT, n)` when they do not fit (the pool is flagged exhausted; the merge then
+ * leaves that union alone and marks it incomplete).
+ *
+ * @example
+ * ```ts
+ * const code = linkWgsl(unionCountKernelWgsl(params), [gridWgsl, pool.allocWgsl('subgroup'), pool.accessWgsl()]);
+ * ```
+ */
+export function unionCountKernelWgsl(params: UnionKernelParams): string {
+  const { name: p, workgroupSize: wg } = params;
+  const NONE = '0xffffffffu';
+  return /* wgsl */ `
+${batchStructsWgsl(p)}
+${params.layoutWgsl}
+var<workgroup> ${p}_count_total: atomic<u32>;
+var<workgroup> ${p}_count_base: u32;
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let t = gm_workgroup_index(wid, nwg) * ${wg}u + lid;
+  let limit = ${p}_header.capacity * 4u + 64u;
+  var n = 0u;
+  if (t < ${p}_params.count && ${p}_ops[t].kind == ${OP_CODES.union}u && ${p}_ops[t].dst != ${p}_ops[t].src) {
+    var s = ${p}_heads[${p}_ops[t].src];
+    var d = ${p}_heads[${p}_ops[t].dst];
+    var sh = vec2u(0u, ${NONE});
+    var dh = vec2u(0u, ${NONE});
+    var need_s = true;
+    var need_d = true;
+    var steps = 0u;
+    loop {
+      if (s == ${NONE} || steps > limit) { break; }
+      if (need_s) { sh = vec2u(${p}_load(s, 30u), ${p}_load(s, 31u)); }
+      if (need_d && d != ${NONE}) { dh = vec2u(${p}_load(d, 30u), ${p}_load(d, 31u)); }
+      if (d != ${NONE} && dh.x < sh.x) {
+        d = dh.y;
+        need_s = false;
+        need_d = true;
+      } else {
+        if (d != ${NONE} && dh.x == sh.x) {
+          d = dh.y;
+          need_d = true;
+        } else {
+          n++;
+          need_d = false;
+        }
+        s = sh.y;
+        need_s = true;
+      }
+      steps++;
+    }
+  }
+  if (lid == 0u) { atomicStore(&${p}_count_total, 0u); }
+  workgroupBarrier();
+  let rank = atomicAdd(&${p}_count_total, n);
+  workgroupBarrier();
+  if (lid == 0u) {
+    let total = atomicLoad(&${p}_count_total);
+    var base = 0u;
+    if (total != 0u) { base = ${p}_claim(total); }
+    ${p}_count_base = base;
+  }
+  let base = workgroupUniformLoad(&${p}_count_base);
+  if (t < ${p}_params.count) {
+    let first = base + rank;
+    let capacity = ${p}_header.capacity;
+    let fits = first >= base && first <= capacity && n <= capacity - first;
+    ${p}_alloc_at[t] = vec2u(select(GM_INVALID_ELEMENT, first, fits || n == 0u), n);
+  }
+}`;
+}
+
+/**
+ * The batched union kernel: `<name>_ops[t]` of kind union for every `t < count`, several teams per
+ * subgroup, each team one operation at a time (a grid-stride loop over operations).
+ *
+ * The merge of the source and destination lists is one loop that the whole subgroup runs together
+ * (every subgroup operation sits in subgroup-uniform control flow); each iteration every team loads
+ * the element(s) it advanced to — the whole element, bits and header, in one coalesced step for
+ * src and dst alike — and consumes one element of either list (or both when the bases match). A
+ * team that finishes its operation starts its next one in the following iteration, without waiting
+ * for the other teams of its subgroup. New elements come from the range the counting kernel
+ * reserved (`counted`) or from one atomic per subgroup and iteration (`atomic`).
+ *
+ * Status bits and the exhausted-pool protocol are the library's `<name>_union`: a new element is
+ * linked only once it is complete; a team that gets no element stops with `INCOMPLETE`, so a re-run
+ * after growing completes it. Needs `subgroups` and a linear subgroup layout; operations of other
+ * kinds are left alone (their status too).
+ *
+ * @example
+ * ```ts
+ * const code = linkWgsl(unionKernelWgsl(params), [unionDirectivesWgsl, gridWgsl, pool.allocWgsl('subgroup'), pool.accessWgsl()]);
+ * ```
+ */
+export function unionKernelWgsl(params: UnionKernelParams): string {
+  const { name: p, teamLanes: T, workgroupSize: wg, allocation } = params;
+  if (!(T >= 1 && T <= 32 && (T & (T - 1)) === 0))
+    throw new RangeError(`teamLanes ${T} is not a power of 2 ≤ 32`);
+  if (wg % 32 !== 0) throw new RangeError(`workgroupSize ${wg} is not a multiple of 32`);
+  const K = ELEMENT_WORDS / T;
+  const NONE = '0xffffffffu';
+  const teamMask = T === 32 ? '0xffffffffu' : `${2 ** T - 1}u`;
+  const ks = Array.from({ length: K }, (_, k) => k);
+  // This lane's words of an element, unrolled into scalars: word w = lane + k * T is `sw${k}`.
+  // Word 30 (base) and 31 (next) are k = K - 1 of lanes T - 2 and T - 1 (of the lane itself for T = 1).
+  const word = (k: number) => (T === 1 ? `${k}u` : `lane + ${k * T}u`);
+  const bitsWord = (k: number) => k * T + T - 1 < 30 || T === 1; // every lane's w < 30 (T = 1: k < 30)
+  const each = (body: (k: number, w: string) => string, onlyBits = false) =>
+    ks
+      .filter((k) => !onlyBits || T > 1 || k < 30)
+      .map((k) => {
+        const w = word(k);
+        const line = body(k, w);
+        return onlyBits && T > 1 && !bitsWord(k) ? `if (${w} < 30u) { ${line} }` : line;
+      })
+      .join('\n        ');
+  const header = (v: string) =>
+    T === 1
+      ? `let ${v}_base = ${v}w30;\n    let ${v}_next = ${v}w31;`
+      : `let ${v}_base = subgroupShuffle(${v}w${K - 1}, first + ${T - 2}u);
+    let ${v}_next = subgroupShuffle(${v}w${K - 1}, first + ${T - 1}u);`;
+  const counted = allocation === 'counted';
+  const allocate = counted
+    ? /* wgsl */ `
+    if (want) {
+      if (used >= reserved.y) {
+        status |= ${STATUS_CORRUPT}u;
+        phase = 2u;
+      } else {
+        let e = reserved.x + used;
+        used++;${insert('e')}
+      }
+    }`
+    : /* wgsl */ `
+    // One atomic per subgroup for all its teams that need an element now.
+    let ask = select(0u, 1u, want && lane == 0u);
+    let total = subgroupAdd(ask);
+    if (total != 0u) {
+      let rank = subgroupShuffle(subgroupExclusiveAdd(ask), first);
+      var base = 0u;
+      if (subgroupElect()) { base = ${p}_claim(total); }
+      let e = ${p}_checked(want, subgroupBroadcastFirst(base), rank);
+      if (want) {
+        if (e == GM_INVALID_ELEMENT) {
+          status |= ${STATUS_INCOMPLETE}u;
+          phase = 2u;
+        } else {${insert('e')}
+        }
+      }
+    }`;
+  function insert(e: string): string {
+    return /* wgsl */ `
+          // The source element with next = d (word 30, its base, is already in place); linked
+          // only once complete, so an exhausted re-run never sees half an element.
+          ${each((k, w) => `${p}_store(${e}, ${w}, ${k === K - 1 ? `select(sw${k}, d, ${w} == 31u)` : `sw${k}`});`)}
+          if (lane == 0u) {
+            if (prev == ${NONE}) { ${p}_heads[dst] = ${e}; } else { ${p}_store(prev, 31u, ${e}); }
+          }
+          prev = ${e};
+          s = s_next;
+          need_s = true;
+          need_d = false;
+          status |= ${STATUS_CHANGED}u;`;
+  }
+  return /* wgsl */ `
+${batchStructsWgsl(p)}
+${params.layoutWgsl}
+@compute @workgroup_size(${wg})
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32, @builtin(subgroup_invocation_id) sg_lane: u32) {
+  let lane = sg_lane % ${T}u;
+  let first = sg_lane - lane;
+  let teams_per_workgroup = ${wg / T}u;
+  var t = gm_workgroup_index(wid, nwg) * teams_per_workgroup + lid / ${T}u;
+  let stride = nwg.x * nwg.y * teams_per_workgroup;
+  let count = ${p}_params.count;
+  let limit = ${p}_header.capacity * 4u + 64u;
+  // Per-team state, held alike by every lane of the team. phase: 0 = start operation t,
+  // 1 = merging, 2 = finished (write the status, move on).
+  var phase = 0u;
+  var write_status = false;
+  var dst = 0u;
+  var s = ${NONE};
+  var d = ${NONE};
+  var prev = ${NONE};
+  var need_s = false;
+  var need_d = false;
+  var status = 0u;
+  var steps = 0u;
+  var lane_changed = false;${counted ? '\n  var reserved = vec2u(0u, 0u);\n  var used = 0u;' : ''}
+  ${ks.map((k) => `var sw${k} = 0u;\n  var dw${k} = 0u;`).join('\n  ')}
+  loop {
+    let live = t < count;
+    if (!subgroupAny(live)) { break; }
+    if (live && phase == 0u) {
+      let kind = ${p}_ops[t].kind;
+      dst = ${p}_ops[t].dst;
+      let src = ${p}_ops[t].src;
+      status = 0u;
+      steps = 0u;
+      lane_changed = false;
+      prev = ${NONE};
+      write_status = kind == ${OP_CODES.union}u;
+      phase = 2u;
+      if (write_status && dst != src) {
+        d = ${p}_heads[dst];
+        s = ${p}_heads[src];
+        need_s = true;
+        need_d = true;
+        phase = 1u;${
+          counted
+            ? `
+        reserved = ${p}_alloc_at[t];
+        used = 0u;
+        if (reserved.x == GM_INVALID_ELEMENT) {
+          status = ${STATUS_INCOMPLETE}u;
+          phase = 2u;
+        }`
+            : ''
+        }
+      }
+    }
+    if (live && phase == 1u) {
+      // The elements this team advanced to, whole: both loads are in flight together.
+      if (need_s && s != ${NONE}) {
+        ${each((k, w) => `sw${k} = ${p}_load(s, ${w});`)}
+      }
+      if (need_d && d != ${NONE}) {
+        ${each((k, w) => `dw${k} = ${p}_load(d, ${w});`)}
+      }
+    }
+    ${header('s')}
+    ${header('d')}
+    var want = false;
+    if (live && phase == 1u) {
+      if (s == ${NONE}) {
+        phase = 2u;
+      } else if (d != ${NONE} && d_base < s_base) {
+        prev = d;
+        d = d_next;
+        need_s = false;
+        need_d = true;
+      } else if (d != ${NONE} && d_base == s_base) {
+        ${each((k, w) => `let n${k} = dw${k} | sw${k};\n        if (n${k} != dw${k}) { ${p}_store(d, ${w}, n${k}); lane_changed = true; }`, true)}
+        prev = d;
+        d = d_next;
+        s = s_next;
+        need_s = true;
+        need_d = true;
+      } else {
+        want = true;
+      }
+      steps++;
+      if (steps > limit) {
+        status |= ${STATUS_CORRUPT}u;
+        phase = 2u;
+        want = false;
+      }
+    }${allocate}
+    let changed_bits = subgroupBallot(lane_changed)[first / 32u] >> (first % 32u);
+    if (live && phase == 2u) {
+      if ((changed_bits & ${teamMask}) != 0u) { status |= ${STATUS_CHANGED}u; }
+      if (write_status && lane == 0u) {
+        ${p}_status[t] = (${p}_status[t] & ${STATUS_CHANGED}u) | status;
+      }
+      t += stride;
+      phase = 0u;
+    }
+  }
+}`;
+}
