@@ -324,10 +324,10 @@ export class GpuSparseBitVectors {
       const fast = teamLanes > 0 && unions;
       const others = !fast || operations.some((o) => o.op !== 'union');
       const counted = fast && allocation === 'counted';
-      const allocAt = counted
-        ? await ctx.createBuffer({ label: `${p} union reservations`, size: n * 8, usage: STORAGE })
+      const plan = counted
+        ? await ctx.createBuffer({ label: `${p} union plans`, size: n * 32, usage: STORAGE })
         : undefined;
-      cleanup.push(() => allocAt?.destroy());
+      cleanup.push(() => plan?.destroy());
       const run = await this.pool.runGrowing(async () => {
         const specs: BindingSpecs = {
           ...this.bindingSpecs(),
@@ -348,10 +348,10 @@ export class GpuSparseBitVectors {
           const unionLayout = counted
             ? defineBindings(`${p} union`, {
                 ...specs,
-                [`${p}_alloc_at`]: { kind: 'storage', type: 'array<vec2u>' },
+                [`${p}_plan`]: { kind: 'storage', type: 'array<vec4u>' },
               } satisfies BindingSpecs)
             : layout;
-          if (allocAt) resources[`${p}_alloc_at`] = { buffer: allocAt };
+          if (plan) resources[`${p}_plan`] = { buffer: plan };
           const kernelParams = {
             name: p,
             teamLanes,

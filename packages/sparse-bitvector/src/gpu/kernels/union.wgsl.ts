@@ -39,7 +39,7 @@ export interface UnionKernelParams {
   readonly allocation: UnionAllocation;
   /**
    * The bind-group declarations (`layout.wgsl()`): the apply layout, plus, for `counted`,
-   * `<name>_alloc_at: array<vec2u>` (per operation: its first reserved element and their number).
+   * `<name>_plan: array<vec4u>` (two per operation, written by the counting kernel).
    */
   readonly layoutWgsl: string;
 }
@@ -65,9 +65,11 @@ export const unionDirectivesWgsl: WgslModule = {
  * The counting kernel of `counted` allocation, one invocation per operation: walks the bases of
  * `src` and `dst` (words 30 and 31 only) and counts the source elements whose base `dst` lacks,
  * the elements the union will add. The workgroup sums its counts in workgroup memory and reserves
- * them with one atomic on the pool; `<name>_alloc_at[t]` gets the union's first element and count,
- * or `(GM_INVALID_ELEMENT, n)` when they do not fit (the pool is flagged exhausted; the merge then
- * leaves that union alone and marks it incomplete).
+ * them with one atomic on the pool. `<name>_plan[2t]` gets the union's first reserved element (or
+ * `GM_INVALID_ELEMENT` when they do not fit: the pool is flagged exhausted, and the merge leaves
+ * that union alone and marks it incomplete), their number, the source head and the dst element
+ * before the first source element's base (`prev`); `<name>_plan[2t + 1].x` the dst element after
+ * it (`d`), so the merge starts there without walking the dst prefix or reading the heads.
  *
  * @example
  * ```ts
@@ -88,9 +90,17 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let t = gm_workgroup_index(wid, nwg) * ${wg}u + lid;
   let limit = ${p}_header.capacity * 4u + 64u;
   var n = 0u;
+  // Where the merge starts: the source head, and the cursor (prev, d) at the first source
+  // element (prev the last dst element below its base), so the merge skips that dst prefix.
+  var s_head = ${NONE};
+  var start_prev = ${NONE};
+  var start_d = ${NONE};
   if (t < ${p}_params.count && ${p}_ops[t].kind == ${OP_CODES.union}u && ${p}_ops[t].dst != ${p}_ops[t].src) {
     var s = ${p}_heads[${p}_ops[t].src];
     var d = ${p}_heads[${p}_ops[t].dst];
+    s_head = s;
+    start_d = d;
+    var started = false;
     var sh = vec2u(0u, ${NONE});
     var dh = vec2u(0u, ${NONE});
     var need_s = true;
@@ -101,10 +111,15 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       if (need_s) { sh = vec2u(${p}_load(s, 30u), ${p}_load(s, 31u)); }
       if (need_d && d != ${NONE}) { dh = vec2u(${p}_load(d, 30u), ${p}_load(d, 31u)); }
       if (d != ${NONE} && dh.x < sh.x) {
+        if (!started) {
+          start_prev = d;
+          start_d = dh.y;
+        }
         d = dh.y;
         need_s = false;
         need_d = true;
       } else {
+        started = true;
         if (d != ${NONE} && dh.x == sh.x) {
           d = dh.y;
           need_d = true;
@@ -133,7 +148,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     let first = base + rank;
     let capacity = ${p}_header.capacity;
     let fits = first >= base && first <= capacity && n <= capacity - first;
-    ${p}_alloc_at[t] = vec2u(select(GM_INVALID_ELEMENT, first, fits || n == 0u), n);
+    ${p}_plan[2u * t] = vec4u(select(GM_INVALID_ELEMENT, first, fits || n == 0u), n, s_head, start_prev);
+    ${p}_plan[2u * t + 1u] = vec4u(start_d, 0u, 0u, 0u);
   }
 }`;
 }
@@ -271,20 +287,24 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
       write_status = kind == ${OP_CODES.union}u;
       phase = 2u;
       if (write_status && dst != src) {
-        d = ${p}_heads[dst];
-        s = ${p}_heads[src];
         need_s = true;
         need_d = true;
         phase = 1u;${
           counted
             ? `
-        reserved = ${p}_alloc_at[t];
+        let plan = ${p}_plan[2u * t];
+        reserved = plan.xy;
+        s = plan.z;
+        prev = plan.w;
+        d = ${p}_plan[2u * t + 1u].x;
         used = 0u;
         if (reserved.x == GM_INVALID_ELEMENT) {
           status = ${STATUS_INCOMPLETE}u;
           phase = 2u;
         }`
-            : ''
+            : `
+        d = ${p}_heads[dst];
+        s = ${p}_heads[src];`
         }
       }
     }
@@ -325,6 +345,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         want = false;
       }
     }${allocate}
+    // Done as soon as the source list is: no extra step to find that out.
+    if (live && phase == 1u && s == ${NONE}) { phase = 2u; }
     let changed_bits = subgroupBallot(lane_changed)[first / 32u] >> (first % 32u);
     if (live && phase == 2u) {
       if ((changed_bits & ${teamMask}) != 0u) { status |= ${STATUS_CHANGED}u; }
