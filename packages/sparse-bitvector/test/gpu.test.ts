@@ -19,7 +19,10 @@ import { memberSets } from '../src/testing/index';
 const sorted = (s: Iterable<number>) => [...new Set(s)].sort((a, b) => a - b);
 
 type Op = GpuSetOperation['op'];
-type UnionOptions = Pick<GpuSparseBitVectorsOptions, 'unionTeamLanes' | 'unionAllocation'>;
+type UnionOptions = Pick<
+  GpuSparseBitVectorsOptions,
+  'unionTeamLanes' | 'unionAllocation' | 'unionWorkgroupSize'
+>;
 interface Case {
   readonly op: Op;
   readonly dst: number[];
@@ -191,7 +194,7 @@ for (const subgroups of [true, false]) {
           { unionTeamLanes: 1 },
           { unionTeamLanes: 2 },
           { unionTeamLanes: 4 },
-          { unionTeamLanes: 16 },
+          { unionTeamLanes: 8, unionWorkgroupSize: 64 },
           { unionTeamLanes: 4, unionAllocation: 'atomic' },
           { unionTeamLanes: 8, unionAllocation: 'atomic' },
           { unionTeamLanes: 0 },

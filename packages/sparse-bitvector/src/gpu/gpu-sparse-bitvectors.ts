@@ -24,6 +24,8 @@ import {
 } from './kernels/batch.wgsl';
 import { sparseBitVectorLibraryWgsl, type TeamKind } from './kernels/library.wgsl';
 import {
+  quadAccessWgsl,
+  quadWindowSpecs,
   type UnionAllocation,
   unionCountKernelWgsl,
   unionDirectivesWgsl,
@@ -62,8 +64,9 @@ export interface GpuSparseBitVectorsOptions {
    */
   readonly team?: 'auto' | TeamKind;
   /**
-   * Lanes per team of the batched union kernel (1, 2, 4, 8, 16 or 32; default 8, capped at the
-   * smallest subgroup size): a 32-lane subgroup runs `32 / unionTeamLanes` unions at once. `0` runs
+   * Lanes per team of the batched union kernel (1, 2, 4 or 8, each lane moving 16-byte quarters of
+   * an element; default 8, capped at the smallest subgroup size): a 32-lane subgroup runs
+   * `32 / unionTeamLanes` unions at once. `0` runs
    * unions through the library's one-operation-per-subgroup `<name>_union` instead. Only with
    * `subgroup` teams; `workgroup` teams always use the library.
    */
@@ -195,9 +198,9 @@ export class GpuSparseBitVectors {
       this.laneWords = laneWords(smallest);
       this.#teamsPerWorkgroup = Math.max(1, this.workgroupSize / largest);
       const wanted = init.unionTeamLanes ?? 8;
-      const teamLanes = wanted === 0 ? 0 : Math.min(wanted, 32, smallest);
-      if (wanted !== 0 && ![1, 2, 4, 8, 16, 32].includes(wanted)) {
-        throw new RangeError(`${init.name}: unionTeamLanes ${wanted} is not 0, 1, 2, 4, 8, 16 or 32`);
+      const teamLanes = wanted === 0 ? 0 : Math.min(wanted, smallest);
+      if (wanted !== 0 && ![1, 2, 4, 8].includes(wanted)) {
+        throw new RangeError(`${init.name}: unionTeamLanes ${wanted} is not 0, 1, 2, 4 or 8`);
       }
       const allocation = init.unionAllocation ?? 'counted';
       if (allocation !== 'counted' && allocation !== 'atomic') {
@@ -344,13 +347,12 @@ export class GpuSparseBitVectors {
         };
         if (fast) {
           // Unions: the batched union kernel, several teams per subgroup (after the counting
-          // kernel that reserves their new elements, with `counted` allocation).
-          const unionLayout = counted
-            ? defineBindings(`${p} union`, {
-                ...specs,
-                [`${p}_plan`]: { kind: 'storage', type: 'array<vec4u>' },
-              } satisfies BindingSpecs)
-            : layout;
+          // kernel that reserves their new elements, with `counted` allocation), on the pool's
+          // windows bound as vec4s.
+          const unionLayout = defineBindings(`${p} union ${allocation}`, {
+            ...quadWindowSpecs(specs, p),
+            ...(counted ? { [`${p}_plan`]: { kind: 'storage', type: 'array<vec4u>' } } : {}),
+          } satisfies BindingSpecs);
           if (plan) resources[`${p}_plan`] = { buffer: plan };
           const kernelParams = {
             name: p,
@@ -363,7 +365,7 @@ export class GpuSparseBitVectors {
             unionDirectivesWgsl,
             gridWgsl,
             this.pool.allocWgsl('subgroup'),
-            this.pool.accessWgsl(),
+            quadAccessWgsl(this.pool.geometry),
           ];
           const steps = [];
           if (counted) {

@@ -14,6 +14,8 @@ export {
 } from './kernels/batch.wgsl';
 export { type LibraryWgslOptions, sparseBitVectorLibraryWgsl, type TeamKind } from './kernels/library.wgsl';
 export {
+  quadAccessWgsl,
+  quadWindowSpecs,
   type UnionAllocation,
   type UnionKernelParams,
   unionCountKernelWgsl,

@@ -29,19 +29,79 @@ export interface UnionKernelParams {
   /** Pool prefix of the WGSL names. */
   readonly name: string;
   /**
-   * Lanes per team (a power of two from 1 to 32, at most the smallest subgroup size): a team of
-   * `teamLanes` lanes moves one 128-byte element, lane i owning words i, i + teamLanes, …, so a
-   * 32-lane subgroup runs `32 / teamLanes` unions at once.
+   * Lanes per team (1, 2, 4 or 8, at most the smallest subgroup size): a team of `teamLanes` lanes
+   * moves one 128-byte element in 16-byte quarters, lane i owning quarters i, i + teamLanes, …, so
+   * a 32-lane subgroup runs `32 / teamLanes` unions at once.
    */
   readonly teamLanes: number;
   /** Invocations per workgroup (a multiple of the largest subgroup size). */
   readonly workgroupSize: number;
   readonly allocation: UnionAllocation;
   /**
-   * The bind-group declarations (`layout.wgsl()`): the apply layout, plus, for `counted`,
-   * `<name>_plan: array<vec4u>` (two per operation, written by the counting kernel).
+   * The bind-group declarations (`layout.wgsl()`): the apply layout with the pool's windows as
+   * `array<vec4u>` ({@link quadWindowSpecs}), plus, for `counted`, `<name>_plan: array<vec4u>`
+   * (two per operation, written by the counting kernel).
    */
   readonly layoutWgsl: string;
+}
+
+/** Words of one element's 16-byte quarter (`vec4u`): an element is 8 of them. */
+const QUADS = ELEMENT_WORDS / 4;
+
+/**
+ * The pool's windows bound as `array<vec4u>` (the union kernels' view, so a lane moves 16 bytes
+ * per load): binding specs with the windows retyped.
+ *
+ * @example
+ * ```ts
+ * const specs = quadWindowSpecs(pool.bindingSpecs(), 'sbv');
+ * ```
+ */
+export function quadWindowSpecs<S extends Record<string, unknown>>(specs: S, name: string): S {
+  const out: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(specs)) {
+    out[key] = new RegExp(`^${name}_w\\d+$`).test(key) ? { ...(spec as object), type: 'array<vec4u>' } : spec;
+  }
+  return out as S;
+}
+
+/**
+ * WGSL of `<name>_load4(element, quad) -> vec4u`, `<name>_store4(element, quad, value)` and
+ * `<name>_store1(element, word, value)` over the pool's windows bound as `array<vec4u>`
+ * ({@link quadWindowSpecs}).
+ *
+ * @example
+ * ```ts
+ * const access = quadAccessWgsl(pool.geometry);
+ * ```
+ */
+export function quadAccessWgsl(geometry: {
+  readonly name: string;
+  readonly windows: number;
+  readonly windowElements: number;
+}): WgslModule {
+  const { name: p, windows, windowElements } = geometry;
+  const at = (w: number, quad: string) =>
+    `${p}_w${w}[(element - ${w * windowElements}u) * ${QUADS}u + ${quad}]`;
+  const body = (stmt: (w: number) => string) =>
+    windows === 1
+      ? stmt(0)
+      : `switch (element / ${windowElements}u) {\n${Array.from({ length: windows }, (_, w) =>
+          w === windows - 1 ? `    default: { ${stmt(w)} }` : `    case ${w}u: { ${stmt(w)} }`,
+        ).join('\n')}\n  }`;
+  return {
+    name: `gm_sbv_quad_access_${p}_${windows}x${windowElements}`,
+    code: /* wgsl */ `
+fn ${p}_load4(element: u32, quad: u32) -> vec4u {
+  ${body((w) => `return ${at(w, 'quad')};`)}
+}
+fn ${p}_store4(element: u32, quad: u32, value: vec4u) {
+  ${body((w) => `${at(w, 'quad')} = value;`)}
+}
+fn ${p}_store1(element: u32, word: u32, value: u32) {
+  ${body((w) => `${at(w, 'word / 4u')}[word % 4u] = value;`)}
+}`,
+  };
 }
 
 /**
@@ -73,7 +133,7 @@ export const unionDirectivesWgsl: WgslModule = {
  *
  * @example
  * ```ts
- * const code = linkWgsl(unionCountKernelWgsl(params), [gridWgsl, pool.allocWgsl('subgroup'), pool.accessWgsl()]);
+ * const code = linkWgsl(unionCountKernelWgsl(params), [unionDirectivesWgsl, gridWgsl, pool.allocWgsl('subgroup'), quadAccessWgsl(pool.geometry)]);
  * ```
  */
 export function unionCountKernelWgsl(params: UnionKernelParams): string {
@@ -108,8 +168,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     var steps = 0u;
     loop {
       if (s == ${NONE} || steps > limit) { break; }
-      if (need_s) { sh = vec2u(${p}_load(s, 30u), ${p}_load(s, 31u)); }
-      if (need_d && d != ${NONE}) { dh = vec2u(${p}_load(d, 30u), ${p}_load(d, 31u)); }
+      if (need_s) { sh = ${p}_load4(s, ${QUADS - 1}u).zw; }
+      if (need_d && d != ${NONE}) { dh = ${p}_load4(d, ${QUADS - 1}u).zw; }
       if (d != ${NONE} && dh.x < sh.x) {
         if (!started) {
           start_prev = d;
@@ -160,8 +220,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
  *
  * The merge of the source and destination lists is one loop that the whole subgroup runs together
  * (every subgroup operation sits in subgroup-uniform control flow); each iteration every team loads
- * the element(s) it advanced to — the whole element, bits and header, in one coalesced step for
- * src and dst alike — and consumes one element of either list (or both when the bases match). A
+ * the element(s) it advanced to — the whole element, bits and header, in one coalesced step of
+ * 16-byte loads for src and dst alike — and consumes one element of either list (or both when the bases match). A
  * team that finishes its operation starts its next one in the following iteration, without waiting
  * for the other teams of its subgroup. New elements come from the range the counting kernel
  * reserved (`counted`) or from one atomic per subgroup and iteration (`atomic`).
@@ -173,36 +233,28 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
  *
  * @example
  * ```ts
- * const code = linkWgsl(unionKernelWgsl(params), [unionDirectivesWgsl, gridWgsl, pool.allocWgsl('subgroup'), pool.accessWgsl()]);
+ * const code = linkWgsl(unionKernelWgsl(params), [unionDirectivesWgsl, gridWgsl, pool.allocWgsl('subgroup'), quadAccessWgsl(pool.geometry)]);
  * ```
  */
 export function unionKernelWgsl(params: UnionKernelParams): string {
   const { name: p, teamLanes: T, workgroupSize: wg, allocation } = params;
-  if (!(T >= 1 && T <= 32 && (T & (T - 1)) === 0))
-    throw new RangeError(`teamLanes ${T} is not a power of 2 ≤ 32`);
+  if (![1, 2, 4, 8].includes(T)) throw new RangeError(`teamLanes ${T} is not 1, 2, 4 or 8`);
   if (wg % 32 !== 0) throw new RangeError(`workgroupSize ${wg} is not a multiple of 32`);
-  const K = ELEMENT_WORDS / T;
+  const Q = QUADS / T;
   const NONE = '0xffffffffu';
-  const teamMask = T === 32 ? '0xffffffffu' : `${2 ** T - 1}u`;
-  const ks = Array.from({ length: K }, (_, k) => k);
-  // This lane's words of an element, unrolled into scalars: word w = lane + k * T is `sw${k}`.
-  // Word 30 (base) and 31 (next) are k = K - 1 of lanes T - 2 and T - 1 (of the lane itself for T = 1).
-  const word = (k: number) => (T === 1 ? `${k}u` : `lane + ${k * T}u`);
-  const bitsWord = (k: number) => k * T + T - 1 < 30 || T === 1; // every lane's w < 30 (T = 1: k < 30)
-  const each = (body: (k: number, w: string) => string, onlyBits = false) =>
-    ks
-      .filter((k) => !onlyBits || T > 1 || k < 30)
-      .map((k) => {
-        const w = word(k);
-        const line = body(k, w);
-        return onlyBits && T > 1 && !bitsWord(k) ? `if (${w} < 30u) { ${line} }` : line;
-      })
-      .join('\n        ');
+  const teamMask = `${2 ** T - 1}u`;
+  const js = Array.from({ length: Q }, (_, j) => j);
+  // This lane's quarters of an element (16 bytes each), unrolled: quarter q = lane + j * T is
+  // `sw${j}`. Quarter 7 holds words 28, 29 (bits), 30 (base) and 31 (next): j = Q - 1 of lane T - 1.
+  const quad = (j: number) => (T === 1 ? `${j}u` : `lane + ${j * T}u`);
+  const last = Q - 1;
+  const each = (body: (j: number, q: string) => string) => js.map((j) => body(j, quad(j))).join('\n        ');
+  const owner = T === 1 ? 'true' : `lane == ${T - 1}u`;
   const header = (v: string) =>
     T === 1
-      ? `let ${v}_base = ${v}w30;\n    let ${v}_next = ${v}w31;`
-      : `let ${v}_base = subgroupShuffle(${v}w${K - 1}, first + ${T - 2}u);
-    let ${v}_next = subgroupShuffle(${v}w${K - 1}, first + ${T - 1}u);`;
+      ? `let ${v}_base = ${v}w${last}.z;\n    let ${v}_next = ${v}w${last}.w;`
+      : `let ${v}_base = subgroupShuffle(${v}w${last}.z, first + ${T - 1}u);
+    let ${v}_next = subgroupShuffle(${v}w${last}.w, first + ${T - 1}u);`;
   const counted = allocation === 'counted';
   const allocate = counted
     ? /* wgsl */ `
@@ -234,11 +286,12 @@ export function unionKernelWgsl(params: UnionKernelParams): string {
     }`;
   function insert(e: string): string {
     return /* wgsl */ `
-          // The source element with next = d (word 30, its base, is already in place); linked
-          // only once complete, so an exhausted re-run never sees half an element.
-          ${each((k, w) => `${p}_store(${e}, ${w}, ${k === K - 1 ? `select(sw${k}, d, ${w} == 31u)` : `sw${k}`});`)}
-          if (lane == 0u) {
-            if (prev == ${NONE}) { ${p}_heads[dst] = ${e}; } else { ${p}_store(prev, 31u, ${e}); }
+          // The source element with next = d (its base is in place); linked only once complete, so
+          // an exhausted re-run never sees half an element. The lane holding word 31 links it: the
+          // only lane that ever writes quarter 7 of an element this team owns.
+          ${each((j, q) => `${p}_store4(${e}, ${q}, ${j === last ? `select(sw${j}, vec4u(sw${j}.xyz, d), ${q} == 7u)` : `sw${j}`});`)}
+          if (${owner}) {
+            if (prev == ${NONE}) { ${p}_heads[dst] = ${e}; } else { ${p}_store1(prev, 31u, ${e}); }
           }
           prev = ${e};
           s = s_next;
@@ -272,7 +325,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   var status = 0u;
   var steps = 0u;
   var lane_changed = false;${counted ? '\n  var reserved = vec2u(0u, 0u);\n  var used = 0u;' : ''}
-  ${ks.map((k) => `var sw${k} = 0u;\n  var dw${k} = 0u;`).join('\n  ')}
+  ${js.map((j) => `var sw${j} = vec4u();\n  var dw${j} = vec4u();`).join('\n  ')}
   loop {
     let live = t < count;
     if (!subgroupAny(live)) { break; }
@@ -311,10 +364,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     if (live && phase == 1u) {
       // The elements this team advanced to, whole: both loads are in flight together.
       if (need_s && s != ${NONE}) {
-        ${each((k, w) => `sw${k} = ${p}_load(s, ${w});`)}
+        ${each((j, q) => `sw${j} = ${p}_load4(s, ${q});`)}
       }
       if (need_d && d != ${NONE}) {
-        ${each((k, w) => `dw${k} = ${p}_load(d, ${w});`)}
+        ${each((j, q) => `dw${j} = ${p}_load4(d, ${q});`)}
       }
     }
     ${header('s')}
@@ -329,7 +382,11 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         need_s = false;
         need_d = true;
       } else if (d != ${NONE} && d_base == s_base) {
-        ${each((k, w) => `let n${k} = dw${k} | sw${k};\n        if (n${k} != dw${k}) { ${p}_store(d, ${w}, n${k}); lane_changed = true; }`, true)}
+        ${each((j, q) => {
+          // Quarter 7: OR only the bits (words 28, 29); base and next stay.
+          const src = j === last ? `select(sw${j}, vec4u(sw${j}.xy, 0u, 0u), ${q} == 7u)` : `sw${j}`;
+          return `let n${j} = dw${j} | ${src};\n        if (any(n${j} != dw${j})) { ${p}_store4(d, ${q}, n${j}); lane_changed = true; }`;
+        })}
         prev = d;
         d = d_next;
         s = s_next;
