@@ -65,7 +65,7 @@ export interface GpuSparseBitVectorsOptions {
   readonly team?: 'auto' | TeamKind;
   /**
    * Lanes per team of the batched union kernel (1, 2, 4 or 8, each lane moving 16-byte quarters of
-   * an element; default 8, capped at the smallest subgroup size): a 32-lane subgroup runs
+   * an element; default 4, capped at the smallest subgroup size): a 32-lane subgroup runs
    * `32 / unionTeamLanes` unions at once. `0` runs
    * unions through the library's one-operation-per-subgroup `<name>_union` instead. Only with
    * `subgroup` teams; `workgroup` teams always use the library.
@@ -197,7 +197,7 @@ export class GpuSparseBitVectors {
       this.workgroupSize = 2 ** Math.ceil(Math.log2(Math.max(32, largest)));
       this.laneWords = laneWords(smallest);
       this.#teamsPerWorkgroup = Math.max(1, this.workgroupSize / largest);
-      const wanted = init.unionTeamLanes ?? 8;
+      const wanted = init.unionTeamLanes ?? 4;
       const teamLanes = wanted === 0 ? 0 : Math.min(wanted, smallest);
       if (wanted !== 0 && ![1, 2, 4, 8].includes(wanted)) {
         throw new RangeError(`${init.name}: unionTeamLanes ${wanted} is not 0, 1, 2, 4 or 8`);
