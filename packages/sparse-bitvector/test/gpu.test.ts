@@ -135,6 +135,11 @@ describe('bulk transfer layout (CPU side)', () => {
     empty.fill(0, 0, 30);
     expect(() => unpackVectors(pool, empty, heads)).toThrow(/empty/);
     expect(() => unpackVectors(pool, words, Uint32Array.of(7))).toThrow(/past/);
+    const top = packVectors([pool.fromArray([MAX_MEMBER])], 0);
+    expect([...(unpackVectors(pool, top.words, top.heads)[0] as SparseBitVector)]).toEqual([MAX_MEMBER]);
+    const beyond = top.words.slice();
+    beyond[8] = 1;
+    expect(() => unpackVectors(pool, beyond, top.heads)).toThrow(/past 2\^32/);
   });
 });
 
@@ -193,7 +198,7 @@ for (const subgroups of [true, false]) {
         const variants: readonly UnionOptions[] = [
           { unionTeamLanes: 1 },
           { unionTeamLanes: 2 },
-          { unionTeamLanes: 4 },
+          { unionTeamLanes: 8 },
           { unionTeamLanes: 8, unionWorkgroupSize: 64 },
           { unionTeamLanes: 4, unionAllocation: 'atomic' },
           { unionTeamLanes: 8, unionAllocation: 'atomic' },
