@@ -5,6 +5,7 @@ import {
   createGpuSparseBitVectors,
   type GpuSetOperation,
   type GpuSparseBitVectors,
+  type GpuSparseBitVectorsOptions,
   MAX_MEMBER,
   NO_ELEMENT,
   packVectors,
@@ -18,6 +19,10 @@ import { memberSets } from '../src/testing/index';
 const sorted = (s: Iterable<number>) => [...new Set(s)].sort((a, b) => a - b);
 
 type Op = GpuSetOperation['op'];
+type UnionOptions = Pick<
+  GpuSparseBitVectorsOptions,
+  'unionTeamLanes' | 'unionAllocation' | 'unionWorkgroupSize'
+>;
 interface Case {
   readonly op: Op;
   readonly dst: number[];
@@ -130,6 +135,11 @@ describe('bulk transfer layout (CPU side)', () => {
     empty.fill(0, 0, 30);
     expect(() => unpackVectors(pool, empty, heads)).toThrow(/empty/);
     expect(() => unpackVectors(pool, words, Uint32Array.of(7))).toThrow(/past/);
+    const top = packVectors([pool.fromArray([MAX_MEMBER])], 0);
+    expect([...(unpackVectors(pool, top.words, top.heads)[0] as SparseBitVector)]).toEqual([MAX_MEMBER]);
+    const beyond = top.words.slice();
+    beyond[8] = 1;
+    expect(() => unpackVectors(pool, beyond, top.heads)).toThrow(/past 2\^32/);
   });
 });
 
@@ -178,6 +188,37 @@ for (const subgroups of [true, false]) {
       });
 
       it('edge cases: 959/960/961, ids near 2^32 - 2, empty sets, long chains', async () => {
+        await assertEdgeCases();
+      });
+
+      // The batched union kernel with other team sizes (fewer than 8 lanes: several teams per
+      // subgroup even on 8-lane subgroups) and with atomic allocation, and the library's
+      // one-union-per-subgroup path it replaces.
+      if (subgroups) {
+        const variants: readonly UnionOptions[] = [
+          { unionTeamLanes: 1 },
+          { unionTeamLanes: 2 },
+          { unionTeamLanes: 8 },
+          { unionTeamLanes: 8, unionWorkgroupSize: 64 },
+          { unionTeamLanes: 4, unionAllocation: 'atomic' },
+          { unionTeamLanes: 8, unionAllocation: 'atomic' },
+          { unionTeamLanes: 0 },
+        ];
+        describe.each(variants)('unions with %o', (variant) => {
+          it('GPU == CPU on random union batches and mixed batches', async () => {
+            await assertBatches(['union'], 12, 6, variant);
+            await assertBatches(allOps, 8, 4, variant);
+          });
+          it('edge cases', async () => {
+            await assertEdgeCases(variant);
+          });
+          it('grows the pool mid-batch', async () => {
+            await assertGrowth(variant);
+          });
+        });
+      }
+
+      async function assertEdgeCases(extra: UnionOptions = {}) {
         const top = MAX_MEMBER - 1;
         const chain = Array.from({ length: 120 }, (_, k) => k * 960 + (k % 7));
         const chain2 = Array.from({ length: 90 }, (_, k) => k * 1920 + 959);
@@ -201,7 +242,11 @@ for (const subgroups of [true, false]) {
           { op: 'difference', dst: chain2, src: chain, offset: 0, limit: undefined },
           { op: 'shiftedUnion', dst: chain, src: chain2, offset: 481, limit: 100_000 },
         ];
-        const sets = await createGpuSparseBitVectors(gpu.ctx, { vectors: cases.length * 2, capacity: 1 });
+        const sets = await createGpuSparseBitVectors(gpu.ctx, {
+          vectors: cases.length * 2,
+          capacity: 1,
+          ...extra,
+        });
         try {
           const { applied, results } = await runBatch(sets, cases);
           const cpu = new SparseBitVectorPool();
@@ -213,7 +258,7 @@ for (const subgroups of [true, false]) {
         } finally {
           sets.destroy();
         }
-      });
+      }
 
       it('works on a pool bound as several windows (growing across window boundaries)', async () => {
         await fc.assert(
@@ -241,6 +286,10 @@ for (const subgroups of [true, false]) {
       }, 180_000);
 
       it('grows the pool mid-batch and completes every union', async () => {
+        await assertGrowth();
+      });
+
+      async function assertGrowth(extra: UnionOptions = {}) {
         const cases: Case[] = Array.from({ length: 24 }, (_, i) => ({
           op: 'union' as const,
           dst: [i],
@@ -248,7 +297,11 @@ for (const subgroups of [true, false]) {
           offset: 0,
           limit: undefined,
         }));
-        const sets = await createGpuSparseBitVectors(gpu.ctx, { vectors: cases.length * 2, capacity: 1 });
+        const sets = await createGpuSparseBitVectors(gpu.ctx, {
+          vectors: cases.length * 2,
+          capacity: 1,
+          ...extra,
+        });
         const grows: number[] = [];
         sets.pool.on('grow', ({ to }) => grows.push(to));
         try {
@@ -262,7 +315,7 @@ for (const subgroups of [true, false]) {
         } finally {
           sets.destroy();
         }
-      });
+      }
 
       it('rejects a batch where a dst repeats or a src is written by another operation', async () => {
         const sets = await createGpuSparseBitVectors(gpu.ctx, { vectors: 4 });
@@ -301,10 +354,19 @@ for (const subgroups of [true, false]) {
       });
 
       /** fast-check batches of cases, each batch in one dispatch on a pool that starts at 1 element. */
-      async function assertBatches(ops: readonly Op[], maxBatch: number, numRuns: number) {
+      async function assertBatches(
+        ops: readonly Op[],
+        maxBatch: number,
+        numRuns: number,
+        extra: UnionOptions = {},
+      ) {
         await fc.assert(
           fc.asyncProperty(fc.array(caseArb(ops), { minLength: 1, maxLength: maxBatch }), async (cases) => {
-            const sets = await createGpuSparseBitVectors(gpu.ctx, { vectors: cases.length * 2, capacity: 1 });
+            const sets = await createGpuSparseBitVectors(gpu.ctx, {
+              vectors: cases.length * 2,
+              capacity: 1,
+              ...extra,
+            });
             try {
               const { applied, results } = await runBatch(sets, cases);
               const cpu = new SparseBitVectorPool();

@@ -200,6 +200,19 @@ export class SparseBitVector implements Iterable<number> {
     return { previous, element };
   }
 
+  /**
+   * @internal Bulk transfer: appends an element of base `base` whose 30 bit words are
+   * `bits[offset … offset + 30)`, after `tail` (this list's last element, or `NO_ELEMENT` when
+   * empty); returns the new tail. The caller guarantees `base` is above every base in the list and
+   * the words are not all zero (`unpackVectors` checks both).
+   */
+  appendElement(base: number, bits: Uint32Array, offset: number, tail: number): number {
+    const element = this.pool.alloc(base, NO_ELEMENT);
+    this.pool.words.set(bits.subarray(offset, offset + BITS_WORDS), element * ELEMENT_WORDS);
+    this.#link(tail, element);
+    return element;
+  }
+
   #link(previous: number, element: number): void {
     if (previous === NO_ELEMENT) this.#head = element;
     else this.pool.words[previous * ELEMENT_WORDS + NEXT_WORD] = element;

@@ -2,6 +2,7 @@ import {
   type BindingSpecs,
   BufferUsage,
   createElementPool,
+  type DispatchGrid,
   defineBindings,
   dispatchItems,
   type ElementPool,
@@ -22,6 +23,14 @@ import {
   queryKernelWgsl,
 } from './kernels/batch.wgsl';
 import { sparseBitVectorLibraryWgsl, type TeamKind } from './kernels/library.wgsl';
+import {
+  quadAccessWgsl,
+  quadWindowSpecs,
+  type UnionAllocation,
+  unionCountKernelWgsl,
+  unionDirectivesWgsl,
+  unionKernelWgsl,
+} from './kernels/union.wgsl';
 import {
   laneWords,
   MIN_TEAM_LANES,
@@ -54,6 +63,18 @@ export interface GpuSparseBitVectorsOptions {
    * `subgroupLayoutIsLinear` holds.
    */
   readonly team?: 'auto' | TeamKind;
+  /**
+   * Lanes per team of the batched union kernel (1, 2, 4 or 8, each lane moving 16-byte quarters of
+   * an element; default 4, capped at the smallest subgroup size): a 32-lane subgroup runs
+   * `32 / unionTeamLanes` unions at once. `0` runs
+   * unions through the library's one-operation-per-subgroup `<name>_union` instead. Only with
+   * `subgroup` teams; `workgroup` teams always use the library.
+   */
+  readonly unionTeamLanes?: number;
+  /** Invocations per workgroup of the batched union kernel (default 256). */
+  readonly unionWorkgroupSize?: number;
+  /** How the batched union kernel gets new elements (default `counted`; see `UnionAllocation`). */
+  readonly unionAllocation?: UnionAllocation;
   /** Passed to the element pool. */
   readonly growthFactor?: number;
   readonly maxCapacity?: number;
@@ -139,12 +160,30 @@ export class GpuSparseBitVectors {
   readonly workgroupSize: number;
   /** Most words one lane owns (lanes stride over an element's words when a team has fewer than 32). */
   readonly laneWords: number;
+  /**
+   * Lanes per team of the batched union kernel, and its workgroup size; `teamLanes` 0 when unions
+   * run through the library's `<name>_union` (workgroup teams, or asked for).
+   */
+  readonly unionKernel: {
+    readonly teamLanes: number;
+    readonly workgroupSize: number;
+    readonly allocation: UnionAllocation;
+  };
   readonly #teamsPerWorkgroup: number;
 
   /** Use {@link createGpuSparseBitVectors}. */
   constructor(
     ctx: GpuContext,
-    init: { name: string; vectors: number; pool: ElementPool; heads: GPUBuffer; team: TeamKind },
+    init: {
+      name: string;
+      vectors: number;
+      pool: ElementPool;
+      heads: GPUBuffer;
+      team: TeamKind;
+      unionTeamLanes?: number;
+      unionWorkgroupSize?: number;
+      unionAllocation?: UnionAllocation;
+    },
   ) {
     this.ctx = ctx;
     this.name = init.name;
@@ -158,10 +197,29 @@ export class GpuSparseBitVectors {
       this.workgroupSize = 2 ** Math.ceil(Math.log2(Math.max(32, largest)));
       this.laneWords = laneWords(smallest);
       this.#teamsPerWorkgroup = Math.max(1, this.workgroupSize / largest);
+      const wanted = init.unionTeamLanes ?? 4;
+      const teamLanes = wanted === 0 ? 0 : Math.min(wanted, smallest);
+      if (wanted !== 0 && ![1, 2, 4, 8].includes(wanted)) {
+        throw new RangeError(`${init.name}: unionTeamLanes ${wanted} is not 0, 1, 2, 4 or 8`);
+      }
+      const allocation = init.unionAllocation ?? 'counted';
+      if (allocation !== 'counted' && allocation !== 'atomic') {
+        throw new RangeError(
+          `${init.name}: unionAllocation '${String(allocation)}' is not 'counted' or 'atomic'`,
+        );
+      }
+      const size = Math.max(init.unionWorkgroupSize ?? 256, this.workgroupSize);
+      if (size % this.workgroupSize !== 0 || size > ctx.limits.maxComputeInvocationsPerWorkgroup) {
+        throw new RangeError(
+          `${init.name}: unionWorkgroupSize ${size} is not a multiple of ${this.workgroupSize}`,
+        );
+      }
+      this.unionKernel = { teamLanes, workgroupSize: size, allocation };
     } else {
       this.workgroupSize = 32;
       this.laneWords = laneWords(32);
       this.#teamsPerWorkgroup = 1;
+      this.unionKernel = { teamLanes: 0, workgroupSize: 0, allocation: 'counted' };
     }
   }
 
@@ -261,30 +319,81 @@ export class GpuSparseBitVectors {
     const status = await ctx.createBuffer({ label: `${p} batch status`, size: n * 4, usage: STORAGE });
     const params = await this.#params(n);
     const timing = options.timing ? { gpuMs: 0 } : undefined;
+    const cleanup: (() => void)[] = [];
     try {
       await ctx.writeBuffer(opsBuffer, 0, records);
+      const { teamLanes, workgroupSize, allocation } = this.unionKernel;
+      const unions = operations.some((o) => o.op === 'union');
+      const fast = teamLanes > 0 && unions;
+      const others = !fast || operations.some((o) => o.op !== 'union');
+      const counted = fast && allocation === 'counted';
+      const plan = counted
+        ? await ctx.createBuffer({ label: `${p} union plans`, size: n * 32, usage: STORAGE })
+        : undefined;
+      cleanup.push(() => plan?.destroy());
       const run = await this.pool.runGrowing(async () => {
-        const layout = defineBindings(`${p} apply`, {
+        const specs: BindingSpecs = {
           ...this.bindingSpecs(),
           [`${p}_ops`]: { kind: 'storage', type: `array<${p}_op_record>`, access: 'read' },
           [`${p}_status`]: { kind: 'storage', type: 'array<u32>' },
           [`${p}_params`]: { kind: 'uniform', type: `${p}_batch_params` },
-        } satisfies BindingSpecs);
-        const code = applyKernelWgsl({ ...this.#kernelParams(), layoutWgsl: layout.wgsl() });
-        await this.#dispatch(
-          `${p} apply`,
-          layout,
-          code,
-          this.wgsl(),
-          n,
-          {
-            ...this.resources(),
-            [`${p}_ops`]: { buffer: opsBuffer },
-            [`${p}_status`]: { buffer: status },
-            [`${p}_params`]: { buffer: params },
-          },
-          timing,
-        );
+        };
+        const layout = defineBindings(`${p} apply`, specs);
+        const resources: Record<string, GPUBufferBinding> = {
+          ...this.resources(),
+          [`${p}_ops`]: { buffer: opsBuffer },
+          [`${p}_status`]: { buffer: status },
+          [`${p}_params`]: { buffer: params },
+        };
+        if (fast) {
+          // Unions: the batched union kernel, several teams per subgroup (after the counting
+          // kernel that reserves their new elements, with `counted` allocation), on the pool's
+          // windows bound as vec4s.
+          const unionLayout = defineBindings(`${p} union ${allocation}`, {
+            ...quadWindowSpecs(specs, p),
+            ...(counted ? { [`${p}_plan`]: { kind: 'storage', type: 'array<vec4u>' } } : {}),
+          } satisfies BindingSpecs);
+          if (plan) resources[`${p}_plan`] = { buffer: plan };
+          const kernelParams = {
+            name: p,
+            teamLanes,
+            workgroupSize,
+            allocation,
+            layoutWgsl: unionLayout.wgsl(),
+          };
+          const modules = [
+            unionDirectivesWgsl,
+            gridWgsl,
+            this.pool.allocWgsl('subgroup'),
+            quadAccessWgsl(this.pool.geometry),
+          ];
+          const steps = [];
+          if (counted) {
+            steps.push({
+              label: `${p} union count`,
+              code: linkWgsl(unionCountKernelWgsl(kernelParams), modules),
+              layout: unionLayout,
+              items: n,
+              perWorkgroup: workgroupSize,
+            });
+          }
+          steps.push({
+            label: `${p} union`,
+            code: linkWgsl(unionKernelWgsl(kernelParams), modules),
+            layout: unionLayout,
+            items: n,
+            perWorkgroup: workgroupSize / teamLanes,
+          });
+          await this.#dispatchSteps(`${p} union`, steps, resources, timing);
+        }
+        if (others) {
+          const code = applyKernelWgsl({
+            ...this.#kernelParams(),
+            layoutWgsl: layout.wgsl(),
+            skipUnion: fast,
+          });
+          await this.#dispatch(`${p} apply`, layout, code, this.wgsl(), n, resources, timing);
+        }
       });
       const words = new Uint32Array(await ctx.readBuffer(status, 0, n * 4));
       const corrupt = words.findIndex((w) => (w & STATUS_CORRUPT) !== 0);
@@ -302,6 +411,7 @@ export class GpuSparseBitVectors {
       opsBuffer.destroy();
       status.destroy();
       params.destroy();
+      for (const release of cleanup) release();
     }
   }
 
@@ -396,7 +506,7 @@ export class GpuSparseBitVectors {
     return buffer;
   }
 
-  async #dispatch(
+  #dispatch(
     label: string,
     layout: ReturnType<typeof defineBindings>,
     code: string,
@@ -405,32 +515,54 @@ export class GpuSparseBitVectors {
     resources: Record<string, GPUBufferBinding>,
     timing?: { gpuMs: number },
   ): Promise<void> {
+    const linked = linkWgsl(code, [gridWgsl, library]);
+    const step = { label, code: linked, layout, items, perWorkgroup: this.#teamsPerWorkgroup };
+    return this.#dispatchSteps(label, [step], resources, timing);
+  }
+
+  /** Runs `steps` in order in one compute pass (timed as one pass with `timing`). */
+  async #dispatchSteps(
+    label: string,
+    steps: readonly {
+      readonly label: string;
+      readonly code: string;
+      readonly layout: ReturnType<typeof defineBindings>;
+      readonly items: number;
+      readonly perWorkgroup: number;
+    }[],
+    resources: Record<string, GPUBufferBinding>,
+    timing?: { gpuMs: number },
+  ): Promise<void> {
     const ctx = this.ctx;
-    const kernel = await ctx.kernels.get({ label, code: linkWgsl(code, [gridWgsl, library]), layout });
-    const grid = dispatchItems(items, this.#teamsPerWorkgroup, ctx.limits.maxComputeWorkgroupsPerDimension);
+    const compiled: { kernel: Awaited<ReturnType<GpuContext['kernels']['get']>>; grid: DispatchGrid }[] = [];
+    for (const step of steps) {
+      const kernel = await ctx.kernels.get({ label: step.label, code: step.code, layout: step.layout });
+      const grid = dispatchItems(step.items, step.perWorkgroup, ctx.limits.maxComputeWorkgroupsPerDimension);
+      compiled.push({ kernel, grid });
+    }
+    const record = (pass: GPUComputePassEncoder) => {
+      for (const { kernel, grid } of compiled) {
+        pass.setPipeline(kernel.pipeline);
+        pass.setBindGroup(0, kernel.bindGroup(resources));
+        encodeDispatch(pass, grid);
+      }
+      pass.end();
+    };
     if (timing) {
       // Timed: one timestamped pass (or the wall clock without timestamps), waited for here.
       const measured = await measureGpu(
         ctx,
-        (encoder, timer) => {
-          const pass = timer.beginComputePass(encoder, label);
-          pass.setPipeline(kernel.pipeline);
-          pass.setBindGroup(0, kernel.bindGroup(resources));
-          encodeDispatch(pass, grid);
-          pass.end();
+        (encoder, timer) => record(timer.beginComputePass(encoder, label)),
+        {
+          label,
         },
-        { label },
       );
       timing.gpuMs += measured.totalMs;
       return;
     }
     await ctx.guard(label, () => {
       const encoder = ctx.device.createCommandEncoder({ label });
-      const pass = encoder.beginComputePass({ label });
-      pass.setPipeline(kernel.pipeline);
-      pass.setBindGroup(0, kernel.bindGroup(resources));
-      encodeDispatch(pass, grid);
-      pass.end();
+      record(encoder.beginComputePass({ label }));
       ctx.queue.submit([encoder.finish()]);
     });
   }
@@ -577,7 +709,16 @@ export async function createGpuSparseBitVectors(
   try {
     const heads = await ctx.createBuffer({ label: `${name} heads`, size: vectors * 4, usage: STORAGE });
     await ctx.writeBuffer(heads, 0, new Uint32Array(Math.max(1, vectors)).fill(NO_ELEMENT));
-    return new GpuSparseBitVectors(ctx, { name, vectors, pool, heads, team });
+    return new GpuSparseBitVectors(ctx, {
+      name,
+      vectors,
+      pool,
+      heads,
+      team,
+      ...(options.unionTeamLanes !== undefined ? { unionTeamLanes: options.unionTeamLanes } : {}),
+      ...(options.unionWorkgroupSize !== undefined ? { unionWorkgroupSize: options.unionWorkgroupSize } : {}),
+      ...(options.unionAllocation !== undefined ? { unionAllocation: options.unionAllocation } : {}),
+    });
   } catch (error) {
     pool.destroy();
     throw error;

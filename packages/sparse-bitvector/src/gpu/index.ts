@@ -14,6 +14,15 @@ export {
 } from './kernels/batch.wgsl';
 export { type LibraryWgslOptions, sparseBitVectorLibraryWgsl, type TeamKind } from './kernels/library.wgsl';
 export {
+  quadAccessWgsl,
+  quadWindowSpecs,
+  type UnionAllocation,
+  type UnionKernelParams,
+  unionCountKernelWgsl,
+  unionDirectivesWgsl,
+  unionKernelWgsl,
+} from './kernels/union.wgsl';
+export {
   MAX_BASE,
   OP_CODES,
   QUERY_CODES,

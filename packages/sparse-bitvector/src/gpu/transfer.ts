@@ -1,12 +1,6 @@
-import {
-  BASE_WORD,
-  BITS_WORDS,
-  ELEMENT_WORDS,
-  MEMBERS_PER_ELEMENT,
-  NEXT_WORD,
-  NO_ELEMENT,
-} from '../cpu/layout';
+import { BASE_WORD, BITS_WORDS, ELEMENT_WORDS, NEXT_WORD, NO_ELEMENT } from '../cpu/layout';
 import type { SparseBitVector, SparseBitVectorPool } from '../cpu/sparse-bitvector';
+import { MAX_BASE } from './layout';
 
 /**
  * A list found on the GPU that is not a canonical sparse bit vector (bases not strictly
@@ -77,7 +71,7 @@ export function packVectors(vectors: readonly SparseBitVector[], firstElement: n
 
 /**
  * Rebuilds CPU vectors in `pool` from GPU words (`words` = elements `[0, n)` of a GPU pool) and
- * heads. Checks that each list is canonical (strictly increasing bases, no empty element, no link
+ * heads, copying each element's 30 bit words as they are (no member is decoded). Checks that each list is canonical (strictly increasing bases, no empty element, no link
  * past `n`, no cycle) and throws {@link SparseBitVectorLayoutError} otherwise. `firstVector` only
  * names vectors in errors.
  *
@@ -100,6 +94,7 @@ export function unpackVectors(
     const name = firstVector + i;
     let previousBase = -1;
     let steps = 0;
+    let tail = NO_ELEMENT;
     for (let e = heads[i] as number; e !== NO_ELEMENT; ) {
       if (e >= elements) {
         throw new SparseBitVectorLayoutError(
@@ -118,18 +113,20 @@ export function unpackVectors(
         );
       }
       previousBase = base;
-      const origin = base * MEMBERS_PER_ELEMENT;
       let any = false;
-      for (let w = 0; w < BITS_WORDS; w++) {
-        let word = words[at + w] as number;
-        if (word !== 0) any = true;
-        while (word !== 0) {
-          const low = word & -word;
-          vector.set(origin + w * 32 + 31 - Math.clz32(low));
-          word = (word ^ low) >>> 0;
-        }
-      }
+      for (let w = 0; w < BITS_WORDS && !any; w++) any = (words[at + w] as number) !== 0;
       if (!any) throw new SparseBitVectorLayoutError(`vector ${name}: element ${e} is empty`, name);
+      // Members are u32: nothing past base MAX_BASE, and in it nothing past 2^32 − 1 (bit 255).
+      let past = base > MAX_BASE;
+      for (let w = 8; base === MAX_BASE && w < BITS_WORDS; w++) past ||= (words[at + w] as number) !== 0;
+      if (past) {
+        throw new SparseBitVectorLayoutError(
+          `vector ${name}: element ${e} (base ${base}) holds members past 2^32 - 1`,
+          name,
+        );
+      }
+      // The layouts are the same: adopt the 30 words as they are, no member decoded.
+      tail = vector.appendElement(base, words, at, tail);
       e = words[at + NEXT_WORD] as number;
     }
     out.push(vector);

@@ -17,6 +17,8 @@ export interface BatchKernelParams {
   readonly workgroupSize: number;
   /** The bind-group declarations (`layout.wgsl()`). */
   readonly layoutWgsl: string;
+  /** Apply kernel only: leave union operations (and their status) to the union kernel. */
+  readonly skipUnion?: boolean;
 }
 
 /** Entry-point parameters and the prelude giving `team`, `stride` and the team built-ins. */
@@ -77,7 +79,12 @@ ${params.layoutWgsl}
 @compute @workgroup_size(${params.workgroupSize})
 fn main(${args}) {${prelude}
   for (var t = team; t < ${p}_params.count; t += stride) {
-    let kind = ${p}_team_u(${p}_ops[t].kind);
+    let kind = ${p}_team_u(${p}_ops[t].kind);${
+      params.skipUnion
+        ? `
+    if (kind == ${OP_CODES.union}u) { continue; }`
+        : ''
+    }
     let dst = ${p}_team_u(${p}_ops[t].dst);
     let src = ${p}_team_u(${p}_ops[t].src);
     var status = 0u;
