@@ -86,6 +86,13 @@ export interface CreateScanOptions extends TilingOptions {
   readonly pollLimit?: number;
   /** @internal Testing: ignore all published tile states, so every prefix comes from fallbacks. */
   readonly fallbackAlways?: boolean;
+  /**
+   * @internal Tuning (decoupled fallback): `workgroup` (default) takes the workgroup index as the
+   * tile, `counter` the next value of an atomic counter.
+   */
+  readonly tileIds?: 'counter' | 'workgroup';
+  /** @internal Timing only: the single-pass kernel skips the look-back (its results are wrong). */
+  readonly noLookBack?: boolean;
 }
 
 /** Where the decoupled-fallback scan keeps its atomic words for one window. */
@@ -124,6 +131,8 @@ export class Scan {
   readonly #strategy: ScanStrategy;
   readonly #pollLimit: number;
   readonly #fallbackAlways: boolean;
+  readonly #tileIds: 'counter' | 'workgroup';
+  readonly #noLookBack: boolean;
   readonly #kernels = new Map<string, Kernel>();
   readonly #params: UniformCache;
   #subgroups: boolean | undefined;
@@ -147,6 +156,8 @@ export class Scan {
     this.#strategy = options.strategy ?? 'reduce-then-scan';
     this.#pollLimit = options.pollLimit ?? SCAN_POLL_LIMIT;
     this.#fallbackAlways = options.fallbackAlways ?? false;
+    this.#tileIds = options.tileIds ?? 'workgroup';
+    this.#noLookBack = options.noLookBack ?? false;
     if (this.#strategy !== 'decoupled-fallback' && this.#strategy !== 'reduce-then-scan') {
       throw new RangeError(
         `scan strategy '${this.#strategy}': not 'decoupled-fallback' or 'reduce-then-scan'`,
@@ -542,8 +553,10 @@ export class Scan {
       output: kind,
       pollLimit: this.#pollLimit,
       fallbackAlways: this.#fallbackAlways,
+      tileIds: this.#tileIds,
+      noLookBack: this.#noLookBack,
     });
-    const label = `gm scan ${key.replaceAll('|', ' ')} wg${this.#workgroupSize}x${this.#vectors}${subgroups ? ' subgroups' : ''} polls ${this.#pollLimit}${this.#fallbackAlways ? ' fallback-always' : ''}`;
+    const label = `gm scan ${key.replaceAll('|', ' ')} wg${this.#workgroupSize}x${this.#vectors}${subgroups ? ' subgroups' : ''} polls ${this.#pollLimit} ids ${this.#tileIds}${this.#fallbackAlways ? ' fallback-always' : ''}${this.#noLookBack ? ' no-look-back' : ''}`;
     const kernel = (await this.#ctx.kernels.get({ label, code, layout })) as unknown as Kernel;
     this.#kernels.set(key, kernel);
     return kernel;
