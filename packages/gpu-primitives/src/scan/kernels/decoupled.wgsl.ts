@@ -43,8 +43,8 @@ export interface ScanDecoupledParams extends ScanKernelParams {
 
 /**
  * WGSL of the single-pass scan of one window with decoupled fallback look-back (Smith, Levien &
- * Owens 2025). Each workgroup takes the next tile id from an atomic counter, loads and scans its
- * tile, publishes the tile's aggregate (or its inclusive value when it needs no predecessor: tile
+ * Owens 2025). Each workgroup takes its workgroup index as its tile (or, with `tileIds: 'counter'`,
+ * the next value of an atomic counter), loads and scans its tile, publishes the tile's aggregate (or its inclusive value when it needs no predecessor: tile
  * 0, or a tile holding a segment head), then looks back over its predecessors' states, combining
  * aggregates until it meets an inclusive value. A predecessor that is still not ready after
  * `pollLimit` re-reads is reduced from the input by the whole workgroup (the fallback), which
@@ -59,10 +59,12 @@ export interface ScanDecoupledParams extends ScanKernelParams {
  * suffice: each half's ready bit lives in its own word. Segmented, look-back stops at a tile with
  * a head, as that tile publishes its inclusive value at once.
  *
- * The look-back runs in a team without barriers: with subgroups, subgroup 0 reads `sg_size`
- * predecessors' states at once; without, invocation 0 reads one at a time. Only a fallback is
- * broadcast (`workgroupUniformLoad`), so the whole workgroup reduces the tile in uniform control
- * flow with the workgroup reduction, and the team then goes on before it.
+ * The look-back runs in a team without barriers: with subgroups, subgroup 0 scans the subgroup
+ * totals, publishes the aggregate, reads `sg_size` predecessors' states at once and publishes the
+ * inclusive value, all between the same two barriers; without, invocation 0 does the same after
+ * the workgroup-memory scan, reading one state at a time. Only the verdict is broadcast
+ * (`workgroupUniformLoad`); on a fallback the whole workgroup reduces the tile in uniform control
+ * flow, with its own workgroup memory, and the team then goes on before it.
  */
 export function scanDecoupledWgsl(p: ScanDecoupledParams): string {
   if (p.source !== 'values') throw new RangeError('the single-pass scan reads values only');
