@@ -277,6 +277,18 @@ for (const [strategy, subgroups] of strategies.flatMap((s) => [true, false].map(
           }
         });
 
+        it('counter tile ids (tiles taken in order from an atomic counter)', async () => {
+          const values = Uint32Array.from({ length: 3000 }, (_, i) => (i * 2654435761) >>> 0);
+          const heads = Uint32Array.from(values, (v) => (v % 89 === 0 ? 1 : 0));
+          for (const c of [
+            { values, kind: 'exclusive' as const, op: 'add' as const },
+            { values, kind: 'inclusive' as const, op: 'max' as const, heads },
+          ]) {
+            const options = { ...tiny, tileIds: 'counter' as const, maxBindingBytes: 4096 };
+            expectScan(await gpuScan(gpu.ctx, c, options), c);
+          }
+        });
+
         it("a per-call strategy overrides the scan's", async () => {
           const values = Uint32Array.from({ length: 2000 }, (_, i) => i * 3);
           const c = { values, kind: 'inclusive' as const, op: 'add' as const };

@@ -33,14 +33,14 @@ export type ScanKind = 'exclusive' | 'inclusive';
 export type ScanOperator = 'add' | 'max';
 
 /**
- * How a scan is computed. `reduce-then-scan` (the default for now): tile reductions, a scan of
- * them, a rescan of each tile (reads the input twice). `decoupled-fallback`: one pass per binding window that
+ * How a scan is computed. `decoupled-fallback` (the default): one pass per binding window that
  * reads and writes every element once; each tile finds its prefix by looking back at its
  * predecessors' published states, and reduces a predecessor that is not ready from the input
- * itself instead of waiting (Smith, Levien & Owens 2025); on the H100 it is faster for max and
- * segmented scans but still slower for add (its look-back latency is not yet hidden). In-place scans always use
- * `reduce-then-scan`: a fallback would read a predecessor's input while that predecessor may be
- * overwriting it, and WGSL orders nothing between workgroups that would rule it out.
+ * itself instead of waiting (Smith, Levien & Owens 2025), so no workgroup ever waits on another
+ * without bound. `reduce-then-scan`: tile reductions, a scan of them, a rescan of each tile (reads
+ * the input twice). In-place scans always use `reduce-then-scan`: a fallback would read a
+ * predecessor's input while that predecessor may be overwriting it, and WGSL orders nothing
+ * between workgroups that would rule it out.
  */
 export type ScanStrategy = 'decoupled-fallback' | 'reduce-then-scan';
 
@@ -77,7 +77,7 @@ export interface ScanPrepareOptions {
 
 /** Options of {@link createScan}: the tile shape (default 256 invocations × 4 vec4s) and its own. */
 export interface CreateScanOptions extends TilingOptions {
-  /** Default strategy of this scan's calls (default `reduce-then-scan`). */
+  /** Default strategy of this scan's calls (default `decoupled-fallback`; in place: always `reduce-then-scan`). */
   readonly strategy?: ScanStrategy;
   /**
    * Tuning (decoupled fallback): times a workgroup re-reads a predecessor that is not ready before
@@ -86,6 +86,13 @@ export interface CreateScanOptions extends TilingOptions {
   readonly pollLimit?: number;
   /** @internal Testing: ignore all published tile states, so every prefix comes from fallbacks. */
   readonly fallbackAlways?: boolean;
+  /**
+   * @internal Tuning (decoupled fallback): `workgroup` (default) takes the workgroup index as the
+   * tile, `counter` the next value of an atomic counter.
+   */
+  readonly tileIds?: 'counter' | 'workgroup';
+  /** @internal Timing only: the single-pass kernel skips the look-back (its results are wrong). */
+  readonly noLookBack?: boolean;
 }
 
 /** Where the decoupled-fallback scan keeps its atomic words for one window. */
@@ -105,12 +112,14 @@ interface Level {
 }
 
 /**
- * Reduce-then-scan prefix sums (exclusive or inclusive, add or max, optionally segmented) over u32
- * buffers of any size: an upsweep reduces every tile of 4096 elements (256 invocations × 16, vec4
- * loads) to its aggregate, the aggregates are scanned the same way recursively until one tile is
- * left, and a downsweep rescans each tile from its carry. A buffer larger than one binding is
- * processed window by window with the running prefix carried on the GPU. Everything is recorded
- * into one compute pass; no workgroup ever waits for another.
+ * Prefix sums (exclusive or inclusive, add or max, optionally segmented) over u32 buffers of any
+ * size, in tiles of 4096 elements (256 invocations × 16, vec4 loads). By default in one pass with
+ * decoupled fallback look-back (see {@link ScanStrategy}); in place, or with
+ * `strategy: 'reduce-then-scan'`, an upsweep reduces every tile to its aggregate, the aggregates
+ * are scanned the same way recursively until one tile is left, and a downsweep rescans each tile
+ * from its carry. A buffer larger than one binding is processed window by window with the running
+ * prefix carried on the GPU. Everything is recorded into one compute pass; no workgroup waits
+ * without bound for another.
  *
  * Create with {@link createScan}.
  */
@@ -124,6 +133,8 @@ export class Scan {
   readonly #strategy: ScanStrategy;
   readonly #pollLimit: number;
   readonly #fallbackAlways: boolean;
+  readonly #tileIds: 'counter' | 'workgroup';
+  readonly #noLookBack: boolean;
   readonly #kernels = new Map<string, Kernel>();
   readonly #params: UniformCache;
   #subgroups: boolean | undefined;
@@ -144,9 +155,11 @@ export class Scan {
     this.#vectors = tiling.vectors;
     this.#maxPerDimension = tiling.maxPerDimension;
     this.#allowSubgroups = tiling.allowSubgroups;
-    this.#strategy = options.strategy ?? 'reduce-then-scan';
+    this.#strategy = options.strategy ?? 'decoupled-fallback';
     this.#pollLimit = options.pollLimit ?? SCAN_POLL_LIMIT;
     this.#fallbackAlways = options.fallbackAlways ?? false;
+    this.#tileIds = options.tileIds ?? 'workgroup';
+    this.#noLookBack = options.noLookBack ?? false;
     if (this.#strategy !== 'decoupled-fallback' && this.#strategy !== 'reduce-then-scan') {
       throw new RangeError(
         `scan strategy '${this.#strategy}': not 'decoupled-fallback' or 'reduce-then-scan'`,
@@ -542,8 +555,10 @@ export class Scan {
       output: kind,
       pollLimit: this.#pollLimit,
       fallbackAlways: this.#fallbackAlways,
+      tileIds: this.#tileIds,
+      noLookBack: this.#noLookBack,
     });
-    const label = `gm scan ${key.replaceAll('|', ' ')} wg${this.#workgroupSize}x${this.#vectors}${subgroups ? ' subgroups' : ''} polls ${this.#pollLimit}${this.#fallbackAlways ? ' fallback-always' : ''}`;
+    const label = `gm scan ${key.replaceAll('|', ' ')} wg${this.#workgroupSize}x${this.#vectors}${subgroups ? ' subgroups' : ''} polls ${this.#pollLimit} ids ${this.#tileIds}${this.#fallbackAlways ? ' fallback-always' : ''}${this.#noLookBack ? ' no-look-back' : ''}`;
     const kernel = (await this.#ctx.kernels.get({ label, code, layout })) as unknown as Kernel;
     this.#kernels.set(key, kernel);
     return kernel;
@@ -551,8 +566,8 @@ export class Scan {
 }
 
 /**
- * A prefix sum over u32 buffers (see {@link Scan}), by reduce-then-scan or, with
- * `strategy: 'decoupled-fallback'`, in a single pass with decoupled fallback look-back.
+ * A prefix sum over u32 buffers (see {@link Scan}): in a single pass with decoupled fallback
+ * look-back, or (in place, or with `strategy: 'reduce-then-scan'`) by reduce-then-scan.
  *
  * @example
  * ```ts
@@ -561,8 +576,8 @@ export class Scan {
  * const sums = new Uint32Array(await ctx.readBuffer(output, 0, 4000));
  * // in place, segmented, inclusive max:
  * await scan.run({ input: data, output: data, count: 1000, kind: 'inclusive', op: 'max', segmentHeads: heads });
- * // single pass (per scan, or per call with `strategy` in the options of run/encode/prepare):
- * const single = createScan(ctx, { strategy: 'decoupled-fallback' });
+ * // reduce-then-scan (per scan, or per call with `strategy` in the options of run/encode/prepare):
+ * const classic = createScan(ctx, { strategy: 'reduce-then-scan' });
  * scan.destroy();
  * ```
  */

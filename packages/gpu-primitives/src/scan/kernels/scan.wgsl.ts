@@ -53,6 +53,7 @@ fn sc_put(off: u32, v: ts_T) { scratch[off] = v; }`;
     elem = `return sc_get(params.in_off + e * ${partialWords(p.segmented)}u);`;
     full = 'for (var i = 0u; i < 4u; i++) { q[i] = sc_elem(e + i); }';
   }
+  const bound = p.source === 'values' ? 'params.split' : 'n';
   const value =
     p.source === 'values'
       ? `// Element e of the window: in the vec4 view below params.split, else in the tail view.
@@ -71,17 +72,26 @@ const SC_W = ${partialWords(p.segmented)}u;
 ${scratch}
 ${value}
 fn sc_elem(e: u32) -> ts_T { ${elem} }
+// The 4 elements of vec4 k, which must lie below the bound sc_load checks (no checks).
+fn sc_full(k: u32) -> array<ts_T, 4> {
+  var q: array<ts_T, 4>;
+  let e = 4u * k;
+  ${full}
+  return q;
+}
 // The 4 elements of vec4 k of this level; the identity past n.
 fn sc_load(k: u32, n: u32) -> array<ts_T, 4> {
   var q = array<ts_T, 4>(ts_ID, ts_ID, ts_ID, ts_ID);
   let e = 4u * k;
-  if (e + 4u <= ${p.source === 'values' ? 'params.split' : 'n'}) {
-    ${full}
+  if (e + 4u <= ${bound}) {
+    q = sc_full(k);
   } else {
     for (var i = 0u; i < 4u; i++) { if (e + i < n) { q[i] = sc_elem(e + i); } }
   }
   return q;
-}`;
+}
+// Whether every vec4 of tile t lies below that bound (its loads need no checks).
+fn sc_tile_full(t: u32, n: u32) -> bool { return (t + 1u) * SC_TILE <= ${bound}; }`;
 }
 
 function header(p: ScanKernelParams, top: boolean): string {
@@ -95,31 +105,58 @@ fn main(${tileEntryParams(p.subgroups)}) {
   let k0 = tile * SC_QPT + (lid / sg_size) * sg_size * SC_V + sg_lane;`;
 }
 
-/**
- * WGSL folding the 4 elements `q` of one vec4 step into the invocation's running `c`, so that
- * after the loop `ts_wg_scan(c, …).total` (after `ts_sg_fold(c)` when unsegmented) is the tile's
- * aggregate. Segmented, the subgroup's vec4s of a step are combined in lane order.
- */
-export function foldWgsl(segmented: boolean): string {
-  return segmented
-    ? `let t = ts_comb(ts_comb(q[0], q[1]), ts_comb(q[2], q[3]));
-    c = ts_comb(c, ts_sg_last(ts_sg_incl(t, sg_lane, sg_size), sg_size));`
-    : 'c = ts_comb(c, ts_comb(ts_comb(q[0], q[1]), ts_comb(q[2], q[3])));';
+/** `body` once per step j of a tile (unrolled: each copy declares `let j = <step>u;`). */
+export function unrollWgsl(vectors: number, body: string): string {
+  return Array.from({ length: vectors }, (_, j) => `  {\n    let j = ${j}u;\n    ${body}\n  }`).join('\n');
 }
 
 /**
- * WGSL loading a tile (from `k0`, `n` in scope) into registers: `qs[j]` the inclusive scans
- * within each vec4, `lp[j]` the exclusive prefix of that vec4 within the invocation's part of the
- * subgroup's rows, `c` the invocation's subgroup total (as `ts_wg_scan` wants it), `hb[j]` the
- * head bits when `needHeads`.
+ * WGSL loading the invocation's `SC_V` vec4s of tile `tile` (from `k0`, `n` in scope) into
+ * `qs[j]`: all loads first (unrolled, and unchecked when the whole tile is in bounds), so they
+ * are in flight together before the first is used.
  */
-export function localScanWgsl(needHeads: boolean): string {
+export function loadTileWgsl(p: Pick<ScanKernelParams, 'vectors'>, tile = 'tile'): string {
   return `  var qs: array<array<ts_T, 4>, SC_V>;
+  if (sc_tile_full(${tile}, n)) {
+${unrollWgsl(p.vectors, 'qs[j] = sc_full(k0 + j * sg_size);')}
+  } else {
+${unrollWgsl(p.vectors, 'qs[j] = sc_load(k0 + j * sg_size, n);')}
+  }`;
+}
+
+/**
+ * WGSL loading tile `tile` (see {@link loadTileWgsl}) and folding it into the invocation's `c`, so
+ * that `ts_wg_scan(c, …).total` (after `ts_sg_fold(c)` when unsegmented) is the tile's aggregate.
+ * Segmented, the subgroup's vec4s of a step are combined in lane order.
+ */
+export function foldTileWgsl(p: Pick<ScanKernelParams, 'vectors' | 'segmented'>, tile = 'tile'): string {
+  const fold = p.segmented
+    ? `let q = qs[j];
+    let t = ts_comb(ts_comb(q[0], q[1]), ts_comb(q[2], q[3]));
+    c = ts_comb(c, ts_sg_last(ts_sg_incl(t, sg_lane, sg_size), sg_size));`
+    : `let q = qs[j];
+    c = ts_comb(c, ts_comb(ts_comb(q[0], q[1]), ts_comb(q[2], q[3])));`;
+  return `${loadTileWgsl(p, tile)}
+  var c = ts_ID;
+${unrollWgsl(p.vectors, fold)}
+  ${p.segmented ? '' : 'c = ts_sg_fold(c);'}`;
+}
+
+/**
+ * WGSL loading a tile (from `tile`, `k0`, `n` in scope) into registers: `qs[j]` the inclusive
+ * scans within each vec4, `lp[j]` the exclusive prefix of that vec4 within the invocation's part
+ * of the subgroup's rows, `c` the invocation's subgroup total (as `ts_wg_scan` wants it), `hb[j]`
+ * the head bits when `needHeads`. Loads first, then the row scans (independent of each other),
+ * all unrolled.
+ */
+export function localScanWgsl(p: Pick<ScanKernelParams, 'vectors'>, needHeads: boolean): string {
+  return `${loadTileWgsl(p)}
   var lp: array<ts_T, SC_V>;
   ${needHeads ? 'var hb: array<u32, SC_V>;' : ''}
   var c = ts_ID;
-  for (var j = 0u; j < SC_V; j++) {
-    var q = sc_load(k0 + j * sg_size, n);
+${unrollWgsl(
+  p.vectors,
+  `var q = qs[j];
     ${needHeads ? 'hb[j] = q[0].x | (q[1].x << 1u) | (q[2].x << 2u) | (q[3].x << 3u);' : ''}
     q[1] = ts_comb(q[0], q[1]);
     q[2] = ts_comb(q[1], q[2]);
@@ -127,8 +164,8 @@ export function localScanWgsl(needHeads: boolean): string {
     let row = ts_sg_incl(q[3], sg_lane, sg_size);
     lp[j] = ts_comb(c, ts_sg_prev(row, sg_lane));
     c = ts_comb(c, ts_sg_last(row, sg_size));
-    qs[j] = q;
-  }`;
+    qs[j] = q;`,
+)}`;
 }
 
 /** Options of {@link scanUpsweepWgsl}. */
@@ -154,17 +191,11 @@ export interface ScanUpsweepParams extends ScanKernelParams {
  */
 export function scanUpsweepWgsl(p: ScanUpsweepParams): string {
   const lib = tileScanWgsl(p);
-  const fold = foldWgsl(p.segmented);
   return linkWgsl(
     /* wgsl */ `
 ${accessWgsl(p)}
 ${header(p, p.top ?? false)}
-  var c = ts_ID;
-  for (var j = 0u; j < SC_V; j++) {
-    let q = sc_load(k0 + j * sg_size, n);
-    ${fold}
-  }
-  ${p.segmented ? '' : 'c = ts_sg_fold(c);'}
+${foldTileWgsl(p)}
   let r = ts_wg_scan(c, lid, sg_lane, sg_size);
   if (lid == 0u) {
     let total = r.total;
@@ -249,16 +280,17 @@ export function scanDownsweepWgsl(p: ScanDownsweepParams): string {
     /* wgsl */ `
 ${accessWgsl(p)}
 ${header(p, p.top)}
-${localScanWgsl(needHeads)}
+${localScanWgsl(p, needHeads)}
   ${carry}
   let r = ts_wg_scan(c, lid, sg_lane, sg_size);
   let pre_sg = ts_comb(carry, r.pre);
-  for (var j = 0u; j < SC_V; j++) {
-    let pre = ts_comb(pre_sg, lp[j]);
+${unrollWgsl(
+  p.vectors,
+  `let pre = ts_comb(pre_sg, lp[j]);
     let q = qs[j];
     let k = k0 + j * sg_size;
-    ${store}
-  }
+    ${store}`,
+)}
   ${p.top ? 'if (lid == 0u) { sc_put(params.carry, ts_comb(carry, r.total)); }' : ''}
 }`,
     [lib, gridWgsl],
