@@ -115,6 +115,17 @@ class SolveRun {
   /** Scratch marks of compactSuccessors (one stamp per call, so no clearing). */
   readonly stamp: Uint32Array;
   stampCounter = 0;
+  tarjan:
+    | {
+        index: Int32Array;
+        low: Uint32Array;
+        onStack: Uint8Array;
+        sccStack: Uint32Array;
+        callNode: Uint32Array;
+        callPos: Uint32Array;
+        order: Uint32Array;
+      }
+    | undefined;
   /** Per node: head/tail of its load+store list and its offset list, linked through `nextConstraint`. */
   readonly complexHead: Int32Array;
   readonly complexTail: Int32Array;
@@ -125,6 +136,9 @@ class SolveRun {
   readonly hcdTarget: Int32Array;
   /** Nodes whose pts may have grown since their last visit. */
   readonly dirty: Uint8Array;
+  dirtyList: number[] = [];
+  /** Position of each representative in the last topological order (nodes merged since: read through find()). */
+  position: Int32Array | undefined;
   readonly delta: SparseBitVector;
   readonly pendingMerges: number[] = [];
   readonly stats = {
@@ -179,6 +193,28 @@ class SolveRun {
       this.pts[v] = set;
     }
     return set;
+  }
+
+  /** Flags `v` for a visit; the list lets a round with few dirty nodes skip the full order. */
+  markDirty(v: number): void {
+    if (this.dirty[v] === 0) {
+      this.dirty[v] = 1;
+      this.dirtyList.push(v);
+    }
+  }
+
+  /**
+   * What this round visits: the whole topological order, or, when few nodes are dirty, just those
+   * sorted by their position in it (late rounds touch a handful of nodes out of hundreds of thousands).
+   */
+  visitOrder(order: Uint32Array): Uint32Array {
+    const dirtyList = this.dirtyList;
+    this.dirtyList = [];
+    if (dirtyList.length * 16 >= order.length || this.position === undefined) return order;
+    const position = this.position;
+    const reps = new Uint32Array(dirtyList.length);
+    for (let i = 0; i < dirtyList.length; i++) reps[i] = this.find(dirtyList[i] as number);
+    return reps.sort((a, b) => (position[a] as number) - (position[b] as number));
   }
 
   /** Adds the copy edge `from → to` (both representatives); false when it was there. */
@@ -245,7 +281,7 @@ class SolveRun {
       if (targetB === NONE) this.hcdTarget[rb] = targetA;
       else this.pendingMerges.push(targetA, targetB);
     }
-    this.dirty[rb] = 1;
+    this.markDirty(rb);
     return rb;
   }
 
@@ -287,7 +323,7 @@ class SolveRun {
       const src = this.find(c.src[i] as number);
       switch (c.kind[i] as ConstraintKind) {
         case ConstraintKind.AddressOf:
-          if (this.ptsOf(dst).set(c.src[i] as number)) this.dirty[dst] = 1;
+          if (this.ptsOf(dst).set(c.src[i] as number)) this.markDirty(dst);
           break;
         case ConstraintKind.Copy:
           if (dst !== src) this.addEdge(src, dst);
@@ -345,7 +381,7 @@ class SolveRun {
       mark[w] = stamp;
       list[kept++] = w;
     }
-    list.length = kept;
+    if (kept !== list.length) list.length = kept;
     if (kept === 0) {
       this.successorList[v] = undefined;
       return undefined;
@@ -359,16 +395,22 @@ class SolveRun {
    */
   collapseCycles(): Uint32Array {
     const n = this.n;
-    const index = new Int32Array(n).fill(NONE);
-    const low = new Uint32Array(n);
-    const onStack = new Uint8Array(n);
-    const sccStack = new Uint32Array(n);
+    // Scratch arrays live across rounds (allocating seven node-sized arrays per round cost more
+    // than the search); onStack is all zero again when a search ends.
+    this.tarjan ??= {
+      index: new Int32Array(n),
+      low: new Uint32Array(n),
+      onStack: new Uint8Array(n),
+      sccStack: new Uint32Array(n),
+      callNode: new Uint32Array(n),
+      callPos: new Uint32Array(n),
+      order: new Uint32Array(n),
+    };
+    const { index, low, onStack, sccStack, callNode, callPos, order } = this.tarjan;
+    index.fill(NONE);
     let sccTop = 0;
-    const callNode = new Uint32Array(n);
     const callEdges: ArrayLike<number>[] = [];
-    const callPos = new Uint32Array(n);
     let callTop = 0;
-    const order = new Uint32Array(n);
     let emitted = 0;
     let counter = 0;
     const empty: ArrayLike<number> = [];
@@ -437,7 +479,10 @@ class SolveRun {
       }
     }
     // Tarjan emits components sinks first.
-    return order.subarray(0, emitted).reverse();
+    const topological = order.subarray(0, emitted).reverse();
+    this.position ??= new Int32Array(n);
+    for (let k = 0; k < topological.length; k++) this.position[topological[k] as number] = k;
+    return topological;
   }
 
   /**
@@ -497,7 +542,7 @@ class SolveRun {
           if (source === sink || !this.addEdge(source, sink)) continue;
           edgesAdded++;
           const from = this.pts[source];
-          if (from !== undefined && this.ptsOf(sink).unionWith(from)) this.dirty[sink] = 1;
+          if (from !== undefined && this.ptsOf(sink).unionWith(from)) this.markDirty(sink);
         }
       }
 
@@ -509,14 +554,14 @@ class SolveRun {
         for (const o of members) {
           if (offset < (objectSize[o] as number) && into.set(o + offset)) grew = true;
         }
-        if (grew) this.dirty[w] = 1;
+        if (grew) this.markDirty(w);
       }
 
       const successors = this.successorList[v];
       if (successors !== undefined) {
         for (let e = 0; e < successors.length; e++) {
           const w = this.find(successors[e] as number);
-          if (w !== v && this.ptsOf(w).unionWith(delta)) this.dirty[w] = 1;
+          if (w !== v && this.ptsOf(w).unionWith(delta)) this.markDirty(w);
         }
       }
     }
@@ -538,14 +583,22 @@ class SolveRun {
     this.checkAbort();
     this.events.emit('phase', 'setup', 0);
     this.setup();
+    let order: Uint32Array | undefined;
+    let edgesAddedLastRound = 0;
     for (;;) {
       const round = ++this.stats.rounds;
       const mergedBefore = this.stats.sccMerges + this.stats.hcdMerges;
-      this.events.emit('phase', 'collapse', round);
-      const order = this.collapseCycles();
-      await this.maybeYield();
+      // New copy edges may close cycles and change the order; after a round that added few (under
+      // one per 256 nodes) the last order stands: merges since are read through find(), and a cycle
+      // left uncollapsed costs time, not precision.
+      if (order === undefined || edgesAddedLastRound * 256 > this.n) {
+        this.events.emit('phase', 'collapse', round);
+        order = this.collapseCycles();
+        await this.maybeYield();
+      }
       this.events.emit('phase', 'wave', round);
-      const { propagated, edgesAdded } = await this.wave(order);
+      const { propagated, edgesAdded } = await this.wave(this.visitOrder(order));
+      edgesAddedLastRound = edgesAdded;
       const merged = this.stats.sccMerges + this.stats.hcdMerges - mergedBefore;
       this.events.emit('iteration', {
         round,
