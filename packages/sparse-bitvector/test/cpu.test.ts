@@ -349,3 +349,24 @@ describe.each([
     );
   });
 });
+
+describe('setSorted', () => {
+  it('adds an ascending member list like set() one by one, and says whether it grew', () => {
+    fc.assert(
+      fc.property(memberSets(), memberSets(), (xs, ys) => {
+        const pool = new SparseBitVectorPool({ capacity: 1 });
+        const a = pool.fromArray(xs);
+        const ascending = Uint32Array.from(ys).sort();
+        const expected = sorted([...xs, ...ys]);
+        expect(a.setSorted(ascending)).toBe(expected.length > sorted(xs).length);
+        expect(members(a)).toEqual(expected);
+        expectWellFormed(a);
+      }),
+    );
+  });
+
+  it('refuses a list that is not ascending', () => {
+    const pool = new SparseBitVectorPool();
+    expect(() => pool.create().setSorted([5, 3])).toThrow(RangeError);
+  });
+});

@@ -137,6 +137,7 @@ class SolveRun {
   /** Nodes whose pts may have grown since their last visit. */
   readonly dirty: Uint8Array;
   dirtyList: number[] = [];
+  shiftScratch = new Uint32Array(1024);
   /** Position of each representative in the last topological order (nodes merged since: read through find()). */
   position: Int32Array | undefined;
   readonly delta: SparseBitVector;
@@ -549,12 +550,14 @@ class SolveRun {
       for (let i = this.offsetHead[v] as number; i !== NONE; i = this.nextConstraint[i] as number) {
         const offset = constraints.offset[i] as number;
         const w = this.find(constraints.dst[i] as number);
-        const into = this.ptsOf(w);
-        let grew = false;
-        for (const o of members) {
-          if (offset < (objectSize[o] as number) && into.set(o + offset)) grew = true;
-        }
-        if (grew) this.markDirty(w);
+        // Shifting keeps the members ascending, so they go in with one walk of w's list.
+        let count = 0;
+        const shifted =
+          this.shiftScratch.length >= members.length
+            ? this.shiftScratch
+            : (this.shiftScratch = new Uint32Array(members.length * 2));
+        for (const o of members) if (offset < (objectSize[o] as number)) shifted[count++] = o + offset;
+        if (count > 0 && this.ptsOf(w).setSorted(shifted, count)) this.markDirty(w);
       }
 
       const successors = this.successorList[v];
