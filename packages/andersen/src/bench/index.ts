@@ -53,7 +53,11 @@ async function run(options: BenchOptions): Promise<BenchReport> {
     );
     return { suite: 'andersen', adapter: 'none (CPU engine only)', rows, notes };
   }
-  const chosen = options.quick ? BENCHMARKS.slice(0, 1) : BENCHMARKS;
+  // GPUMORPH_ANDERSEN_BENCHMARKS=gcc,perl runs a subset (e.g. to fit a time limit).
+  const only = process.env.GPUMORPH_ANDERSEN_BENCHMARKS?.split(',').map((name) => name.trim());
+  const chosen = options.quick
+    ? BENCHMARKS.slice(0, 1)
+    : BENCHMARKS.filter((name) => only === undefined || only.includes(name));
   for (const bench of chosen) {
     const readStart = performance.now();
     const input = await readHardekopf({ prefix: resolve(dir, bench) }, { nonObjectAddress: 'make-object' });
