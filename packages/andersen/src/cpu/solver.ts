@@ -552,10 +552,9 @@ class SolveRun {
         const w = this.find(constraints.dst[i] as number);
         // Shifting keeps the members ascending, so they go in with one walk of w's list.
         let count = 0;
-        const shifted =
-          this.shiftScratch.length >= members.length
-            ? this.shiftScratch
-            : (this.shiftScratch = new Uint32Array(members.length * 2));
+        if (this.shiftScratch.length < members.length)
+          this.shiftScratch = new Uint32Array(members.length * 2);
+        const shifted = this.shiftScratch;
         for (const o of members) if (offset < (objectSize[o] as number)) shifted[count++] = o + offset;
         if (count > 0 && this.ptsOf(w).setSorted(shifted, count)) this.markDirty(w);
       }
