@@ -48,16 +48,18 @@ export interface CpuSolverOptions {
 const NONE = -1;
 
 /**
- * The exact sequential Andersen solver: wave propagation (Pereira & Berlin) with difference
- * propagation on wide sparse bit vectors, cycle collapse every round (Tarjan on the copy graph,
- * which subsumes lazy cycle detection) and hybrid cycle detection's online merges.
+ * The sequential Andersen solver: wave propagation (Pereira & Berlin) with difference propagation
+ * on wide sparse bit vectors, cycle collapse (Tarjan on the copy graph, which subsumes lazy cycle
+ * detection) and hybrid cycle detection's online merges. It computes the least fixed point of the
+ * program it is given; an HCD table's offline merges are taken as given (see the offline README on
+ * when they over-approximate).
  *
- * Each round: (1) collapse the strongly connected components of the copy graph and order the rest
- * topologically; (2) in that order push each node's new points-to members (`pts − propagated`)
- * along its copy edges and through its offset constraints; (3) for each node with loads, stores or
- * an HCD pair, take the objects it gained since its last visit: HCD merges them with their pair,
- * loads and stores turn them into new copy edges, each new edge carrying the whole source set at
- * once. Rounds repeat until nothing changes.
+ * Each round: (1) after a round that added copy edges, collapse the strongly connected components
+ * of the copy graph and order the rest topologically; (2) visit the dirty representatives in that
+ * order (only those, sorted, when they are few): each takes what it gained since its last visit
+ * (`pts − propagated`); its HCD pair merges those pointees, its loads and stores turn them into
+ * new copy edges (each new edge carrying the whole source set once), its offset constraints shift
+ * them, and its copy edges push them on. Rounds repeat until a round propagates nothing.
  *
  * @example
  * ```ts
