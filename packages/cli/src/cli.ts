@@ -153,20 +153,32 @@ export function createProgram(
       '\nExit status: 0 when solved (and verified, if a reference was given), 1 on a difference or an error.',
     )
     .action(
-      async (options: {
-        input?: string;
-        nodes?: string;
-        constraints?: string;
-        hcd: boolean | string;
-        verify?: string;
-        constraintSet: 'raw' | 'after-hcd';
-        engine: 'auto' | 'cpu' | 'webgpu';
-        out?: string;
-        json?: boolean;
-        print?: boolean;
-        offlineHcd?: boolean;
-        hvn?: boolean;
-      }) => {
+      async (
+        options: {
+          input?: string;
+          nodes?: string;
+          constraints?: string;
+          hcd: boolean | string;
+          verify?: string;
+          constraintSet: 'raw' | 'after-hcd';
+          engine: 'auto' | 'cpu' | 'webgpu';
+          out?: string;
+          json?: boolean;
+          print?: boolean;
+          offlineHcd?: boolean;
+          hvn?: boolean;
+        },
+        command: Command,
+      ) => {
+        if (
+          options.input === undefined &&
+          (options.nodes === undefined || options.constraints === undefined)
+        ) {
+          command.error('give --input <prefix|file>, or both --nodes and --constraints', {
+            exitCode: EXIT_USAGE,
+            code: 'gpumorph.missingInput',
+          });
+        }
         setStatus(
           await runAndersenSolve(
             {

@@ -118,3 +118,17 @@ describe('gpumorph andersen solve', () => {
     60_000,
   );
 });
+
+describe('gpumorph andersen solve usage', () => {
+  it('asks for an input with the usage status 2', async () => {
+    const run = await runCliCaptured(['andersen', 'solve', '--nodes', 'x_nodes.txt']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('give --input <prefix|file>, or both --nodes and --constraints');
+  });
+
+  it('reports a missing file by name', async () => {
+    const run = await runCliCaptured(['andersen', 'solve', '--input', join(dir, 'nowhere')]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('nowhere');
+  });
+});

@@ -173,10 +173,8 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
             }
           : undefined;
     if (source === undefined) {
-      throw new ConstraintParseError(
-        { file: '<command line>', line: 1, column: 1 },
-        'give --input <prefix or file>, or both --nodes and --constraints',
-      );
+      // The command line checks this first; a caller of this function gets the same words.
+      throw new RangeError('give an input: a prefix or file, or both nodes and constraints files');
     }
     const input = await readHardekopf(source, {
       constraints: options.constraintSet,
