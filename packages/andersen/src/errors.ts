@@ -60,11 +60,6 @@ export class ConstraintModelError extends GpumorphError {
   }
 }
 
-/** A solution did not match a reference solution; the verification report lists the differences. */
-export class VerificationError extends GpumorphError {
-  override name = 'VerificationError';
-}
-
 /** The solve was cancelled through its `AbortSignal`; `cause` holds the signal's reason. */
 export class SolveAbortedError extends GpumorphError {
   override name = 'SolveAbortedError';

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
 import { readHardekopf } from '../io/read';
 import { applyOfflineMerges, computeOfflineHcd } from '../offline/hcd';
+import { appendOfflineMerges } from '../offline/hcd-pairs';
 import { computeHvn } from '../offline/hvn';
 import { solveAndersen } from '../solve';
 import { HARDEKOPF_REFERENCE_CONVENTIONS, verifySolution } from '../verify';
@@ -64,11 +65,8 @@ async function run(options: BenchOptions): Promise<BenchReport> {
     const readMs = performance.now() - readStart;
     // The paper's offline column is its HCD pass over the raw constraints: time ours on the same.
     const raw = await readHardekopf(
-      {
-        nodes: input.files.nodes,
-        constraints: input.files.nodes.replace(/_nodes\.txt(\.gz)?$/, '_constraints.txt$1'),
-      },
-      { nonObjectAddress: 'make-object' },
+      { prefix: resolve(dir, bench) },
+      { constraints: 'raw', nonObjectAddress: 'make-object' },
     );
     const offlineStart = performance.now();
     const ours = computeOfflineHcd(raw.program);
@@ -78,11 +76,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
     const hvnStart = performance.now();
     const hvn = computeHvn(input.program);
     const hvnMs = performance.now() - hvnStart;
-    const shipped = input.hcd;
-    const offlineMerges = new Uint32Array((shipped?.offlineMerges.length ?? 0) + hvn.merges.length);
-    offlineMerges.set(shipped?.offlineMerges ?? new Uint32Array(0));
-    offlineMerges.set(hvn.merges, shipped?.offlineMerges.length ?? 0);
-    const hcd = { offlineMerges, online: shipped?.online ?? new Uint32Array(0) };
+    const hcd = appendOfflineMerges(input.hcd, hvn.merges);
     const offlineMs = hcdMs + hvnMs;
     const runs = options.quick || bench === 'php' || bench === 'linux' || bench === 'python' ? 1 : 3;
     const times: number[] = [];

@@ -17,5 +17,5 @@ export {
   type OfflineHcdOptions,
   type OfflineHcdStatistics,
 } from './hcd';
-export type { HcdPairs } from './hcd-pairs';
+export { appendOfflineMerges, type HcdPairs } from './hcd-pairs';
 export { computeHvn, type HvnOptions, type HvnResult, type HvnStatistics } from './hvn';

@@ -2,6 +2,7 @@ import { stat, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
   type AndersenEngine,
+  appendOfflineMerges,
   applyOfflineMerges,
   ConstraintParseError,
   type ConstraintProgram,
@@ -86,13 +87,6 @@ export interface AndersenSolveReport {
     readonly ignored: VerificationReport['ignored'];
     readonly firstDifferences: { variable: number; expected: number[]; actual: number[] }[];
   } | null;
-}
-
-function concat(a: Uint32Array, b: Uint32Array): Uint32Array {
-  const out = new Uint32Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
 
 async function isFile(path: string): Promise<boolean> {
@@ -198,18 +192,14 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
   if (options.offlineHcd) {
     const computed = computeOfflineHcd(program);
     solvedProgram = applyOfflineMerges(program, computed.offlineMerges);
-    hcd = {
-      offlineMerges: shippedMerges ? concat(shippedMerges, computed.offlineMerges) : computed.offlineMerges,
-      online: computed.online,
-    };
+    hcd = appendOfflineMerges(computed, shippedMerges);
     log(
       `andersen: offline HCD: ${computed.statistics.mergedVariables} variables merged, ${computed.statistics.onlinePairs} online pairs`,
     );
   }
   if (options.hvn) {
     const hvn = computeHvn(solvedProgram);
-    const merges = hcd ? concat(hcd.offlineMerges, hvn.merges) : hvn.merges;
-    hcd = { offlineMerges: merges, online: hcd?.online ?? new Uint32Array(0) };
+    hcd = appendOfflineMerges(hcd, hvn.merges);
     log(`andersen: HVN: ${hvn.statistics.mergedVariables} variables merged`);
   }
   const offlineMs = performance.now() - offlineStart;
