@@ -140,10 +140,18 @@ class SolveRun {
   readonly dirty: Uint8Array;
   dirtyList: number[] = [];
   shiftScratch = new Uint32Array(1024);
+  /** Scratch sets of shiftedMembers, one per distinct offset of the node being visited. */
+  readonly shiftedSets: SparseBitVector[] = [];
   /** Position of each representative in the last topological order (nodes merged since: read through find()). */
   position: Int32Array | undefined;
   readonly delta: SparseBitVector;
   readonly pendingMerges: number[] = [];
+  /** Per node, the id of the last interned delta pushed into it (NONE when none). */
+  readonly lastAbsorbed: Int32Array;
+  readonly internedByHash = new Map<number, number[]>();
+  readonly internedSets: SparseBitVector[] = [];
+  /** Id of `internedSets[0]`: ids keep counting across rounds, so a stale id never matches. */
+  firstInternedId = 0;
   readonly stats = {
     rounds: 0,
     sccMerges: 0,
@@ -174,6 +182,7 @@ class SolveRun {
     this.nextConstraint = new Int32Array(program.constraints.length).fill(NONE);
     this.hcdTarget = new Int32Array(n).fill(NONE);
     this.dirty = new Uint8Array(n);
+    this.lastAbsorbed = new Int32Array(n).fill(NONE);
     this.delta = this.pointsPool.create();
   }
 
@@ -371,6 +380,54 @@ class SolveRun {
     return fields;
   }
 
+  /**
+   * `{o + offset | o ∈ members, offset < objectSize[o]}` in the scratch set `slot` (cleared by the
+   * caller after use), or null when empty. Shifting keeps the members ascending, so they go in
+   * with one walk.
+   */
+  shiftedMembers(members: Uint32Array, offset: number, slot: number): SparseBitVector | null {
+    const objectSize = this.program.objectSize;
+    if (this.shiftScratch.length < members.length) this.shiftScratch = new Uint32Array(members.length * 2);
+    const shifted = this.shiftScratch;
+    let count = 0;
+    for (const o of members) if (offset < (objectSize[o] as number)) shifted[count++] = o + offset;
+    if (count === 0) return null;
+    while (this.shiftedSets.length <= slot) this.shiftedSets.push(this.pointsPool.create());
+    const set = this.shiftedSets[slot] as SparseBitVector;
+    set.setSorted(shifted, count);
+    return set;
+  }
+
+  /**
+   * The id of `delta`'s content this round: equal sets get equal ids (hash, then an exact
+   * comparison with the interned copy), so `lastAbsorbed[w] === id` proves `pts(w) ⊇ delta`.
+   */
+  internDelta(delta: SparseBitVector): number {
+    const hash = delta.hash();
+    let ids = this.internedByHash.get(hash);
+    if (ids === undefined) {
+      ids = [];
+      this.internedByHash.set(hash, ids);
+    } else {
+      for (const id of ids)
+        if ((this.internedSets[id - this.firstInternedId] as SparseBitVector).equals(delta)) return id;
+    }
+    const id = this.firstInternedId + this.internedSets.length;
+    const copy = this.pointsPool.create();
+    copy.unionWith(delta);
+    this.internedSets.push(copy);
+    ids.push(id);
+    return id;
+  }
+
+  /** Frees this round's interned deltas; their ids stay valid in `lastAbsorbed` (sets only grow). */
+  forgetInternedDeltas(): void {
+    for (const set of this.internedSets) set.clear();
+    this.firstInternedId += this.internedSets.length;
+    this.internedSets.length = 0;
+    this.internedByHash.clear();
+  }
+
   /** Rewrites `v`'s successor list to distinct representatives other than `v`; returns it. */
   compactSuccessors(v: number): number[] | undefined {
     const list = this.successorList[v];
@@ -495,7 +552,7 @@ class SolveRun {
    * offset constraints shift them, and copy edges push them on.
    */
   async wave(order: Uint32Array): Promise<{ propagated: number; edgesAdded: number }> {
-    const { objectSize, constraints } = this.program;
+    const { constraints } = this.program;
     let propagatedNodes = 0;
     let edgesAdded = 0;
     const delta = this.delta;
@@ -549,27 +606,39 @@ class SolveRun {
         }
       }
 
+      // Offset constraints of one offset share the shifted set (gcc has a node with 1,041 offset
+      // constraints and 3 distinct offsets): build it once, then union it into each destination.
+      let shiftedByOffset: Map<number, SparseBitVector | null> | undefined;
       for (let i = this.offsetHead[v] as number; i !== NONE; i = this.nextConstraint[i] as number) {
         const offset = constraints.offset[i] as number;
+        shiftedByOffset ??= new Map();
+        let shifted = shiftedByOffset.get(offset);
+        if (shifted === undefined) {
+          shifted = this.shiftedMembers(members, offset, shiftedByOffset.size);
+          shiftedByOffset.set(offset, shifted);
+        }
+        if (shifted === null) continue;
         const w = this.find(constraints.dst[i] as number);
-        // Shifting keeps the members ascending, so they go in with one walk of w's list.
-        let count = 0;
-        if (this.shiftScratch.length < members.length)
-          this.shiftScratch = new Uint32Array(members.length * 2);
-        const shifted = this.shiftScratch;
-        for (const o of members) if (offset < (objectSize[o] as number)) shifted[count++] = o + offset;
-        if (count > 0 && this.ptsOf(w).setSorted(shifted, count)) this.markDirty(w);
+        if (this.ptsOf(w).unionWith(shifted)) this.markDirty(w);
       }
+      if (shiftedByOffset !== undefined) for (const shifted of shiftedByOffset.values()) shifted?.clear();
 
       const successors = this.successorList[v];
       if (successors !== undefined) {
+        // Most pushes add nothing (98% on python): a node reached by many paths gets the same
+        // delta from each. Equal deltas share an id, and a node skips a delta it absorbed before.
+        const id = this.internDelta(delta);
+        const lastAbsorbed = this.lastAbsorbed;
         for (let e = 0; e < successors.length; e++) {
           const w = this.find(successors[e] as number);
-          if (w !== v && this.ptsOf(w).unionWith(delta)) this.markDirty(w);
+          if (w === v || lastAbsorbed[w] === id) continue;
+          lastAbsorbed[w] = id;
+          if (this.ptsOf(w).unionWith(delta)) this.markDirty(w);
         }
       }
     }
     delta.clear();
+    this.forgetInternedDeltas();
     this.stats.propagations += propagatedNodes;
     this.stats.edgesAdded += edgesAdded;
     return { propagated: propagatedNodes, edgesAdded };
