@@ -162,6 +162,7 @@ class SolveRun {
   };
   started = 0;
   lastYield = 0;
+  readonly yieldEveryMs: number;
 
   constructor(program: ConstraintProgram, options: CpuSolverOptions, events: CpuSolver) {
     this.program = program;
@@ -169,6 +170,7 @@ class SolveRun {
     this.events = events;
     const n = program.nodeCount;
     this.n = n;
+    this.yieldEveryMs = options.yieldEveryMs ?? 50;
     this.parent = new Uint32Array(n);
     for (let i = 0; i < n; i++) this.parent[i] = i;
     this.pts = new Array(n);
@@ -307,7 +309,7 @@ class SolveRun {
 
   async maybeYield(): Promise<void> {
     const now = performance.now();
-    if (now - this.lastYield < (this.options.yieldEveryMs ?? 50)) return;
+    if (now - this.lastYield < this.yieldEveryMs) return;
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.lastYield = performance.now();
     this.checkAbort();
@@ -425,6 +427,11 @@ class SolveRun {
     for (const set of this.internedSets) set.clear();
     this.firstInternedId += this.internedSets.length;
     this.internedSets.length = 0;
+    if (this.firstInternedId > 0x3fff_ffff) {
+      // Ids would leave the Int32 range: forget what was absorbed (it only costs redundant unions).
+      this.lastAbsorbed.fill(NONE);
+      this.firstInternedId = 0;
+    }
     this.internedByHash.clear();
   }
 
@@ -557,7 +564,9 @@ class SolveRun {
     let edgesAdded = 0;
     const delta = this.delta;
     for (let k = 0; k < order.length; k++) {
-      if ((k & 1023) === 0) await this.maybeYield();
+      // A visit can be long (a node with a large set and many constraints): look at the clock
+      // often, but await only when it is time to yield, so cancellation stays prompt.
+      if ((k & 31) === 0 && performance.now() - this.lastYield >= this.yieldEveryMs) await this.maybeYield();
       let v = this.find(order[k] as number);
       if (this.dirty[v] === 0) continue;
       this.dirty[v] = 0;
