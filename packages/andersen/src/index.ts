@@ -34,3 +34,4 @@ export {
   type VerifyOptions,
   verifySolution,
 } from './verify';
+export * from './llvm/index';

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { benchSuiteNames, benchSuites } from './bench/registry';
 import { runAndersenSolve } from './commands/andersen';
+import { runAndersenLl } from './commands/andersen-ll';
 import { BENCH_ENGINES, runBench } from './commands/bench';
 import { runDoctor } from './commands/doctor';
 import { EXIT_USAGE } from './errors';
@@ -195,6 +196,56 @@ export function createProgram(
               print: options.print ?? false,
               offlineHcd: options.offlineHcd ?? false,
               hvn: options.hvn ?? false,
+            },
+            io,
+          ),
+        );
+      },
+    );
+
+  andersen
+    .command('ll')
+    .description('points-to analysis of an LLVM IR module (.ll): call graph, alias checks, points-to sets')
+    .argument('<file.ll>', 'textual LLVM IR (clang -S -emit-llvm), typed or opaque pointers')
+    .addOption(
+      new Option('--engine <engine>', 'engine to solve on (auto: the best present)')
+        .choices(['auto', 'cpu', 'webgpu'])
+        .default('auto'),
+    )
+    .option('--json', 'print one JSON object (sizes, times, call graph, and the checks with --alias-report)')
+    .option(
+      '--alias-report',
+      'judge every MAYALIAS/NOALIAS/MUSTALIAS/PARTIALALIAS/EXPECTEDFAIL_* call of the module (SVF test-suite rules)',
+    )
+    .option(
+      '--allocator <name...>',
+      'functions that return a fresh heap object per call site (beside malloc, calloc, …)',
+    )
+    .option('--print', 'print the points-to set of every pointer value (small modules)')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 when analyzed (and every check passed), 1 when a check failed or on an error.',
+    )
+    .action(
+      async (
+        file: string,
+        options: {
+          engine: 'auto' | 'cpu' | 'webgpu';
+          json?: boolean;
+          aliasReport?: boolean;
+          allocator?: string[];
+          print?: boolean;
+        },
+      ) => {
+        setStatus(
+          await runAndersenLl(
+            {
+              file,
+              engine: options.engine,
+              json: options.json ?? false,
+              aliasReport: options.aliasReport ?? false,
+              allocators: options.allocator,
+              print: options.print ?? false,
             },
             io,
           ),

@@ -1,0 +1,196 @@
+import type { AndersenResult } from '../result/result';
+import { type SolveAndersenOptions, solveAndersen } from '../solve';
+import { type AliasCheckKind, aliasCheckPasses } from './alias-checks';
+import { UnknownValueError } from './errors';
+import { type CallSite, type ExtractedModule, type ExtractOptions, extractConstraints } from './extract';
+import { parseLlvmModule } from './parser';
+
+/** Options of {@link analyzeModule}. */
+export interface AnalyzeModuleOptions extends ExtractOptions, Omit<SolveAndersenOptions, 'hcd'> {
+  /** File name for error messages (default `<input>`). */
+  readonly file?: string | undefined;
+}
+
+/** One aliasing-fact check of the module and how it fared. */
+export interface AliasCheckResult {
+  readonly kind: AliasCheckKind;
+  /** The function that makes the check (`main`). */
+  readonly function: string;
+  /** Source line from debug info, else the line in the `.ll` file. */
+  readonly line: number;
+  /** Line in the `.ll` file. */
+  readonly irLine: number;
+  readonly result: 'may' | 'no';
+  readonly pass: boolean;
+}
+
+/** The checks of a module, as `gpumorph andersen ll --alias-report --json` prints them. */
+export interface AliasReport {
+  readonly checks: readonly AliasCheckResult[];
+  readonly passed: number;
+  readonly failed: number;
+}
+
+/** Name of the unknown object in results (the target of int-to-pointer casts and unknown calls). */
+export const UNKNOWN_OBJECT = '<unknown>';
+
+/**
+ * Points-to facts of an LLVM module, named as in the IR. Values are `@global` (the address of a
+ * global or function) and `%local in @function` (or `pointsTo('%local', '@function')`). Locations
+ * are object names with a flattened field offset when it is not 0: `@s+1`, `%buf in @main`,
+ * `malloc in @make at line 12`, `<unknown>`.
+ *
+ * @example
+ * ```ts
+ * const analysis = await analyzeModule(readFileSync('a.ll', 'utf8'), { file: 'a.ll' });
+ * analysis.pointsTo('%p in @main'); // ['%x in @main']
+ * analysis.mayAlias('%p in @main', '%q in @main'); // false
+ * analysis.callGraph().get('@main'); // ['@helper', '@callback']
+ * ```
+ */
+export class ModuleAnalysis {
+  readonly extracted: ExtractedModule;
+  readonly result: AndersenResult;
+  readonly #objectBase: Uint32Array;
+
+  constructor(extracted: ExtractedModule, result: AndersenResult) {
+    this.extracted = extracted;
+    this.result = result;
+    // Base node of the object each node belongs to (for naming fields).
+    const { objectSize, nodeCount } = extracted.program;
+    this.#objectBase = new Uint32Array(nodeCount);
+    for (let v = 0; v < nodeCount; v++) this.#objectBase[v] = v;
+    for (const base of extracted.objectNames.keys()) {
+      const size = objectSize[base] as number;
+      for (let k = 1; k < size; k++) this.#objectBase[base + k] = base;
+    }
+  }
+
+  /** The engine that solved the module. */
+  get engine(): string {
+    return (this.result as AndersenResult & { engine?: string }).engine ?? 'cpu';
+  }
+
+  /** The node of a value: `@g`, `%x in @f`, or `%x` with the function as second argument. */
+  node(value: string, inFunction?: string): number | undefined {
+    const key =
+      inFunction === undefined
+        ? value
+        : `${value} in ${inFunction.startsWith('@') ? inFunction : `@${inFunction}`}`;
+    if (this.extracted.valueNodes.has(key)) return this.extracted.valueNodes.get(key);
+    if (this.#known(key)) return undefined; // a value that holds no pointer (a constant, an integer)
+    throw new UnknownValueError(
+      `no value named '${key}' in the module (values are '@global' or '%local in @function')`,
+    );
+  }
+
+  #known(key: string): boolean {
+    return this.extracted.locals.has(key) || this.extracted.functionObjects.has(key);
+  }
+
+  /** Name of a location node: its object's name, with `+k` for field k. */
+  locationName(node: number): string {
+    const base = this.#objectBase[node] as number;
+    const name = this.extracted.objectNames.get(base) ?? `node ${base}`;
+    return node === base ? name : `${name}+${node - base}`;
+  }
+
+  /** Locations the value may point to, sorted by node. */
+  pointsTo(value: string, inFunction?: string): string[] {
+    const node = this.node(value, inFunction);
+    if (node === undefined) return [];
+    return Array.from(this.result.pointsTo(node), (o) => this.locationName(o));
+  }
+
+  /** Whether a node's set holds a field of the unknown object. */
+  holdsUnknown(node: number | undefined): boolean {
+    if (node === undefined) return false;
+    const { base, size } = this.extracted.unknownObject;
+    for (const o of this.result.pointsTo(node)) if (o >= base && o < base + size) return true;
+    return false;
+  }
+
+  /** May-alias by SVF's rule: the sets intersect, or either holds the unknown object. */
+  mayAliasNodes(a: number | undefined, b: number | undefined): boolean {
+    if (a === undefined || b === undefined) return false;
+    return this.holdsUnknown(a) || this.holdsUnknown(b) || this.result.mayAlias(a, b);
+  }
+
+  /** Whether two values may point to the same location. */
+  mayAlias(a: string, b: string, inFunction?: string): boolean {
+    return this.mayAliasNodes(this.node(a, inFunction), this.node(b, inFunction));
+  }
+
+  /** Every call instruction, with its id for {@link callees}. */
+  get callSites(): readonly CallSite[] {
+    return this.extracted.callSites;
+  }
+
+  /** Functions a call may reach: the named one for a direct call; for an indirect call, every function its pointer may hold (and `<unknown>` when it may hold anything). */
+  callees(callSite: number | CallSite): string[] {
+    const id = typeof callSite === 'number' ? callSite : callSite.id;
+    const site = this.extracted.callSites[id];
+    if (site === undefined)
+      throw new UnknownValueError(`no call site ${id} (the module has ${this.extracted.callSites.length})`);
+    if (site.direct !== undefined) return [site.direct];
+    if (site.pointerNode === undefined) return [];
+    const { isFunction } = this.extracted.program;
+    const names: string[] = [];
+    for (const o of this.result.pointsTo(site.pointerNode)) {
+      if (isFunction[o] === 1) names.push(this.extracted.objectNames.get(o) ?? `node ${o}`);
+    }
+    if (this.holdsUnknown(site.pointerNode)) names.push(UNKNOWN_OBJECT);
+    return names;
+  }
+
+  /** Caller → callees (sorted, distinct) over every call of the module, indirect ones resolved. */
+  callGraph(): Map<string, string[]> {
+    const graph = new Map<string, Set<string>>();
+    for (const site of this.extracted.callSites) {
+      let callees = graph.get(site.caller);
+      if (callees === undefined) {
+        callees = new Set();
+        graph.set(site.caller, callees);
+      }
+      for (const callee of this.callees(site)) callees.add(callee);
+    }
+    return new Map([...graph].map(([caller, callees]) => [caller, [...callees].sort()]));
+  }
+
+  /** Every aliasing-fact call of the module, answered and judged. */
+  aliasReport(): AliasReport {
+    const checks = this.extracted.checks.map((check): AliasCheckResult => {
+      const may = this.mayAliasNodes(check.first, check.second);
+      return {
+        kind: check.kind,
+        function: check.function,
+        line: check.line ?? check.irLine,
+        irLine: check.irLine,
+        result: may ? 'may' : 'no',
+        pass: aliasCheckPasses(check.kind, may),
+      };
+    });
+    const passed = checks.filter((c) => c.pass).length;
+    return { checks, passed, failed: checks.length - passed };
+  }
+}
+
+/**
+ * Parses textual LLVM IR, extracts constraints and solves them: the whole pipeline for a module.
+ *
+ * @throws {@link LlvmParseError} for IR it cannot read (with file:line:column).
+ * @example
+ * ```ts
+ * const analysis = await analyzeModule(text, { file: 'prog.ll', allocators: ['xmalloc'], engine: 'cpu' });
+ * for (const check of analysis.aliasReport().checks) if (!check.pass) console.log(check);
+ * ```
+ */
+export async function analyzeModule(
+  text: string,
+  options: AnalyzeModuleOptions = {},
+): Promise<ModuleAnalysis> {
+  const module = parseLlvmModule(text, options.file ?? '<input>');
+  const extracted = extractConstraints(module, options);
+  const result = await solveAndersen(extracted.program, options);
+  return new ModuleAnalysis(extracted, result);
+}

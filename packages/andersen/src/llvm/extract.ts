@@ -1,0 +1,784 @@
+import { type ConstraintBuilder, createConstraintBuilder } from '../model/builder';
+import type { ConstraintProgram } from '../model/program';
+import { type AliasCheckKind, aliasCheckKind } from './alias-checks';
+import type { IrFunction, IrInstruction, IrModule, IrType, IrTypedValue, IrValue } from './ir';
+
+/** Options of {@link extractConstraints}. */
+export interface ExtractOptions {
+  /**
+   * Functions that return a fresh heap object at each call site, beside the C library's
+   * (`malloc`, `calloc`, `realloc`, `strdup`, …): your own allocators, e.g. `['xmalloc']`.
+   */
+  readonly allocators?: readonly string[] | undefined;
+}
+
+/** A call instruction of the module. */
+export interface CallSite {
+  /** Index in {@link ExtractedModule.callSites}: the id `callees()` takes. */
+  readonly id: number;
+  /** The calling function, as in the IR (`@main`). */
+  readonly caller: string;
+  /** Line in the `.ll` file. */
+  readonly irLine: number;
+  /** Source line from debug info, when the module has it. */
+  readonly line: number | undefined;
+  /** The callee's name for a direct call. */
+  readonly direct: string | undefined;
+  /** The node of the called pointer for an indirect call. */
+  readonly pointerNode: number | undefined;
+}
+
+/** A call to an aliasing-fact function (`MAYALIAS(p, q)`, …). */
+export interface AliasCheckSite {
+  readonly kind: AliasCheckKind;
+  /** The function that makes the check (`main`, without the `@`). */
+  readonly function: string;
+  readonly irLine: number;
+  readonly line: number | undefined;
+  /** Nodes of the two pointer arguments (undefined: a constant such as null). */
+  readonly first: number | undefined;
+  readonly second: number | undefined;
+}
+
+/** Everything {@link extractConstraints} found: the constraint program and the maps back to IR names. */
+export interface ExtractedModule {
+  readonly program: ConstraintProgram;
+  /** Node of each pointer-valued IR value: `@g` (the address of g) and `%x in @f`. */
+  readonly valueNodes: ReadonlyMap<string, number>;
+  /** Every local value of the module (`%x in @f`), pointer or not: parameters and results. */
+  readonly locals: ReadonlySet<string>;
+  /** Name of each abstract object's base node (`@g`, `@f`, `%x in @f`, `malloc in @f at line 12`). */
+  readonly objectNames: ReadonlyMap<number, string>;
+  /** Functions by name → their object's base node (field 1: return value, 2…: parameters). */
+  readonly functionObjects: ReadonlyMap<string, number>;
+  /** The unknown object's base node and size: a set holding any of its fields may point anywhere. */
+  readonly unknownObject: { readonly base: number; readonly size: number };
+  readonly callSites: readonly CallSite[];
+  readonly checks: readonly AliasCheckSite[];
+  /** Counts for reports. */
+  readonly statistics: {
+    readonly functions: number;
+    readonly definedFunctions: number;
+    readonly globals: number;
+    readonly instructions: number;
+    readonly heapSites: number;
+    readonly indirectCalls: number;
+    readonly unknownExternalCalls: number;
+  };
+}
+
+/** C library functions that return a new object (one abstract heap object per call site). */
+const LIBRARY_ALLOCATORS = new Set([
+  'malloc',
+  'calloc',
+  'realloc',
+  'reallocarray',
+  'valloc',
+  'pvalloc',
+  'aligned_alloc',
+  'memalign',
+  'strdup',
+  'strndup',
+  'fopen',
+  'fdopen',
+  'tmpfile',
+  'opendir',
+  '_Znwm',
+  '_Znam',
+  '_Znwj',
+  '_Znaj',
+]);
+/** Library functions whose result points into their first argument. */
+const RETURNS_FIRST_ARGUMENT = new Set([
+  'strcpy',
+  'strncpy',
+  'stpcpy',
+  'stpncpy',
+  'strcat',
+  'strncat',
+  'memchr',
+  'memrchr',
+  'rawmemchr',
+  'strchr',
+  'strrchr',
+  'strchrnul',
+  'strstr',
+  'strcasestr',
+  'strpbrk',
+  'strtok',
+  'strtok_r',
+  'memset',
+  'fgets',
+  'realpath',
+]);
+/** Library functions that store their first argument through their second (`strtol(s, &end)`). */
+const STORES_FIRST_INTO_SECOND = new Set([
+  'strtol',
+  'strtoul',
+  'strtoll',
+  'strtoull',
+  'strtod',
+  'strtof',
+  'strtold',
+]);
+/** Library functions with no effect on pointers. */
+const NO_POINTER_EFFECT = new Set([
+  'free',
+  'printf',
+  'fprintf',
+  'sprintf',
+  'snprintf',
+  'vprintf',
+  'vfprintf',
+  'vsprintf',
+  'vsnprintf',
+  'puts',
+  'fputs',
+  'putchar',
+  'putc',
+  'fputc',
+  'fwrite',
+  'fread',
+  'fclose',
+  'fflush',
+  'fseek',
+  'ftell',
+  'rewind',
+  'feof',
+  'ferror',
+  'getc',
+  'fgetc',
+  'getchar',
+  'ungetc',
+  'scanf',
+  'fscanf',
+  'sscanf',
+  'strlen',
+  'strnlen',
+  'strcmp',
+  'strncmp',
+  'strcasecmp',
+  'strncasecmp',
+  'strcoll',
+  'strspn',
+  'strcspn',
+  'memcmp',
+  'atoi',
+  'atol',
+  'atoll',
+  'atof',
+  'abs',
+  'labs',
+  'exit',
+  '_exit',
+  'abort',
+  '__assert_fail',
+  '__stack_chk_fail',
+  'rand',
+  'srand',
+  'time',
+  'clock',
+  'sleep',
+  'isalpha',
+  'isdigit',
+  'isspace',
+  'isalnum',
+  'isupper',
+  'islower',
+  'toupper',
+  'tolower',
+  'sqrt',
+  'pow',
+  'floor',
+  'ceil',
+  'fabs',
+  'exp',
+  'log',
+  'sin',
+  'cos',
+  'remove',
+  'rename',
+  'perror',
+  'setvbuf',
+  'signal',
+  'raise',
+  'getenv',
+  'system',
+  'longjmp',
+  '_setjmp',
+  'setjmp',
+]);
+/** Library functions that call their last argument (a comparison) with pointers into their first. */
+const CALLS_BACK_WITH_FIRST = new Set(['qsort', 'bsearch', 'qsort_r']);
+
+/** Function object layout: field 0 the function, 1 its return value, then parameters, then one varargs slot. */
+const RETURN_FIELD = 1;
+const FIRST_PARAM_FIELD = 2;
+
+/**
+ * Turns an LLVM module into Andersen constraints, following the policy of the package README:
+ * one abstract object per global, function, `alloca` and heap allocation site; struct fields
+ * flattened (nested structs included) and arrays collapsed to one element; functions as objects
+ * whose fields carry the return value and parameters, so indirect calls resolve on the fly as the
+ * called pointer's set grows, in either engine; int-to-pointer casts and unknown external calls
+ * through one unknown object.
+ *
+ * @example
+ * ```ts
+ * const extracted = extractConstraints(parseLlvmModule(text, 'a.ll'), { allocators: ['xmalloc'] });
+ * const result = await solveAndersen(extracted.program);
+ * ```
+ */
+export function extractConstraints(module: IrModule, options: ExtractOptions = {}): ExtractedModule {
+  return new Extractor(module, options).run();
+}
+
+class Extractor {
+  readonly module: IrModule;
+  readonly b: ConstraintBuilder = createConstraintBuilder();
+  readonly allocators: Set<string>;
+  readonly flatSizes = new Map<IrType, number>();
+  readonly valueNodes = new Map<string, number>();
+  readonly allLocals = new Set<string>();
+  readonly objectNames = new Map<number, string>();
+  readonly functionObjects = new Map<string, number>();
+  readonly functionsByName = new Map<string, IrFunction>();
+  readonly globalObjects = new Map<string, number>();
+  readonly addressNodes = new Map<number, number>();
+  readonly callSites: CallSite[] = [];
+  readonly checks: AliasCheckSite[] = [];
+  /** Largest flattened size of any type in the module: the field count of heap and unknown objects. */
+  largest = 1;
+  unknown = 0;
+  unknownAddress = 0;
+  heapSites = 0;
+  instructionCount = 0;
+  unknownExternalCalls = 0;
+  indirectCalls = 0;
+  /** The function being read and its local value nodes. */
+  current: IrFunction | undefined;
+  locals = new Map<string, number>();
+
+  constructor(module: IrModule, options: ExtractOptions) {
+    this.module = module;
+    this.allocators = new Set([...LIBRARY_ALLOCATORS, ...(options.allocators ?? []).map(stripSigil)]);
+  }
+
+  run(): ExtractedModule {
+    const { module, b } = this;
+    for (const type of module.types.values()) this.largest = Math.max(this.largest, this.flatSize(type));
+    for (const global of module.globals)
+      this.largest = Math.max(this.largest, this.flatSize(global.valueType));
+    for (const f of module.functions) {
+      for (const i of f.instructions)
+        if (i.op === 'alloca') this.largest = Math.max(this.largest, this.flatSize(i.allocated));
+    }
+    this.unknown = b.object('<unknown>', { fields: this.largest });
+    this.objectNames.set(this.unknown, '<unknown>');
+    this.unknownAddress = b.variable('&<unknown>');
+    b.addressOf(this.unknownAddress, this.unknown);
+    // The unknown object may hold anything, itself included: every field points to it.
+    for (let k = 0; k < this.largest; k++) b.addressOf(this.unknown + k, this.unknown);
+
+    for (const f of module.functions) {
+      this.functionsByName.set(f.name, f);
+      const base = b.object(f.name, { fields: f.type.params.length + 3, function: true });
+      this.functionObjects.set(f.name, base);
+      this.objectNames.set(base, f.name);
+    }
+    for (const g of module.globals) {
+      if (g.aliasee !== undefined) continue;
+      const base = b.object(g.name, { fields: this.flatSize(g.valueType) });
+      this.globalObjects.set(g.name, base);
+      this.objectNames.set(base, g.name);
+    }
+    for (const g of module.globals) {
+      if (g.aliasee !== undefined) {
+        const target = this.nodeOf(g.aliasee);
+        if (target !== undefined) this.valueNodes.set(g.name, target);
+      }
+    }
+    for (const g of module.globals) {
+      if (g.initializer === undefined || g.aliasee !== undefined) continue;
+      this.initialize(this.globalObjects.get(g.name) as number, g.initializer);
+    }
+    for (const f of module.functions) if (!f.isDeclaration) this.readFunction(f);
+    this.current = undefined;
+    return {
+      program: b.build(),
+      valueNodes: this.valueNodes,
+      locals: this.allLocals,
+      objectNames: this.objectNames,
+      functionObjects: this.functionObjects,
+      unknownObject: { base: this.unknown, size: this.largest },
+      callSites: this.callSites,
+      checks: this.checks,
+      statistics: {
+        functions: module.functions.length,
+        definedFunctions: module.functions.filter((f) => !f.isDeclaration).length,
+        globals: module.globals.length,
+        instructions: this.instructionCount,
+        heapSites: this.heapSites,
+        indirectCalls: this.indirectCalls,
+        unknownExternalCalls: this.unknownExternalCalls,
+      },
+    };
+  }
+
+  // ── types ──────────────────────────────────────────────────────────────────────────────────
+
+  resolve(type: IrType): IrType {
+    let t = type;
+    for (let hops = 0; t.kind === 'named' && hops < 64; hops++)
+      t = this.module.types.get(t.name) ?? { kind: 'opaque' };
+    return t;
+  }
+
+  /** Fields of a type once structs are flattened and arrays collapsed to one element. */
+  flatSize(type: IrType): number {
+    const known = this.flatSizes.get(type);
+    if (known !== undefined) return known;
+    this.flatSizes.set(type, 1); // a cycle through a named struct (only possible by value: invalid IR) stops here
+    const t = this.resolve(type);
+    let size = 1;
+    if (t.kind === 'struct')
+      size = Math.max(
+        1,
+        t.fields.reduce((sum, f) => sum + this.flatSize(f), 0),
+      );
+    else if (t.kind === 'array' || t.kind === 'vector') size = this.flatSize(t.element);
+    this.flatSizes.set(type, size);
+    return size;
+  }
+
+  /** Whether values of the type can carry a pointer. */
+  carriesPointer(type: IrType): boolean {
+    const t = this.resolve(type);
+    switch (t.kind) {
+      case 'ptr':
+        return true;
+      case 'struct':
+        return t.fields.some((f) => this.carriesPointer(f));
+      case 'array':
+      case 'vector':
+        return this.carriesPointer(t.element);
+      default:
+        return false;
+    }
+  }
+
+  /** Flattened field offset addressed by a GEP's indices (the first steps over whole elements). */
+  fieldOffset(sourceType: IrType, indices: readonly IrTypedValue[]): number {
+    let type = sourceType;
+    let offset = 0;
+    for (let i = 1; i < indices.length; i++) {
+      const t = this.resolve(type);
+      if (t.kind === 'struct') {
+        const index = (indices[i] as IrTypedValue).value;
+        const field = index.kind === 'int' ? index.value : 0;
+        for (let k = 0; k < field && k < t.fields.length; k++) offset += this.flatSize(t.fields[k] as IrType);
+        type = t.fields[field] ?? { kind: 'other' };
+      } else if (t.kind === 'array' || t.kind === 'vector') {
+        type = t.element; // every element is the same abstract location
+      } else break;
+    }
+    return offset;
+  }
+
+  // ── values ─────────────────────────────────────────────────────────────────────────────────
+
+  addressOf(base: number): number {
+    let node = this.addressNodes.get(base);
+    if (node === undefined) {
+      node = this.b.variable(`&${this.objectNames.get(base) ?? base}`);
+      this.b.addressOf(node, base);
+      this.addressNodes.set(base, node);
+    }
+    return node;
+  }
+
+  globalNode(name: string): number | undefined {
+    const aliased = this.valueNodes.get(name);
+    if (aliased !== undefined) return aliased;
+    const object = this.globalObjects.get(name) ?? this.functionObjects.get(name);
+    if (object === undefined) return undefined;
+    const node = this.addressOf(object);
+    this.valueNodes.set(name, node);
+    return node;
+  }
+
+  localNode(name: string): number {
+    let node = this.locals.get(name);
+    if (node === undefined) {
+      const f = this.current as IrFunction;
+      const key = `${name} in ${f.name}`;
+      node = this.b.variable(key);
+      this.locals.set(name, node);
+      this.valueNodes.set(key, node);
+    }
+    return node;
+  }
+
+  /** The node whose points-to set is the value's, or undefined when it cannot hold a pointer. */
+  nodeOf(typed: IrTypedValue): number | undefined {
+    return this.valueNode(typed.value);
+  }
+
+  valueNode(value: IrValue): number | undefined {
+    switch (value.kind) {
+      case 'local':
+        return this.current === undefined ? undefined : this.localNode(value.name);
+      case 'global':
+        return this.globalNode(value.name);
+      case 'empty':
+      case 'int':
+      case 'opaque':
+        return undefined;
+      case 'aggregate': {
+        // Aggregate SSA values are field-insensitive: one node holds every element's targets.
+        const parts = value.elements.map((e) => this.nodeOf(e)).filter((n) => n !== undefined);
+        if (parts.length === 0) return undefined;
+        if (parts.length === 1) return parts[0];
+        const node = this.b.variable('{aggregate}');
+        for (const part of parts) this.b.copy(node, part);
+        return node;
+      }
+      case 'gep': {
+        const base = this.nodeOf(value.base);
+        if (base === undefined) return undefined;
+        return this.shifted(base, this.fieldOffset(value.sourceType, value.indices));
+      }
+      case 'cast':
+        return this.castNode(value.op, value.operand);
+    }
+  }
+
+  shifted(base: number, offset: number): number {
+    if (offset === 0) return base;
+    const node = this.b.variable();
+    this.b.offset(node, base, offset);
+    return node;
+  }
+
+  castNode(op: string, operand: IrTypedValue): number | undefined {
+    if (op === 'inttoptr') return this.unknownAddress;
+    const node = this.nodeOf(operand);
+    if (op === 'ptrtoint') {
+      // The address escapes into an integer: whatever comes back through inttoptr may be it.
+      if (node !== undefined) this.b.copy(this.unknown, node);
+      return undefined;
+    }
+    return node;
+  }
+
+  /** Global initializers: each pointer in the constant goes into the field it initializes. */
+  initialize(base: number, initializer: IrTypedValue): void {
+    const t = this.resolve(initializer.type);
+    const value = initializer.value;
+    if (value.kind === 'aggregate' && (t.kind === 'struct' || t.kind === 'array' || t.kind === 'vector')) {
+      let offset = 0;
+      for (const element of value.elements) {
+        this.initialize(base + offset, element);
+        if (t.kind === 'struct') offset += this.flatSize(element.type);
+      }
+      return;
+    }
+    const node = this.valueNode(value);
+    if (node !== undefined) this.b.copy(base, node);
+  }
+
+  // ── instructions ───────────────────────────────────────────────────────────────────────────
+
+  readFunction(f: IrFunction): void {
+    this.current = f;
+    this.locals = new Map();
+    const object = this.functionObjects.get(f.name) as number;
+    for (const i of f.instructions)
+      if ('result' in i && i.result !== undefined) this.allLocals.add(`${i.result} in ${f.name}`);
+    f.paramNames.forEach((name, i) => {
+      if (name === undefined) return;
+      this.allLocals.add(`${name} in ${f.name}`);
+      this.locals.set(name, object + FIRST_PARAM_FIELD + i);
+      this.valueNodes.set(`${name} in ${f.name}`, object + FIRST_PARAM_FIELD + i);
+    });
+    for (const instruction of f.instructions) {
+      this.instructionCount++;
+      this.readInstruction(f, object, instruction);
+    }
+  }
+
+  sourceLine(instruction: IrInstruction): number | undefined {
+    return instruction.dbg === undefined ? undefined : this.module.debugLines.get(instruction.dbg);
+  }
+
+  readInstruction(f: IrFunction, object: number, i: IrInstruction): void {
+    const { b } = this;
+    switch (i.op) {
+      case 'alloca': {
+        const base = b.object(`${i.result} in ${f.name}`, { fields: this.flatSize(i.allocated) });
+        this.objectNames.set(base, `${i.result} in ${f.name}`);
+        b.addressOf(this.localNode(i.result), base);
+        return;
+      }
+      case 'load': {
+        if (!this.carriesPointer(i.type)) return;
+        const pointer = this.nodeOf(i.pointer);
+        if (pointer === undefined) return;
+        const result = this.localNode(i.result);
+        const fields = this.resolve(i.type).kind === 'ptr' ? 1 : this.flatSize(i.type);
+        for (let k = 0; k < fields; k++) b.load(result, pointer, k);
+        return;
+      }
+      case 'store': {
+        if (!this.carriesPointer(i.value.type)) return;
+        const pointer = this.nodeOf(i.pointer);
+        const value = this.nodeOf(i.value);
+        if (pointer === undefined || value === undefined) return;
+        const fields = this.resolve(i.value.type).kind === 'ptr' ? 1 : this.flatSize(i.value.type);
+        for (let k = 0; k < fields; k++) b.store(pointer, value, k);
+        return;
+      }
+      case 'getelementptr': {
+        const base = this.nodeOf(i.base);
+        if (base === undefined) return;
+        const offset = this.fieldOffset(i.sourceType, i.indices);
+        const result = this.localNode(i.result);
+        if (offset === 0) b.copy(result, base);
+        else b.offset(result, base, offset);
+        return;
+      }
+      case 'cast': {
+        const node = this.castNode(i.name, i.operand);
+        if (node !== undefined && this.carriesPointer(i.to)) b.copy(this.localNode(i.result), node);
+        return;
+      }
+      case 'phi': {
+        if (!this.carriesPointer(i.type)) return;
+        const result = this.localNode(i.result);
+        for (const incoming of i.incoming) {
+          const node = this.valueNode(incoming);
+          if (node !== undefined) b.copy(result, node);
+        }
+        return;
+      }
+      case 'select': {
+        if (!this.carriesPointer(i.type)) return;
+        const result = this.localNode(i.result);
+        for (const choice of i.choices) {
+          const node = this.nodeOf(choice);
+          if (node !== undefined) b.copy(result, node);
+        }
+        return;
+      }
+      case 'ret': {
+        if (i.value === undefined || !this.carriesPointer(i.value.type)) return;
+        const node = this.nodeOf(i.value);
+        if (node !== undefined) b.copy(object + RETURN_FIELD, node);
+        return;
+      }
+      case 'extractvalue':
+      case 'insertvalue': {
+        const result = this.localNode(i.result);
+        const parts = i.op === 'insertvalue' ? [i.aggregate, i.element] : [i.aggregate];
+        for (const part of parts) {
+          const node = this.nodeOf(part);
+          if (node !== undefined) b.copy(result, node);
+        }
+        return;
+      }
+      case 'va_arg': {
+        const list = this.nodeOf(i.list);
+        if (list === undefined || !this.carriesPointer(i.type)) return;
+        const area = b.variable();
+        b.load(area, list);
+        b.load(this.localNode(i.result), area);
+        return;
+      }
+      case 'atomic': {
+        const pointer = this.nodeOf(i.pointer);
+        if (pointer === undefined || !this.carriesPointer(i.type)) return;
+        b.load(this.localNode(i.result), pointer);
+        const stored = this.nodeOf(i.stored);
+        if (stored !== undefined) b.store(pointer, stored);
+        return;
+      }
+      case 'call':
+        this.readCall(f, i);
+        return;
+      case 'other':
+        if (i.result !== undefined && i.type !== undefined)
+          b.copy(this.localNode(i.result), this.unknownAddress);
+        return;
+    }
+  }
+
+  readCall(f: IrFunction, i: IrInstruction & { op: 'call' }): void {
+    const { b } = this;
+    const args = i.args.map((a) => (this.carriesPointer(a.type) ? this.nodeOf(a) : undefined));
+    const result =
+      i.result !== undefined && this.carriesPointer(i.resultType) ? this.localNode(i.result) : undefined;
+    const calleeName = directCallee(i.callee);
+    if (calleeName?.startsWith('@llvm.')) {
+      this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
+      return; // intrinsics are not calls of the program: no call site
+    }
+    const site: CallSite = {
+      id: this.callSites.length,
+      caller: f.name,
+      irLine: i.irLine,
+      line: this.sourceLine(i),
+      direct: calleeName,
+      pointerNode: calleeName === undefined ? this.valueNode(i.callee) : undefined,
+    };
+    this.callSites.push(site);
+    if (calleeName === undefined) {
+      if (i.callee.kind === 'opaque') {
+        // Inline assembly: its pointer results come from nowhere we can see.
+        if (result !== undefined) b.copy(result, this.unknownAddress);
+        return;
+      }
+      const pointer = site.pointerNode;
+      if (pointer === undefined) return;
+      this.indirectCalls++;
+      // Arguments go into the callee's parameter fields and the result comes out of its return
+      // field, for whichever functions the pointer comes to hold (offsets past a callee's
+      // parameters do not apply).
+      args.forEach((arg, k) => {
+        if (arg !== undefined) b.store(pointer, arg, FIRST_PARAM_FIELD + k);
+      });
+      if (result !== undefined) b.load(result, pointer, RETURN_FIELD);
+      return;
+    }
+    const callee = this.functionsByName.get(calleeName);
+    if (callee !== undefined && !callee.isDeclaration) {
+      const object = this.functionObjects.get(calleeName) as number;
+      const params = callee.type.params.length;
+      args.forEach((arg, k) => {
+        if (arg !== undefined) b.copy(object + FIRST_PARAM_FIELD + Math.min(k, params), arg);
+      });
+      if (result !== undefined) b.copy(result, object + RETURN_FIELD);
+      return;
+    }
+    this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
+  }
+
+  readLibraryCall(
+    f: IrFunction,
+    i: IrInstruction & { op: 'call' },
+    name: string,
+    args: (number | undefined)[],
+    result: number | undefined,
+  ): void {
+    const { b } = this;
+    const checkKind = aliasCheckKind(name);
+    if (checkKind !== undefined) {
+      this.checks.push({
+        kind: checkKind,
+        function: stripSigil(f.name),
+        irLine: i.irLine,
+        line: this.sourceLine(i),
+        first: args[0],
+        second: args[1],
+      });
+      return;
+    }
+    if (this.allocators.has(name)) {
+      this.heapSites++;
+      const line = this.sourceLine(i);
+      const label = `${name} in ${f.name} at ${line === undefined ? `ir line ${i.irLine}` : `line ${line}`}`;
+      const heap = b.object(label, { fields: this.largest });
+      this.objectNames.set(heap, label);
+      if (result !== undefined) {
+        b.addressOf(result, heap);
+        if (name === 'realloc' || name === 'reallocarray') if (args[0] !== undefined) b.copy(result, args[0]);
+      }
+      return;
+    }
+    const intrinsic = name.startsWith('llvm.') ? name.slice(5).split('.')[0] : undefined;
+    if (
+      intrinsic === 'memcpy' ||
+      intrinsic === 'memmove' ||
+      /^(memcpy|memmove|mempcpy|__memcpy_chk|__memmove_chk)$/.test(name)
+    ) {
+      this.copyFields(args[0], args[1]);
+      if (result !== undefined && args[0] !== undefined) b.copy(result, args[0]);
+      return;
+    }
+    if (intrinsic === 'va_start') {
+      // The va_list's fields point to the varargs slot of this function's object, which holds
+      // every pointer passed beyond the fixed parameters.
+      const list = args[0];
+      if (list === undefined) return;
+      const object = this.functionObjects.get(f.name) as number;
+      const area = this.addressOf(object + FIRST_PARAM_FIELD + f.type.params.length);
+      for (let k = 0; k < this.largest; k++) b.store(list, area, k);
+      return;
+    }
+    if (intrinsic === 'va_copy') {
+      this.copyFields(args[0], args[1]);
+      return;
+    }
+    if (
+      intrinsic === 'ptrmask' ||
+      intrinsic === 'launder' ||
+      intrinsic === 'strip' ||
+      intrinsic === 'threadlocal'
+    ) {
+      if (result !== undefined && args[0] !== undefined) b.copy(result, args[0]);
+      return;
+    }
+    if (intrinsic !== undefined || NO_POINTER_EFFECT.has(name)) return;
+    if (RETURNS_FIRST_ARGUMENT.has(name)) {
+      if (result !== undefined && args[0] !== undefined) b.copy(result, args[0]);
+      return;
+    }
+    if (STORES_FIRST_INTO_SECOND.has(name)) {
+      if (args[0] !== undefined && args[1] !== undefined) b.store(args[1], args[0]);
+      return;
+    }
+    if (CALLS_BACK_WITH_FIRST.has(name)) {
+      // qsort(base, n, size, cmp) and bsearch(key, base, n, size, cmp): cmp gets pointers into the arrays.
+      const compare = args[args.length - 1] ?? args[args.length - 2];
+      if (compare === undefined) return;
+      for (const array of [args[0], args[1]]) {
+        if (array === undefined) continue;
+        b.store(compare, array, FIRST_PARAM_FIELD);
+        b.store(compare, array, FIRST_PARAM_FIELD + 1);
+      }
+      if (result !== undefined && args[1] !== undefined) b.copy(result, args[1]);
+      return;
+    }
+    // An external function we know nothing about: it may return anything, keep what it is given
+    // and store anything through the pointers it gets.
+    this.unknownExternalCalls++;
+    if (result !== undefined) b.copy(result, this.unknownAddress);
+    for (const arg of args) {
+      if (arg === undefined) continue;
+      b.copy(this.unknown, arg);
+      b.store(arg, this.unknownAddress);
+    }
+  }
+
+  /** `*dst = *src` field by field (memcpy, struct copies, va_copy), up to the largest object. */
+  copyFields(dst: number | undefined, src: number | undefined): void {
+    if (dst === undefined || src === undefined) return;
+    for (let k = 0; k < this.largest; k++) {
+      const temporary = this.b.variable();
+      this.b.load(temporary, src, k);
+      this.b.store(dst, temporary, k);
+    }
+  }
+}
+
+function stripSigil(name: string): string {
+  let plain = name.startsWith('@') ? name.slice(1) : name;
+  if (plain.startsWith('"') && plain.endsWith('"')) plain = plain.slice(1, -1);
+  return plain;
+}
+
+/** The called function's name for a direct call (possibly through a constant cast), else undefined. */
+function directCallee(callee: IrValue): string | undefined {
+  if (callee.kind === 'global') return callee.name;
+  if (callee.kind === 'cast') return directCallee(callee.operand.value);
+  return undefined;
+}

@@ -1,0 +1,913 @@
+import { LlvmParseError } from './errors';
+import type { IrFunction, IrGlobal, IrInstruction, IrModule, IrType, IrTypedValue, IrValue } from './ir';
+import { type Token, TokenKind, tokenize } from './lexer';
+
+const VOID: IrType = { kind: 'void' };
+const PTR: IrType = { kind: 'ptr' };
+const EMPTY: IrValue = { kind: 'empty' };
+
+const CAST_OPS = new Set([
+  'bitcast',
+  'addrspacecast',
+  'ptrtoint',
+  'inttoptr',
+  'trunc',
+  'zext',
+  'sext',
+  'fptrunc',
+  'fpext',
+  'fptoui',
+  'fptosi',
+  'uitofp',
+  'sitofp',
+]);
+const CONSTANT_WORDS = new Set(['null', 'undef', 'poison', 'zeroinitializer', 'none', 'true', 'false']);
+/** Parameter/return attributes that take one following integer (`align 8`). */
+const ATTRIBUTES_WITH_INTEGER = new Set(['align', 'addrspace']);
+/** Module-level entities the front end does not need; their whole (balanced) text is skipped. */
+const SKIPPED_TOP_LEVEL = new Set([
+  'source_filename',
+  'target',
+  'attributes',
+  'module',
+  'uselistorder',
+  'uselistorder_bb',
+]);
+const LINKAGE_AND_FLAGS = new Set([
+  'private',
+  'internal',
+  'external',
+  'available_externally',
+  'linkonce',
+  'linkonce_odr',
+  'weak',
+  'weak_odr',
+  'common',
+  'appending',
+  'extern_weak',
+  'dso_local',
+  'dso_preemptable',
+  'default',
+  'hidden',
+  'protected',
+  'dllimport',
+  'dllexport',
+  'unnamed_addr',
+  'local_unnamed_addr',
+  'externally_initialized',
+  'thread_local',
+  'addrspace',
+]);
+/** Words that may stand between `call` and the callee's type. */
+const CALL_PREFIX_WORDS = new Set([
+  'fast',
+  'nnan',
+  'ninf',
+  'nsz',
+  'arcp',
+  'contract',
+  'afn',
+  'reassoc',
+  'cc',
+  'ccc',
+  'fastcc',
+  'coldcc',
+  'tailcc',
+  'swiftcc',
+  'swifttailcc',
+  'cfguard_checkcc',
+  'preserve_mostcc',
+  'preserve_allcc',
+  'x86_stdcallcc',
+  'x86_fastcallcc',
+  'x86_thiscallcc',
+  'x86_vectorcallcc',
+  'x86_64_sysvcc',
+  'win64cc',
+  'webkit_jscc',
+  'anyregcc',
+  'ghccc',
+]);
+
+function isTypeStart(token: Token): boolean {
+  if (token.kind === TokenKind.Local) return true;
+  if (token.kind === TokenKind.Punct) return token.text === '{' || token.text === '[' || token.text === '<';
+  if (token.kind !== TokenKind.Word) return false;
+  return (
+    /^i\d+$/.test(token.text) ||
+    [
+      'void',
+      'ptr',
+      'half',
+      'bfloat',
+      'float',
+      'double',
+      'fp128',
+      'x86_fp80',
+      'ppc_fp128',
+      'x86_mmx',
+      'x86_amx',
+      'label',
+      'metadata',
+      'token',
+      'opaque',
+      'target',
+    ].includes(token.text)
+  );
+}
+
+/** A recursive-descent reader over a token range. */
+class Parser {
+  readonly tokens: Token[];
+  readonly file: string;
+  pos = 0;
+  limit: number;
+  readonly end: Token;
+
+  constructor(tokens: Token[], file: string) {
+    this.tokens = tokens;
+    this.file = file;
+    this.limit = tokens.length - 1;
+    this.end = tokens[tokens.length - 1] as Token;
+  }
+
+  peek(ahead = 0): Token {
+    const at = this.pos + ahead;
+    return at < this.limit ? (this.tokens[at] as Token) : { ...this.end, line: this.last().line };
+  }
+
+  last(): Token {
+    return (this.tokens[Math.min(this.pos, this.limit) - 1] ?? this.end) as Token;
+  }
+
+  next(): Token {
+    const token = this.peek();
+    if (this.pos < this.limit) this.pos++;
+    return token;
+  }
+
+  atEnd(): boolean {
+    return this.pos >= this.limit;
+  }
+
+  is(text: string): boolean {
+    const token = this.peek();
+    return token.text === text && token.kind !== TokenKind.String;
+  }
+
+  accept(text: string): boolean {
+    if (!this.is(text)) return false;
+    this.next();
+    return true;
+  }
+
+  expect(text: string): Token {
+    if (!this.is(text)) this.fail(`expected '${text}', found ${describe(this.peek())}`);
+    return this.next();
+  }
+
+  fail(reason: string, token: Token = this.peek()): never {
+    throw new LlvmParseError({ file: this.file, line: token.line, column: token.column }, reason);
+  }
+
+  /** Skips one token, or a whole bracketed group when it opens one. */
+  skipBalanced(): void {
+    const open = this.next();
+    const closing: Record<string, string> = { '(': ')', '[': ']', '{': '}', '<': '>' };
+    if (open.kind !== TokenKind.Punct || !(open.text in closing)) return;
+    let depth = 1;
+    while (depth > 0) {
+      const token = this.next();
+      if (token.kind === TokenKind.End) this.fail(`unbalanced '${open.text}'`, open);
+      if (token.kind !== TokenKind.Punct) continue;
+      if (token.text in closing) depth++;
+      else if (')]}>'.includes(token.text)) depth--;
+    }
+  }
+
+  /** Skips the rest of a line-based entity: tokens up to a line change at bracket depth 0. */
+  skipEntity(): void {
+    let depth = 0;
+    let line = this.peek().line;
+    while (!this.atEnd()) {
+      const token = this.peek();
+      if (depth === 0 && token.line !== line) return;
+      this.next();
+      line = token.line;
+      if (token.kind !== TokenKind.Punct) continue;
+      if ('([{<'.includes(token.text)) depth++;
+      else if (')]}>'.includes(token.text)) depth = Math.max(0, depth - 1);
+    }
+  }
+
+  // ── types ──────────────────────────────────────────────────────────────────────────────────
+
+  parseType(): IrType {
+    let type = this.parseBaseType();
+    for (;;) {
+      if (this.is('*')) {
+        this.next();
+        type = PTR;
+      } else if (this.is('addrspace') && this.peek(1).text === '(' && this.peek(4).text === '*') {
+        this.next();
+        this.skipBalanced();
+        this.expect('*');
+        type = PTR;
+      } else if (this.is('(')) {
+        type = this.parseFunctionTypeParams(type);
+      } else return type;
+    }
+  }
+
+  parseFunctionTypeParams(result: IrType): IrType & { kind: 'function' } {
+    this.expect('(');
+    const params: IrType[] = [];
+    let varargs = false;
+    while (!this.is(')')) {
+      if (this.accept('...')) {
+        varargs = true;
+        continue;
+      }
+      params.push(this.parseType());
+      this.skipAttributes();
+      if (this.peek().kind === TokenKind.Local) this.next(); // a parameter name
+      if (!this.is(')')) this.expect(',');
+    }
+    this.expect(')');
+    return { kind: 'function', result, params, varargs };
+  }
+
+  parseBaseType(): IrType {
+    const token = this.peek();
+    if (token.kind === TokenKind.Local) {
+      this.next();
+      return { kind: 'named', name: token.text };
+    }
+    if (token.kind === TokenKind.Punct) {
+      if (token.text === '{') return this.parseStructBody(false);
+      if (token.text === '<' && this.peek(1).text === '{') {
+        this.next();
+        const struct = this.parseStructBody(true);
+        this.expect('>');
+        return struct;
+      }
+      if (token.text === '[' || token.text === '<') {
+        this.next();
+        if (this.accept('vscale')) this.expect('x');
+        const length = Number(this.expectNumber());
+        this.expect('x');
+        const element = this.parseType();
+        this.expect(token.text === '[' ? ']' : '>');
+        return token.text === '[' ? { kind: 'array', length, element } : { kind: 'vector', length, element };
+      }
+    }
+    if (token.kind !== TokenKind.Word) this.fail(`expected a type, found ${describe(token)}`);
+    this.next();
+    const word = token.text;
+    if (/^i\d+$/.test(word)) return { kind: 'int', bits: Number(word.slice(1)) };
+    switch (word) {
+      case 'void':
+        return VOID;
+      case 'ptr':
+        if (this.is('addrspace')) {
+          this.next();
+          this.skipBalanced();
+        }
+        return PTR;
+      case 'half':
+      case 'bfloat':
+      case 'float':
+      case 'double':
+      case 'fp128':
+      case 'x86_fp80':
+      case 'ppc_fp128':
+        return { kind: 'float' };
+      case 'label':
+      case 'metadata':
+      case 'token':
+      case 'opaque':
+        return { kind: word };
+      case 'x86_mmx':
+      case 'x86_amx':
+        return { kind: 'other' };
+      case 'target':
+        this.skipBalanced();
+        return { kind: 'other' };
+      default:
+        return this.fail(`expected a type, found ${describe(token)}`, token);
+    }
+  }
+
+  parseStructBody(packed: boolean): IrType {
+    this.expect('{');
+    const fields: IrType[] = [];
+    while (!this.is('}')) {
+      fields.push(this.parseType());
+      if (!this.is('}')) this.expect(',');
+    }
+    this.expect('}');
+    return { kind: 'struct', fields, packed };
+  }
+
+  expectNumber(): string {
+    const token = this.next();
+    if (token.kind !== TokenKind.Number) this.fail(`expected a number, found ${describe(token)}`, token);
+    return token.text;
+  }
+
+  // ── values ─────────────────────────────────────────────────────────────────────────────────
+
+  /** Skips parameter and return attributes (`noundef`, `align 8`, `dereferenceable(16)`, `captures(none)`, `byval(%T)`). */
+  skipAttributes(): void {
+    for (;;) {
+      const token = this.peek();
+      if (token.kind === TokenKind.AttributeGroup) {
+        this.next();
+        continue;
+      }
+      if (token.kind !== TokenKind.Word || isTypeStart(token) || isValueWord(token.text)) return;
+      if (token.text === 'c' && this.peek(1).kind === TokenKind.String) return;
+      this.next();
+      if (ATTRIBUTES_WITH_INTEGER.has(token.text) && this.peek().kind === TokenKind.Number) this.next();
+      else if (this.is('(')) this.skipBalanced();
+    }
+  }
+
+  parseTypedValue(): IrTypedValue {
+    const type = this.parseType();
+    this.skipAttributes();
+    return { type, value: this.parseValue() };
+  }
+
+  parseValue(): IrValue {
+    const token = this.peek();
+    switch (token.kind) {
+      case TokenKind.Local:
+        this.next();
+        return { kind: 'local', name: token.text };
+      case TokenKind.Global:
+        this.next();
+        return { kind: 'global', name: token.text };
+      case TokenKind.Number:
+        this.next();
+        return /^-?\d+$/.test(token.text) ? { kind: 'int', value: Number(token.text) } : EMPTY;
+      case TokenKind.String:
+        this.next();
+        return EMPTY;
+      case TokenKind.Metadata:
+        this.next();
+        if (this.is('(') || this.is('{')) this.skipBalanced();
+        return { kind: 'opaque', what: 'metadata' };
+      case TokenKind.Punct:
+        return this.parseAggregateConstant();
+      case TokenKind.Word:
+        return this.parseWordValue();
+      default:
+        return this.fail(`expected a value, found ${describe(token)}`);
+    }
+  }
+
+  parseAggregateConstant(): IrValue {
+    const open = this.next();
+    let close: string;
+    if (open.text === '{') close = '}';
+    else if (open.text === '[') close = ']';
+    else if (open.text === '<' && this.is('{')) {
+      this.next();
+      close = '}';
+    } else if (open.text === '<') close = '>';
+    else return this.fail(`expected a value, found ${describe(open)}`, open);
+    const elements: IrTypedValue[] = [];
+    while (!this.is(close)) {
+      elements.push(this.parseTypedValue());
+      if (!this.is(close)) this.expect(',');
+    }
+    this.expect(close);
+    if (open.text === '<' && close === '}') this.expect('>');
+    return { kind: 'aggregate', elements };
+  }
+
+  parseWordValue(): IrValue {
+    const token = this.next();
+    const word = token.text;
+    if (CONSTANT_WORDS.has(word)) return EMPTY;
+    if (word === 'c' && this.peek().kind === TokenKind.String) {
+      this.next();
+      return EMPTY;
+    }
+    if (word === 'getelementptr') {
+      while (this.peek().kind === TokenKind.Word) {
+        const flag = this.next();
+        if (flag.text === 'inrange' && this.is('(')) this.skipBalanced();
+      }
+      this.expect('(');
+      const sourceType = this.parseType();
+      this.expect(',');
+      const base = this.parseTypedValue();
+      const indices: IrTypedValue[] = [];
+      while (this.accept(',')) {
+        if (this.is('inrange')) this.next();
+        indices.push(this.parseTypedValue());
+      }
+      this.expect(')');
+      return { kind: 'gep', sourceType, base, indices };
+    }
+    if (CAST_OPS.has(word)) {
+      this.expect('(');
+      const operand = this.parseTypedValue();
+      this.expect('to');
+      const to = this.parseType();
+      this.expect(')');
+      return { kind: 'cast', op: word, operand, to };
+    }
+    if (word === 'dso_local_equivalent' || word === 'no_cfi') return this.parseValue();
+    if (word === 'asm') {
+      while (this.peek().kind === TokenKind.Word) this.next();
+      while (this.peek().kind === TokenKind.String || this.is(',')) this.next();
+      return { kind: 'opaque', what: 'asm' };
+    }
+    if (word === 'blockaddress' || word === 'splat' || isConstantExpressionWord(word)) {
+      // Integer and vector constant expressions (sub, shl, icmp, …) yield no pointer.
+      while (this.peek().kind === TokenKind.Word && !this.is('(')) this.next();
+      if (this.is('(')) this.skipBalanced();
+      return word === 'blockaddress' ? { kind: 'opaque', what: word } : EMPTY;
+    }
+    return this.fail(`expected a value, found ${describe(token)}`, token);
+  }
+
+  // ── module ─────────────────────────────────────────────────────────────────────────────────
+
+  parseModule(size: number): IrModule {
+    const types = new Map<string, IrType>();
+    const globals: IrGlobal[] = [];
+    const functions: IrFunction[] = [];
+    const debugLines = new Map<string, number>();
+    while (!this.atEnd()) {
+      const token = this.peek();
+      if (token.kind === TokenKind.Local && this.peek(1).text === '=' && this.peek(2).text === 'type') {
+        this.pos += 3;
+        types.set(token.text, this.parseType()); // `type opaque` parses as the opaque type
+        continue;
+      }
+      if (token.kind === TokenKind.Global && this.peek(1).text === '=') {
+        globals.push(this.parseGlobal());
+        continue;
+      }
+      if (token.kind === TokenKind.Metadata) {
+        this.readDebugLocation(debugLines);
+        this.skipEntity();
+        continue;
+      }
+      if (token.kind === TokenKind.Word && (token.text === 'define' || token.text === 'declare')) {
+        functions.push(this.parseFunction());
+        continue;
+      }
+      if (
+        token.kind === TokenKind.Comdat ||
+        (token.kind === TokenKind.Word && SKIPPED_TOP_LEVEL.has(token.text))
+      ) {
+        this.skipEntity();
+        continue;
+      }
+      this.fail(`expected a global, a function, a type or metadata, found ${describe(token)}`);
+    }
+    return { file: this.file, types, globals, functions, debugLines, size };
+  }
+
+  /** `!N = [distinct] !DILocation(line: L, …)` → debugLines[!N] = L. */
+  readDebugLocation(debugLines: Map<string, number>): void {
+    const id = this.peek().text;
+    let at = 1;
+    if (this.peek(at).text !== '=') return;
+    at++;
+    if (this.peek(at).text === 'distinct') at++;
+    if (this.peek(at).text !== '!DILocation' || this.peek(at + 1).text !== '(') return;
+    const field = this.peek(at + 2);
+    const value = this.peek(at + 3);
+    if (field.kind === TokenKind.Label && field.text === 'line' && value.kind === TokenKind.Number) {
+      debugLines.set(id, Number(value.text));
+    }
+  }
+
+  parseGlobal(): IrGlobal {
+    const nameToken = this.next();
+    this.expect('=');
+    while (this.peek().kind === TokenKind.Word && LINKAGE_AND_FLAGS.has(this.peek().text)) {
+      const flag = this.next();
+      if ((flag.text === 'thread_local' || flag.text === 'addrspace') && this.is('(')) this.skipBalanced();
+    }
+    const kind = this.next();
+    if (kind.text === 'alias' || kind.text === 'ifunc') {
+      const valueType = this.parseType();
+      this.expect(',');
+      const aliasee = this.parseTypedValue();
+      this.skipEntity();
+      return {
+        name: nameToken.text,
+        valueType,
+        initializer: undefined,
+        isConstant: true,
+        aliasee,
+        line: nameToken.line,
+      };
+    }
+    if (kind.text !== 'global' && kind.text !== 'constant') {
+      this.fail(`expected 'global', 'constant' or 'alias', found ${describe(kind)}`, kind);
+    }
+    const valueType = this.parseType();
+    let initializer: IrTypedValue | undefined;
+    const next = this.peek();
+    if (!this.atEnd() && next.line === this.last().line && next.text !== ',') {
+      initializer = { type: valueType, value: this.parseValue() };
+    }
+    // `, align 8`, `, section "…"`, `, !dbg !3`, …
+    if (this.is(',')) this.skipEntity();
+    return {
+      name: nameToken.text,
+      valueType,
+      initializer,
+      isConstant: kind.text === 'constant',
+      line: nameToken.line,
+    };
+  }
+
+  parseFunction(): IrFunction {
+    const keyword = this.next();
+    const isDeclaration = keyword.text === 'declare';
+    // The result type ends right before the function's name: try each start until one parses there.
+    let nameAt = this.pos;
+    while (nameAt < this.limit && (this.tokens[nameAt] as Token).kind !== TokenKind.Global) nameAt++;
+    if (nameAt >= this.limit) this.fail(`expected the function's name after '${keyword.text}'`, keyword);
+    let result: IrType | undefined;
+    for (let start = this.pos; start < nameAt && result === undefined; start++) {
+      this.pos = start;
+      try {
+        const type = this.parseType();
+        if (this.pos === nameAt) result = type;
+      } catch (error) {
+        if (!(error instanceof LlvmParseError)) throw error;
+      }
+    }
+    if (result === undefined) this.fail(`expected the function's result type`, keyword);
+    this.pos = nameAt;
+    const name = this.next().text;
+    this.expect('(');
+    const params: IrType[] = [];
+    const paramNames: (string | undefined)[] = [];
+    let varargs = false;
+    while (!this.is(')')) {
+      if (this.accept('...')) {
+        varargs = true;
+        continue;
+      }
+      params.push(this.parseType());
+      this.skipAttributes();
+      paramNames.push(this.peek().kind === TokenKind.Local ? this.next().text : undefined);
+      if (!this.is(')')) this.expect(',');
+    }
+    this.expect(')');
+    const type = { kind: 'function' as const, result, params, varargs };
+    if (isDeclaration) {
+      this.skipEntity();
+      return { name, type, paramNames, isDeclaration, instructions: [], line: keyword.line };
+    }
+    // Function attributes, section, comdat, personality, !dbg: up to the body's brace.
+    while (!this.is('{')) {
+      if (this.atEnd()) this.fail(`expected '{' to open the body of ${name}`, keyword);
+      this.skipBalanced();
+    }
+    this.next();
+    const instructions: IrInstruction[] = [];
+    // Unnamed values and blocks are numbered in order: parameters first.
+    for (;;) {
+      const token = this.peek();
+      if (token.kind === TokenKind.End) this.fail(`the body of ${name} is not closed by '}'`, keyword);
+      if (token.text === '}' && token.kind === TokenKind.Punct) {
+        this.next();
+        break;
+      }
+      if (token.kind === TokenKind.Label) {
+        this.next();
+        continue;
+      }
+      const instruction = this.parseInstructionLine();
+      if (instruction !== undefined) instructions.push(instruction);
+    }
+    return { name, type, paramNames, isDeclaration, instructions, line: keyword.line };
+  }
+
+  /** One instruction: its tokens run to the first line change at bracket depth 0. */
+  parseInstructionLine(): IrInstruction | undefined {
+    const start = this.pos;
+    let depth = 0;
+    let end = start;
+    while (end < this.limit) {
+      const token = this.tokens[end] as Token;
+      if (end > start && depth === 0 && token.line !== (this.tokens[end - 1] as Token).line) break;
+      if (token.kind === TokenKind.Punct) {
+        if ('([{<'.includes(token.text)) depth++;
+        else if (')]}>'.includes(token.text)) depth--;
+        if (depth < 0) break; // the function's closing brace on the same line
+      }
+      end++;
+    }
+    const outerLimit = this.limit;
+    this.limit = end;
+    try {
+      return this.parseInstruction();
+    } finally {
+      this.limit = outerLimit;
+      this.pos = end;
+    }
+  }
+
+  parseInstruction(): IrInstruction | undefined {
+    const first = this.peek();
+    const irLine = first.line;
+    let result: string | undefined;
+    if (first.kind === TokenKind.Local && this.peek(1).text === '=') {
+      result = first.text;
+      this.pos += 2;
+    }
+    const opToken = this.next();
+    if (opToken.kind !== TokenKind.Word)
+      this.fail(`expected an instruction, found ${describe(opToken)}`, opToken);
+    let op = opToken.text;
+    if (op.startsWith('#dbg_')) return undefined;
+    const dbg = this.findDebugAttachment();
+    const at = { irLine, dbg };
+    const need = (): string => result ?? this.fail(`'${op}' needs a result name`, opToken);
+    if (op === 'tail' || op === 'musttail' || op === 'notail') op = this.next().text;
+    switch (op) {
+      case 'alloca': {
+        this.accept('inalloca');
+        return { ...at, op: 'alloca', result: need(), allocated: this.parseType() };
+      }
+      case 'load': {
+        this.accept('atomic');
+        this.accept('volatile');
+        const type = this.parseType();
+        this.expect(',');
+        return { ...at, op: 'load', result: need(), type, pointer: this.parseTypedValue() };
+      }
+      case 'store': {
+        this.accept('atomic');
+        this.accept('volatile');
+        const value = this.parseTypedValue();
+        this.expect(',');
+        return { ...at, op: 'store', value, pointer: this.parseTypedValue() };
+      }
+      case 'getelementptr': {
+        while (this.peek().kind === TokenKind.Word && !isTypeStart(this.peek())) {
+          const flag = this.next();
+          if (this.is('(') && flag.text === 'inrange') this.skipBalanced();
+        }
+        const sourceType = this.parseType();
+        this.expect(',');
+        const base = this.parseTypedValue();
+        const indices: IrTypedValue[] = [];
+        while (this.accept(',')) {
+          if (this.peek().kind === TokenKind.Metadata) break;
+          indices.push(this.parseTypedValue());
+        }
+        return { ...at, op: 'getelementptr', result: need(), sourceType, base, indices };
+      }
+      case 'phi': {
+        this.skipFastMathFlags();
+        const type = this.parseType();
+        const incoming: IrValue[] = [];
+        do {
+          if (this.peek().kind === TokenKind.Metadata) break;
+          this.expect('[');
+          incoming.push(this.parseValue());
+          this.expect(',');
+          this.next(); // the predecessor block
+          this.expect(']');
+        } while (this.accept(','));
+        return { ...at, op: 'phi', result: need(), type, incoming };
+      }
+      case 'select': {
+        this.skipFastMathFlags();
+        this.parseTypedValue();
+        this.expect(',');
+        const a = this.parseTypedValue();
+        this.expect(',');
+        const b = this.parseTypedValue();
+        return { ...at, op: 'select', result: need(), type: a.type, choices: [a, b] };
+      }
+      case 'call':
+      case 'invoke':
+      case 'callbr':
+        return { ...at, ...this.parseCall(result) };
+      case 'ret': {
+        if (this.accept('void')) return { ...at, op: 'ret', value: undefined };
+        return { ...at, op: 'ret', value: this.parseTypedValue() };
+      }
+      case 'extractvalue':
+        return { ...at, op: 'extractvalue', result: need(), aggregate: this.parseTypedValue() };
+      case 'insertvalue': {
+        const aggregate = this.parseTypedValue();
+        this.expect(',');
+        return { ...at, op: 'insertvalue', result: need(), aggregate, element: this.parseTypedValue() };
+      }
+      case 'va_arg': {
+        const list = this.parseTypedValue();
+        this.expect(',');
+        return { ...at, op: 'va_arg', result: need(), list, type: this.parseType() };
+      }
+      case 'freeze': {
+        const operand = this.parseTypedValue();
+        return { ...at, op: 'cast', name: 'freeze', result: need(), operand, to: operand.type };
+      }
+      case 'atomicrmw': {
+        this.accept('volatile');
+        const operation = this.next().text;
+        const pointer = this.parseTypedValue();
+        this.expect(',');
+        const stored = this.parseTypedValue();
+        if (operation !== 'xchg') return { ...at, op: 'other', name: op, result, type: stored.type };
+        return { ...at, op: 'atomic', result: need(), pointer, stored, type: stored.type };
+      }
+      case 'cmpxchg': {
+        this.accept('weak');
+        this.accept('volatile');
+        const pointer = this.parseTypedValue();
+        this.expect(',');
+        this.parseTypedValue();
+        this.expect(',');
+        const stored = this.parseTypedValue();
+        return { ...at, op: 'atomic', result: need(), pointer, stored, type: stored.type };
+      }
+      default:
+        if (CAST_OPS.has(op)) {
+          while (this.peek().kind === TokenKind.Word && !isTypeStart(this.peek())) this.next(); // nneg, nuw, …
+          const operand = this.parseTypedValue();
+          this.expect('to');
+          return { ...at, op: 'cast', name: op, result: need(), operand, to: this.parseType() };
+        }
+        return {
+          ...at,
+          op: 'other',
+          name: op,
+          result,
+          type: NON_POINTER_OPS.has(op) ? undefined : this.guessResultType(),
+        };
+    }
+  }
+
+  /** Another instruction's result type when it could be a pointer (`ptr` among its words), else undefined. */
+  guessResultType(): IrType | undefined {
+    for (let at = this.pos; at < this.limit; at++) {
+      const token = this.tokens[at] as Token;
+      if (token.kind === TokenKind.Metadata) break;
+      if (
+        (token.kind === TokenKind.Word && token.text === 'ptr') ||
+        (token.kind === TokenKind.Punct && token.text === '*')
+      ) {
+        return PTR;
+      }
+    }
+    return undefined;
+  }
+
+  skipFastMathFlags(): void {
+    while (this.peek().kind === TokenKind.Word && CALL_PREFIX_WORDS.has(this.peek().text)) this.next();
+  }
+
+  findDebugAttachment(): string | undefined {
+    for (let at = this.pos; at + 1 < this.limit; at++) {
+      const token = this.tokens[at] as Token;
+      if (token.kind === TokenKind.Metadata && token.text === '!dbg')
+        return (this.tokens[at + 1] as Token).text;
+    }
+    return undefined;
+  }
+
+  parseCall(result: string | undefined): Omit<IrInstruction & { op: 'call' }, 'irLine' | 'dbg'> {
+    for (;;) {
+      const token = this.peek();
+      if (token.kind === TokenKind.Word && CALL_PREFIX_WORDS.has(token.text)) {
+        this.next();
+        if (token.text === 'cc' && this.peek().kind === TokenKind.Number) this.next();
+        continue;
+      }
+      if (token.kind === TokenKind.Word && !isTypeStart(token)) {
+        // Return attributes (noundef, noalias, align 8, …) and addrspace(N).
+        this.next();
+        if (ATTRIBUTES_WITH_INTEGER.has(token.text) && this.peek().kind === TokenKind.Number) this.next();
+        else if (this.is('(')) this.skipBalanced();
+        continue;
+      }
+      break;
+    }
+    // Either the result type or a whole function type (varargs and typed-pointer calls).
+    let type = this.parseType();
+    const resultType = type.kind === 'function' ? type.result : type;
+    const callee = this.parseValue();
+    const args: IrTypedValue[] = [];
+    this.expect('(');
+    while (!this.is(')')) {
+      const argType = this.parseType();
+      this.skipAttributes();
+      if (argType.kind === 'metadata' && isTypeStart(this.peek())) {
+        // `metadata ptr %x` (llvm.dbg.declare before LLVM 19): a value wrapped as metadata.
+        this.parseTypedValue();
+        args.push({ type: argType, value: { kind: 'opaque', what: 'metadata' } });
+      } else args.push({ type: argType, value: this.parseValue() });
+      if (!this.is(')')) this.expect(',');
+    }
+    this.expect(')');
+    type = resultType;
+    return { op: 'call', result, resultType: type, callee, args };
+  }
+}
+
+/** Words that start a value: constants and constant expressions. */
+function isValueWord(word: string): boolean {
+  return (
+    CONSTANT_WORDS.has(word) ||
+    CAST_OPS.has(word) ||
+    isConstantExpressionWord(word) ||
+    ['getelementptr', 'blockaddress', 'dso_local_equivalent', 'no_cfi', 'asm', 'splat'].includes(word)
+  );
+}
+
+/** Instructions whose result is never a pointer. */
+const NON_POINTER_OPS = new Set([
+  'add',
+  'sub',
+  'mul',
+  'udiv',
+  'sdiv',
+  'urem',
+  'srem',
+  'fadd',
+  'fsub',
+  'fmul',
+  'fdiv',
+  'frem',
+  'fneg',
+  'shl',
+  'lshr',
+  'ashr',
+  'and',
+  'or',
+  'xor',
+  'icmp',
+  'fcmp',
+  'br',
+  'switch',
+  'indirectbr',
+  'unreachable',
+  'resume',
+  'fence',
+  'landingpad',
+  'catchpad',
+  'cleanuppad',
+  'catchswitch',
+  'catchret',
+  'cleanupret',
+]);
+
+function isConstantExpressionWord(word: string): boolean {
+  return [
+    'add',
+    'sub',
+    'mul',
+    'shl',
+    'lshr',
+    'ashr',
+    'and',
+    'or',
+    'xor',
+    'icmp',
+    'fcmp',
+    'extractelement',
+    'insertelement',
+    'shufflevector',
+    'select',
+    'trunc',
+  ].includes(word);
+}
+
+function describe(token: Token): string {
+  if (token.kind === TokenKind.End) return 'the end of the input';
+  if (token.kind === TokenKind.String) return `"${token.text}"`;
+  return `'${token.text}'`;
+}
+
+/**
+ * Parses textual LLVM IR as clang 14 to 21 writes it (typed pointers and opaque `ptr`, debug
+ * records, metadata), keeping what a points-to analysis needs.
+ *
+ * @throws {@link LlvmParseError} naming file, line and column.
+ * @example
+ * ```ts
+ * const module = parseLlvmModule(readFileSync('a.ll', 'utf8'), 'a.ll');
+ * module.functions.map((f) => f.name); // ['@main', …]
+ * ```
+ */
+export function parseLlvmModule(text: string, file = '<input>'): IrModule {
+  const parser = new Parser(tokenize(text, file), file);
+  return parser.parseModule(text.length);
+}
