@@ -185,10 +185,13 @@ class Parser {
     }
   }
 
-  /** Skips the rest of a line-based entity: tokens up to a line change at bracket depth 0. */
-  skipEntity(): void {
+  /**
+   * Skips a line-based entity: tokens up to a line change at bracket depth 0. `rest`: the entity
+   * has begun (skip what is left of it), else it starts at the next token.
+   */
+  skipEntity(rest = false): void {
     let depth = 0;
-    let line = this.peek().line;
+    let line = rest ? this.last().line : this.peek().line;
     while (!this.atEnd()) {
       const token = this.peek();
       if (depth === 0 && token.line !== line) return;
@@ -501,7 +504,7 @@ class Parser {
       const valueType = this.parseType();
       this.expect(',');
       const aliasee = this.parseTypedValue();
-      this.skipEntity();
+      this.skipEntity(true);
       return {
         name: nameToken.text,
         valueType,
@@ -521,7 +524,7 @@ class Parser {
       initializer = { type: valueType, value: this.parseValue() };
     }
     // `, align 8`, `, section "…"`, `, !dbg !3`, …
-    if (this.is(',')) this.skipEntity();
+    if (this.is(',')) this.skipEntity(true);
     return {
       name: nameToken.text,
       valueType,
@@ -568,7 +571,7 @@ class Parser {
     this.expect(')');
     const type = { kind: 'function' as const, result, params, varargs };
     if (isDeclaration) {
-      this.skipEntity();
+      this.skipEntity(true);
       return { name, type, paramNames, isDeclaration, instructions: [], line: keyword.line };
     }
     // Function attributes, section, comdat, personality, !dbg: up to the body's brace.

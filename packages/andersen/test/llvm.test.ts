@@ -1,0 +1,255 @@
+import { describe, expect, it } from 'vitest';
+import {
+  aliasCheckKind,
+  analyzeModule,
+  LlvmParseError,
+  parseLlvmModule,
+  UnknownValueError,
+} from '../src/index';
+
+/** clang 16 at -O0 + mem2reg (opaque pointers): a struct of two pointers copied from a constant. */
+const OPAQUE = `; ModuleID = 'b.c'
+source_filename = "b.c"
+target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128"
+target triple = "x86_64-pc-linux-gnu"
+
+%struct.P = type { ptr, ptr }
+
+@x = dso_local global i32 0, align 4
+@y = dso_local global i32 0, align 4
+@__const.main.s = private unnamed_addr constant %struct.P { ptr @x, ptr @y }, align 8
+
+; Function Attrs: noinline nounwind uwtable
+define dso_local ptr @pick(ptr noundef %p, i32 noundef %which) #0 {
+entry:
+  %tobool = icmp ne i32 %which, 0
+  br i1 %tobool, label %cond.true, label %cond.false
+
+cond.true:                                        ; preds = %entry
+  %b = getelementptr inbounds %struct.P, ptr %p, i32 0, i32 1
+  %0 = load ptr, ptr %b, align 8
+  br label %cond.end
+
+cond.false:                                       ; preds = %entry
+  %a = getelementptr inbounds %struct.P, ptr %p, i32 0, i32 0
+  %1 = load ptr, ptr %a, align 8
+  br label %cond.end
+
+cond.end:                                         ; preds = %cond.false, %cond.true
+  %cond = phi ptr [ %0, %cond.true ], [ %1, %cond.false ]
+  ret ptr %cond
+}
+
+define dso_local i32 @main() #0 {
+entry:
+  %s = alloca %struct.P, align 8
+  call void @llvm.memcpy.p0.p0.i64(ptr align 8 %s, ptr align 8 @__const.main.s, i64 16, i1 false)
+  %call = call ptr @pick(ptr noundef %s, i32 noundef 1)
+  %f = getelementptr inbounds %struct.P, ptr %s, i32 0, i32 1
+  %0 = load i32, ptr %call, align 4
+  ret i32 %0
+}
+
+declare void @llvm.memcpy.p0.p0.i64(ptr noalias nocapture writeonly, ptr noalias nocapture readonly, i64, i1 immarg) #1
+
+attributes #0 = { noinline nounwind uwtable "frame-pointer"="all" "target-cpu"="x86-64" }
+attributes #1 = { nocallback nofree nounwind willreturn memory(argmem: readwrite) }
+`;
+
+/** clang 14 (typed pointers): bitcasts, pointer-typed loads, a call through a bitcast function. */
+const TYPED = `%struct.node = type { i32, %struct.node* }
+
+@head = dso_local global %struct.node* null, align 8
+@handler = dso_local global void (i8*)* bitcast (void (%struct.node*)* @visit to void (i8*)*), align 8
+
+define dso_local void @visit(%struct.node* noundef %n) #0 {
+entry:
+  %next = getelementptr inbounds %struct.node, %struct.node* %n, i32 0, i32 1
+  %0 = load %struct.node*, %struct.node** %next, align 8
+  store %struct.node* %0, %struct.node** @head, align 8
+  ret void
+}
+
+define dso_local i32 @main() #0 {
+entry:
+  %call = call noalias i8* @malloc(i64 noundef 16) #2
+  %1 = bitcast i8* %call to %struct.node*
+  %next = getelementptr inbounds %struct.node, %struct.node* %1, i32 0, i32 1
+  store %struct.node* %1, %struct.node** %next, align 8
+  %h = load void (i8*)*, void (i8*)** @handler, align 8
+  %2 = bitcast %struct.node* %1 to i8*
+  call void %h(i8* noundef %2)
+  ret i32 0
+}
+
+declare noalias i8* @malloc(i64 noundef) #1
+`;
+
+/** clang 19–21: debug records, getelementptr nuw, captures(…), the aliasing-fact calls. */
+const RECORDS = `%struct.S = type { ptr, ptr }
+
+define dso_local i32 @main() #0 !dbg !10 {
+entry:
+  %a = alloca i32, align 4
+  %b = alloca i32, align 4
+  %s = alloca %struct.S, align 8
+    #dbg_declare(ptr %s, !20, !DIExpression(), !21)
+  %f0 = getelementptr inbounds nuw %struct.S, ptr %s, i32 0, i32 0, !dbg !22
+  store ptr %a, ptr %f0, align 8, !dbg !22
+  %f1 = getelementptr inbounds nuw %struct.S, ptr %s, i32 0, i32 1, !dbg !23
+  store ptr %b, ptr %f1, align 8, !dbg !23
+  %0 = load ptr, ptr %f0, align 8, !dbg !24
+    #dbg_value(ptr %0, !25, !DIExpression(), !24)
+  %1 = load ptr, ptr %f1, align 8, !dbg !24
+  call void @NOALIAS(ptr noundef captures(none) %0, ptr noundef %1), !dbg !24
+  call void @_Z8MAYALIASPvS_(ptr noundef %0, ptr noundef %a), !dbg !26
+  call void @EXPECTEDFAIL_NOALIAS(ptr noundef %0, ptr noundef %a), !dbg !26
+  ret i32 0, !dbg !27
+}
+
+declare void @NOALIAS(ptr noundef, ptr noundef) #1
+declare void @_Z8MAYALIASPvS_(ptr noundef, ptr noundef) #1
+declare void @EXPECTEDFAIL_NOALIAS(ptr noundef, ptr noundef) #1
+
+!llvm.dbg.cu = !{!0}
+!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, producer: "clang version 21.0.0", isOptimized: false)
+!1 = !DIFile(filename: "s.c", directory: "/tmp")
+!10 = distinct !DISubprogram(name: "main", scope: !1, file: !1, line: 3, type: !11, spFlags: DISPFlagDefinition, unit: !0)
+!11 = !DISubroutineType(types: !{null})
+!20 = !DILocalVariable(name: "s", scope: !10, file: !1, line: 5, type: !11)
+!21 = !DILocation(line: 5, column: 12, scope: !10)
+!22 = !DILocation(line: 6, column: 7, scope: !10)
+!23 = !DILocation(line: 7, column: 7, scope: !10)
+!24 = !DILocation(line: 8, column: 3, scope: !10)
+!25 = !DILocalVariable(name: "p", scope: !10, file: !1, line: 8, type: !11)
+!26 = distinct !DILocation(line: 9, column: 3, scope: !10)
+!27 = !DILocation(line: 10, column: 1, scope: !10)
+`;
+
+describe('LLVM IR reader and constraint extraction', () => {
+  it('follows struct fields, phis, calls and memcpy of a constant (opaque pointers)', async () => {
+    const analysis = await analyzeModule(OPAQUE, { file: 'b.ll', engine: 'cpu' });
+    // s is copied from @__const.main.s = { &x, &y }: pick returns p->a or p->b.
+    expect(analysis.pointsTo('%call in @main')).toEqual(['@x', '@y']);
+    expect(analysis.pointsTo('%b', '@pick')).toEqual(['%s in @main+1']);
+    expect(analysis.pointsTo('%f in @main')).toEqual(['%s in @main+1']);
+    expect(analysis.mayAlias('%s in @main', '%f in @main')).toBe(false); // fields 0 and 1
+    expect(analysis.pointsTo('@x')).toEqual(['@x']); // @x is the address of x
+    expect(analysis.pointsTo('%tobool in @pick')).toEqual([]); // an i1: no pointer
+    expect(analysis.callGraph().get('@main')).toEqual(['@pick']);
+  });
+
+  it('reads typed pointers and resolves a call through a bitcast function pointer (clang 14)', async () => {
+    const analysis = await analyzeModule(TYPED, { file: 'typed.ll', engine: 'cpu' });
+    const heap = 'malloc in @main at ir line 16';
+    expect(analysis.pointsTo('%1 in @main')).toEqual([heap]);
+    // The indirect call passes the node to @visit, which stores its `next` into @head.
+    const indirect = analysis.callSites.find((site) => site.direct === undefined);
+    expect(indirect && analysis.callees(indirect)).toEqual(['@visit']);
+    expect(analysis.pointsTo('%n in @visit')).toEqual([heap]);
+    expect(analysis.pointsTo('%0 in @visit')).toEqual([heap]);
+    expect(analysis.result.pointsTo(analysis.extracted.valueNodes.get('@head') as number)).toHaveLength(1);
+  });
+
+  it('reads debug records, nuw, captures(…) and judges the aliasing-fact calls by source line', async () => {
+    const analysis = await analyzeModule(RECORDS, { file: 'records.ll', engine: 'cpu' });
+    const report = analysis.aliasReport();
+    expect(report.checks.map((c) => [c.kind, c.line, c.result, c.pass])).toEqual([
+      ['NOALIAS', 8, 'no', true],
+      ['MAYALIAS', 9, 'may', true],
+      ['EXPECTEDFAIL_NOALIAS', 9, 'may', true],
+    ]);
+    expect(report).toMatchObject({ passed: 3, failed: 0 });
+    expect(report.checks[0]?.function).toBe('main');
+  });
+
+  it('treats int-to-pointer casts and unknown external calls as the unknown object, which aliases anything', async () => {
+    const ir = `define i32 @main() {
+entry:
+  %a = alloca i32, align 4
+  %b = alloca i32, align 4
+  %i = ptrtoint ptr %a to i64
+  %p = inttoptr i64 %i to ptr
+  %q = call ptr @mystery(ptr %b)
+  call void @MAYALIAS(ptr %p, ptr %a)
+  call void @MAYALIAS(ptr %q, ptr %b)
+  call void @NOALIAS(ptr %a, ptr %b)
+  ret i32 0
+}
+declare ptr @mystery(ptr)
+declare void @MAYALIAS(ptr, ptr)
+declare void @NOALIAS(ptr, ptr)
+`;
+    const analysis = await analyzeModule(ir, { engine: 'cpu' });
+    expect(analysis.pointsTo('%p in @main')).toEqual(['<unknown>']);
+    expect(analysis.aliasReport()).toMatchObject({ passed: 3, failed: 0 });
+    expect(analysis.extracted.statistics.unknownExternalCalls).toBe(1);
+  });
+
+  it('gives each call site of a named allocator its own object', async () => {
+    const ir = `define ptr @xmalloc(i64 %n) {
+entry:
+  %p = call ptr @malloc(i64 %n)
+  ret ptr %p
+}
+define i32 @main() {
+entry:
+  %a = call ptr @xmalloc(i64 4)
+  %b = call ptr @xmalloc(i64 4)
+  ret i32 0
+}
+declare ptr @malloc(i64)
+`;
+    const wrapped = await analyzeModule(ir, { engine: 'cpu' });
+    expect(wrapped.mayAlias('%a in @main', '%b in @main')).toBe(true); // one site inside the wrapper
+    const named = await analyzeModule(
+      ir.replace(/define ptr @xmalloc[^}]*}\n/, 'declare ptr @xmalloc(i64)\n'),
+      {
+        engine: 'cpu',
+        allocators: ['xmalloc'],
+      },
+    );
+    expect(named.mayAlias('%a in @main', '%b in @main')).toBe(false);
+  });
+
+  it('names the file, line and column of malformed IR', () => {
+    const cases: [string, number, number, RegExp][] = [
+      ['define i32 @f() {\nentry:\n  %x = load ptr, ptr %p\n  ret i32 0\n', 1, 1, /not closed/],
+      ['@g = global i32 0\n@h = weird i32 1\n', 2, 6, /expected 'global'/],
+      ['@s = global [2 x i8] c"ab\n', 1, 23, /unterminated string/],
+      [
+        'define i32 @f() {\nentry:\n  %x = load ptr, ptr %p, align 8\n  %y = getelementptr ptr %x, ^\n}\n',
+        4,
+        30,
+        /unexpected character/,
+      ],
+    ];
+    for (const [text, line, column, reason] of cases) {
+      let caught: unknown;
+      try {
+        parseLlvmModule(text, 'bad.ll');
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).toBeInstanceOf(LlvmParseError);
+      const error = caught as LlvmParseError;
+      expect([error.file, error.line, error.column]).toEqual(['bad.ll', line, column]);
+      expect(error.message).toMatch(reason);
+      expect(error.message.startsWith(`bad.ll:${line}:${column}: `)).toBe(true);
+    }
+  });
+
+  it('rejects queries of values the module does not have', async () => {
+    const analysis = await analyzeModule(OPAQUE, { engine: 'cpu' });
+    expect(() => analysis.pointsTo('%nope in @main')).toThrow(UnknownValueError);
+    expect(() => analysis.pointsTo('@nope')).toThrow(UnknownValueError);
+    expect(() => analysis.callees(10_000)).toThrow(UnknownValueError);
+  });
+
+  it('recognises the check functions plain and C++-mangled', () => {
+    expect(aliasCheckKind('MUSTALIAS')).toBe('MUSTALIAS');
+    expect(aliasCheckKind('_Z12PARTIALALIASPvS_')).toBe('PARTIALALIAS');
+    expect(aliasCheckKind('_Z20EXPECTEDFAIL_NOALIASPvS_')).toBe('EXPECTEDFAIL_NOALIAS');
+    expect(aliasCheckKind('MAYALIASX')).toBeUndefined();
+  });
+});
