@@ -202,7 +202,6 @@ const NO_POINTER_EFFECT = new Set([
   'setvbuf',
   'signal',
   'raise',
-  'getenv',
   'system',
   'longjmp',
   '_setjmp',
@@ -255,6 +254,8 @@ class Extractor {
   instructionCount = 0;
   unknownExternalCalls = 0;
   indirectCalls = 0;
+  /** Pointee types of this function's pointers where the IR shows them (allocas, struct GEPs). */
+  readonly pointeeTypes = new Map<string, IrType>();
   /** The function being read and its local value nodes. */
   current: IrFunction | undefined;
   locals = new Map<string, number>();
@@ -385,6 +386,119 @@ class Extractor {
     return offset;
   }
 
+  /** The type a GEP's indices end at (undefined when they run into a scalar). */
+  indexedType(sourceType: IrType, indices: readonly IrTypedValue[]): IrType | undefined {
+    let type = sourceType;
+    for (let i = 1; i < indices.length; i++) {
+      const t = this.resolve(type);
+      if (t.kind === 'struct') {
+        const index = (indices[i] as IrTypedValue).value;
+        const next = index.kind === 'int' ? t.fields[index.value] : undefined;
+        if (next === undefined) return undefined;
+        type = next;
+      } else if (t.kind === 'array' || t.kind === 'vector') type = t.element;
+      else return undefined;
+    }
+    return type;
+  }
+
+  /** Byte size and alignment on x86-64 (the System V ABI that clang's default target uses). */
+  byteLayout(type: IrType): { size: number; align: number } {
+    const t = this.resolve(type);
+    switch (t.kind) {
+      case 'int': {
+        const bytes = t.bits <= 8 ? 1 : t.bits <= 16 ? 2 : t.bits <= 32 ? 4 : t.bits <= 64 ? 8 : 16;
+        return { size: bytes, align: bytes };
+      }
+      case 'ptr':
+        return { size: 8, align: 8 };
+      case 'float':
+        return { size: t.bits / 8, align: t.bits / 8 };
+      case 'struct': {
+        let size = 0;
+        let align = 1;
+        for (const field of t.fields) {
+          const layout = this.byteLayout(field);
+          const fieldAlign = t.packed ? 1 : layout.align;
+          size = Math.ceil(size / fieldAlign) * fieldAlign + layout.size;
+          align = Math.max(align, fieldAlign);
+        }
+        return { size: Math.ceil(size / align) * align, align };
+      }
+      case 'array':
+      case 'vector': {
+        const element = this.byteLayout(t.element);
+        return { size: element.size * t.length, align: element.align };
+      }
+      default:
+        return { size: 1, align: 1 };
+    }
+  }
+
+  /** The flattened field holding byte `byte` of a value of `type`, or undefined past its end. */
+  fieldAtByte(type: IrType, byte: number): number | undefined {
+    const t = this.resolve(type);
+    if (t.kind === 'struct') {
+      let offset = 0;
+      let flat = 0;
+      for (const field of t.fields) {
+        const layout = this.byteLayout(field);
+        if (!t.packed) offset = Math.ceil(offset / layout.align) * layout.align;
+        if (byte < offset + layout.size) {
+          const inner = this.fieldAtByte(field, byte - offset);
+          return inner === undefined ? undefined : flat + inner;
+        }
+        offset += layout.size;
+        flat += this.flatSize(field);
+      }
+      return undefined;
+    }
+    if (t.kind === 'array' || t.kind === 'vector') {
+      const size = this.byteLayout(t.element).size;
+      return size === 0 ? 0 : this.fieldAtByte(t.element, byte % size);
+    }
+    return 0;
+  }
+
+  /** The pointee type a pointer value is known to have (an alloca, a global, a struct GEP). */
+  staticPointee(value: IrValue): IrType | undefined {
+    if (value.kind === 'local') return this.pointeeTypes.get(value.name);
+    if (value.kind === 'global') return this.module.globals.find((g) => g.name === value.name)?.valueType;
+    if (value.kind === 'cast') return this.staticPointee(value.operand.value);
+    if (value.kind === 'gep') return this.indexedType(value.sourceType, value.indices);
+    return undefined;
+  }
+
+  /**
+   * `result = (char *)base + index`. Zero is a copy. A positive constant into a value of known
+   * struct type is the field at that byte. A negative constant (container_of) may land anywhere
+   * before: the unknown object. Anything else — a variable index, or a constant into memory of
+   * unknown type — may reach any later field of the object: one offset constraint per field (char
+   * buffers are one-field objects, so they stay precise).
+   */
+  byteOffset(result: number, base: number, baseValue: IrValue, index: IrValue): void {
+    const { b } = this;
+    if (index.kind === 'int' && index.value === 0) {
+      b.copy(result, base);
+      return;
+    }
+    if (index.kind === 'int' && index.value < 0) {
+      b.copy(result, this.unknownAddress);
+      return;
+    }
+    if (index.kind === 'int') {
+      const pointee = this.staticPointee(baseValue);
+      const field = pointee === undefined ? undefined : this.fieldAtByte(pointee, index.value);
+      if (field !== undefined && pointee !== undefined && this.resolve(pointee).kind === 'struct') {
+        if (field === 0) b.copy(result, base);
+        else b.offset(result, base, field);
+        return;
+      }
+    }
+    b.copy(result, base);
+    for (let k = 1; k < this.largest; k++) b.offset(result, base, k);
+  }
+
   // ── values ─────────────────────────────────────────────────────────────────────────────────
 
   addressOf(base: number): number {
@@ -492,6 +606,7 @@ class Extractor {
   readFunction(f: IrFunction): void {
     this.current = f;
     this.locals = new Map();
+    this.pointeeTypes.clear();
     const object = this.functionObjects.get(f.name) as number;
     for (const i of f.instructions)
       if ('result' in i && i.result !== undefined) this.allLocals.add(`${i.result} in ${f.name}`);
@@ -515,6 +630,7 @@ class Extractor {
     const { b } = this;
     switch (i.op) {
       case 'alloca': {
+        this.pointeeTypes.set(i.result, i.allocated);
         const base = b.object(`${i.result} in ${f.name}`, { fields: this.flatSize(i.allocated) });
         this.objectNames.set(base, `${i.result} in ${f.name}`);
         b.addressOf(this.localNode(i.result), base);
@@ -541,8 +657,15 @@ class Extractor {
       case 'getelementptr': {
         const base = this.nodeOf(i.base);
         if (base === undefined) return;
-        const offset = this.fieldOffset(i.sourceType, i.indices);
         const result = this.localNode(i.result);
+        const source = this.resolve(i.sourceType);
+        if (source.kind === 'int' && source.bits === 8 && i.indices.length === 1) {
+          this.byteOffset(result, base, i.base.value, (i.indices[0] as IrTypedValue).value);
+          return;
+        }
+        const offset = this.fieldOffset(i.sourceType, i.indices);
+        const pointee = this.indexedType(i.sourceType, i.indices);
+        if (pointee !== undefined) this.pointeeTypes.set(i.result, pointee);
         if (offset === 0) b.copy(result, base);
         else b.offset(result, base, offset);
         return;

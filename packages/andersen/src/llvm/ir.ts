@@ -8,7 +8,7 @@
 /** An LLVM type; named structs stay by name until the module's definitions are known. */
 export type IrType =
   | { readonly kind: 'int'; readonly bits: number }
-  | { readonly kind: 'float' }
+  | { readonly kind: 'float'; readonly bits: number }
   | { readonly kind: 'void' }
   | { readonly kind: 'ptr' }
   | { readonly kind: 'struct'; readonly fields: readonly IrType[]; readonly packed: boolean }

@@ -279,12 +279,15 @@ class Parser {
         return PTR;
       case 'half':
       case 'bfloat':
+        return { kind: 'float', bits: 16 };
       case 'float':
+        return { kind: 'float', bits: 32 };
       case 'double':
-      case 'fp128':
+        return { kind: 'float', bits: 64 };
       case 'x86_fp80':
+      case 'fp128':
       case 'ppc_fp128':
-        return { kind: 'float' };
+        return { kind: 'float', bits: 128 }; // x86_fp80 occupies 16 bytes on x86-64
       case 'label':
       case 'metadata':
       case 'token':
