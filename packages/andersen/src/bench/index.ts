@@ -149,3 +149,4 @@ export const andersenBench: BenchSuite = {
   description: "Andersen points-to analysis on the PPoPP'12 suite, CPU engine beside the paper's CPU-s",
   run,
 };
+export { llvmBench, REAL_C_CODE_BASES, realCIrDirectory } from './llvm';

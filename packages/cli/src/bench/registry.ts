@@ -1,4 +1,4 @@
-import { andersenBench } from '@gpumorph/andersen/bench';
+import { andersenBench, llvmBench } from '@gpumorph/andersen/bench';
 import { allocatorBench, type BenchSuite } from '@gpumorph/gpu-allocator/bench';
 import { primitivesBench } from '@gpumorph/gpu-primitives/bench';
 import { sparseBitVectorBench } from '@gpumorph/sparse-bitvector/bench';
@@ -18,6 +18,7 @@ export const benchSuites: Readonly<Record<string, BenchSuite>> = {
   primitives: primitivesBench,
   'sparse-bitvector': sparseBitVectorBench,
   andersen: andersenBench,
+  llvm: llvmBench,
 };
 
 /** The names of {@link benchSuites}, in registration order. */

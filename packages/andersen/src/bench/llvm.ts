@@ -1,0 +1,144 @@
+/**
+ * `gpumorph bench llvm`: the LLVM front end on whole-program IR of real C code bases (Lua, bzip2,
+ * zlib, built from Debian's source packages by `scripts/real-c/build-ir.sh`): IR size, constraint
+ * counts, extraction throughput and solve time per engine, and whether the engines agree.
+ * @module
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
+import { type ExtractedModule, extractConstraints } from '../llvm/extract';
+import { parseLlvmModule } from '../llvm/parser';
+import { countByKind } from '../model/program';
+import type { AndersenResult } from '../result/result';
+import { type AndersenEngine, solveAndersen } from '../solve';
+
+/** The code bases, by the file name `build-ir.sh` gives their IR. */
+export const REAL_C_CODE_BASES = ['lua', 'bzip2', 'zlib'] as const;
+
+/** Where the real code bases' IR is: `$GPUMORPH_REAL_C_IR`, else `$GPUMORPH_CACHE/real-c/ir` (default `~/.cache/gpumorph`). */
+export function realCIrDirectory(): string {
+  if (process.env.GPUMORPH_REAL_C_IR) return resolve(process.env.GPUMORPH_REAL_C_IR);
+  return resolve(process.env.GPUMORPH_CACHE ?? resolve(homedir(), '.cache/gpumorph'), 'real-c/ir');
+}
+
+/** Builds the IR with `scripts/real-c/build-ir.sh` when it is missing and the script can run here. */
+function ensureIr(directory: string, log: (line: string) => void): void {
+  if (REAL_C_CODE_BASES.every((name) => existsSync(resolve(directory, `${name}.ll`)))) return;
+  const script = resolve('scripts/real-c/build-ir.sh');
+  if (!existsSync(script)) return;
+  log(`llvm: building the real code bases' IR with ${script} (Debian sources, clang-16)`);
+  try {
+    execFileSync('bash', [script, resolve(directory, '..')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  } catch (error) {
+    log(`llvm: ${script} failed: ${(error as Error).message}`);
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+/** Nodes whose points-to sets differ between two results (0 when the engines agree). */
+export function countDifferences(a: AndersenResult, b: AndersenResult, nodeCount: number): number {
+  let differing = 0;
+  for (let v = 0; v < nodeCount; v++) {
+    const x = a.pointsTo(v);
+    const y = b.pointsTo(v);
+    if (x.length !== y.length || x.some((member, i) => member !== y[i])) differing++;
+  }
+  return differing;
+}
+
+async function run(options: BenchOptions): Promise<BenchReport> {
+  const rows: BenchRow[] = [];
+  const directory = realCIrDirectory();
+  const notes: string[] = [
+    'IR: whole-program LLVM IR of each code base (clang-16 -O0 -Xclang -disable-O0-optnone, mem2reg, llvm-link), built by scripts/real-c/build-ir.sh from Debian source packages',
+    'extract ms = parsing the .ll text and extracting constraints (median of 3); extract MB/s = IR bytes / extract time; median ms = the solve alone (median of 3, 1 with --quick)',
+    'agree = number of nodes whose points-to sets differ between the engines of the same run (0 = identical)',
+  ];
+  ensureIr(directory, options.log);
+  const engines = options.engines.filter(
+    (engine) => engine === 'cpu' || engine === 'webgpu',
+  ) as AndersenEngine[];
+  for (const name of REAL_C_CODE_BASES) {
+    const file = resolve(directory, `${name}.ll`);
+    if (!existsSync(file)) {
+      notes.push(`${name}: no IR at ${file} (run scripts/real-c/build-ir.sh)`);
+      continue;
+    }
+    const text = readFileSync(file, 'utf8');
+    const extractTimes: number[] = [];
+    let extracted: ExtractedModule | undefined;
+    for (let r = 0; r < (options.quick ? 1 : 3); r++) {
+      const start = performance.now();
+      extracted = extractConstraints(parseLlvmModule(text, file));
+      extractTimes.push(performance.now() - start);
+    }
+    const module = extracted as ExtractedModule;
+    const extractMs = median(extractTimes);
+    const [addressOf, copy, load, store, offset] = countByKind(module.program.constraints);
+    const results = new Map<AndersenEngine, AndersenResult>();
+    for (const engine of engines) {
+      const times: number[] = [];
+      for (let r = 0; r < (options.quick ? 1 : 3); r++) {
+        const result = await solveAndersen(module.program, { engine });
+        times.push(result.statistics.solveMs);
+        results.set(engine, result);
+      }
+      const result = results.get(engine) as AndersenResult;
+      options.log(`llvm: ${name} on ${engine}: ${median(times).toFixed(1)} ms`);
+      const metrics: Record<string, number> = {
+        'IR MB': text.length / 1e6,
+        instructions: module.statistics.instructions,
+        nodes: module.program.nodeCount,
+        constraints: module.program.constraints.length,
+        addressOf,
+        copy,
+        load,
+        store,
+        offset,
+        'extract ms': extractMs,
+        'extract MB/s': text.length / 1e6 / (extractMs / 1000),
+        'indirect calls': module.statistics.indirectCalls,
+        'pts edges': result.pointsToEdges,
+      };
+      const cpu = results.get('cpu');
+      if (engine !== 'cpu' && cpu !== undefined)
+        metrics.agree = countDifferences(cpu, result, module.program.nodeCount);
+      rows.push({
+        case: name,
+        size: `${(text.length / 1e6).toFixed(2)} MB IR, ${module.statistics.definedFunctions} functions`,
+        engine,
+        medianMs: median(times),
+        runs: times.length,
+        method: 'wall-clock',
+        metrics,
+      });
+    }
+  }
+  return {
+    suite: 'llvm',
+    adapter: options.ctx ? 'see the andersen suite' : 'none (CPU engine only)',
+    rows,
+    notes,
+  };
+}
+
+/**
+ * The `llvm` benchmark suite.
+ *
+ * @example
+ * ```ts
+ * const report = await llvmBench.run({ ctx: null, engines: ['cpu'], quick: true, log: console.error });
+ * ```
+ */
+export const llvmBench: BenchSuite = {
+  name: 'llvm',
+  description: 'LLVM IR front end on real C code bases (Lua, bzip2, zlib): extraction and solve per engine',
+  run,
+};
