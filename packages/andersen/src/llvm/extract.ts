@@ -243,6 +243,7 @@ class Extractor {
   readonly functionObjects = new Map<string, number>();
   readonly functionsByName = new Map<string, IrFunction>();
   readonly globalObjects = new Map<string, number>();
+  readonly globalTypes = new Map<string, IrType>();
   readonly addressNodes = new Map<number, number>();
   readonly callSites: CallSite[] = [];
   readonly checks: AliasCheckSite[] = [];
@@ -288,6 +289,7 @@ class Extractor {
       this.objectNames.set(base, f.name);
     }
     for (const g of module.globals) {
+      this.globalTypes.set(g.name, g.valueType);
       if (g.aliasee !== undefined) continue;
       const base = b.object(g.name, { fields: this.flatSize(g.valueType) });
       this.globalObjects.set(g.name, base);
@@ -463,7 +465,7 @@ class Extractor {
   /** The pointee type a pointer value is known to have (an alloca, a global, a struct GEP). */
   staticPointee(value: IrValue): IrType | undefined {
     if (value.kind === 'local') return this.pointeeTypes.get(value.name);
-    if (value.kind === 'global') return this.module.globals.find((g) => g.name === value.name)?.valueType;
+    if (value.kind === 'global') return this.globalTypes.get(value.name);
     if (value.kind === 'cast') return this.staticPointee(value.operand.value);
     if (value.kind === 'gep') return this.indexedType(value.sourceType, value.indices);
     return undefined;

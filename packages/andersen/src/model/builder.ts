@@ -115,8 +115,10 @@ export function createConstraintBuilder(): ConstraintBuilder {
     dst[count] = node(d, 'destination');
     src[count] = node(s, 'source');
     offsets[count] = off;
-    // Offsets are checked against the objects that exist when build() runs; the rest now.
-    if (k === ConstraintKind.AddressOf || k === ConstraintKind.Copy) checkConstraint(view(), count, Infinity);
+    // Offsets are checked against the objects that exist when build() runs; the rest now (ids are
+    // checked above and copies carry no offset, so only an address-of a non-object can fail here,
+    // and the full check, which builds a view of the arrays, runs only then for its message).
+    if (k === ConstraintKind.AddressOf && objectSize[s] === 0) checkConstraint(view(), count, Infinity);
     count++;
   };
 
