@@ -80,8 +80,13 @@ const LIBRARY_ALLOCATORS = new Set([
   'strdup',
   'strndup',
   'fopen',
+  'fopen64',
+  'freopen',
+  'freopen64',
   'fdopen',
+  'popen',
   'tmpfile',
+  'tmpfile64',
   'opendir',
   '_Znwm',
   '_Znam',
@@ -110,6 +115,37 @@ const RETURNS_FIRST_ARGUMENT = new Set([
   'memset',
   'fgets',
   'realpath',
+]);
+/** Library functions whose result points into their second argument (`localtime_r(t, &tm)`). */
+const RETURNS_SECOND_ARGUMENT = new Set(['localtime_r', 'gmtime_r', 'ctime_r', 'asctime_r']);
+/**
+ * Library functions that return a pointer to memory the program did not allocate (a static
+ * buffer, the environment, a symbol) and neither keep nor write through their arguments: the
+ * result is the unknown object, the arguments stay untouched.
+ */
+const RETURNS_UNKNOWN_ONLY = new Set([
+  'getenv',
+  'secure_getenv',
+  '__ctype_b_loc',
+  '__ctype_tolower_loc',
+  '__ctype_toupper_loc',
+  '__errno_location',
+  'strerror',
+  'setlocale',
+  'localeconv',
+  'localtime',
+  'gmtime',
+  'ctime',
+  'asctime',
+  'dlopen',
+  'dlsym',
+  'dlerror',
+  'signal',
+  'tmpnam',
+  'ttyname',
+  'getpwnam',
+  'getpwuid',
+  'readdir',
 ]);
 /** Library functions that store their first argument through their second (`strtol(s, &end)`). */
 const STORES_FIRST_INTO_SECOND = new Set([
@@ -204,8 +240,67 @@ const NO_POINTER_EFFECT = new Set([
   'raise',
   'system',
   'longjmp',
+  '_longjmp',
   '_setjmp',
   'setjmp',
+  'sigsetjmp',
+  'siglongjmp',
+  'acos',
+  'asin',
+  'atan',
+  'atan2',
+  'cosh',
+  'sinh',
+  'tan',
+  'tanh',
+  'log10',
+  'log2',
+  'fmod',
+  'frexp',
+  'ldexp',
+  'modf',
+  'clearerr',
+  'close',
+  'open',
+  'open64',
+  'read',
+  'write',
+  'lseek',
+  'lseek64',
+  'fseeko',
+  'fseeko64',
+  'ftello',
+  'ftello64',
+  'flockfile',
+  'funlockfile',
+  'getc_unlocked',
+  'isatty',
+  'fileno',
+  'fchmod',
+  'fchown',
+  'stat',
+  'stat64',
+  'lstat',
+  'lstat64',
+  'fstat',
+  'fstat64',
+  'unlink',
+  'utime',
+  'mkstemp',
+  'mkstemp64',
+  'pclose',
+  'sigemptyset',
+  'sigaddset',
+  'difftime',
+  'mktime',
+  'strftime',
+  'dlclose',
+  'puts',
+  'iscntrl',
+  'ispunct',
+  'isxdigit',
+  'isprint',
+  'isgraph',
 ]);
 /** Library functions that call their last argument (a comparison) with pointers into their first. */
 const CALLS_BACK_WITH_FIRST = new Set(['qsort', 'bsearch', 'qsort_r']);
@@ -855,6 +950,18 @@ class Extractor {
     if (intrinsic !== undefined || NO_POINTER_EFFECT.has(name)) return;
     if (RETURNS_FIRST_ARGUMENT.has(name)) {
       if (result !== undefined && args[0] !== undefined) b.copy(result, args[0]);
+      return;
+    }
+    if (RETURNS_SECOND_ARGUMENT.has(name)) {
+      if (result !== undefined && args[1] !== undefined) b.copy(result, args[1]);
+      return;
+    }
+    if (RETURNS_UNKNOWN_ONLY.has(name)) {
+      if (result !== undefined) b.copy(result, this.unknownAddress);
+      return;
+    }
+    if (name === 'sigaction') {
+      this.copyFields(args[2], args[1]); // the old action receives the new one's handler
       return;
     }
     if (STORES_FIRST_INTO_SECOND.has(name)) {
