@@ -1,0 +1,24 @@
+/* Policy: ptrtoint/inttoptr round trips yield the unknown object, which
+ * may-aliases everything. */
+#include <stdint.h>
+#include "aliascheck.h"
+
+int main(void) {
+  int a = 0, b = 0, c = 0;
+  uintptr_t bits = (uintptr_t)&a;
+  int *back = (int *)bits;
+  /* Really &a. */
+  MAYALIAS(back, &a);
+  /* Unknown aliases everything, so back may alias &b although it never does. */
+  EXPECTEDFAIL_NOALIAS(back, &b);
+  /* Pointers that never went through an integer keep exact sets. */
+  int *pb = &b;
+  int *pc = &c;
+  /* pb is {b}, pc is {c}: no unknown in either. */
+  NOALIAS(pb, pc);
+  uintptr_t tagged = (uintptr_t)&c | 1u;
+  int *untagged = (int *)(tagged & ~(uintptr_t)1);
+  /* Pointer tagging: really &c. */
+  MAYALIAS(untagged, pc);
+  return *back + *pb + *untagged;
+}
