@@ -33,7 +33,8 @@ int main(void) {
   /* *tagp reads it.tag = {t}. */
   MAYALIAS(*tagp, &t);
   int other = 0;
-  /* other is a different object from it. */
-  NOALIAS(&other, owner);
+  /* other is a different object from it, but owner came from a negative byte
+   * offset (container_of), which the model sends to unknown: it cannot tell. */
+  EXPECTEDFAIL_NOALIAS(&other, owner);
   return *owner->value + **tagp + other;
 }
