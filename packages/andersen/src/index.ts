@@ -23,6 +23,7 @@ export {
 } from './cpu/solver';
 export * from './errors';
 export * from './io/index';
+export * from './llvm/index';
 export * from './model/index';
 export * from './offline/index';
 export { AndersenResult, type SolveStatistics } from './result/result';
@@ -34,4 +35,3 @@ export {
   type VerifyOptions,
   verifySolution,
 } from './verify';
-export * from './llvm/index';

@@ -61,7 +61,8 @@ async function run(options: BenchOptions): Promise<BenchReport> {
     'extract ms = parsing the .ll text and extracting constraints (median of 3); extract MB/s = IR bytes / extract time; median ms = the solve alone (median of 3, 1 with --quick)',
     'agree = number of nodes whose points-to sets differ between the engines of the same run (0 = identical)',
   ];
-  ensureIr(directory, options.log);
+  // A quick (smoke) run uses IR already built and never downloads or compiles.
+  if (!options.quick) ensureIr(directory, options.log);
   const engines = options.engines.filter(
     (engine) => engine === 'cpu' || engine === 'webgpu',
   ) as AndersenEngine[];
@@ -116,7 +117,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
         engine,
         medianMs: median(times),
         runs: times.length,
-        method: 'wall-clock',
+        method: engine === 'cpu' ? 'cpu' : 'wall-clock',
         metrics,
       });
     }

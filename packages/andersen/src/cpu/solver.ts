@@ -59,7 +59,9 @@ const NONE = -1;
  * order (only those, sorted, when they are few): each takes what it gained since its last visit
  * (`pts − propagated`); its HCD pair merges those pointees, its loads and stores turn them into
  * new copy edges (each new edge carrying the whole source set once), its offset constraints shift
- * them, and its copy edges push them on. Rounds repeat until a round propagates nothing.
+ * them (once per distinct offset), and its copy edges push them on — except to a node that
+ * already absorbed an equal delta (deltas are interned by content each round). Rounds repeat until
+ * a round propagates nothing.
  *
  * @example
  * ```ts
