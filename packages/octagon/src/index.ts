@@ -1,4 +1,19 @@
-export { closeF64, closeGeneric, incrementalCloseGeneric, isExactGrid, strengthenGeneric } from './dbm/closure';
+export {
+  type AnalysisResult,
+  type AnalyzeOptions,
+  type AnalyzerEngine,
+  type AssertionResult,
+  analyzeProgram,
+  type ProgramPoint,
+} from './analyzer/analyze';
+export { type Cond, type Expr, type Program, parseProgram, type RelOp, type Stmt } from './analyzer/parse';
+export {
+  closeF64,
+  closeGeneric,
+  incrementalCloseGeneric,
+  isExactGrid,
+  strengthenGeneric,
+} from './dbm/closure';
 export { halfSize, matPos, rowStart } from './dbm/layout';
 export {
   createOctagonDomain,
@@ -26,8 +41,22 @@ export {
   OctagonGpu,
   type OctagonGpuOptions,
 } from './gpu/engine';
-export { batchClosureWgsl, blockedFwWgsl, elementwiseWgsl, numberWgsl, strengthenWgsl, transferWgsl } from './gpu/kernels/octagon.wgsl';
 export type { ElementwiseOp } from './gpu/kernels/octagon.wgsl';
+export {
+  batchClosureWgsl,
+  blockedFwWgsl,
+  elementwiseWgsl,
+  numberWgsl,
+  strengthenWgsl,
+  transferWgsl,
+} from './gpu/kernels/octagon.wgsl';
 export { closureLayout, elementwiseLayout, type GpuNumberFormat, transferLayout } from './gpu/layout';
-export { type Bounds, type BoundStore, boundsOf, exactBounds, f64Bounds, type NumberEngine } from './numbers/bounds';
+export {
+  type BoundStore,
+  type Bounds,
+  boundsOf,
+  exactBounds,
+  f64Bounds,
+  type NumberEngine,
+} from './numbers/bounds';
 export { addUp, halfUp, mulUp, nextDown, nextUp, Rational } from './numbers/rational';

@@ -87,7 +87,11 @@ export async function analyzeProgram(
   let gpu: OctagonGpu | null = null;
   let backend: Backend;
   if (engine === 'webgpu') {
-    if (!options.ctx) throw new OctagonParseError({ file: program.file, line: 1, column: 1 }, 'the webgpu engine needs a GPU context');
+    if (!options.ctx)
+      throw new OctagonParseError(
+        { file: program.file, line: 1, column: 1 },
+        'the webgpu engine needs a GPU context',
+      );
     const g = createOctagonGpu(options.ctx);
     gpu = g;
     backend = {
@@ -96,7 +100,11 @@ export async function analyzeProgram(
       join: async (a, b) => (await g.elementwise('join', a as Octagon<number>, b as Octagon<number>)) as Oct,
     };
   } else {
-    const domain = (engine === 'exact' ? createOctagonDomain({ engine: 'exact', kind: 'int' }) : createOctagonDomain({ engine: 'f64', kind: 'int' })) as OctagonDomain<unknown>;
+    const domain = (
+      engine === 'exact'
+        ? createOctagonDomain({ engine: 'exact', kind: 'int' })
+        : createOctagonDomain({ engine: 'f64', kind: 'int' })
+    ) as OctagonDomain<unknown>;
     backend = { domain, closed: async (o) => o.close(), join: async (a, b) => a.join(b) };
   }
   try {
@@ -193,7 +201,9 @@ class Analyzer {
     const top = this.be.domain.top(this.names.length);
     const end = await this.#block(this.program.body, top, true);
     const last = this.program.body.at(-1);
-    const pos = last ? { ...last.pos, line: last.pos.line + 1, column: 1 } : { file: this.program.file, line: 1, column: 1 };
+    const pos = last
+      ? { ...last.pos, line: last.pos.line + 1, column: 1 }
+      : { file: this.program.file, line: 1, column: 1 };
     this.#record(pos, 'end', end);
   }
 
@@ -263,7 +273,8 @@ class Analyzer {
             iter < this.#delay
               ? await this.be.join(head, next)
               : head.widen(await this.be.closed(next), this.#thresholds);
-          if (iter > 1000) throw new Error(`no fixpoint at ${st.pos.line}:${st.pos.column} after 1000 iterations`);
+          if (iter > 1000)
+            throw new Error(`no fixpoint at ${st.pos.line}:${st.pos.column} after 1000 iterations`);
         }
         for (let k = 0; k < this.#narrowing; k++) {
           const next = await this.be.closed(await step(head));
@@ -300,7 +311,8 @@ class Analyzer {
     };
     const bad = await this.#guard({ kind: 'not', arg: ok }, s);
     const proved = (await this.be.closed(bad)).isEmpty();
-    if (rec) this.assertions.push({ pos, text: `0 <= ${show(index)} < ${array}.length`, kind: 'bounds', proved });
+    if (rec)
+      this.assertions.push({ pos, text: `0 <= ${show(index)} < ${array}.length`, kind: 'bounds', proved });
     return this.#guard(ok, s);
   }
 
@@ -361,8 +373,16 @@ class Analyzer {
       case 'bin': {
         const a = this.#interval(e.left, s);
         const b = this.#interval(e.right, s);
-        if (e.op === '+') return { lo: a.lo !== null && b.lo !== null ? a.lo + b.lo : null, hi: a.hi !== null && b.hi !== null ? a.hi + b.hi : null };
-        if (e.op === '-') return { lo: a.lo !== null && b.hi !== null ? a.lo - b.hi : null, hi: a.hi !== null && b.lo !== null ? a.hi - b.lo : null };
+        if (e.op === '+')
+          return {
+            lo: a.lo !== null && b.lo !== null ? a.lo + b.lo : null,
+            hi: a.hi !== null && b.hi !== null ? a.hi + b.hi : null,
+          };
+        if (e.op === '-')
+          return {
+            lo: a.lo !== null && b.hi !== null ? a.lo - b.hi : null,
+            hi: a.hi !== null && b.lo !== null ? a.hi - b.lo : null,
+          };
         if (a.lo === null || a.hi === null || b.lo === null || b.hi === null) {
           const zero = (x: typeof a) => x.lo === 0n && x.hi === 0n;
           return zero(a) || zero(b) ? { lo: 0n, hi: 0n } : top;
@@ -451,7 +471,10 @@ function add(a: Lin, b: Lin): Lin {
 }
 
 function toLinear(l: Lin): LinearExpr {
-  return { terms: [...l.coeffs].filter(([, c]) => c !== 0n).map(([v, c]) => [v, c] as const), constant: l.constant };
+  return {
+    terms: [...l.coeffs].filter(([, c]) => c !== 0n).map(([v, c]) => [v, c] as const),
+    constant: l.constant,
+  };
 }
 
 function ratFloor(r: Rational): bigint {

@@ -31,9 +31,19 @@ export type Stmt = { readonly pos: SourcePosition; readonly text: string } & (
   | { readonly kind: 'var'; readonly names: readonly string[] }
   | { readonly kind: 'array'; readonly name: string; readonly length: Expr }
   | { readonly kind: 'assign'; readonly target: string; readonly value: Expr }
-  | { readonly kind: 'havoc'; readonly target: string; readonly lo: bigint | null; readonly hi: bigint | null }
+  | {
+      readonly kind: 'havoc';
+      readonly target: string;
+      readonly lo: bigint | null;
+      readonly hi: bigint | null;
+    }
   | { readonly kind: 'store'; readonly array: string; readonly index: Expr; readonly value: Expr }
-  | { readonly kind: 'if'; readonly cond: Cond; readonly then: readonly Stmt[]; readonly else: readonly Stmt[] }
+  | {
+      readonly kind: 'if';
+      readonly cond: Cond;
+      readonly then: readonly Stmt[];
+      readonly else: readonly Stmt[];
+    }
   | { readonly kind: 'while'; readonly cond: Cond; readonly body: readonly Stmt[] }
   | { readonly kind: 'assert' | 'assume'; readonly cond: Cond }
   | { readonly kind: 'skip' }
@@ -52,8 +62,43 @@ interface Token {
   readonly offset: number;
 }
 
-const OPS = ['<=', '>=', '==', '!=', '&&', '||', '<', '>', '=', '+', '-', '*', '(', ')', '{', '}', '[', ']', ';', ',', '!', '?'];
-const KEYWORDS = new Set(['var', 'array', 'if', 'else', 'while', 'assert', 'assume', 'skip', 'true', 'false', 'inf']);
+const OPS = [
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '&&',
+  '||',
+  '<',
+  '>',
+  '=',
+  '+',
+  '-',
+  '*',
+  '(',
+  ')',
+  '{',
+  '}',
+  '[',
+  ']',
+  ';',
+  ',',
+  '!',
+  '?',
+];
+const KEYWORDS = new Set([
+  'var',
+  'array',
+  'if',
+  'else',
+  'while',
+  'assert',
+  'assume',
+  'skip',
+  'true',
+  'false',
+  'inf',
+]);
 
 function tokenize(src: string, file: string): Token[] {
   const out: Token[] = [];

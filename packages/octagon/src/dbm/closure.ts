@@ -1,4 +1,4 @@
-import type { Bounds, BoundStore } from '../numbers/bounds';
+import type { BoundStore, Bounds } from '../numbers/bounds';
 import { addUp, halfUp } from '../numbers/rational';
 import { matPos, rowStart } from './layout';
 

@@ -1,5 +1,5 @@
 import { OctagonDimensionError } from '../errors';
-import { type Bounds, type BoundStore, boundsOf, type NumberEngine } from '../numbers/bounds';
+import { type BoundStore, type Bounds, boundsOf, type NumberEngine } from '../numbers/bounds';
 import { Rational } from '../numbers/rational';
 import { closeF64, closeGeneric, incrementalCloseGeneric } from './closure';
 import { halfSize, matPos } from './layout';
@@ -95,13 +95,7 @@ export class Octagon<T> {
   #closed: BoundStore<T> | null | undefined;
 
   /** @internal Use the domain's factories. */
-  constructor(
-    bounds: Bounds<T>,
-    kind: OctagonKind,
-    dim: number,
-    raw: BoundStore<T> | null,
-    closed: boolean,
-  ) {
+  constructor(bounds: Bounds<T>, kind: OctagonKind, dim: number, raw: BoundStore<T> | null, closed: boolean) {
     this.bounds = bounds;
     this.kind = kind;
     this.dim = dim;
@@ -342,8 +336,14 @@ export class Octagon<T> {
 
   /** Renames variable `v` to `perm[v]` (a permutation of `0 … dim−1`). */
   permute(perm: readonly number[]): Octagon<T> {
-    if (perm.length !== this.dim || new Set(perm).size !== this.dim || perm.some((p) => p < 0 || p >= this.dim)) {
-      throw new OctagonDimensionError(`permute: [${perm.join(', ')}] is not a permutation of ${this.dim} variables`);
+    if (
+      perm.length !== this.dim ||
+      new Set(perm).size !== this.dim ||
+      perm.some((p) => p < 0 || p >= this.dim)
+    ) {
+      throw new OctagonDimensionError(
+        `permute: [${perm.join(', ')}] is not a permutation of ${this.dim} variables`,
+      );
     }
     const map = (src: BoundStore<T> | null) => {
       if (!src) return null;
@@ -441,7 +441,8 @@ export class Octagon<T> {
     if (terms.length === 0) return this.assignInterval(x, clo, chi);
     if (terms.length === 1 && clo !== null && chi !== null && clo.eq(chi)) {
       const [v, a] = terms[0] as [number, Rational];
-      if (a.eq(Rational.ONE) || a.eq(Rational.ONE.neg())) return this.assignVar(x, a.num > 0n ? 1 : -1, v, clo);
+      if (a.eq(Rational.ONE) || a.eq(Rational.ONE.neg()))
+        return this.assignVar(x, a.num > 0n ? 1 : -1, v, clo);
     }
     const c0 = this.closedMatrix();
     if (!c0) return this.#make(null, true);

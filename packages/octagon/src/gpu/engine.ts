@@ -6,7 +6,14 @@ import {
   type PassTimer,
 } from '@gpumorph/gpu-allocator';
 import { matPos } from '../dbm/layout';
-import { createOctagonDomain, type Octagon, type OctagonKind, type OctConstraint, signedNode, toRational } from '../dbm/octagon';
+import {
+  createOctagonDomain,
+  type Octagon,
+  type OctagonKind,
+  type OctConstraint,
+  signedNode,
+  toRational,
+} from '../dbm/octagon';
 import { OctagonDimensionError, OctagonError } from '../errors';
 import { nextUp } from '../numbers/rational';
 import {
@@ -145,14 +152,18 @@ export class OctagonGpu {
     const shared = ctx.limits.maxComputeWorkgroupStorageSize;
     this.tile = options.tile ?? (shared >= 2 * 64 * 64 * 4 ? 64 : 32);
     if (2 * this.tile * this.tile * 4 > shared) {
-      throw new OctagonError(`tile ${this.tile} needs ${2 * this.tile * this.tile * 4} bytes of workgroup memory; the device has ${shared}`);
+      throw new OctagonError(
+        `tile ${this.tile} needs ${2 * this.tile * this.tile * 4} bytes of workgroup memory; the device has ${shared}`,
+      );
     }
   }
 
   /** Largest variable count of a dense octagon this device can hold in one binding. */
   maxDenseDim(kind: OctagonKind = 'real'): number {
     void kind;
-    const cells = Math.floor(Math.min(this.ctx.limits.maxStorageBufferBindingSize, this.ctx.limits.maxBufferSize) / 4);
+    const cells = Math.floor(
+      Math.min(this.ctx.limits.maxStorageBufferBindingSize, this.ctx.limits.maxBufferSize) / 4,
+    );
     const stride = Math.floor(Math.sqrt(cells) / this.tile) * this.tile;
     return stride / 2;
   }
@@ -167,14 +178,24 @@ export class OctagonGpu {
     this.#alive();
     const stride = this.strideFor(dim);
     if (dim > this.maxDenseDim(kind)) {
-      throw new OctagonDimensionError(`a dense octagon of ${dim} variables needs ${stride * stride * 4} bytes in one binding; this device allows ${this.ctx.limits.maxStorageBufferBindingSize}`);
+      throw new OctagonDimensionError(
+        `a dense octagon of ${dim} variables needs ${stride * stride * 4} bytes in one binding; this device allows ${this.ctx.limits.maxStorageBufferBindingSize}`,
+      );
     }
-    const buffer = await this.ctx.createBuffer({ label: `gm octagon dbm ${dim}`, size: stride * stride * 4, usage: STORAGE });
+    const buffer = await this.ctx.createBuffer({
+      label: `gm octagon dbm ${dim}`,
+      size: stride * stride * 4,
+      usage: STORAGE,
+    });
     return new GpuDbm(buffer, dim, kind, stride);
   }
 
   /** The dense padded encoding of an octagon's matrix (raw by default) for the GPU. */
-  encodeDense(o: Octagon<number>, which: 'raw' | 'closed' = 'raw', stride = this.strideFor(o.dim)): Int32Array | Float32Array {
+  encodeDense(
+    o: Octagon<number>,
+    which: 'raw' | 'closed' = 'raw',
+    stride = this.strideFor(o.dim),
+  ): Int32Array | Float32Array {
     const format = formatOf(o.kind);
     const out = format === 'i32' ? new Int32Array(stride * stride) : new Float32Array(stride * stride);
     out.fill(format === 'i32' ? I32_INF : F32_INF);
@@ -208,7 +229,8 @@ export class OctagonGpu {
     const N = 2 * dbm.dim;
     const dense = new Float64Array(N * N);
     for (let i = 0; i < N; i++) {
-      for (let j = 0; j < N; j++) dense[i * N + j] = decodeBound(raw[i * dbm.stride + j] as number, dbm.format);
+      for (let j = 0; j < N; j++)
+        dense[i * N + j] = decodeBound(raw[i * dbm.stride + j] as number, dbm.format);
     }
     const o = D.fromDense(dbm.dim, dense);
     return closed ? o.markClosed() : o;
@@ -236,12 +258,16 @@ export class OctagonGpu {
     const f = dbm.format;
     const get = (key: string) => {
       const k = this.#kernels.get(`${key} ${f}`);
-      if (!k) throw new OctagonError(`octagon kernel '${key} ${f}' is not prepared: await gpu.prepareClose('${f}') first`);
+      if (!k)
+        throw new OctagonError(
+          `octagon kernel '${key} ${f}' is not prepared: await gpu.prepareClose('${f}') first`,
+        );
       return k;
     };
     const flags = this.#flags as GPUBuffer;
     const unary = this.#unary as GPUBuffer;
-    if (unary.size < dbm.nodes * 4) throw new OctagonError('scratch too small: await gpu.prepareFor(dbm) first');
+    if (unary.size < dbm.nodes * 4)
+      throw new OctagonError('scratch too small: await gpu.prepareFor(dbm) first');
     const nb = dbm.stride / this.tile;
     const label = `gm octagon closure ${dbm.dim}`;
     const pass = timer ? timer.beginComputePass(encoder, label) : encoder.beginComputePass({ label });
@@ -272,7 +298,10 @@ export class OctagonGpu {
     const sc = get('strengthen cells');
     pass.setPipeline(sc.pipeline);
     pass.setBindGroup(0, sc.bindGroup(resources));
-    const g = dispatchGrid(Math.ceil((dbm.nodes * dbm.nodes) / 256), this.ctx.limits.maxComputeWorkgroupsPerDimension);
+    const g = dispatchGrid(
+      Math.ceil((dbm.nodes * dbm.nodes) / 256),
+      this.ctx.limits.maxComputeWorkgroupsPerDimension,
+    );
     pass.dispatchWorkgroups(g.x, g.y, g.z);
     pass.end();
   }
@@ -344,7 +373,10 @@ export class OctagonGpu {
     const label = `gm octagon ${op}`;
     const pass = timer ? timer.beginComputePass(encoder, label) : encoder.beginComputePass({ label });
     pass.setPipeline(k.pipeline);
-    pass.setBindGroup(0, k.bindGroup({ params: { buffer: this.#uniform(0, { count }, `ew ${count}`) }, a, b, out }));
+    pass.setBindGroup(
+      0,
+      k.bindGroup({ params: { buffer: this.#uniform(0, { count }, `ew ${count}`) }, a, b, out }),
+    );
     const g = dispatchGrid(Math.ceil(count / 256), this.ctx.limits.maxComputeWorkgroupsPerDimension);
     pass.dispatchWorkgroups(g.x, g.y, g.z);
     pass.end();
@@ -356,7 +388,8 @@ export class OctagonGpu {
    * one only, meet none. The join is closed; the others are not.
    */
   async elementwise(op: ElementwiseOp, a: Octagon<number>, b: Octagon<number>): Promise<Octagon<number>> {
-    if (a.dim !== b.dim || a.kind !== b.kind) throw new OctagonDimensionError(`${op} of octagons over ${a.dim} and ${b.dim} variables`);
+    if (a.dim !== b.dim || a.kind !== b.kind)
+      throw new OctagonDimensionError(`${op} of octagons over ${a.dim} and ${b.dim} variables`);
     let left = a;
     let right = b;
     if (op === 'join') {
@@ -409,7 +442,13 @@ export class OctagonGpu {
     const enc = encodeBound(value, dbm.format);
     const cell = p * dbm.stride + q;
     const twin = (q ^ 1) * dbm.stride + (p ^ 1);
-    this.#transfer(encoder, dbm, 'guard', { a: cell, b: twin, c: dbm.format === 'i32' ? enc : 0, cf: dbm.format === 'f32' ? enc : 0 }, timer);
+    this.#transfer(
+      encoder,
+      dbm,
+      'guard',
+      { a: cell, b: twin, c: dbm.format === 'i32' ? enc : 0, cf: dbm.format === 'f32' ? enc : 0 },
+      timer,
+    );
   }
 
   /** Records `x := x + c` (exact, O(n) cells). */
@@ -417,8 +456,16 @@ export class OctagonGpu {
     if (dbm.format === 'i32' && (!Number.isInteger(c) || Math.abs(c) > I32_LIM / 4)) {
       throw new RangeError(`x := x + ${c}: the i32 engine shifts by small integers only`);
     }
-    if (dbm.format === 'f32' && Math.fround(c) !== c) throw new RangeError(`x := x + ${c}: not an f32 constant`);
-    this.#transfer(encoder, dbm, 'shift', { round: x, count: dbm.nodes, n: dbm.stride, c: dbm.format === 'i32' ? c : 0, cf: c }, timer, Math.ceil((4 * dbm.nodes) / 256));
+    if (dbm.format === 'f32' && Math.fround(c) !== c)
+      throw new RangeError(`x := x + ${c}: not an f32 constant`);
+    this.#transfer(
+      encoder,
+      dbm,
+      'shift',
+      { round: x, count: dbm.nodes, n: dbm.stride, c: dbm.format === 'i32' ? c : 0, cf: c },
+      timer,
+      Math.ceil((4 * dbm.nodes) / 256),
+    );
   }
 
   /** Batched closure: compiles the kernel for octagons of `dim` variables. */
@@ -442,7 +489,15 @@ export class OctagonGpu {
     const label = `gm octagon batch closure ${count}×${dim}`;
     const pass = timer ? timer.beginComputePass(encoder, label) : encoder.beginComputePass({ label });
     pass.setPipeline(k.pipeline);
-    pass.setBindGroup(0, k.bindGroup({ params: { buffer: this.#uniform(0, { count, n: 2 * dim }, `batch ${count}`) }, m: buffer, flags, unary: this.#unary as GPUBuffer }));
+    pass.setBindGroup(
+      0,
+      k.bindGroup({
+        params: { buffer: this.#uniform(0, { count, n: 2 * dim }, `batch ${count}`) },
+        m: buffer,
+        flags,
+        unary: this.#unary as GPUBuffer,
+      }),
+    );
     const g = dispatchGrid(count, this.ctx.limits.maxComputeWorkgroupsPerDimension);
     pass.dispatchWorkgroups(g.x, g.y, g.z);
     pass.end();
@@ -456,7 +511,8 @@ export class OctagonGpu {
     const format = formatOf(first.kind);
     const out = format === 'i32' ? new Int32Array(os.length * N * N) : new Float32Array(os.length * N * N);
     os.forEach((o, k) => {
-      if (o.dim !== first.dim || o.kind !== first.kind) throw new OctagonDimensionError('a batch holds octagons of one dimension and kind');
+      if (o.dim !== first.dim || o.kind !== first.kind)
+        throw new OctagonDimensionError('a batch holds octagons of one dimension and kind');
       out.set(this.encodeDense(o, 'raw', N), k * N * N);
     });
     return out;
@@ -466,13 +522,24 @@ export class OctagonGpu {
   async closeBatch(os: readonly Octagon<number>[]): Promise<Octagon<number>[]> {
     const first = os[0];
     if (!first) return [];
-    if (2 * first.dim > 256) throw new OctagonDimensionError(`batched closure holds octagons of at most 128 variables, not ${first.dim}`);
+    if (2 * first.dim > 256)
+      throw new OctagonDimensionError(
+        `batched closure holds octagons of at most 128 variables, not ${first.dim}`,
+      );
     const format = formatOf(first.kind);
     const N = 2 * first.dim;
     await this.prepareBatch(first.dim, format);
     const data = this.encodeBatch(os);
-    const buffer = await this.ctx.createBuffer({ label: 'gm octagon batch', size: Math.max(16, data.byteLength), usage: STORAGE });
-    const flags = await this.ctx.createBuffer({ label: 'gm octagon batch flags', size: Math.max(16, os.length * 4), usage: STORAGE });
+    const buffer = await this.ctx.createBuffer({
+      label: 'gm octagon batch',
+      size: Math.max(16, data.byteLength),
+      usage: STORAGE,
+    });
+    const flags = await this.ctx.createBuffer({
+      label: 'gm octagon batch flags',
+      size: Math.max(16, os.length * 4),
+      usage: STORAGE,
+    });
     try {
       await this.ctx.writeBuffer(buffer, 0, data);
       await this.ctx.guard('gm octagon batch closure', () => {
@@ -534,7 +601,11 @@ export class OctagonGpu {
     const key = Array.from(u).join(',');
     let buffer = this.#uniformKeys.get(key);
     if (!buffer) {
-      buffer = this.ctx.device.createBuffer({ label: `gm octagon params ${key}`, size: 32, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
+      buffer = this.ctx.device.createBuffer({
+        label: `gm octagon params ${key}`,
+        size: 32,
+        usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST,
+      });
       this.ctx.queue.writeBuffer(buffer, 0, words);
       this.#uniformKeys.set(key, buffer);
       this.#uniforms.push(buffer);
@@ -545,11 +616,19 @@ export class OctagonGpu {
   async #scratch(nodes: number, octagons: number): Promise<void> {
     if (!this.#flags || this.#flags.size < Math.max(16, octagons * 4)) {
       this.#flags?.destroy();
-      this.#flags = await this.ctx.createBuffer({ label: 'gm octagon flags', size: Math.max(16, octagons * 4), usage: STORAGE });
+      this.#flags = await this.ctx.createBuffer({
+        label: 'gm octagon flags',
+        size: Math.max(16, octagons * 4),
+        usage: STORAGE,
+      });
     }
     if (!this.#unary || this.#unary.size < Math.max(16, nodes * 4)) {
       this.#unary?.destroy();
-      this.#unary = await this.ctx.createBuffer({ label: 'gm octagon unary', size: Math.max(16, nodes * 4), usage: STORAGE });
+      this.#unary = await this.ctx.createBuffer({
+        label: 'gm octagon unary',
+        size: Math.max(16, nodes * 4),
+        usage: STORAGE,
+      });
     }
   }
 
@@ -579,7 +658,12 @@ export class OctagonGpu {
     let code: string;
     let layout = closureLayout(format);
     if (parts[0] === 'fw') {
-      code = blockedFwWgsl({ format, tile: this.tile, phase: parts[1] as 'diagonal', bindings: layout.wgsl() });
+      code = blockedFwWgsl({
+        format,
+        tile: this.tile,
+        phase: parts[1] as 'diagonal',
+        bindings: layout.wgsl(),
+      });
     } else if (parts[0] === 'strengthen') {
       code = strengthenWgsl({ format, step: parts[1] as 'unary', bindings: layout.wgsl() });
     } else if (parts[0] === 'batch') {
@@ -594,7 +678,11 @@ export class OctagonGpu {
       layout = transferLayout(format);
       code = transferWgsl(format, parts[1] as 'guard', layout.wgsl());
     }
-    const kernel = (await this.ctx.kernels.get({ label: `gm octagon ${key}`, code, layout })) as unknown as Kernel;
+    const kernel = (await this.ctx.kernels.get({
+      label: `gm octagon ${key}`,
+      code,
+      layout,
+    })) as unknown as Kernel;
     this.#kernels.set(key, kernel);
     return kernel;
   }

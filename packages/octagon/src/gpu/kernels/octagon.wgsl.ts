@@ -142,8 +142,13 @@ fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: ve
   let row0 = select(t, b, is_row) * T;
   let col0 = select(b, t, is_row) * T;
   let d0 = b * T;
-  ${each((r, c) => `ta[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(d0 + lid.y + ${16 * r}u, d0 + lid.x + ${16 * c}u)];
-    tb[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(row0 + lid.y + ${16 * r}u, col0 + lid.x + ${16 * c}u)];`)}
+  ${each(
+    (
+      r,
+      c,
+    ) => `ta[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(d0 + lid.y + ${16 * r}u, d0 + lid.x + ${16 * c}u)];
+    tb[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(row0 + lid.y + ${16 * r}u, col0 + lid.x + ${16 * c}u)];`,
+  )}
   workgroupBarrier();
   for (var k = 0u; k < T; k++) {
     if (is_row) {
@@ -173,8 +178,13 @@ fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: ve
   let row0 = wid.y * T;
   let col0 = wid.x * T;
   let d0 = b * T;
-  ${each((r, c) => `ta[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(row0 + lid.y + ${16 * r}u, d0 + lid.x + ${16 * c}u)];
-    tb[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(d0 + lid.y + ${16 * r}u, col0 + lid.x + ${16 * c}u)];`)}
+  ${each(
+    (
+      r,
+      c,
+    ) => `ta[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(row0 + lid.y + ${16 * r}u, d0 + lid.x + ${16 * c}u)];
+    tb[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(d0 + lid.y + ${16 * r}u, col0 + lid.x + ${16 * c}u)];`,
+  )}
   ${each((r, c) => `var c${r}_${c} = m[at(row0 + lid.y + ${16 * r}u, col0 + lid.x + ${16 * c}u)];`)}
   workgroupBarrier();
   for (var k = 0u; k < T; k++) {
