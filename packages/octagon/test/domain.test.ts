@@ -82,8 +82,8 @@ describe.each(kinds)('octagon domain (%s)', (kind) => {
         expect(inc.equals(full)).toBe(true);
         expect(inc.isClosed).toBe(true);
         if (!full.isEmpty())
-          expect([...(inc.rawMatrix() ?? [])].map(String)).toEqual(
-            [...(full.closedMatrix() ?? [])].map(String),
+          expect(Array.from((inc.rawMatrix() ?? []) as ArrayLike<Rational>).map(String)).toEqual(
+            Array.from((full.closedMatrix() ?? []) as ArrayLike<Rational>).map(String),
           );
       }),
       { numRuns: 150 },

@@ -387,8 +387,10 @@ class Analyzer {
           const zero = (x: typeof a) => x.lo === 0n && x.hi === 0n;
           return zero(a) || zero(b) ? { lo: 0n, hi: 0n } : top;
         }
-        const ps = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi];
-        return { lo: ps.reduce((x, y) => (y < x ? y : x)), hi: ps.reduce((x, y) => (y > x ? y : x)) };
+        const ps = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi].sort((x, y) =>
+          x < y ? -1 : x > y ? 1 : 0,
+        );
+        return { lo: ps[0] as bigint, hi: ps[3] as bigint };
       }
     }
   }

@@ -376,25 +376,28 @@ export class Octagon<T> {
     const cr = toRational(c);
     if (x === y) {
       if (!this.#raw) return this;
-      // Exact shift: V_{2x} += c (or the nodes swap first for x := −x + c).
+      // Exact shift: V_{2x} += c (or the nodes swap first for x := −x + c). Only the rows and
+      // columns of x's two nodes change: O(n) cells after the copy.
+      const deltas = new Map<number, T>();
+      for (const k of [-2, -1, 1, 2]) deltas.set(k, B.fromRational(cr.mul(Rational.of(k))));
       const shift = (src: BoundStore<T> | null) => {
         if (!src) return null;
         const m = B.copy(src);
         const N = 2 * this.dim;
         const p = 2 * x;
         const node = (k: number) => (s === -1 && k >> 1 === x ? k ^ 1 : k);
-        for (let i = 0; i < N; i++) {
-          for (let j = 0; j <= (i | 1); j++) {
-            let v = src[matPos(node(i), node(j))] as T;
-            // V_j − V_i grows by c when j = p, by −c when j = p+1; the reverse for i.
-            let delta = Rational.ZERO;
-            if (j === p) delta = delta.add(cr);
-            if (j === p + 1) delta = delta.sub(cr);
-            if (i === p) delta = delta.sub(cr);
-            if (i === p + 1) delta = delta.add(cr);
-            if (delta.num !== 0n && !B.isInf(v)) v = B.add(v, B.fromRational(delta));
-            m[matPos(i, j)] = v;
-          }
+        const visit = (i: number, j: number) => {
+          let v = src[matPos(node(i), node(j))] as T;
+          // V_j − V_i grows by c when j = p, by −c when j = p+1; the reverse for i.
+          const coef = (j === p ? 1 : 0) - (j === p + 1 ? 1 : 0) - (i === p ? 1 : 0) + (i === p + 1 ? 1 : 0);
+          if (coef !== 0 && cr.num !== 0n && !B.isInf(v)) v = B.add(v, deltas.get(coef) as T);
+          m[matPos(i, j)] = v;
+        };
+        for (let k = 0; k < N; k++) {
+          visit(p, k);
+          visit(p + 1, k);
+          visit(k, p);
+          visit(k, p + 1);
         }
         return m;
       };

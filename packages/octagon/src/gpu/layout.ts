@@ -27,10 +27,10 @@ export const OCT_PARAMS_WGSL = `struct OctParams { n: u32, round: u32, a: u32, b
 
 const cache = new Map<string, BindingLayout>();
 
-function layout(name: string, make: () => BindingLayout): BindingLayout {
+function layout(name: string, make: () => unknown): BindingLayout {
   let l = cache.get(name);
   if (!l) {
-    l = make();
+    l = make() as BindingLayout;
     cache.set(name, l);
   }
   return l;
