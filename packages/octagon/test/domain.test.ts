@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createOctagonDomain, matPos, type OctagonKind, Rational } from '../src/index';
+import { closeF64, createOctagonDomain, matPos, type OctagonKind, Rational } from '../src/index';
 import { constraintsArb, satisfies } from './arbitraries';
 
 const N = 4;
@@ -232,4 +232,34 @@ describe('operators on fixed cases', () => {
     expect(D.bottom(2).toString()).toBe('⊥');
     expect(D.top(2).toString()).toBe('⊤');
   });
+});
+
+describe('f64 closure paths', () => {
+  it.each([16, 24])(
+    'WebAssembly SIMD sweep = JavaScript loop = exact engine (%i variables, tight and strong)',
+    (n) => {
+      fc.assert(
+        fc.property(constraintsArb(n, 4 * n, -3, 40), fc.boolean(), (cons, tight) => {
+          const kind = tight ? 'int' : 'real';
+          const F = createOctagonDomain({ engine: 'f64', kind });
+          const X = createOctagonDomain({ engine: 'exact', kind });
+          const raw = F.fromConstraints(n, cons).rawMatrix() as Float64Array;
+          const simd = Float64Array.from(raw);
+          const js = Float64Array.from(raw);
+          const okSimd = closeF64(simd, n, tight);
+          const okJs = closeF64(js, n, tight, { simd: false });
+          const exact = X.fromConstraints(n, cons).closedMatrix();
+          expect(okSimd).toBe(exact !== null);
+          expect(okJs).toBe(exact !== null);
+          if (exact) {
+            expect(Array.from(simd)).toEqual(Array.from(js));
+            expect(Array.from(simd, (v) => Rational.fromNumber(v).toString())).toEqual(
+              Array.from(exact as ArrayLike<Rational>, String),
+            );
+          }
+        }),
+        { numRuns: 30 },
+      );
+    },
+  );
 });
