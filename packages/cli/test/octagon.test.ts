@@ -12,7 +12,7 @@ describe('gpumorph octagon', () => {
     const run = await runCliCaptured(['octagon', example('count.oct'), '--engine', 'f64']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('loop head of while (i < 100)');
-    expect(run.stdout).toContain('{ -i <= 0, i <= 100 }');
+    expect(run.stdout).toContain('{ i >= 0, i <= 100 }');
     expect(run.stdout).toMatch(/proved assertion at .*count\.oct:6:1: assert\(i == 100\);/);
     expect(run.stdout).toContain('1 of 1 checks proved (f64 engine');
   });

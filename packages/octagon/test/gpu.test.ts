@@ -1,13 +1,8 @@
 import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import {
-  createOctagonDomain,
-  createOctagonGpu,
-  type Octagon,
-  type OctagonKind,
-  Rational,
-} from '../src/index';
+import { randomHalf } from '../src/bench/index';
+import { createOctagonDomain, createOctagonGpu, Octagon, type OctagonKind, Rational } from '../src/index';
 import { constraintsArb } from './arbitraries';
 
 /** Every GPU cell ≥ the exact cell; equal when `equal`; twins equal (coherence of the dense result). */
@@ -70,6 +65,29 @@ describeGpu('octagon WebGPU engine', (fixture) => {
       gpu.destroy();
     });
   }
+
+  it.each([
+    [200, 64],
+    [60, 32],
+  ] as const)(
+    'dense random octagon of %i variables, tile %i: several blocked rounds and padding match the f64 engine',
+    async (n, tile) => {
+      const gpu = createOctagonGpu(fixture.ctx, { tile });
+      for (const kind of ['int', 'real'] as const) {
+        const F = createOctagonDomain({ engine: 'f64', kind });
+        const half = randomHalf(n, 99);
+        const o = new Octagon(F.bounds, kind, n, half, false);
+        const g = await gpu.close(o);
+        const c = o.close();
+        expect(g.isEmpty()).toBe(c.isEmpty());
+        if (!c.isEmpty())
+          expect(Array.from(g.rawMatrix() as Float64Array)).toEqual(
+            Array.from(c.closedMatrix() as Float64Array),
+          );
+      }
+      gpu.destroy();
+    },
+  );
 
   it('real octagons with fractional constants: GPU (f32, outward) ⊒ exact', async () => {
     const gpu = createOctagonGpu(fixture.ctx);

@@ -775,20 +775,27 @@ export class Octagon<T> {
   }
 }
 
-/** `x - y <= 3` style text of a constraint. */
+/**
+ * Text of a constraint in variable order: `x - y <= 3`, `x + y <= 4`, `x <= 2`; constraints whose
+ * terms are all negative print flipped: `x >= 1`, `x + y >= -2`.
+ *
+ * @example
+ * ```ts
+ * formatConstraint({ i: 0, si: -1, c: -1 }, ['x']); // "x >= 1"
+ * ```
+ */
 export function formatConstraint(c: OctConstraint, names?: readonly string[]): string {
   const name = (v: number) => names?.[v] ?? `x${v}`;
-  const term = (s: Sign, v: number, first: boolean) =>
-    s === 1 ? `${first ? '' : ' + '}${name(v)}` : `${first ? '-' : ' - '}${name(v)}`;
-  let lhs = term(c.si, c.i, true);
-  if (c.j !== undefined && c.sj !== undefined) {
-    // Print in variable order.
-    lhs =
-      c.j < c.i
-        ? term(c.sj, c.j, true) + term(c.si, c.i, false)
-        : term(c.si, c.i, true) + term(c.sj, c.j, false);
-  }
-  return `${lhs} <= ${toRational(c.c).toString()}`;
+  const bound = toRational(c.c);
+  let terms: [Sign, number][] = [[c.si, c.i]];
+  if (c.j !== undefined && c.sj !== undefined) terms.push([c.sj, c.j]);
+  terms.sort((a, b) => a[1] - b[1]);
+  const flip = terms.every(([s]) => s === -1);
+  if (flip) terms = terms.map(([s, v]) => [-s as Sign, v]);
+  const lhs = terms
+    .map(([s, v], k) => (k === 0 ? `${s === 1 ? '' : '-'}${name(v)}` : ` ${s === 1 ? '+' : '-'} ${name(v)}`))
+    .join('');
+  return flip ? `${lhs} >= ${bound.neg().toString()}` : `${lhs} <= ${bound.toString()}`;
 }
 
 /** Options of {@link createOctagonDomain}. */
