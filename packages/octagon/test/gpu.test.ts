@@ -89,6 +89,30 @@ describeGpu('octagon WebGPU engine', (fixture) => {
     },
   );
 
+  it('the device matrix is coherent after closure (m[i][j] = m[j̄][ī] cell by cell, diagonal 0)', async () => {
+    const gpu = createOctagonGpu(fixture.ctx);
+    for (const kind of ['int', 'real'] as const) {
+      const F = createOctagonDomain({ engine: 'f64', kind });
+      const n = 30;
+      const cons = fc.sample(constraintsArb(n, 80, 0, 50), { numRuns: 1, seed: 5 })[0] ?? [];
+      const frac = kind === 'real' ? cons.map((c) => ({ ...c, c: Number(c.c) / 3 })) : cons;
+      const dbm = await gpu.upload(F.fromConstraints(n, frac));
+      const empty = await gpu.closeDbm(dbm);
+      expect(empty).toBe(false);
+      const bytes = await fixture.ctx.readBuffer(dbm.buffer);
+      const m = kind === 'int' ? new Int32Array(bytes) : new Float32Array(bytes);
+      const w = dbm.stride;
+      let bad = 0;
+      for (let i = 0; i < 2 * n; i++) {
+        if (m[i * w + i] !== 0) bad++;
+        for (let j = 0; j < 2 * n; j++) if (m[i * w + j] !== m[(j ^ 1) * w + (i ^ 1)]) bad++;
+      }
+      expect(bad).toBe(0);
+      dbm.destroy();
+    }
+    gpu.destroy();
+  });
+
   it('real octagons with fractional constants: GPU (f32, outward) ⊒ exact', async () => {
     const gpu = createOctagonGpu(fixture.ctx);
     const F = createOctagonDomain({ engine: 'f64', kind: 'real' });
