@@ -44,7 +44,7 @@ describeGpu('octagon WebGPU engine', (fixture) => {
             compare(g, x, true);
           },
         ),
-        { numRuns: 12 },
+        { numRuns: 8 },
       );
       gpu.destroy();
     });
@@ -73,7 +73,8 @@ describeGpu('octagon WebGPU engine', (fixture) => {
     'dense random octagon of %i variables, tile %i: several blocked rounds and padding match the f64 engine',
     async (n, tile) => {
       const gpu = createOctagonGpu(fixture.ctx, { tile });
-      for (const kind of ['int', 'real'] as const) {
+      // Both formats at tile 64 (the H100's); integers only at tile 32 (fewer shaders to compile on lavapipe).
+      for (const kind of tile === 64 ? (['int', 'real'] as const) : (['int'] as const)) {
         const F = createOctagonDomain({ engine: 'f64', kind });
         const half = randomHalf(n, 99);
         const o = new Octagon(F.bounds, kind, n, half, false);

@@ -266,9 +266,10 @@ export class OctagonGpu {
     };
     const flags = this.#flags as GPUBuffer;
     const unary = this.#unary as GPUBuffer;
-    if (unary.size < dbm.nodes * 4)
-      throw new OctagonError('scratch too small: await gpu.prepareFor(dbm) first');
     const nb = dbm.stride / this.tile;
+    if (unary.size < dbm.nodes * 4 || flags.size < (1 + 2 * nb) * 4) {
+      throw new OctagonError('scratch too small: await gpu.prepareFor(dbm) first');
+    }
     const label = `gm octagon closure ${dbm.dim}`;
     const pass = timer ? timer.beginComputePass(encoder, label) : encoder.beginComputePass({ label });
     const diag = get('fw diagonal');
@@ -313,7 +314,8 @@ export class OctagonGpu {
 
   /** Sizes the scratch buffers for a matrix of `nodes` nodes and `octagons` flags. */
   async prepareFor(dbm: GpuDbm): Promise<void> {
-    await this.#scratch(dbm.nodes, 1);
+    // flags[0]: emptiness; flags[1 …]: the f32 fast-path flag of each row and column panel.
+    await this.#scratch(dbm.nodes, 1 + 2 * (dbm.stride / this.tile));
   }
 
   /** Zeroes the first `count` emptiness flags. */

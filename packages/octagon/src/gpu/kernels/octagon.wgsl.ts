@@ -53,6 +53,7 @@ fn add_up(a: f32, b: f32) -> f32 {
   return next_up(s);
 }
 fn norm(v: f32) -> f32 { return select(max(v, NEG), INF, v >= INF_T); }
+fn fast_ok(a: f32) -> bool { return on_grid(a) || a >= INF_T; }
 fn relax(c: f32, a: f32, b: f32) -> f32 {
   let s = a + b;
   if (s < c) { return max(min(c, add_up(a, b)), NEG); }
@@ -102,6 +103,10 @@ export function blockedFwWgsl(p: BlockedParams): string {
   const cells: [number, number][] = [];
   for (let r = 0; r < R; r++) for (let c = 0; c < R; c++) cells.push([r, c]);
   const each = (f: (r: number, c: number) => string) => cells.map(([r, c]) => f(r, c)).join('\n    ');
+  const loads = [
+    ...Array.from({ length: R }, (_, r) => `let a${r} = ta[(lid.y + ${16 * r}u) * T + k];`),
+    ...Array.from({ length: R }, (_, c) => `let b${c} = tb[k * T + lid.x + ${16 * c}u];`),
+  ].join('\n      ');
   const header = `${OCT_PARAMS_WGSL}
 ${p.bindings}
 ${numberWgsl(p.format)}
@@ -115,6 +120,7 @@ fn at(row: u32, col: u32) -> u32 { return row * params.n + col; }
 @compute @workgroup_size(16, 16)
 fn main(@builtin(local_invocation_id) lid: vec3u) {
   let base = params.round * T;
+  ${p.format === 'f32' ? 'for (var f = lid.y * 16u + lid.x; f < 2u * params.a; f += 256u) { atomicStore(&flags[1u + f], 1u); }' : ''}
   ${each((r, c) => `ta[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(base + lid.y + ${16 * r}u, base + lid.x + ${16 * c}u)];`)}
   workgroupBarrier();
   for (var k = 0u; k < T; k++) {
@@ -167,6 +173,12 @@ fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: ve
     workgroupBarrier();
   }
   ${each((r, c) => `m[at(row0 + lid.y + ${16 * r}u, col0 + lid.x + ${16 * c}u)] = tb[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u];`)}
+  ${
+    p.format === 'f32'
+      ? `// Panel w is usable by the fast path of the last phase only if all its values are fast_ok.
+  ${each((r, c) => `if (!fast_ok(tb[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u])) { atomicStore(&flags[1u + w], 0u); }`)}`
+      : ''
+  }
 }
 `;
   }
@@ -186,11 +198,28 @@ fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: ve
     tb[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(d0 + lid.y + ${16 * r}u, col0 + lid.x + ${16 * c}u)];`,
   )}
   ${each((r, c) => `var c${r}_${c} = m[at(row0 + lid.y + ${16 * r}u, col0 + lid.x + ${16 * c}u)];`)}
+  ${
+    p.format === 'f32'
+      ? `// Fast path: when every panel value is on the exact grid or +inf, every sum a + b is exact (or
+  // stays above INF_T, i.e. +inf), so plain min(c, a + b) is the outward-rounded relaxation.
   workgroupBarrier();
+  // flags[1 + J]: row panel J is all fast_ok; flags[1 + nb + I]: column panel I (set by the panel phase).
+  if (atomicLoad(&flags[1u + wid.x]) == 1u && atomicLoad(&flags[1u + params.a + wid.y]) == 1u) {
+    for (var k = 0u; k < T; k++) {
+      ${loads}
+      ${each((r, c) => `c${r}_${c} = min(c${r}_${c}, a${r} + b${c});`)}
+    }
+  } else {
+    for (var k = 0u; k < T; k++) {
+      ${loads}
+      ${each((r, c) => `c${r}_${c} = relax(c${r}_${c}, a${r}, b${c});`)}
+    }
+  }`
+      : `workgroupBarrier();
   for (var k = 0u; k < T; k++) {
-    ${Array.from({ length: R }, (_, r) => `let a${r} = ta[(lid.y + ${16 * r}u) * T + k];`).join('\n    ')}
-    ${Array.from({ length: R }, (_, c) => `let b${c} = tb[k * T + lid.x + ${16 * c}u];`).join('\n    ')}
+    ${loads}
     ${each((r, c) => `c${r}_${c} = relax(c${r}_${c}, a${r}, b${c});`)}
+  }`
   }
   ${each((r, c) => `m[at(row0 + lid.y + ${16 * r}u, col0 + lid.x + ${16 * c}u)] = norm(c${r}_${c});`)}
 }
