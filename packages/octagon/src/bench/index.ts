@@ -62,6 +62,11 @@ function rng(seed: number): () => number {
  * A dense random coherent half matrix over `n` variables: every cell a random integer in
  * [1, 1000) (so the octagon is non-empty and every cell finite — the worst case of the closure),
  * the diagonal 0. Integral values keep the f64 engine on its exact path and f32 on its exact grid.
+ *
+ * @example
+ * ```ts
+ * const m = randomHalf(512, 1); // 2·512·513 cells
+ * ```
  */
 export function randomHalf(n: number, seed: number): Float64Array {
   const next = rng(seed);
@@ -165,6 +170,11 @@ function agreement(
  * side by side, with the SAS'07 figures (one run) beside; then batches of 32-variable octagons
  * closed in one dispatch (closures per second). Each GPU result is checked against the CPU
  * engine where that ran, else for idempotence.
+ *
+ * @example
+ * ```ts
+ * const report = await octagonBench.run({ ctx, engines: ['webgpu', 'cpu'], quick: true, log: console.error });
+ * ```
  */
 export const octagonBench: BenchSuite = {
   name: 'octagon',

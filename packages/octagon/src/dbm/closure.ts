@@ -59,6 +59,11 @@ export function closeGeneric<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight
 /**
  * The strengthening step (and, for integers, tightening) of a shortest-path-closed half matrix,
  * with the emptiness checks; sets the diagonal to 0. Returns false when empty.
+ *
+ * @example
+ * ```ts
+ * strengthenGeneric(m, n, exactBounds, false); // after a shortest-path closure of m
+ * ```
  */
 export function strengthenGeneric<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: boolean): boolean {
   const N = 2 * n;
@@ -185,6 +190,11 @@ export function incrementalCloseGeneric<T>(
  * Whether every finite value of `m` lies on the grid of multiples of 2^-8 and is small enough
  * (|v|·2^8·(8n + 8) < 2^53) that every sum and half the closure forms stays exact in doubles: then
  * plain `+` is exact and {@link closeF64} skips the outward-rounding corrections.
+ *
+ * @example
+ * ```ts
+ * isExactGrid(Float64Array.of(0, 1.5, Infinity, 0), 1); // true
+ * ```
  */
 export function isExactGrid(m: Float64Array, n: number): boolean {
   const limit = 2 ** 53 / (256 * (8 * n + 8));
@@ -204,6 +214,12 @@ export function isExactGrid(m: Float64Array, n: number): boolean {
  * up ({@link addUp}) before it is stored, so no stored bound is ever below the exact one.
  *
  * Returns false when the octagon is empty.
+ *
+ * @example
+ * ```ts
+ * const m = createOctagonDomain({ engine: 'f64' }).fromConstraints(2, cs).rawMatrix() as Float64Array;
+ * const nonEmpty = closeF64(Float64Array.from(m), 2, true); // tight closure in place
+ * ```
  */
 export function closeF64(
   m: Float64Array,
@@ -342,7 +358,14 @@ function closeF64Simd(m: Float64Array, n: number, tight: boolean): boolean | und
   return strengthenF64(m, n, tight, true);
 }
 
-/** {@link strengthenGeneric} on f64 (outward rounding unless `exact`). */
+/**
+ * {@link strengthenGeneric} on f64 (outward rounding unless `exact`).
+ *
+ * @example
+ * ```ts
+ * strengthenF64(m, n, false); // m already shortest-path closed
+ * ```
+ */
 export function strengthenF64(m: Float64Array, n: number, tight: boolean, exact = false): boolean {
   const N = 2 * n;
   const t = new Float64Array(N);

@@ -6,7 +6,14 @@
  * @module
  */
 
-/** Number of stored cells of a half matrix over `n` variables. */
+/**
+ * Number of stored cells of a half matrix over `n` variables.
+ *
+ * @example
+ * ```ts
+ * halfSize(3); // 24 cells for 3 variables (a full 6×6 matrix has 36)
+ * ```
+ */
 export function halfSize(n: number): number {
   return 2 * n * (n + 1);
 }
@@ -29,7 +36,14 @@ export function matPos(i: number, j: number): number {
   return j + (((i + 1) * (i + 1)) >> 1);
 }
 
-/** Start of row `i` of the half matrix (its cells `0 … (i | 1)` follow). */
+/**
+ * Start of row `i` of the half matrix (its cells `0 … (i | 1)` follow).
+ *
+ * @example
+ * ```ts
+ * rowStart(2); // 4: row 2 holds cells 4…7 (j = 0…3)
+ * ```
+ */
 export function rowStart(i: number): number {
   return ((i + 1) * (i + 1)) >> 1;
 }

@@ -57,7 +57,14 @@ export function toRational(x: NumberLike): Rational {
   return Rational.fromNumber(x);
 }
 
-/** Node of the signed variable `s·x_i`: `2i` for `+x_i`, `2i+1` for `−x_i`. */
+/**
+ * Node of the signed variable `s·x_i`: `2i` for `+x_i`, `2i+1` for `−x_i`.
+ *
+ * @example
+ * ```ts
+ * signedNode(-1, 3); // 7: the node of −x3
+ * ```
+ */
 export function signedNode(s: Sign, i: number): number {
   return s === 1 ? 2 * i : 2 * i + 1;
 }
@@ -81,8 +88,8 @@ interface FormBounds<T> {
  * ```ts
  * const D = createOctagonDomain({ engine: 'exact', kind: 'int' });
  * const a = D.fromConstraints(2, [{ i: 0, si: 1, c: 3 }, { i: 1, si: 1, j: 0, sj: -1, c: 0 }]);
- * a.bound(1); // { lo: null, hi: 3 }  (x1 ≤ x0 ≤ 3)
- * a.toString(['x', 'y']); // "{ x <= 3, -x + y <= 0, y <= 3 }"
+ * a.bound(1)?.hi?.toString(); // "3"  (x1 ≤ x0 ≤ 3)
+ * a.toString(['x', 'y']); // "{ x <= 3, x + y <= 6, -x + y <= 0, y <= 3 }"
  * ```
  */
 export class Octagon<T> {
@@ -830,7 +837,7 @@ export interface OctagonDomain<T> {
  * ```ts
  * const D = createOctagonDomain({ engine: 'f64', kind: 'real' });
  * const o = D.fromBox([{ lo: 0, hi: 1 }, { lo: 0, hi: 2 }]);
- * o.assignLinear(0, { terms: [[0, 1], [1, 1]] }).bound(0); // { lo: 0, hi: 3 }
+ * o.assignLinear(0, { terms: [[0, 1], [1, 1]] }).bound(0); // { lo: 0, hi: 3 } (as Rationals)
  * ```
  */
 export function createOctagonDomain(options: OctagonDomainOptions<'exact'>): OctagonDomain<Rational>;

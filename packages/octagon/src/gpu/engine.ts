@@ -49,7 +49,14 @@ interface KernelParams {
 
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
 
-/** The GPU format of an octagon kind: i32 for integers, f32 for reals. */
+/**
+ * The GPU format of an octagon kind: i32 for integers, f32 for reals.
+ *
+ * @example
+ * ```ts
+ * formatOf('int'); // 'i32'
+ * ```
+ */
 export function formatOf(kind: OctagonKind): GpuNumberFormat {
   return kind === 'int' ? 'i32' : 'f32';
 }
@@ -57,7 +64,14 @@ export function formatOf(kind: OctagonKind): GpuNumberFormat {
 const f32Scratch = new Float32Array(1);
 const u32Scratch = new Uint32Array(f32Scratch.buffer);
 
-/** The least f32 ≥ `v` (as a double). */
+/**
+ * The least f32 ≥ `v` (as a double).
+ *
+ * @example
+ * ```ts
+ * f32Up(0.1) >= 0.1; // true (0.1 is not an f32)
+ * ```
+ */
 export function f32Up(v: number): number {
   const f = Math.fround(v);
   if (f >= v) return f;
@@ -71,6 +85,12 @@ export function f32Up(v: number): number {
 /**
  * Encodes an f64 bound for the GPU, never below it: i32 (integers, already integral) saturates to
  * +∞ above LIM and clamps to −LIM below; f32 rounds up, +∞ above 2^60, −2^60 below.
+ *
+ * @example
+ * ```ts
+ * encodeBound(Infinity, 'i32'); // 0x3fffffff
+ * encodeBound(2 ** 40, 'i32'); // 0x3fffffff too: above LIM is +∞ (sound)
+ * ```
  */
 export function encodeBound(v: number, format: GpuNumberFormat): number {
   if (format === 'i32') {
@@ -81,7 +101,14 @@ export function encodeBound(v: number, format: GpuNumberFormat): number {
   return f32Up(Math.max(v, -F32_INPUT_LIM));
 }
 
-/** Decodes a GPU bound to an f64 (+∞ for the format's infinity). */
+/**
+ * Decodes a GPU bound to an f64 (+∞ for the format's infinity).
+ *
+ * @example
+ * ```ts
+ * decodeBound(2 ** 100, 'f32'); // Infinity
+ * ```
+ */
 export function decodeBound(v: number, format: GpuNumberFormat): number {
   if (format === 'i32') return v > I32_LIM ? Number.POSITIVE_INFINITY : v;
   return v >= F32_INF_THRESHOLD ? Number.POSITIVE_INFINITY : v;
@@ -91,6 +118,14 @@ export function decodeBound(v: number, format: GpuNumberFormat): number {
  * A dense octagon matrix on the GPU: the full 2n×2n matrix padded to a multiple of the tile
  * (padding nodes are isolated: +∞ edges, 0 diagonal), i32 or f32 by the octagon's kind.
  * Create with {@link OctagonGpu.upload}; `destroy()` frees the buffer.
+ *
+ * @example
+ * ```ts
+ * const dbm = await gpu.upload(octagon);
+ * const empty = await gpu.closeDbm(dbm);
+ * const closed = await gpu.download(dbm, true, empty);
+ * dbm.destroy();
+ * ```
  */
 export class GpuDbm {
   constructor(

@@ -57,7 +57,14 @@ export function closureLayout(format: GpuNumberFormat): BindingLayout {
   );
 }
 
-/** Bindings of the elementwise kernels (join, meet, widening, narrowing): `out = op(a, b)`. */
+/**
+ * Bindings of the elementwise kernels (join, meet, widening, narrowing): `out = op(a, b)`.
+ *
+ * @example
+ * ```ts
+ * elementwiseLayout('i32').wgsl(); // params, a, b, out
+ * ```
+ */
 export function elementwiseLayout(format: GpuNumberFormat): BindingLayout {
   return layout(`elementwise ${format}`, () =>
     defineBindings(`gm octagon elementwise ${format}`, {
@@ -69,7 +76,14 @@ export function elementwiseLayout(format: GpuNumberFormat): BindingLayout {
   );
 }
 
-/** Bindings of the transfer-function kernels (assignment shift, guard): the matrix only. */
+/**
+ * Bindings of the transfer-function kernels (assignment shift, guard): the matrix only.
+ *
+ * @example
+ * ```ts
+ * transferLayout('f32').wgsl(); // params, m
+ * ```
+ */
 export function transferLayout(format: GpuNumberFormat): BindingLayout {
   return layout(`transfer ${format}`, () =>
     defineBindings(`gm octagon transfer ${format}`, {

@@ -50,7 +50,14 @@ export interface Bounds<T> {
   format(a: T): string;
 }
 
-/** Exact rational bounds (the oracle). */
+/**
+ * Exact rational bounds (the oracle).
+ *
+ * @example
+ * ```ts
+ * exactBounds.half(Rational.of(3)).toString(); // "3/2"
+ * ```
+ */
 export const exactBounds: Bounds<Rational> = {
   engine: 'exact',
   inf: Rational.INF,
@@ -75,7 +82,14 @@ export const exactBounds: Bounds<Rational> = {
   format: (a) => a.toString(),
 };
 
-/** Double-precision bounds with outward (upward) rounding. */
+/**
+ * Double-precision bounds with outward (upward) rounding.
+ *
+ * @example
+ * ```ts
+ * f64Bounds.add(Infinity, -5); // Infinity
+ * ```
+ */
 export const f64Bounds: Bounds<number> = {
   engine: 'f64',
   inf: Number.POSITIVE_INFINITY,
@@ -105,7 +119,14 @@ export const f64Bounds: Bounds<number> = {
   format: (a) => (a === Number.POSITIVE_INFINITY ? '+inf' : `${a}`),
 };
 
-/** The bounds of an engine. */
+/**
+ * The bounds of an engine.
+ *
+ * @example
+ * ```ts
+ * boundsOf('f64') === f64Bounds; // true
+ * ```
+ */
 export function boundsOf(engine: 'exact'): Bounds<Rational>;
 export function boundsOf(engine: 'f64'): Bounds<number>;
 export function boundsOf(engine: NumberEngine): Bounds<Rational> | Bounds<number>;

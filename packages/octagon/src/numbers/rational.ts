@@ -183,7 +183,14 @@ export class Rational {
 
 const scratch = new DataView(new ArrayBuffer(8));
 
-/** The least double above `x` (`x` finite or −∞). */
+/**
+ * The least double above `x` (`x` finite or −∞).
+ *
+ * @example
+ * ```ts
+ * nextUp(1) === 1 + Number.EPSILON; // true
+ * ```
+ */
 export function nextUp(x: number): number {
   if (Number.isNaN(x) || x === Number.POSITIVE_INFINITY) return x;
   if (x === 0) return Number.MIN_VALUE;
@@ -193,7 +200,14 @@ export function nextUp(x: number): number {
   return scratch.getFloat64(0);
 }
 
-/** The greatest double below `x`. */
+/**
+ * The greatest double below `x`.
+ *
+ * @example
+ * ```ts
+ * nextDown(1) < 1; // true
+ * ```
+ */
 export function nextDown(x: number): number {
   return -nextUp(-x);
 }
@@ -219,7 +233,14 @@ export function addUp(a: number, b: number): number {
   return err > 0 ? nextUp(s) : s;
 }
 
-/** `a * b` rounded towards +∞ (exact for safe-integer products). */
+/**
+ * `a * b` rounded towards +∞ (exact for safe-integer products).
+ *
+ * @example
+ * ```ts
+ * mulUp(3, 7); // 21 (exact); mulUp(0.1, 3) ≥ the exact product
+ * ```
+ */
 export function mulUp(a: number, b: number): number {
   const p = a * b;
   if (Number.isNaN(p)) throw new RangeError(`${a} * ${b}`);
@@ -228,7 +249,14 @@ export function mulUp(a: number, b: number): number {
   return Rational.fromNumber(a).mul(Rational.fromNumber(b)).toNumber('up');
 }
 
-/** `a / 2` rounded towards +∞ (exact except in the subnormal range). */
+/**
+ * `a / 2` rounded towards +∞ (exact except in the subnormal range).
+ *
+ * @example
+ * ```ts
+ * halfUp(3); // 1.5
+ * ```
+ */
 export function halfUp(a: number): number {
   const h = a / 2;
   return Math.abs(a) < 2 ** -1000 && h * 2 !== a ? nextUp(h) : h;

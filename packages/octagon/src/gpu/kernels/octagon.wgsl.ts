@@ -241,6 +241,11 @@ export interface StrengthenParams {
  * `(i, j)` / `(j̄, ī)` writes `min(m[i][j], m[j̄][ī], (unary[i] + unary[j̄]) / 2)` to both (the twin
  * min restores coherence exactly after rounding), and 0 on the diagonal. `params.count` is the
  * real node count 2n, `params.n` the padded row length.
+ *
+ * @example
+ * ```ts
+ * const code = strengthenWgsl({ format: 'i32', step: 'cells', bindings: closureLayout('i32').wgsl() });
+ * ```
  */
 export function strengthenWgsl(p: StrengthenParams): string {
   const head = `${OCT_PARAMS_WGSL}
@@ -368,6 +373,11 @@ export type ElementwiseOp = 'join' | 'meet' | 'widen' | 'narrow';
  * `out[k] = op(a[k], b[k])` over `params.count` cells: join = max, meet = min, widening = `a` where
  * `b ≤ a` else +∞, narrowing = `b` where `a` is +∞ else `a`. Works on dense matrices and batches
  * alike (coherent inputs give coherent outputs).
+ *
+ * @example
+ * ```ts
+ * const code = elementwiseWgsl('f32', 'widen', elementwiseLayout('f32').wgsl());
+ * ```
  */
 export function elementwiseWgsl(format: GpuNumberFormat, op: ElementwiseOp, bindings: string): string {
   const expr = {
@@ -397,6 +407,11 @@ fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: ve
  * `params.a` and its twin `params.b` to the constant (`c` or `cf`). `shift` (`x := x + c`, exact):
  * 4·2n invocations add ±c or ±2c to the rows and columns of the nodes `2x, 2x+1` (`params.round`
  * is x, `params.count` the node count).
+ *
+ * @example
+ * ```ts
+ * const code = transferWgsl('i32', 'shift', transferLayout('i32').wgsl());
+ * ```
  */
 export function transferWgsl(format: GpuNumberFormat, op: 'guard' | 'shift', bindings: string): string {
   const cst = format === 'i32' ? 'params.c' : 'params.cf';
