@@ -90,6 +90,22 @@ describeGpu('octagon WebGPU engine', (fixture) => {
     },
   );
 
+  it('batched closure of octagons too large for workgroup memory (storage-buffer path) matches the f64 engine', async () => {
+    const gpu = createOctagonGpu(fixture.ctx);
+    for (const kind of ['int', 'real'] as const) {
+      const F = createOctagonDomain({ engine: 'f64', kind });
+      const n = 100; // 200×200 cells: 160 KB, beyond any workgroup memory
+      const os = [1, 2, 3].map((seed) => new Octagon(F.bounds, kind, n, randomHalf(n, seed), false));
+      const out = await gpu.closeBatch(os);
+      os.forEach((o, k) => {
+        expect(Array.from(out[k]?.rawMatrix() as Float64Array)).toEqual(
+          Array.from(o.closedMatrix() as Float64Array),
+        );
+      });
+    }
+    gpu.destroy();
+  });
+
   it('the device matrix is coherent after closure (m[i][j] = m[j̄][ī] cell by cell, diagonal 0)', async () => {
     const gpu = createOctagonGpu(fixture.ctx);
     for (const kind of ['int', 'real'] as const) {
