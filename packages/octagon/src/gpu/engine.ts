@@ -155,7 +155,7 @@ export class GpuDbm {
 
 /** Options of {@link createOctagonGpu}. */
 export interface OctagonGpuOptions {
-  /** Tile edge of blocked Floyd–Warshall (32 or 64; default 64 when 32 KiB of workgroup memory is available). */
+  /** Tile edge of blocked Floyd–Warshall (32 or 64; default 64 when 32 KiB of workgroup memory is available, 32 on software adapters). */
   readonly tile?: 32 | 64;
 }
 
@@ -185,7 +185,9 @@ export class OctagonGpu {
   constructor(ctx: GpuContext, options: OctagonGpuOptions = {}) {
     this.ctx = ctx;
     const shared = ctx.limits.maxComputeWorkgroupStorageSize;
-    this.tile = options.tile ?? (shared >= 2 * 64 * 64 * 4 ? 64 : 32);
+    // 64×64 tiles where 32 KiB of workgroup memory allow; 32×32 on software adapters (lavapipe),
+    // whose shader compiler takes long over the larger unrolled kernels.
+    this.tile = options.tile ?? (shared >= 2 * 64 * 64 * 4 && !ctx.adapter.software ? 64 : 32);
     if (2 * this.tile * this.tile * 4 > shared) {
       throw new OctagonError(
         `tile ${this.tile} needs ${2 * this.tile * this.tile * 4} bytes of workgroup memory; the device has ${shared}`,
@@ -319,7 +321,7 @@ export class OctagonGpu {
       if (nb > 1) {
         pass.setPipeline(panel.pipeline);
         pass.setBindGroup(0, panel.bindGroup(resources));
-        pass.dispatchWorkgroups(2 * nb);
+        pass.dispatchWorkgroups(nb);
         pass.setPipeline(rest.pipeline);
         pass.setBindGroup(0, rest.bindGroup(resources));
         pass.dispatchWorkgroups(nb, nb);

@@ -92,6 +92,13 @@ export interface BlockedParams {
  * row and column panels, with both panels in workgroup memory and the cells in registers.
  * `params.n` is the padded row length, `params.a` the number of tiles per row.
  *
+ * Coherence halves the work: tiles are T×T with T even, so the twin of cell (i, j), (j̄, ī), lies in
+ * tile (J, I), and after every round (whose pivots, a whole tile, are closed under ̄) the exact
+ * matrix is coherent again. So only the tiles of the lower block triangle (J ≤ I) are computed; a
+ * panel tile of the upper triangle is read as the transposed twin of the stored one. The upper
+ * tiles keep their initial values, which are never below the final ones (Floyd–Warshall only
+ * lowers cells), and the strengthening step's `min(m[i][j], m[j̄][ī])` then restores them.
+ *
  * @example
  * ```ts
  * const code = blockedFwWgsl({ format: 'i32', tile: 64, phase: 'rest', bindings: closureLayout('i32').wgsl() });
@@ -139,14 +146,14 @@ fn main(@builtin(local_invocation_id) lid: vec3u) {
     return `${header}
 @compute @workgroup_size(16, 16)
 fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: vec3u) {
-  let nb = params.a;
   let b = params.round;
   let w = wid.x;
-  if (w == b || w == nb + b) { return; } // the diagonal tile (workgroup-uniform)
-  let is_row = w < nb;
-  let t = select(w - nb, w, is_row);
-  let row0 = select(t, b, is_row) * T;
-  let col0 = select(b, t, is_row) * T;
+  if (w == b) { return; } // the diagonal tile (workgroup-uniform)
+  // Only the panel tiles of the lower block triangle: the row tile (b, w) for w < b, the column
+  // tile (w, b) for w > b. The others are their twins (coherence) and are never computed.
+  let is_row = w < b;
+  let row0 = select(w, b, is_row) * T;
+  let col0 = select(b, w, is_row) * T;
   let d0 = b * T;
   ${each(
     (
@@ -186,25 +193,31 @@ fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: ve
 @compute @workgroup_size(16, 16)
 fn main(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: vec3u) {
   let b = params.round;
-  if (wid.x == b || wid.y == b) { return; } // the row and column panels (workgroup-uniform)
+  // Lower block triangle only (J ≤ I), panels excluded (workgroup-uniform).
+  if (wid.x > wid.y || wid.x == b || wid.y == b) { return; }
   let row0 = wid.y * T;
   let col0 = wid.x * T;
   let d0 = b * T;
-  ${each(
-    (
-      r,
-      c,
-    ) => `ta[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(row0 + lid.y + ${16 * r}u, d0 + lid.x + ${16 * c}u)];
-    tb[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(d0 + lid.y + ${16 * r}u, col0 + lid.x + ${16 * c}u)];`,
-  )}
+  // A = tile (I, b): stored when I > b, else the twin of tile (b, I): A[r][c] = m[bT + c̄][IT + r̄].
+  if (wid.y > b) {
+    ${each((r, c) => `ta[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(row0 + lid.y + ${16 * r}u, d0 + lid.x + ${16 * c}u)];`)}
+  } else {
+    ${each((r, c) => `ta[((lid.x + ${16 * c}u) ^ 1u) * T + ((lid.y + ${16 * r}u) ^ 1u)] = m[at(d0 + lid.y + ${16 * r}u, row0 + lid.x + ${16 * c}u)];`)}
+  }
+  // B = tile (b, J): stored when J < b, else the twin of tile (J, b): B[r][c] = m[JT + c̄][bT + r̄].
+  if (wid.x < b) {
+    ${each((r, c) => `tb[(lid.y + ${16 * r}u) * T + lid.x + ${16 * c}u] = m[at(d0 + lid.y + ${16 * r}u, col0 + lid.x + ${16 * c}u)];`)}
+  } else {
+    ${each((r, c) => `tb[((lid.x + ${16 * c}u) ^ 1u) * T + ((lid.y + ${16 * r}u) ^ 1u)] = m[at(col0 + lid.y + ${16 * r}u, d0 + lid.x + ${16 * c}u)];`)}
+  }
   ${each((r, c) => `var c${r}_${c} = m[at(row0 + lid.y + ${16 * r}u, col0 + lid.x + ${16 * c}u)];`)}
   ${
     p.format === 'f32'
       ? `// Fast path: when every panel value is on the exact grid or +inf, every sum a + b is exact (or
   // stays above INF_T, i.e. +inf), so plain min(c, a + b) is the outward-rounded relaxation.
   workgroupBarrier();
-  // flags[1 + J]: row panel J is all fast_ok; flags[1 + nb + I]: column panel I (set by the panel phase).
-  if (atomicLoad(&flags[1u + wid.x]) == 1u && atomicLoad(&flags[1u + params.a + wid.y]) == 1u) {
+  // flags[1 + w]: the stored panel tile of index w is all fast_ok (set by the panel phase).
+  if (atomicLoad(&flags[1u + wid.x]) == 1u && atomicLoad(&flags[1u + wid.y]) == 1u) {
     for (var k = 0u; k < T; k++) {
       ${loads}
       ${each((r, c) => `c${r}_${c} = min(c${r}_${c}, a${r} + b${c});`)}
