@@ -286,7 +286,8 @@ export class OctagonGpu {
   }
 
   /**
-   * Records the strong (tight) closure of `dbm` in place into `encoder`: 3 dispatches per tile
+   * Records the strong (tight) closure of `dbm` (which must be coherent, as every upload is) in
+   * place into `encoder`: 3 dispatches per tile
    * round of blocked Floyd–Warshall, then 2 of strengthening; `flags[0]` (of {@link flagsBuffer})
    * becomes non-zero when empty. Call {@link prepareClose} first and reset the flag with
    * {@link encodeResetFlags}.
