@@ -249,7 +249,10 @@ export class Octagon<T> {
     const b = other.closedMatrix();
     if (!b) return this;
     const B = this.bounds;
-    const ts = thresholds.map((t) => B.fromRational(toRational(t))).sort((x, y) => (B.lt(x, y) ? -1 : 1));
+    // Integer octagons take ⌊t⌋ (an integer variable below t is below ⌊t⌋), keeping every cell integral.
+    const ts = thresholds
+      .map((t) => B.fromRational(this.kind === 'int' ? toRational(t).floor() : toRational(t)))
+      .sort((x, y) => (B.lt(x, y) ? -1 : 1));
     const m = B.alloc(a.length);
     const N = 2 * this.dim;
     for (let i = 0; i < N; i++) {
