@@ -6,7 +6,7 @@ import { sparseBitVectorBench } from '@gpumorph/sparse-bitvector/bench';
 
 /**
  * The benchmark suites `gpumorph bench` knows, by the name given on the command line. Each package
- * with a benchmark adds its suite here (`eigencfa` to come).
+ * with a benchmark adds its suite here (`eigencfa` and `octagon` to come).
  *
  * @example
  * ```ts
