@@ -176,6 +176,8 @@ export interface OctagonGpuOptions {
 export class OctagonGpu {
   readonly ctx: GpuContext;
   readonly tile: number;
+  /** Whether the closure's tiles in workgroup memory have padded rows (when the memory allows). */
+  readonly padTiles: boolean;
   readonly #kernels = new Map<string, Kernel>();
   readonly #uniforms: GPUBuffer[] = [];
   #flags: GPUBuffer | undefined;
@@ -188,6 +190,7 @@ export class OctagonGpu {
     // 64×64 tiles where 32 KiB of workgroup memory allow; 32×32 on software adapters (lavapipe),
     // whose shader compiler takes long over the larger unrolled kernels.
     this.tile = options.tile ?? (shared >= 2 * 64 * 64 * 4 && !ctx.adapter.software ? 64 : 32);
+    this.padTiles = 8 * this.tile * (this.tile + 1) <= shared;
     if (2 * this.tile * this.tile * 4 > shared) {
       throw new OctagonError(
         `tile ${this.tile} needs ${2 * this.tile * this.tile * 4} bytes of workgroup memory; the device has ${shared}`,
@@ -702,6 +705,7 @@ export class OctagonGpu {
         format,
         tile: this.tile,
         phase: parts[1] as 'diagonal',
+        pad: this.padTiles,
         bindings: layout.wgsl(),
       });
     } else if (parts[0] === 'strengthen') {

@@ -81,6 +81,11 @@ export interface BlockedParams {
   /** Tile edge (32 or 64); the workgroup is 16×16 and each invocation owns (tile/16)² cells. */
   readonly tile: number;
   readonly phase: 'diagonal' | 'panel' | 'rest';
+  /**
+   * Pad each row of the tiles in workgroup memory by one word (row stride T + 1), so the transposed
+   * stores of twin panels do not all hit one bank. Needs 8·T·(T+1) bytes of workgroup memory.
+   */
+  readonly pad?: boolean;
   /** WGSL bind declarations (`closureLayout(format).wgsl()`). */
   readonly bindings: string;
 }
@@ -105,6 +110,15 @@ export interface BlockedParams {
  * ```
  */
 export function blockedFwWgsl(p: BlockedParams): string {
+  const code = blockedFwSource(p);
+  // Workgroup-memory indices use the row stride S (T, or T + 1 when padded); global ones use T.
+  return code.replace(
+    /\b(t[ab])\[([^\]]*)\]/g,
+    (_, name: string, index: string) => `${name}[${index.replace(/\* T\b/g, '* S')}]`,
+  );
+}
+
+function blockedFwSource(p: BlockedParams): string {
   const T = p.tile;
   const R = T / 16;
   const cells: [number, number][] = [];
@@ -118,8 +132,9 @@ export function blockedFwWgsl(p: BlockedParams): string {
 ${p.bindings}
 ${numberWgsl(p.format)}
 const T: u32 = ${T}u;
-var<workgroup> ta: array<E, ${T * T}>;
-var<workgroup> tb: array<E, ${T * T}>;
+const S: u32 = ${p.pad ? T + 1 : T}u;
+var<workgroup> ta: array<E, ${T * (p.pad ? T + 1 : T)}>;
+var<workgroup> tb: array<E, ${T * (p.pad ? T + 1 : T)}>;
 fn at(row: u32, col: u32) -> u32 { return row * params.n + col; }
 `;
   if (p.phase === 'diagonal') {
