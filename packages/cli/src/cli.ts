@@ -4,6 +4,7 @@ import { runAndersenSolve } from './commands/andersen';
 import { runAndersenLl } from './commands/andersen-ll';
 import { BENCH_ENGINES, runBench } from './commands/bench';
 import { runDoctor } from './commands/doctor';
+import { runOctagon } from './commands/octagon';
 import { EXIT_USAGE } from './errors';
 import { type CliIo, processIo } from './io';
 import { VERSION } from './version';
@@ -246,6 +247,45 @@ export function createProgram(
               aliasReport: options.aliasReport ?? false,
               allocators: options.allocator,
               print: options.print ?? false,
+            },
+            io,
+          ),
+        );
+      },
+    );
+
+  program
+    .command('octagon')
+    .description(
+      'analyze a program of the tiny octagon language: the invariant at each program point and the proved assertions',
+    )
+    .argument(
+      '<file>',
+      'program (integer variables, assignments, if, while, assert; see packages/octagon/README.md)',
+    )
+    .addOption(
+      new Option('--engine <engine>', 'octagon engine (auto: webgpu when an adapter is found, else f64)')
+        .choices(['auto', 'exact', 'f64', 'webgpu'])
+        .default('auto'),
+    )
+    .option('--json', 'print one JSON object (variables, points, assertions, time)')
+    .option('--loops-only', 'print the invariants at loop heads and at the end only')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 when every assertion and array-bound check is proved, 1 otherwise.',
+    )
+    .action(
+      async (
+        file: string,
+        options: { engine: 'auto' | 'exact' | 'f64' | 'webgpu'; json?: boolean; loopsOnly?: boolean },
+      ) => {
+        setStatus(
+          await runOctagon(
+            {
+              file,
+              engine: options.engine,
+              json: options.json ?? false,
+              loopsOnly: options.loopsOnly ?? false,
             },
             io,
           ),

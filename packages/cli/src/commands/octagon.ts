@@ -1,0 +1,82 @@
+import { readFile } from 'node:fs/promises';
+import { acquireGpu, type GpuContext } from '@gpumorph/gpu-allocator';
+import {
+  type AnalysisResult,
+  type AnalyzerEngine,
+  analyzeProgram,
+  OctagonParseError,
+} from '@gpumorph/octagon';
+import { EXIT_FAILURE } from '../errors';
+import { type CliIo, colorsFor } from '../io';
+
+/** Options of `gpumorph octagon <file>`. */
+export interface OctagonCommandOptions {
+  readonly file: string;
+  /** `auto`: WebGPU when an adapter is found, else the f64 CPU engine. */
+  readonly engine: 'auto' | AnalyzerEngine;
+  readonly json: boolean;
+  /** Print only the loop heads and the end, not the state before every statement. */
+  readonly loopsOnly?: boolean | undefined;
+}
+
+/**
+ * `gpumorph octagon <file>`: analyzes a program of the octagon package's tiny language over
+ * integer octagons and prints the invariant at each program point and which assertions (and
+ * array-bound checks) were proved. Exit status 0 when every one was proved, 1 otherwise.
+ *
+ * @example
+ * ```ts
+ * const status = await runOctagon({ file: 'examples/octagon/count.oct', engine: 'f64', json: false }, processIo());
+ * ```
+ */
+export async function runOctagon(options: OctagonCommandOptions, io: CliIo): Promise<number> {
+  const c = colorsFor(io);
+  let source: string;
+  try {
+    source = await readFile(options.file, 'utf8');
+  } catch (cause) {
+    throw new OctagonParseError(
+      { file: options.file, line: 1, column: 1 },
+      `cannot read the file: ${String(cause)}`,
+      {
+        cause,
+      },
+    );
+  }
+  let ctx: GpuContext | null = null;
+  let engine: AnalyzerEngine = options.engine === 'auto' ? 'f64' : options.engine;
+  try {
+    if (options.engine === 'auto' || options.engine === 'webgpu') {
+      ctx = await acquireGpu({ require: options.engine === 'webgpu' });
+      if (ctx) engine = 'webgpu';
+    }
+    const result = await analyzeProgram(source, { engine, ctx, file: options.file });
+    if (options.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    else printResult(result, options, io);
+    const failed = result.assertions.filter((a) => !a.proved).length;
+    if (!options.json) {
+      const summary = `${result.assertions.length - failed} of ${result.assertions.length} checks proved (${result.engine} engine, ${result.timeMs.toFixed(1)} ms)`;
+      io.stdout.write(`${failed === 0 ? c.green(summary) : c.red(summary)}\n`);
+    }
+    return failed === 0 ? 0 : EXIT_FAILURE;
+  } finally {
+    ctx?.destroy();
+  }
+}
+
+function printResult(result: AnalysisResult, options: OctagonCommandOptions, io: CliIo): void {
+  const c = colorsFor(io);
+  io.stdout.write(
+    `${c.bold(result.file)}: ${result.variables.length} variables (${result.variables.join(', ')})\n`,
+  );
+  for (const p of result.points) {
+    if (options.loopsOnly && !p.label.startsWith('loop head') && p.label !== 'end') continue;
+    io.stdout.write(`${c.dim(`${p.pos.line}:${p.pos.column}`)} ${p.label}\n    ${p.invariant}\n`);
+  }
+  for (const a of result.assertions) {
+    const verdict = a.proved ? c.green('proved') : c.red('NOT proved');
+    io.stdout.write(
+      `${verdict} ${a.kind === 'bounds' ? 'bounds check' : 'assertion'} at ${a.pos.file}:${a.pos.line}:${a.pos.column}: ${a.text}\n`,
+    );
+  }
+}

@@ -1,0 +1,501 @@
+import type { GpuContext } from '@gpumorph/gpu-allocator';
+import { createOctagonDomain, type LinearExpr, type Octagon, type OctagonDomain } from '../dbm/octagon';
+import { OctagonParseError, type SourcePosition } from '../errors';
+import { createOctagonGpu, type OctagonGpu } from '../gpu/engine';
+import type { Rational } from '../numbers/rational';
+import { type Cond, type Expr, type Program, parseProgram, type RelOp, type Stmt } from './parse';
+
+/** Engines of the analyzer: exact rationals, f64, or WebGPU (closures, joins and widenings' right arguments on the GPU). */
+export type AnalyzerEngine = 'exact' | 'f64' | 'webgpu';
+
+/** Options of {@link analyzeProgram}. */
+export interface AnalyzeOptions {
+  readonly engine?: AnalyzerEngine;
+  /** Required for `webgpu`. */
+  readonly ctx?: GpuContext | null;
+  /** Joins before widening at a loop head (default 2). */
+  readonly wideningDelay?: number;
+  /** Narrowing iterations after a loop's fixpoint (default 2). */
+  readonly narrowing?: number;
+  /** Widen with the program's constants (and ±1) as thresholds (default true). */
+  readonly thresholds?: boolean;
+}
+
+/** The invariant at one program point. */
+export interface ProgramPoint {
+  readonly pos: SourcePosition;
+  /** `before <statement>`, `loop head of <while …>`, or `end`. */
+  readonly label: string;
+  readonly invariant: string;
+  /** Bounds of each variable (null ends unbounded); null when unreachable. */
+  readonly box: readonly { lo: string | null; hi: string | null }[] | null;
+}
+
+/** One assertion (or array-bound check) and whether the analysis proved it. */
+export interface AssertionResult {
+  readonly pos: SourcePosition;
+  readonly text: string;
+  readonly kind: 'assert' | 'bounds';
+  readonly proved: boolean;
+}
+
+/** What {@link analyzeProgram} found. */
+export interface AnalysisResult {
+  readonly file: string;
+  readonly engine: AnalyzerEngine;
+  readonly variables: readonly string[];
+  readonly points: readonly ProgramPoint[];
+  readonly assertions: readonly AssertionResult[];
+  readonly timeMs: number;
+}
+
+type Oct = Octagon<unknown>;
+
+interface Backend {
+  readonly domain: OctagonDomain<unknown>;
+  /** The octagon with its closure computed (on the GPU for `webgpu`). */
+  closed(o: Oct): Promise<Oct>;
+  join(a: Oct, b: Oct): Promise<Oct>;
+}
+
+/** A linear form with integer coefficients, or null when the expression is not linear. */
+interface Lin {
+  readonly coeffs: Map<number, bigint>;
+  readonly constant: bigint;
+}
+
+/**
+ * Analyzes a program of the tiny language over integer octagons: forward abstract interpretation
+ * with widening at loop heads (after `wideningDelay` joins, with thresholds), then narrowing.
+ * Reports the invariant before each statement, at each loop head and at the end, and which
+ * assertions and array-bound checks were proved (an assertion is proved when the state meet its
+ * negation is empty).
+ *
+ * @example
+ * ```ts
+ * const r = await analyzeProgram('i = 0; while (i < 10) { i = i + 1; } assert(i == 10);', { engine: 'f64' });
+ * r.assertions[0]?.proved; // true
+ * ```
+ */
+export async function analyzeProgram(
+  source: string | Program,
+  options: AnalyzeOptions & { file?: string } = {},
+): Promise<AnalysisResult> {
+  const start = performance.now();
+  const program = typeof source === 'string' ? parseProgram(source, options.file ?? '<input>') : source;
+  const engine = options.engine ?? 'f64';
+  let gpu: OctagonGpu | null = null;
+  let backend: Backend;
+  if (engine === 'webgpu') {
+    if (!options.ctx)
+      throw new OctagonParseError(
+        { file: program.file, line: 1, column: 1 },
+        'the webgpu engine needs a GPU context',
+      );
+    const g = createOctagonGpu(options.ctx);
+    gpu = g;
+    backend = {
+      domain: createOctagonDomain({ engine: 'f64', kind: 'int' }) as OctagonDomain<unknown>,
+      closed: async (o) => (o.isClosed ? o : ((await g.close(o as Octagon<number>)) as Oct)),
+      join: async (a, b) => (await g.elementwise('join', a as Octagon<number>, b as Octagon<number>)) as Oct,
+    };
+  } else {
+    const domain = (
+      engine === 'exact'
+        ? createOctagonDomain({ engine: 'exact', kind: 'int' })
+        : createOctagonDomain({ engine: 'f64', kind: 'int' })
+    ) as OctagonDomain<unknown>;
+    backend = { domain, closed: async (o) => o.close(), join: async (a, b) => a.join(b) };
+  }
+  try {
+    const a = new Analyzer(program, backend, options);
+    await a.run();
+    return {
+      file: program.file,
+      engine,
+      variables: a.names,
+      points: a.points,
+      assertions: a.assertions,
+      timeMs: performance.now() - start,
+    };
+  } finally {
+    gpu?.destroy();
+  }
+}
+
+class Analyzer {
+  readonly names: string[] = [];
+  readonly #index = new Map<string, number>();
+  readonly #arrays = new Map<string, number>();
+  readonly points: ProgramPoint[] = [];
+  readonly assertions: AssertionResult[] = [];
+  readonly #thresholds: bigint[];
+  readonly #delay: number;
+  readonly #narrowing: number;
+
+  constructor(
+    readonly program: Program,
+    readonly be: Backend,
+    options: AnalyzeOptions,
+  ) {
+    const constants = new Set<bigint>([0n, 1n, -1n]);
+    const visitExpr = (e: Expr): void => {
+      if (e.kind === 'num') for (const d of [-1n, 0n, 1n]) constants.add(e.value + d);
+      else if (e.kind === 'var') this.#var(e.name);
+      else if (e.kind === 'index') visitExpr(e.index);
+      else if (e.kind === 'neg') visitExpr(e.arg);
+      else if (e.kind === 'bin') {
+        visitExpr(e.left);
+        visitExpr(e.right);
+      }
+    };
+    const visitCond = (c: Cond): void => {
+      if (c.kind === 'rel') {
+        visitExpr(c.left);
+        visitExpr(c.right);
+      } else if (c.kind === 'and' || c.kind === 'or') {
+        visitCond(c.left);
+        visitCond(c.right);
+      } else if (c.kind === 'not') visitCond(c.arg);
+    };
+    const visit = (ss: readonly Stmt[]): void => {
+      for (const s of ss) {
+        if (s.kind === 'var') for (const n of s.names) this.#var(n);
+        else if (s.kind === 'array') {
+          this.#arrays.set(s.name, this.#var(`${s.name}.length`));
+          visitExpr(s.length);
+        } else if (s.kind === 'assign') {
+          this.#var(s.target);
+          visitExpr(s.value);
+        } else if (s.kind === 'havoc') this.#var(s.target);
+        else if (s.kind === 'store') {
+          visitExpr(s.index);
+          visitExpr(s.value);
+        } else if (s.kind === 'if') {
+          visitCond(s.cond);
+          visit(s.then);
+          visit(s.else);
+        } else if (s.kind === 'while') {
+          visitCond(s.cond);
+          visit(s.body);
+        } else if (s.kind === 'assert' || s.kind === 'assume') visitCond(s.cond);
+      }
+    };
+    visit(program.body);
+    this.#thresholds = options.thresholds === false ? [] : [...constants].sort((x, y) => (x < y ? -1 : 1));
+    this.#delay = options.wideningDelay ?? 2;
+    this.#narrowing = options.narrowing ?? 2;
+  }
+
+  #var(name: string): number {
+    let i = this.#index.get(name);
+    if (i === undefined) {
+      i = this.names.length;
+      this.names.push(name);
+      this.#index.set(name, i);
+    }
+    return i;
+  }
+
+  async run(): Promise<void> {
+    const top = this.be.domain.top(this.names.length);
+    const end = await this.#block(this.program.body, top, true);
+    const last = this.program.body.at(-1);
+    const pos = last
+      ? { ...last.pos, line: last.pos.line + 1, column: 1 }
+      : { file: this.program.file, line: 1, column: 1 };
+    this.#record(pos, 'end', end);
+  }
+
+  #record(pos: SourcePosition, label: string, s: Oct): void {
+    const box = s.toBox();
+    this.points.push({
+      pos,
+      label,
+      invariant: s.toString(this.names),
+      box: box ? box.map((b) => ({ lo: b.lo?.toString() ?? null, hi: b.hi?.toString() ?? null })) : null,
+    });
+  }
+
+  async #block(ss: readonly Stmt[], s0: Oct, rec: boolean): Promise<Oct> {
+    let s = s0;
+    for (const st of ss) s = await this.#stmt(st, s, rec);
+    return s;
+  }
+
+  async #stmt(st: Stmt, s0: Oct, rec: boolean): Promise<Oct> {
+    let s = s0;
+    if (rec && st.kind !== 'while') {
+      s = await this.be.closed(s);
+      this.#record(st.pos, `before ${st.text}`, s);
+    }
+    switch (st.kind) {
+      case 'var':
+      case 'skip':
+        return s;
+      case 'array': {
+        s = await this.be.closed(s);
+        return this.#assign(s, this.#arrays.get(st.name) as number, st.length);
+      }
+      case 'assign':
+        s = await this.#checkExpr(st.value, s, rec);
+        return this.#assign(await this.be.closed(s), this.#index.get(st.target) as number, st.value);
+      case 'havoc':
+        s = await this.be.closed(s);
+        return s.assignInterval(this.#index.get(st.target) as number, st.lo, st.hi);
+      case 'store': {
+        s = await this.#checkExpr(st.index, s, rec);
+        s = await this.#checkExpr(st.value, s, rec);
+        return this.#checkBounds(st.array, st.index, st.pos, s, rec);
+      }
+      case 'assume':
+        return this.#guard(st.cond, s);
+      case 'assert': {
+        const bad = await this.#guard({ kind: 'not', arg: st.cond }, s);
+        const proved = (await this.be.closed(bad)).isEmpty();
+        if (rec) this.assertions.push({ pos: st.pos, text: st.text, kind: 'assert', proved });
+        return this.#guard(st.cond, s);
+      }
+      case 'if': {
+        const a = await this.#block(st.then, await this.#guard(st.cond, s), rec);
+        const b = await this.#block(st.else, await this.#guard({ kind: 'not', arg: st.cond }, s), rec);
+        return this.be.join(a, b);
+      }
+      case 'while': {
+        const entry = s;
+        let head = await this.be.closed(entry);
+        const step = async (h: Oct) =>
+          this.be.join(entry, await this.#block(st.body, await this.#guard(st.cond, h), false));
+        for (let iter = 0; ; iter++) {
+          const next = await this.be.closed(await step(head));
+          if (next.includedIn(head)) break;
+          head =
+            iter < this.#delay
+              ? await this.be.join(head, next)
+              : head.widen(await this.be.closed(next), this.#thresholds);
+          if (iter > 1000)
+            throw new Error(`no fixpoint at ${st.pos.line}:${st.pos.column} after 1000 iterations`);
+        }
+        for (let k = 0; k < this.#narrowing; k++) {
+          const next = await this.be.closed(await step(head));
+          head = await this.be.closed(head.narrow(next));
+        }
+        head = await this.be.closed(head);
+        if (rec) {
+          this.#record(st.pos, `loop head of ${st.text}`, head);
+          await this.#block(st.body, await this.#guard(st.cond, head), true);
+        }
+        return this.#guard({ kind: 'not', arg: st.cond }, head);
+      }
+    }
+  }
+
+  /** Checks the array accesses inside an expression. */
+  async #checkExpr(e: Expr, s: Oct, rec: boolean): Promise<Oct> {
+    if (e.kind === 'index') {
+      const s1 = await this.#checkExpr(e.index, s, rec);
+      return this.#checkBounds(e.array, e.index, e.pos, s1, rec);
+    }
+    if (e.kind === 'neg') return this.#checkExpr(e.arg, s, rec);
+    if (e.kind === 'bin') return this.#checkExpr(e.right, await this.#checkExpr(e.left, s, rec), rec);
+    return s;
+  }
+
+  async #checkBounds(array: string, index: Expr, pos: SourcePosition, s: Oct, rec: boolean): Promise<Oct> {
+    const len = this.#arrays.get(array);
+    if (len === undefined) throw new OctagonParseError(pos, `'${array}' is not a declared array`);
+    const ok: Cond = {
+      kind: 'and',
+      left: { kind: 'rel', op: '<=', left: { kind: 'num', value: 0n, pos }, right: index },
+      right: { kind: 'rel', op: '<', left: index, right: { kind: 'var', name: `${array}.length`, pos } },
+    };
+    const bad = await this.#guard({ kind: 'not', arg: ok }, s);
+    const proved = (await this.be.closed(bad)).isEmpty();
+    if (rec)
+      this.assertions.push({ pos, text: `0 <= ${show(index)} < ${array}.length`, kind: 'bounds', proved });
+    return this.#guard(ok, s);
+  }
+
+  #assign(s: Oct, x: number, e: Expr): Oct {
+    const lin = this.#lin(e);
+    if (lin) return s.assignLinear(x, toLinear(lin));
+    const iv = this.#interval(e, s);
+    return s.assignInterval(x, iv.lo, iv.hi);
+  }
+
+  #lin(e: Expr): Lin | null {
+    switch (e.kind) {
+      case 'num':
+        return { coeffs: new Map(), constant: e.value };
+      case 'var': {
+        const v = this.#index.get(e.name);
+        if (v === undefined) return null;
+        return { coeffs: new Map([[v, 1n]]), constant: 0n };
+      }
+      case 'unknown':
+      case 'index':
+        return null;
+      case 'neg': {
+        const a = this.#lin(e.arg);
+        return a && scale(a, -1n);
+      }
+      case 'bin': {
+        const a = this.#lin(e.left);
+        const b = this.#lin(e.right);
+        if (!a || !b) return null;
+        if (e.op === '+') return add(a, b);
+        if (e.op === '-') return add(a, scale(b, -1n));
+        if (a.coeffs.size === 0) return scale(b, a.constant);
+        if (b.coeffs.size === 0) return scale(a, b.constant);
+        return null;
+      }
+    }
+  }
+
+  /** Interval of a (non-linear) expression on the box of `s`. */
+  #interval(e: Expr, s: Oct): { lo: bigint | null; hi: bigint | null } {
+    const top = { lo: null, hi: null };
+    switch (e.kind) {
+      case 'num':
+        return { lo: e.value, hi: e.value };
+      case 'var': {
+        const b = s.bound(this.#index.get(e.name) as number);
+        if (!b) return top;
+        return { lo: b.lo ? ratFloor(b.lo) : null, hi: b.hi ? ratFloor(b.hi) : null };
+      }
+      case 'unknown':
+      case 'index':
+        return top;
+      case 'neg': {
+        const a = this.#interval(e.arg, s);
+        return { lo: a.hi === null ? null : -a.hi, hi: a.lo === null ? null : -a.lo };
+      }
+      case 'bin': {
+        const a = this.#interval(e.left, s);
+        const b = this.#interval(e.right, s);
+        if (e.op === '+')
+          return {
+            lo: a.lo !== null && b.lo !== null ? a.lo + b.lo : null,
+            hi: a.hi !== null && b.hi !== null ? a.hi + b.hi : null,
+          };
+        if (e.op === '-')
+          return {
+            lo: a.lo !== null && b.hi !== null ? a.lo - b.hi : null,
+            hi: a.hi !== null && b.lo !== null ? a.hi - b.lo : null,
+          };
+        if (a.lo === null || a.hi === null || b.lo === null || b.hi === null) {
+          const zero = (x: typeof a) => x.lo === 0n && x.hi === 0n;
+          return zero(a) || zero(b) ? { lo: 0n, hi: 0n } : top;
+        }
+        const ps = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi].sort((x, y) =>
+          x < y ? -1 : x > y ? 1 : 0,
+        );
+        return { lo: ps[0] as bigint, hi: ps[3] as bigint };
+      }
+    }
+  }
+
+  async #guard(c: Cond, s0: Oct): Promise<Oct> {
+    switch (c.kind) {
+      case 'const':
+        return c.value ? s0 : this.be.domain.bottom(this.names.length);
+      case 'unknown':
+        return s0;
+      case 'and':
+        return this.#guard(c.right, await this.#guard(c.left, s0));
+      case 'or':
+        return this.be.join(await this.#guard(c.left, s0), await this.#guard(c.right, s0));
+      case 'not':
+        return this.#guard(negate(c.arg), s0);
+      case 'rel': {
+        const l = this.#lin(c.left);
+        const r = this.#lin(c.right);
+        if (!l || !r) return s0;
+        const d = add(l, scale(r, -1n)); // left − right
+        const s = await this.be.closed(s0);
+        const le = (f: Lin) => s.guardLinear(toLinear(f)); // f ≤ 0
+        const nd = scale(d, -1n);
+        switch (c.op) {
+          case '<=':
+            return le(d);
+          case '<':
+            return le(add(d, konst(1n)));
+          case '>=':
+            return le(nd);
+          case '>':
+            return le(add(nd, konst(1n)));
+          case '==':
+            return (await this.be.closed(le(d))).guardLinear(toLinear(nd));
+          case '!=':
+            return this.be.join(le(add(d, konst(1n))), le(add(nd, konst(1n))));
+        }
+      }
+    }
+  }
+
+  /** Widening thresholds (exposed for tests). */
+  get thresholds(): readonly bigint[] {
+    return this.#thresholds;
+  }
+}
+
+function negate(c: Cond): Cond {
+  switch (c.kind) {
+    case 'const':
+      return { kind: 'const', value: !c.value };
+    case 'unknown':
+      return c;
+    case 'not':
+      return c.arg;
+    case 'and':
+      return { kind: 'or', left: negate(c.left), right: negate(c.right) };
+    case 'or':
+      return { kind: 'and', left: negate(c.left), right: negate(c.right) };
+    case 'rel': {
+      const op: Record<RelOp, RelOp> = { '<': '>=', '<=': '>', '>': '<=', '>=': '<', '==': '!=', '!=': '==' };
+      return { ...c, op: op[c.op] };
+    }
+  }
+}
+
+function konst(c: bigint): Lin {
+  return { coeffs: new Map(), constant: c };
+}
+
+function scale(a: Lin, k: bigint): Lin {
+  return { coeffs: new Map([...a.coeffs].map(([v, c]) => [v, c * k])), constant: a.constant * k };
+}
+
+function add(a: Lin, b: Lin): Lin {
+  const coeffs = new Map(a.coeffs);
+  for (const [v, c] of b.coeffs) coeffs.set(v, (coeffs.get(v) ?? 0n) + c);
+  return { coeffs, constant: a.constant + b.constant };
+}
+
+function toLinear(l: Lin): LinearExpr {
+  return {
+    terms: [...l.coeffs].filter(([, c]) => c !== 0n).map(([v, c]) => [v, c] as const),
+    constant: l.constant,
+  };
+}
+
+function ratFloor(r: Rational): bigint {
+  return r.floor().num;
+}
+
+function show(e: Expr): string {
+  switch (e.kind) {
+    case 'num':
+      return `${e.value}`;
+    case 'var':
+      return e.name;
+    case 'unknown':
+      return '?';
+    case 'index':
+      return `${e.array}[${show(e.index)}]`;
+    case 'neg':
+      return `-${show(e.arg)}`;
+    case 'bin':
+      return `(${show(e.left)} ${e.op} ${show(e.right)})`;
+  }
+}

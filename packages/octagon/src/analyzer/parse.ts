@@ -1,0 +1,389 @@
+import { OctagonParseError, type SourcePosition } from '../errors';
+
+/** An expression of the analyzer language. */
+export type Expr =
+  | { readonly kind: 'num'; readonly value: bigint; readonly pos: SourcePosition }
+  | { readonly kind: 'var'; readonly name: string; readonly pos: SourcePosition }
+  | { readonly kind: 'unknown'; readonly pos: SourcePosition }
+  | { readonly kind: 'index'; readonly array: string; readonly index: Expr; readonly pos: SourcePosition }
+  | { readonly kind: 'neg'; readonly arg: Expr; readonly pos: SourcePosition }
+  | {
+      readonly kind: 'bin';
+      readonly op: '+' | '-' | '*';
+      readonly left: Expr;
+      readonly right: Expr;
+      readonly pos: SourcePosition;
+    };
+
+/** A relational operator. */
+export type RelOp = '<' | '<=' | '>' | '>=' | '==' | '!=';
+
+/** A condition. */
+export type Cond =
+  | { readonly kind: 'const'; readonly value: boolean }
+  | { readonly kind: 'unknown' }
+  | { readonly kind: 'rel'; readonly op: RelOp; readonly left: Expr; readonly right: Expr }
+  | { readonly kind: 'and' | 'or'; readonly left: Cond; readonly right: Cond }
+  | { readonly kind: 'not'; readonly arg: Cond };
+
+/** A statement; `text` is its source (for reports). */
+export type Stmt = { readonly pos: SourcePosition; readonly text: string } & (
+  | { readonly kind: 'var'; readonly names: readonly string[] }
+  | { readonly kind: 'array'; readonly name: string; readonly length: Expr }
+  | { readonly kind: 'assign'; readonly target: string; readonly value: Expr }
+  | {
+      readonly kind: 'havoc';
+      readonly target: string;
+      readonly lo: bigint | null;
+      readonly hi: bigint | null;
+    }
+  | { readonly kind: 'store'; readonly array: string; readonly index: Expr; readonly value: Expr }
+  | {
+      readonly kind: 'if';
+      readonly cond: Cond;
+      readonly then: readonly Stmt[];
+      readonly else: readonly Stmt[];
+    }
+  | { readonly kind: 'while'; readonly cond: Cond; readonly body: readonly Stmt[] }
+  | { readonly kind: 'assert' | 'assume'; readonly cond: Cond }
+  | { readonly kind: 'skip' }
+);
+
+/** A parsed program. */
+export interface Program {
+  readonly file: string;
+  readonly body: readonly Stmt[];
+}
+
+interface Token {
+  readonly kind: 'num' | 'id' | 'op' | 'eof';
+  readonly text: string;
+  readonly pos: SourcePosition;
+  readonly offset: number;
+}
+
+const OPS = [
+  '<=',
+  '>=',
+  '==',
+  '!=',
+  '&&',
+  '||',
+  '<',
+  '>',
+  '=',
+  '+',
+  '-',
+  '*',
+  '(',
+  ')',
+  '{',
+  '}',
+  '[',
+  ']',
+  ';',
+  ',',
+  '!',
+  '?',
+];
+const KEYWORDS = new Set([
+  'var',
+  'array',
+  'if',
+  'else',
+  'while',
+  'assert',
+  'assume',
+  'skip',
+  'true',
+  'false',
+  'inf',
+]);
+
+function tokenize(src: string, file: string): Token[] {
+  const out: Token[] = [];
+  let line = 1;
+  let col = 1;
+  let i = 0;
+  const advance = (n: number) => {
+    for (let k = 0; k < n; k++) {
+      if (src[i] === '\n') {
+        line++;
+        col = 1;
+      } else col++;
+      i++;
+    }
+  };
+  while (i < src.length) {
+    const ch = src[i] as string;
+    if (/\s/.test(ch)) {
+      advance(1);
+      continue;
+    }
+    if (src.startsWith('//', i) || ch === '#') {
+      while (i < src.length && src[i] !== '\n') advance(1);
+      continue;
+    }
+    if (src.startsWith('/*', i)) {
+      const end = src.indexOf('*/', i + 2);
+      if (end < 0) throw new OctagonParseError({ file, line, column: col }, 'unterminated comment');
+      advance(end + 2 - i);
+      continue;
+    }
+    const pos = { file, line, column: col };
+    const num = /^\d+/.exec(src.slice(i, i + 40));
+    if (num) {
+      out.push({ kind: 'num', text: num[0], pos, offset: i });
+      advance(num[0].length);
+      continue;
+    }
+    const id = /^[A-Za-z_][A-Za-z0-9_]*/.exec(src.slice(i, i + 200));
+    if (id) {
+      out.push({ kind: 'id', text: id[0], pos, offset: i });
+      advance(id[0].length);
+      continue;
+    }
+    const op = OPS.find((o) => src.startsWith(o, i));
+    if (!op) throw new OctagonParseError(pos, `unexpected character '${ch}'`);
+    out.push({ kind: 'op', text: op, pos, offset: i });
+    advance(op.length);
+  }
+  out.push({ kind: 'eof', text: 'end of file', pos: { file, line, column: col }, offset: src.length });
+  return out;
+}
+
+/**
+ * Parses a program of the analyzer language (grammar in the README): integer variables,
+ * assignments (`x = e;`, `x = [a, b];` for an unknown value in a range), arrays with checked
+ * accesses (`array a[n]; a[i] = e;`), `if`/`else`, `while`, `assert`, `assume`.
+ *
+ * @example
+ * ```ts
+ * const p = parseProgram('x = 0; while (x < 10) { x = x + 1; } assert(x == 10);', 'count.oct');
+ * p.body.length; // 3
+ * ```
+ */
+export function parseProgram(src: string, file = '<input>'): Program {
+  const toks = tokenize(src, file);
+  let k = 0;
+  const peek = (d = 0) => toks[Math.min(k + d, toks.length - 1)] as Token;
+  const next = () => toks[k++] as Token;
+  const fail = (t: Token, what: string): never => {
+    throw new OctagonParseError(t.pos, `expected ${what}, found '${t.text}'`);
+  };
+  const is = (text: string, d = 0) => {
+    const t = peek(d);
+    return (t.kind === 'op' || t.kind === 'id') && t.text === text;
+  };
+  const expect = (text: string) => {
+    const t = next();
+    if ((t.kind !== 'op' && t.kind !== 'id') || t.text !== text) fail(t, `'${text}'`);
+    return t;
+  };
+  const ident = () => {
+    const t = next();
+    if (t.kind !== 'id' || KEYWORDS.has(t.text)) fail(t, 'a variable name');
+    return t;
+  };
+
+  const atom = (): Expr => {
+    const t = peek();
+    if (t.kind === 'num') {
+      next();
+      return { kind: 'num', value: BigInt(t.text), pos: t.pos };
+    }
+    if (is('?')) {
+      next();
+      return { kind: 'unknown', pos: t.pos };
+    }
+    if (is('(')) {
+      next();
+      const e = expr();
+      expect(')');
+      return e;
+    }
+    if (is('-')) {
+      next();
+      return { kind: 'neg', arg: atom(), pos: t.pos };
+    }
+    if (t.kind !== 'id' || KEYWORDS.has(t.text)) fail(t, 'an expression');
+    const id = ident();
+    if (is('[')) {
+      next();
+      const index = expr();
+      expect(']');
+      return { kind: 'index', array: id.text, index, pos: id.pos };
+    }
+    return { kind: 'var', name: id.text, pos: id.pos };
+  };
+  const term = (): Expr => {
+    let e = atom();
+    while (is('*')) {
+      const t = next();
+      e = { kind: 'bin', op: '*', left: e, right: atom(), pos: t.pos };
+    }
+    return e;
+  };
+  const expr = (): Expr => {
+    let e = term();
+    while (is('+') || is('-')) {
+      const t = next();
+      e = { kind: 'bin', op: t.text as '+' | '-', left: e, right: term(), pos: t.pos };
+    }
+    return e;
+  };
+  const rel = (): Cond => {
+    const left = expr();
+    const t = next();
+    if (!['<', '<=', '>', '>=', '==', '!='].includes(t.text)) fail(t, 'a comparison (<, <=, >, >=, ==, !=)');
+    return { kind: 'rel', op: t.text as RelOp, left, right: expr() };
+  };
+  const neg = (): Cond => {
+    if (is('!')) {
+      next();
+      return { kind: 'not', arg: neg() };
+    }
+    if (is('true') || is('false')) return { kind: 'const', value: next().text === 'true' };
+    if (is('?') && (is(')', 1) || is('&&', 1) || is('||', 1))) {
+      next();
+      return { kind: 'unknown' };
+    }
+    if (is('(')) {
+      const save = k;
+      try {
+        next();
+        const c = cond();
+        expect(')');
+        return c;
+      } catch (error) {
+        if (!(error instanceof OctagonParseError)) throw error;
+        k = save;
+      }
+    }
+    return rel();
+  };
+  const conj = (): Cond => {
+    let c = neg();
+    while (is('&&')) {
+      next();
+      c = { kind: 'and', left: c, right: neg() };
+    }
+    return c;
+  };
+  const cond = (): Cond => {
+    let c = conj();
+    while (is('||')) {
+      next();
+      c = { kind: 'or', left: c, right: conj() };
+    }
+    return c;
+  };
+  const signedNum = (): bigint | null => {
+    const neg = is('-');
+    if (neg) next();
+    if (is('inf')) {
+      next();
+      return null;
+    }
+    const t = next();
+    if (t.kind !== 'num') fail(t, 'a number');
+    return neg ? -BigInt(t.text) : BigInt(t.text);
+  };
+  const block = (): Stmt[] => {
+    expect('{');
+    const out: Stmt[] = [];
+    while (!is('}')) {
+      if (peek().kind === 'eof') fail(peek(), "'}'");
+      out.push(stmt());
+    }
+    next();
+    return out;
+  };
+  const text = (start: Token) => {
+    const end = toks[k - 1] as Token;
+    return src.slice(start.offset, end.offset + end.text.length).replace(/\s+/g, ' ');
+  };
+  const stmt = (): Stmt => {
+    const t = peek();
+    if (is('var')) {
+      next();
+      const names = [ident().text];
+      while (is(',')) {
+        next();
+        names.push(ident().text);
+      }
+      expect(';');
+      return { kind: 'var', names, pos: t.pos, text: text(t) };
+    }
+    if (is('array')) {
+      next();
+      const name = ident().text;
+      expect('[');
+      const length = expr();
+      expect(']');
+      expect(';');
+      return { kind: 'array', name, length, pos: t.pos, text: text(t) };
+    }
+    if (is('skip')) {
+      next();
+      expect(';');
+      return { kind: 'skip', pos: t.pos, text: 'skip;' };
+    }
+    if (is('if')) {
+      next();
+      expect('(');
+      const c = cond();
+      expect(')');
+      const head = text(t);
+      const then = block();
+      let els: Stmt[] = [];
+      if (is('else')) {
+        next();
+        els = is('if') ? [stmt()] : block();
+      }
+      return { kind: 'if', cond: c, then, else: els, pos: t.pos, text: head };
+    }
+    if (is('while')) {
+      next();
+      expect('(');
+      const c = cond();
+      expect(')');
+      const head = text(t);
+      return { kind: 'while', cond: c, body: block(), pos: t.pos, text: head };
+    }
+    if (is('assert') || is('assume')) {
+      const kind = next().text as 'assert' | 'assume';
+      expect('(');
+      const c = cond();
+      expect(')');
+      expect(';');
+      return { kind, cond: c, pos: t.pos, text: text(t) };
+    }
+    const id = ident();
+    if (is('[')) {
+      next();
+      const index = expr();
+      expect(']');
+      expect('=');
+      const value = expr();
+      expect(';');
+      return { kind: 'store', array: id.text, index, value, pos: t.pos, text: text(t) };
+    }
+    expect('=');
+    if (is('[')) {
+      next();
+      const lo = signedNum();
+      expect(',');
+      const hi = signedNum();
+      expect(']');
+      expect(';');
+      return { kind: 'havoc', target: id.text, lo, hi, pos: t.pos, text: text(t) };
+    }
+    const value = expr();
+    expect(';');
+    return { kind: 'assign', target: id.text, value, pos: t.pos, text: text(t) };
+  };
+  const body: Stmt[] = [];
+  while (peek().kind !== 'eof') body.push(stmt());
+  return { file, body };
+}

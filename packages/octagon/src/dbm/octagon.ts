@@ -1,0 +1,892 @@
+import { OctagonDimensionError } from '../errors';
+import { type BoundStore, type Bounds, boundsOf, type NumberEngine } from '../numbers/bounds';
+import { Rational } from '../numbers/rational';
+import { closeF64, closeGeneric, incrementalCloseGeneric } from './closure';
+import { halfSize, matPos } from './layout';
+
+/** `int`: variables range over the integers (tight closure); `real`: over the reals (strong closure). */
+export type OctagonKind = 'int' | 'real';
+
+/** +1 or −1. */
+export type Sign = 1 | -1;
+
+/** A number given to the domain: a rational, a JS number (its exact value) or a string (`'7/2'`). */
+export type NumberLike = Rational | number | bigint | string;
+
+/**
+ * An octagonal constraint `si·x_i + sj·x_j ≤ c`, or `si·x_i ≤ c` without `j`.
+ *
+ * @example
+ * ```ts
+ * const c: OctConstraint = { i: 0, si: 1, j: 1, sj: -1, c: 3 }; // x0 − x1 ≤ 3
+ * ```
+ */
+export interface OctConstraint {
+  readonly i: number;
+  readonly si: Sign;
+  readonly j?: number | undefined;
+  readonly sj?: Sign | undefined;
+  readonly c: NumberLike;
+}
+
+/** A closed interval; `null` is an infinite end. */
+export interface Interval {
+  readonly lo: Rational | null;
+  readonly hi: Rational | null;
+}
+
+/**
+ * A linear form `Σ coef·x_var + constant` with an interval constant (APRON's interval linear forms).
+ *
+ * @example
+ * ```ts
+ * const e: LinearExpr = { terms: [[0, 2], [1, -1]], constant: 5 }; // 2·x0 − x1 + 5
+ * ```
+ */
+export interface LinearExpr {
+  readonly terms: ReadonlyArray<readonly [variable: number, coefficient: NumberLike]>;
+  readonly constant?: NumberLike | { readonly lo: NumberLike | null; readonly hi: NumberLike | null };
+}
+
+/** Converts a {@link NumberLike} to an exact rational. */
+export function toRational(x: NumberLike): Rational {
+  if (x instanceof Rational) return x;
+  if (typeof x === 'bigint') return Rational.of(x);
+  if (typeof x === 'string') return Rational.parse(x);
+  if (x === Number.NEGATIVE_INFINITY || Number.isNaN(x)) throw new RangeError(`bad constant ${x}`);
+  return Rational.fromNumber(x);
+}
+
+/**
+ * Node of the signed variable `s·x_i`: `2i` for `+x_i`, `2i+1` for `−x_i`.
+ *
+ * @example
+ * ```ts
+ * signedNode(-1, 3); // 7: the node of −x3
+ * ```
+ */
+export function signedNode(s: Sign, i: number): number {
+  return s === 1 ? 2 * i : 2 * i + 1;
+}
+
+/** Upper bounds of a linear form and of its negation (outward: never below the exact ones). */
+interface FormBounds<T> {
+  readonly up: T;
+  readonly down: T;
+}
+
+/**
+ * An octagon over `dim` variables: a coherent DBM in half-matrix storage with bounds in an exact
+ * or outward-rounded f64 number system (see {@link Bounds}). Values are immutable: every operator
+ * returns a new octagon. The strong (tight for `int`) closure is computed lazily and cached beside
+ * the matrix as built, so operators that Miné defines on closed arguments (join, inclusion,
+ * forget, assignment, bounds…) close them, and widening uses its left argument as built.
+ *
+ * Create through {@link createOctagonDomain}.
+ *
+ * @example
+ * ```ts
+ * const D = createOctagonDomain({ engine: 'exact', kind: 'int' });
+ * const a = D.fromConstraints(2, [{ i: 0, si: 1, c: 3 }, { i: 1, si: 1, j: 0, sj: -1, c: 0 }]);
+ * a.bound(1)?.hi?.toString(); // "3"  (x1 ≤ x0 ≤ 3)
+ * a.toString(['x', 'y']); // "{ x <= 3, x + y <= 6, -x + y <= 0, y <= 3 }"
+ * ```
+ */
+export class Octagon<T> {
+  readonly dim: number;
+  readonly kind: OctagonKind;
+  readonly bounds: Bounds<T>;
+  /** The matrix as built; null when known empty. */
+  readonly #raw: BoundStore<T> | null;
+  /** The closed matrix: undefined until computed, null when empty. */
+  #closed: BoundStore<T> | null | undefined;
+
+  /** @internal Use the domain's factories. */
+  constructor(bounds: Bounds<T>, kind: OctagonKind, dim: number, raw: BoundStore<T> | null, closed: boolean) {
+    this.bounds = bounds;
+    this.kind = kind;
+    this.dim = dim;
+    this.#raw = raw;
+    this.#closed = raw === null ? null : closed ? raw : undefined;
+  }
+
+  /** Number engine of the bounds. */
+  get engine(): NumberEngine {
+    return this.bounds.engine;
+  }
+
+  /** True when the matrix as built is known to be closed (or empty). */
+  get isClosed(): boolean {
+    return this.#closed !== undefined;
+  }
+
+  /** The half matrix as built (do not modify); null when known empty. */
+  rawMatrix(): BoundStore<T> | null {
+    return this.#raw;
+  }
+
+  /** The strongly (tightly) closed half matrix (do not modify); null when empty. */
+  closedMatrix(): BoundStore<T> | null {
+    if (this.#closed === undefined) {
+      const m = this.bounds.copy(this.#raw as BoundStore<T>);
+      const tight = this.kind === 'int';
+      const ok =
+        this.bounds.engine === 'f64'
+          ? closeF64(m as unknown as Float64Array, this.dim, tight)
+          : closeGeneric(m, this.dim, this.bounds, tight);
+      this.#closed = ok ? m : null;
+    }
+    return this.#closed;
+  }
+
+  /**
+   * This octagon with the matrix as built declared closed — for matrices closed elsewhere (the
+   * GPU engine). Operators then use it without closing again; soundness does not depend on it.
+   */
+  markClosed(): Octagon<T> {
+    return new Octagon(this.bounds, this.kind, this.dim, this.#raw, true);
+  }
+
+  /** This octagon with its matrix closed (the same set of points). */
+  close(): Octagon<T> {
+    const c = this.closedMatrix();
+    return new Octagon(this.bounds, this.kind, this.dim, c, true);
+  }
+
+  /** Whether the octagon has no point (closes it). */
+  isEmpty(): boolean {
+    return this.closedMatrix() === null;
+  }
+
+  /** Whether every cell of the closed matrix is +∞ (besides the diagonal). */
+  isTop(): boolean {
+    const m = this.closedMatrix();
+    if (!m) return false;
+    for (let i = 0; i < 2 * this.dim; i++) {
+      for (let j = 0; j <= (i | 1); j++) {
+        if (i !== j && !this.bounds.isInf(m[matPos(i, j)] as T)) return false;
+      }
+    }
+    return true;
+  }
+
+  /** Cell `(i, j)`: the bound of `V_j − V_i` of the closed matrix (`closed`, default) or as built. */
+  cell(i: number, j: number, which: 'closed' | 'raw' = 'closed'): T | null {
+    const m = which === 'closed' ? this.closedMatrix() : this.#raw;
+    return m ? (m[matPos(i, j)] as T) : null;
+  }
+
+  /** The full 2n×2n matrix, row-major (closed by default); null when empty. */
+  toDense(which: 'closed' | 'raw' = 'closed'): T[] | null {
+    const m = which === 'closed' ? this.closedMatrix() : this.#raw;
+    if (!m) return null;
+    const N = 2 * this.dim;
+    const out = new Array<T>(N * N);
+    for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) out[i * N + j] = m[matPos(i, j)] as T;
+    return out;
+  }
+
+  // ---------------------------------------------------------------- predicates
+
+  /** `this ⊑ other`: closes `this` only (Miné's inclusion test). */
+  includedIn(other: Octagon<T>): boolean {
+    this.#same(other, 'inclusion');
+    const m = this.closedMatrix();
+    if (!m) return true;
+    const o = other.#raw;
+    if (!o) return false;
+    const B = this.bounds;
+    for (let p = 0; p < m.length; p++) if (!B.le(m[p] as T, o[p] as T)) return false;
+    return true;
+  }
+
+  /** Same set of points: both closed and compared. */
+  equals(other: Octagon<T>): boolean {
+    this.#same(other, 'equality');
+    const a = this.closedMatrix();
+    const b = other.closedMatrix();
+    if (!a || !b) return a === b;
+    for (let p = 0; p < a.length; p++) if (!this.bounds.eq(a[p] as T, b[p] as T)) return false;
+    return true;
+  }
+
+  // ---------------------------------------------------------------- lattice
+
+  /** Least upper bound: max of the closed matrices (the result is closed). */
+  join(other: Octagon<T>): Octagon<T> {
+    this.#same(other, 'join');
+    const a = this.closedMatrix();
+    const b = other.closedMatrix();
+    if (!a) return other.close();
+    if (!b) return this.close();
+    const B = this.bounds;
+    const m = B.alloc(a.length);
+    for (let p = 0; p < a.length; p++) m[p] = B.max(a[p] as T, b[p] as T);
+    return this.#make(m, true);
+  }
+
+  /** Greatest lower bound: min of the matrices as built (not closed). */
+  meet(other: Octagon<T>): Octagon<T> {
+    this.#same(other, 'meet');
+    const a = this.#raw;
+    const b = other.#raw;
+    if (!a || !b) return this.#make(null, true);
+    const B = this.bounds;
+    const m = B.alloc(a.length);
+    for (let p = 0; p < a.length; p++) m[p] = B.min(a[p] as T, b[p] as T);
+    return this.#make(m, false);
+  }
+
+  /**
+   * Widening `this ∇ other` (Miné 2006 Def. 11): the left argument as built (never closed, or
+   * chains need not stabilise), the right closed; a cell that grows goes to the least threshold
+   * above it (thresholds are bounds of `±x±y`; a unary cell `2·x` uses twice the threshold), or +∞.
+   */
+  widen(other: Octagon<T>, thresholds: readonly NumberLike[] = []): Octagon<T> {
+    this.#same(other, 'widening');
+    if (this.isEmpty()) return other;
+    const a = this.#raw as BoundStore<T>;
+    const b = other.closedMatrix();
+    if (!b) return this;
+    const B = this.bounds;
+    // Integer octagons take ⌊t⌋ (an integer variable below t is below ⌊t⌋), keeping every cell integral.
+    const ts = thresholds
+      .map((t) => B.fromRational(this.kind === 'int' ? toRational(t).floor() : toRational(t)))
+      .sort((x, y) => (B.lt(x, y) ? -1 : 1));
+    const m = B.alloc(a.length);
+    const N = 2 * this.dim;
+    for (let i = 0; i < N; i++) {
+      for (let j = 0; j <= (i | 1); j++) {
+        const p = matPos(i, j);
+        const av = a[p] as T;
+        const bv = b[p] as T;
+        if (B.le(bv, av)) {
+          m[p] = av;
+          continue;
+        }
+        let w = B.inf;
+        const unary = j === (i ^ 1);
+        for (const t of ts) {
+          const tv = unary ? B.double(t) : t;
+          if (B.le(bv, tv)) {
+            w = tv;
+            break;
+          }
+        }
+        m[p] = w;
+      }
+    }
+    return this.#make(m, false);
+  }
+
+  /** Narrowing `this Δ other` (Miné 2006 Def. 12): +∞ cells of the left (as built) take the right's (closed). */
+  narrow(other: Octagon<T>): Octagon<T> {
+    this.#same(other, 'narrowing');
+    const a = this.#raw;
+    const b = other.closedMatrix();
+    if (!a || !b) return this.#make(null, true);
+    const B = this.bounds;
+    const m = B.alloc(a.length);
+    for (let p = 0; p < a.length; p++) m[p] = B.isInf(a[p] as T) ? (b[p] as T) : (a[p] as T);
+    return this.#make(m, false);
+  }
+
+  // ---------------------------------------------------------------- dimensions
+
+  /** Forgets the variables (projection then unconstrained); closes first, the result is closed. */
+  forget(vars: readonly number[]): Octagon<T> {
+    for (const v of vars) this.#var(v);
+    const c = this.closedMatrix();
+    if (!c) return this.#make(null, true);
+    const m = this.bounds.copy(c);
+    for (const v of vars) this.#forgetInPlace(m, v);
+    return this.#make(m, true);
+  }
+
+  /** Appends `count` unconstrained variables (indices `dim … dim+count−1`). */
+  addDimensions(count: number): Octagon<T> {
+    const n = this.dim + count;
+    const make = (src: BoundStore<T> | null) => {
+      if (!src) return null;
+      const m = this.bounds.alloc(halfSize(n));
+      for (let p = 0; p < src.length; p++) m[p] = src[p] as T; // rows of old nodes come first
+      for (let i = 2 * this.dim; i < 2 * n; i++) m[matPos(i, i)] = this.bounds.zero;
+      return m;
+    };
+    const out = new Octagon(this.bounds, this.kind, n, make(this.#raw), false);
+    if (this.#closed !== undefined) out.#closed = make(this.#closed);
+    return out;
+  }
+
+  /** Removes the variables (closes first); the others keep their order. */
+  removeDimensions(vars: readonly number[]): Octagon<T> {
+    for (const v of vars) this.#var(v);
+    const gone = new Set(vars);
+    const keep = [...Array(this.dim).keys()].filter((v) => !gone.has(v));
+    const c = this.closedMatrix();
+    const n = keep.length;
+    if (!c) return new Octagon(this.bounds, this.kind, n, null, true);
+    const m = this.bounds.alloc(halfSize(n));
+    for (let a = 0; a < n; a++) {
+      for (let b = 0; b < n; b++) {
+        const va = keep[a] as number;
+        const vb = keep[b] as number;
+        for (let da = 0; da < 2; da++) {
+          for (let db = 0; db < 2; db++) {
+            const i = 2 * a + da;
+            const j = 2 * b + db;
+            if (j > (i | 1)) continue;
+            m[matPos(i, j)] = c[matPos(2 * va + da, 2 * vb + db)] as T;
+          }
+        }
+      }
+    }
+    return new Octagon(this.bounds, this.kind, n, m, true);
+  }
+
+  /** Renames variable `v` to `perm[v]` (a permutation of `0 … dim−1`). */
+  permute(perm: readonly number[]): Octagon<T> {
+    if (
+      perm.length !== this.dim ||
+      new Set(perm).size !== this.dim ||
+      perm.some((p) => p < 0 || p >= this.dim)
+    ) {
+      throw new OctagonDimensionError(
+        `permute: [${perm.join(', ')}] is not a permutation of ${this.dim} variables`,
+      );
+    }
+    const map = (src: BoundStore<T> | null) => {
+      if (!src) return null;
+      const m = this.bounds.alloc(src.length);
+      const N = 2 * this.dim;
+      for (let i = 0; i < N; i++) {
+        for (let j = 0; j <= (i | 1); j++) {
+          const ni = 2 * (perm[i >> 1] as number) + (i & 1);
+          const nj = 2 * (perm[j >> 1] as number) + (j & 1);
+          m[matPos(ni, nj)] = src[matPos(i, j)] as T;
+        }
+      }
+      return m;
+    };
+    const out = new Octagon(this.bounds, this.kind, this.dim, map(this.#raw), false);
+    if (this.#closed !== undefined) out.#closed = map(this.#closed);
+    return out;
+  }
+
+  // ---------------------------------------------------------------- transfer functions
+
+  /**
+   * `x := s·y + c` (Miné 2006 §4.4.2): exact. With `y = x` it shifts/negates the two nodes of `x`
+   * without closing; otherwise it closes, forgets `x`, adds `x − s·y = c` and closes incrementally.
+   */
+  assignVar(x: number, s: Sign, y: number, c: NumberLike = 0): Octagon<T> {
+    this.#var(x);
+    this.#var(y);
+    const B = this.bounds;
+    const cr = toRational(c);
+    if (x === y) {
+      if (!this.#raw) return this;
+      // Exact shift: V_{2x} += c (or the nodes swap first for x := −x + c). Only the rows and
+      // columns of x's two nodes change: O(n) cells after the copy.
+      const deltas = new Map<number, T>();
+      for (const k of [-2, -1, 1, 2]) deltas.set(k, B.fromRational(cr.mul(Rational.of(k))));
+      const shift = (src: BoundStore<T> | null) => {
+        if (!src) return null;
+        const m = B.copy(src);
+        const N = 2 * this.dim;
+        const p = 2 * x;
+        const node = (k: number) => (s === -1 && k >> 1 === x ? k ^ 1 : k);
+        const visit = (i: number, j: number) => {
+          let v = src[matPos(node(i), node(j))] as T;
+          // V_j − V_i grows by c when j = p, by −c when j = p+1; the reverse for i.
+          const coef = (j === p ? 1 : 0) - (j === p + 1 ? 1 : 0) - (i === p ? 1 : 0) + (i === p + 1 ? 1 : 0);
+          if (coef !== 0 && cr.num !== 0n && !B.isInf(v)) v = B.add(v, deltas.get(coef) as T);
+          m[matPos(i, j)] = v;
+        };
+        for (let k = 0; k < N; k++) {
+          visit(p, k);
+          visit(p + 1, k);
+          visit(k, p);
+          visit(k, p + 1);
+        }
+        return m;
+      };
+      const out = new Octagon(B, this.kind, this.dim, shift(this.#raw), false);
+      if (this.#closed !== undefined) {
+        out.#closed = shift(this.#closed);
+        // Rounding of the shift (f64, non-integral c) may leave the cached closure slightly off its strong form: recompute.
+        if (B.engine === 'f64' && !cr.isInteger) out.#closed = undefined;
+      }
+      return out;
+    }
+    const c0 = this.closedMatrix();
+    if (!c0) return this.#make(null, true);
+    const m = B.copy(c0);
+    this.#forgetInPlace(m, x);
+    // x − s·y ≤ c and s·y − x ≤ −c
+    this.#setConstraint(m, 1, x, -s as Sign, y, cr);
+    this.#setConstraint(m, -1, x, s, y, cr.neg());
+    return this.#closeIncremental(m, x);
+  }
+
+  /** `x := [lo, hi]` (`null` ends unbounded): closes, forgets `x`, bounds it, closes incrementally. */
+  assignInterval(x: number, lo: NumberLike | null, hi: NumberLike | null): Octagon<T> {
+    this.#var(x);
+    const c0 = this.closedMatrix();
+    if (!c0) return this.#make(null, true);
+    const m = this.bounds.copy(c0);
+    this.#forgetInPlace(m, x);
+    if (hi !== null) this.#setConstraint(m, 1, x, undefined, undefined, toRational(hi));
+    if (lo !== null) this.#setConstraint(m, -1, x, undefined, undefined, toRational(lo).neg());
+    if (lo !== null && hi !== null && toRational(hi).lt(toRational(lo))) return this.#make(null, true);
+    return this.#closeIncremental(m, x);
+  }
+
+  /**
+   * `x := Σ aᵢ·xᵢ + [c_lo, c_hi]`: exact for `±y + c` and intervals; otherwise Miné's interval
+   * linear form assignment (2006 §4.4.4): `x` is forgotten and bounded, and for every other `y`,
+   * `x − y` and `x + y` get the interval bounds of `e − y` and `e + y` on the closed argument.
+   */
+  assignLinear(x: number, e: LinearExpr): Octagon<T> {
+    this.#var(x);
+    const terms = this.#terms(e);
+    const [clo, chi] = this.#constant(e);
+    if (terms.length === 0) return this.assignInterval(x, clo, chi);
+    if (terms.length === 1 && clo !== null && chi !== null && clo.eq(chi)) {
+      const [v, a] = terms[0] as [number, Rational];
+      if (a.eq(Rational.ONE) || a.eq(Rational.ONE.neg()))
+        return this.assignVar(x, a.num > 0n ? 1 : -1, v, clo);
+    }
+    const c0 = this.closedMatrix();
+    if (!c0) return this.#make(null, true);
+    const B = this.bounds;
+    const iv = this.#varBounds(c0);
+    const m = B.copy(c0);
+    this.#forgetInPlace(m, x);
+    const whole = this.#formBounds(terms, clo, chi, iv, -1, 0);
+    this.#setBound(m, 2 * x + 1, 2 * x, B.double(whole.up));
+    this.#setBound(m, 2 * x, 2 * x + 1, B.double(whole.down));
+    for (let y = 0; y < this.dim; y++) {
+      if (y === x) continue;
+      const minus = this.#formBounds(terms, clo, chi, iv, y, -1); // e − y
+      const plus = this.#formBounds(terms, clo, chi, iv, y, 1); // e + y
+      // x − y ≤ up(e − y): cell (2y, 2x); y − x ≤ down(e − y): cell (2x, 2y)
+      this.#setBound(m, 2 * y, 2 * x, minus.up);
+      this.#setBound(m, 2 * x, 2 * y, minus.down);
+      // x + y ≤ up(e + y): cell (2y+1, 2x); −x − y ≤ down(e + y): cell (2x, 2y+1)
+      this.#setBound(m, 2 * y + 1, 2 * x, plus.up);
+      this.#setBound(m, 2 * x, 2 * y + 1, plus.down);
+    }
+    return this.#closeIncremental(m, x);
+  }
+
+  /**
+   * Guard `si·x_i + sj·x_j ≤ c` (exact). On a closed octagon the result is closed incrementally in
+   * O(n²); otherwise the cell is lowered and the result is left unclosed.
+   */
+  guard(con: OctConstraint): Octagon<T> {
+    this.#var(con.i);
+    if (con.j !== undefined) this.#var(con.j);
+    if (!this.#raw) return this;
+    const c = toRational(con.c);
+    if (con.j === con.i && con.j !== undefined && con.sj !== con.si) {
+      return c.num < 0n ? this.#make(null, true) : this;
+    }
+    if (this.#closed) {
+      const m = this.bounds.copy(this.#closed);
+      if (!this.#setConstraint(m, con.si, con.i, con.sj, con.j, c)) return this;
+      return this.#closeIncremental(m, con.i);
+    }
+    if (this.#closed === null) return this.#make(null, true);
+    const m = this.bounds.copy(this.#raw);
+    if (!this.#setConstraint(m, con.si, con.i, con.sj, con.j, c)) return this;
+    return this.#make(m, false);
+  }
+
+  /** Conjunction of octagonal constraints (each as {@link guard}). */
+  guardAll(cons: readonly OctConstraint[]): Octagon<T> {
+    let o: Octagon<T> = this;
+    for (const c of cons) o = o.guard(c);
+    return o;
+  }
+
+  /**
+   * Guard `e ≤ 0` for a linear form (Miné 2006 §4.4.3): exact when `e` is octagonal, otherwise
+   * each unit-coefficient variable and pair is bounded by the interval of the rest of `e` on the
+   * closed argument, and other variables by division.
+   */
+  guardLinear(e: LinearExpr): Octagon<T> {
+    const terms = this.#terms(e);
+    const [clo] = this.#constant(e);
+    const unit = (a: Rational) => a.eq(Rational.ONE) || a.eq(Rational.ONE.neg());
+    const sign = (a: Rational): Sign => (a.num > 0n ? 1 : -1);
+    // e ≤ 0 holds for some point of the constant interval: Σ aᵢxᵢ ≤ −c_lo.
+    if (clo === null) return this;
+    const rhs = clo.neg();
+    if (terms.length === 0) return rhs.num < 0n ? this.#make(null, true) : this;
+    if (terms.length <= 2 && terms.every(([, a]) => unit(a))) {
+      const [i, ai] = terms[0] as [number, Rational];
+      const t2 = terms[1];
+      return this.guard({ i, si: sign(ai), j: t2?.[0], sj: t2 ? sign(t2[1]) : undefined, c: rhs });
+    }
+    const c0 = this.closedMatrix();
+    if (!c0) return this.#make(null, true);
+    const B = this.bounds;
+    const iv = this.#varBounds(c0);
+    // up(−Σ_{k∉S} a_k x_k) for a set S of excluded variables.
+    const restUp = (skip: ReadonlySet<number>): T => {
+      let acc = B.fromRational(rhs);
+      for (const [v, a] of terms) {
+        if (skip.has(v)) continue;
+        // −a·x ≤ up: a > 0 uses −x's bound, a < 0 uses x's bound
+        const b = a.num > 0n ? iv.negLo[v] : iv.hi[v];
+        acc = B.add(acc, B.mul(b as T, a.num > 0n ? a : a.neg()));
+        if (B.isInf(acc)) return acc;
+      }
+      return acc;
+    };
+    let o: Octagon<T> = this.close();
+    for (let t = 0; t < terms.length; t++) {
+      const [v, a] = terms[t] as [number, Rational];
+      const up = restUp(new Set([v]));
+      if (!B.isInf(up)) {
+        // a·x ≤ up ⇒ sign(a)·x ≤ up / |a|
+        const abs = a.num > 0n ? a : a.neg();
+        const bound = B.toRational(up).div(abs);
+        o = o.guard({ i: v, si: sign(a), c: bound });
+      }
+      if (!unit(a)) continue;
+      for (let u = t + 1; u < terms.length; u++) {
+        const [w, b] = terms[u] as [number, Rational];
+        if (!unit(b)) continue;
+        const pairUp = restUp(new Set([v, w]));
+        if (!B.isInf(pairUp)) o = o.guard({ i: v, si: sign(a), j: w, sj: sign(b), c: B.toRational(pairUp) });
+      }
+      if (o.isEmpty()) return o;
+    }
+    return o;
+  }
+
+  // ---------------------------------------------------------------- queries
+
+  /** The interval of `x` (closes). Empty octagons give `null`. */
+  bound(x: number): Interval | null {
+    this.#var(x);
+    const m = this.closedMatrix();
+    if (!m) return null;
+    const B = this.bounds;
+    const hi = m[matPos(2 * x + 1, 2 * x)] as T;
+    const nlo = m[matPos(2 * x, 2 * x + 1)] as T;
+    return {
+      lo: B.isInf(nlo) ? null : B.toRational(nlo).half().neg(),
+      hi: B.isInf(hi) ? null : B.toRational(hi).half(),
+    };
+  }
+
+  /** The least upper bound of `si·x_i + sj·x_j` (or of `si·x_i`), `null` for +∞ (closes). */
+  upperBound(si: Sign, i: number, sj?: Sign, j?: number): Rational | null {
+    this.#var(i);
+    const m = this.closedMatrix();
+    if (!m) return null;
+    const B = this.bounds;
+    const q = signedNode(si, i);
+    if (j === undefined || sj === undefined) {
+      const v = m[matPos(q ^ 1, q)] as T;
+      return B.isInf(v) ? null : B.toRational(v).half();
+    }
+    this.#var(j);
+    if (i === j) {
+      if (si !== sj) return Rational.ZERO;
+      const v = m[matPos(q ^ 1, q)] as T;
+      return B.isInf(v) ? null : B.toRational(v);
+    }
+    const v = m[matPos(signedNode(-sj as Sign, j), q)] as T;
+    return B.isInf(v) ? null : B.toRational(v);
+  }
+
+  /** The bounding box (closes); null when empty. */
+  toBox(): Interval[] | null {
+    if (this.isEmpty()) return null;
+    return [...Array(this.dim).keys()].map((v) => this.bound(v) as Interval);
+  }
+
+  /**
+   * The finite constraints of the closed matrix (or of the matrix as built), each once;
+   * null when empty.
+   */
+  toConstraints(which: 'closed' | 'raw' = 'closed'): OctConstraint[] | null {
+    const m = which === 'closed' ? this.closedMatrix() : this.#raw;
+    if (!m) return null;
+    const B = this.bounds;
+    const out: OctConstraint[] = [];
+    const N = 2 * this.dim;
+    for (let i = 0; i < N; i++) {
+      for (let j = 0; j <= (i | 1); j++) {
+        if (i === j) continue;
+        const v = m[matPos(i, j)] as T;
+        if (B.isInf(v)) continue;
+        const r = B.toRational(v);
+        // V_j − V_i ≤ v, with V_q = s·x_(q>>1), s = + for even q
+        const sj: Sign = j & 1 ? -1 : 1;
+        const si: Sign = i & 1 ? 1 : -1; // −V_i
+        if (j >> 1 === i >> 1) out.push({ i: j >> 1, si: sj, c: r.half() });
+        else out.push({ i: j >> 1, si: sj, j: i >> 1, sj: si, c: r });
+      }
+    }
+    return out;
+  }
+
+  /** `{ x <= 3, x - y <= 1, … }`, `⊥` or `⊤` (closed constraints; names default to x0, x1, …). */
+  toString(names?: readonly string[]): string {
+    const cons = this.toConstraints();
+    if (!cons) return '⊥';
+    if (cons.length === 0) return '⊤';
+    return `{ ${cons.map((c) => formatConstraint(c, names)).join(', ')} }`;
+  }
+
+  /** This octagon with exact rational bounds (the values of the bounds, unchanged). */
+  toExact(): Octagon<Rational> {
+    const conv = (src: BoundStore<T> | null) => {
+      if (!src) return null;
+      const m = new Array<Rational>(src.length);
+      for (let p = 0; p < src.length; p++) m[p] = this.bounds.toRational(src[p] as T);
+      return m;
+    };
+    const out = new Octagon<Rational>(boundsOf('exact'), this.kind, this.dim, conv(this.#raw), false);
+    if (this.#closed !== undefined) out.#closed = conv(this.#closed);
+    return out;
+  }
+
+  // ---------------------------------------------------------------- internals
+
+  #make(m: BoundStore<T> | null, closed: boolean): Octagon<T> {
+    return new Octagon(this.bounds, this.kind, this.dim, m, closed);
+  }
+
+  #same(other: Octagon<T>, what: string): void {
+    if (other.dim !== this.dim || other.kind !== this.kind || other.bounds !== this.bounds) {
+      throw new OctagonDimensionError(
+        `${what} of octagons over ${this.dim} ${this.kind} (${this.engine}) and ${other.dim} ${other.kind} (${other.engine}) variables`,
+      );
+    }
+  }
+
+  #var(v: number): void {
+    if (!Number.isInteger(v) || v < 0 || v >= this.dim) {
+      throw new OctagonDimensionError(`variable ${v} out of range 0…${this.dim - 1}`);
+    }
+  }
+
+  #forgetInPlace(m: BoundStore<T>, v: number): void {
+    const B = this.bounds;
+    const N = 2 * this.dim;
+    for (const a of [2 * v, 2 * v + 1]) {
+      for (let j = 0; j < N; j++) {
+        m[matPos(a, j)] = B.inf;
+      }
+    }
+    m[matPos(2 * v, 2 * v)] = B.zero;
+    m[matPos(2 * v + 1, 2 * v + 1)] = B.zero;
+  }
+
+  /** Lowers the cell of `si·x_i + sj·x_j ≤ c`; returns whether it changed. */
+  #setConstraint(
+    m: BoundStore<T>,
+    si: Sign,
+    i: number,
+    sj: Sign | undefined,
+    j: number | undefined,
+    c: Rational,
+  ): boolean {
+    const q = signedNode(si, i);
+    if (j === undefined || sj === undefined) return this.#setBound(m, q ^ 1, q, this.#cellValue(c.double()));
+    if (j === i) {
+      // 2·si·x ≤ c
+      return this.#setBound(m, q ^ 1, q, this.#cellValue(c));
+    }
+    return this.#setBound(m, signedNode(-sj as Sign, j), q, this.#cellValue(c));
+  }
+
+  /** A cell value for an exact bound: integers floor it (integer variables), reals round it up. */
+  #cellValue(c: Rational): T {
+    return this.bounds.fromRational(this.kind === 'int' ? c.floor() : c);
+  }
+
+  #setBound(m: BoundStore<T>, i: number, j: number, v: T): boolean {
+    const B = this.bounds;
+    let value = v;
+    if (this.kind === 'int' && !B.isInf(value)) value = B.floor(value);
+    const p = matPos(i, j);
+    if (B.lt(value, m[p] as T)) {
+      m[p] = value;
+      return true;
+    }
+    return false;
+  }
+
+  #closeIncremental(m: BoundStore<T>, v: number): Octagon<T> {
+    const ok = incrementalCloseGeneric(m, this.dim, this.bounds, v, this.kind === 'int');
+    return this.#make(ok ? m : null, true);
+  }
+
+  #terms(e: LinearExpr): [number, Rational][] {
+    const acc = new Map<number, Rational>();
+    for (const [v, a] of e.terms) {
+      this.#var(v);
+      acc.set(v, (acc.get(v) ?? Rational.ZERO).add(toRational(a)));
+    }
+    return [...acc].filter(([, a]) => a.num !== 0n);
+  }
+
+  #constant(e: LinearExpr): [Rational | null, Rational | null] {
+    const c = e.constant ?? 0;
+    if (typeof c === 'object' && !(c instanceof Rational)) {
+      return [c.lo === null ? null : toRational(c.lo), c.hi === null ? null : toRational(c.hi)];
+    }
+    const r = toRational(c);
+    return [r, r];
+  }
+
+  /** Upper bounds of `x_v` and of `−x_v` from a closed matrix. */
+  #varBounds(c: BoundStore<T>): { hi: T[]; negLo: T[] } {
+    const B = this.bounds;
+    const hi: T[] = [];
+    const negLo: T[] = [];
+    for (let v = 0; v < this.dim; v++) {
+      hi.push(B.half(c[matPos(2 * v + 1, 2 * v)] as T));
+      negLo.push(B.half(c[matPos(2 * v, 2 * v + 1)] as T));
+    }
+    return { hi, negLo };
+  }
+
+  /** Outward bounds of `e + s·x_y` (`y = −1`: of `e`). */
+  #formBounds(
+    terms: readonly [number, Rational][],
+    clo: Rational | null,
+    chi: Rational | null,
+    iv: { hi: T[]; negLo: T[] },
+    y: number,
+    s: number,
+  ): FormBounds<T> {
+    const B = this.bounds;
+    let up = chi === null ? B.inf : B.fromRational(chi);
+    let down = clo === null ? B.inf : B.fromRational(clo.neg());
+    const coef = new Map(terms);
+    if (y >= 0) coef.set(y, (coef.get(y) ?? Rational.ZERO).add(Rational.of(s)));
+    for (const [v, a] of coef) {
+      if (a.num === 0n) continue;
+      const pos = a.num > 0n;
+      const abs = pos ? a : a.neg();
+      // up(a·x) = a·hi (a > 0) or |a|·(−lo); down = up(−a·x)
+      if (!B.isInf(up)) up = B.add(up, B.mul((pos ? iv.hi[v] : iv.negLo[v]) as T, abs));
+      if (!B.isInf(down)) down = B.add(down, B.mul((pos ? iv.negLo[v] : iv.hi[v]) as T, abs));
+    }
+    return { up, down };
+  }
+}
+
+/**
+ * Text of a constraint in variable order: `x - y <= 3`, `x + y <= 4`, `x <= 2`; constraints whose
+ * terms are all negative print flipped: `x >= 1`, `x + y >= -2`.
+ *
+ * @example
+ * ```ts
+ * formatConstraint({ i: 0, si: -1, c: -1 }, ['x']); // "x >= 1"
+ * ```
+ */
+export function formatConstraint(c: OctConstraint, names?: readonly string[]): string {
+  const name = (v: number) => names?.[v] ?? `x${v}`;
+  const bound = toRational(c.c);
+  let terms: [Sign, number][] = [[c.si, c.i]];
+  if (c.j !== undefined && c.sj !== undefined) terms.push([c.sj, c.j]);
+  terms.sort((a, b) => a[1] - b[1]);
+  const flip = terms.every(([s]) => s === -1);
+  if (flip) terms = terms.map(([s, v]) => [-s as Sign, v]);
+  const lhs = terms
+    .map(([s, v], k) => (k === 0 ? `${s === 1 ? '' : '-'}${name(v)}` : ` ${s === 1 ? '+' : '-'} ${name(v)}`))
+    .join('');
+  return flip ? `${lhs} >= ${bound.neg().toString()}` : `${lhs} <= ${bound.toString()}`;
+}
+
+/** Options of {@link createOctagonDomain}. */
+export interface OctagonDomainOptions<E extends NumberEngine = NumberEngine> {
+  /** `exact` (BigInt rationals, the oracle) or `f64` (outward rounding; default). */
+  readonly engine?: E;
+  /** `int` (integer variables, tight closure; default) or `real` (strong closure). */
+  readonly kind?: OctagonKind;
+}
+
+/** Factories of octagons of one number engine and kind. */
+export interface OctagonDomain<T> {
+  readonly engine: NumberEngine;
+  readonly kind: OctagonKind;
+  readonly bounds: Bounds<T>;
+  /** No constraint. */
+  top(dim: number): Octagon<T>;
+  /** The empty octagon. */
+  bottom(dim: number): Octagon<T>;
+  /** The conjunction of `constraints` (not closed). */
+  fromConstraints(dim: number, constraints: readonly OctConstraint[]): Octagon<T>;
+  /** The box `x_v ∈ box[v]` (closed). */
+  fromBox(box: readonly { lo: NumberLike | null; hi: NumberLike | null }[]): Octagon<T>;
+  /** An octagon from a full 2n×2n row-major matrix of bounds (coherence is enforced by taking the min of twin cells). */
+  fromDense(dim: number, dense: ArrayLike<T>): Octagon<T>;
+}
+
+/**
+ * The octagon domain over one number engine and kind.
+ *
+ * @example
+ * ```ts
+ * const D = createOctagonDomain({ engine: 'f64', kind: 'real' });
+ * const o = D.fromBox([{ lo: 0, hi: 1 }, { lo: 0, hi: 2 }]);
+ * o.assignLinear(0, { terms: [[0, 1], [1, 1]] }).bound(0); // { lo: 0, hi: 3 } (as Rationals)
+ * ```
+ */
+export function createOctagonDomain(options: OctagonDomainOptions<'exact'>): OctagonDomain<Rational>;
+export function createOctagonDomain(options?: OctagonDomainOptions<'f64'>): OctagonDomain<number>;
+export function createOctagonDomain(
+  options?: OctagonDomainOptions,
+): OctagonDomain<Rational> | OctagonDomain<number>;
+export function createOctagonDomain(
+  options: OctagonDomainOptions = {},
+): OctagonDomain<Rational> | OctagonDomain<number> {
+  const kind = options.kind ?? 'int';
+  if (options.engine === 'exact') return makeDomain(boundsOf('exact'), kind);
+  return makeDomain(boundsOf('f64'), kind);
+}
+
+function makeDomain<T>(B: Bounds<T>, kind: OctagonKind): OctagonDomain<T> {
+  const top = (dim: number) => {
+    const m = B.alloc(halfSize(dim));
+    for (let i = 0; i < 2 * dim; i++) m[matPos(i, i)] = B.zero;
+    return m;
+  };
+  return {
+    engine: B.engine,
+    kind,
+    bounds: B,
+    top: (dim) => new Octagon(B, kind, dim, top(dim), true),
+    bottom: (dim) => new Octagon(B, kind, dim, null, true),
+    fromConstraints: (dim, constraints) => new Octagon(B, kind, dim, top(dim), false).guardAll(constraints),
+    fromBox: (box) => {
+      let o = new Octagon(B, kind, box.length, top(box.length), true);
+      box.forEach((b, v) => {
+        if (b.hi !== null) o = o.guard({ i: v, si: 1, c: b.hi });
+        if (b.lo !== null) o = o.guard({ i: v, si: -1, c: toRational(b.lo).neg() });
+      });
+      return o;
+    },
+    fromDense: (dim, dense) => {
+      const m = B.alloc(halfSize(dim));
+      const N = 2 * dim;
+      for (let i = 0; i < N; i++) {
+        for (let j = 0; j < N; j++) {
+          const p = matPos(i, j);
+          m[p] = B.min(m[p] as T, dense[i * N + j] as T);
+        }
+      }
+      return new Octagon(B, kind, dim, m, false);
+    },
+  };
+}

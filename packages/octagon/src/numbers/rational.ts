@@ -1,0 +1,263 @@
+/**
+ * Exact rationals on BigInt, with +∞ (the only infinity a DBM needs: bounds are upper bounds, so
+ * −∞ never occurs; an empty octagon is represented by a flag, not by −∞ entries).
+ * @module
+ */
+
+function gcd(a: bigint, b: bigint): bigint {
+  if (a < 0n) a = -a;
+  if (b < 0n) b = -b;
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
+}
+
+/**
+ * An exact rational number `num/den` (normalized, `den > 0`), or +∞ (`den === 0n`).
+ *
+ * @example
+ * ```ts
+ * const a = Rational.of(1, 3).add(Rational.of(1, 6)); // 1/2
+ * a.toString(); // "1/2"
+ * Rational.INF.isInf; // true
+ * ```
+ */
+export class Rational {
+  /** +∞. */
+  static readonly INF = new Rational(1n, 0n, true);
+  static readonly ZERO = new Rational(0n, 1n, true);
+  static readonly ONE = new Rational(1n, 1n, true);
+  readonly num: bigint;
+  readonly den: bigint;
+
+  private constructor(num: bigint, den: bigint, normalized: boolean) {
+    if (!normalized) {
+      if (den === 0n) throw new RangeError(`rational ${num}/0`);
+      if (den < 0n) {
+        num = -num;
+        den = -den;
+      }
+      const g = gcd(num, den);
+      if (g > 1n) {
+        num /= g;
+        den /= g;
+      }
+    }
+    this.num = num;
+    this.den = den;
+  }
+
+  /** `num/den` normalized. */
+  static of(num: bigint | number, den: bigint | number = 1n): Rational {
+    return new Rational(BigInt(num), BigInt(den), false);
+  }
+
+  /** The exact value of a finite double (every double is a dyadic rational); +∞ for `Infinity`. */
+  static fromNumber(x: number): Rational {
+    if (x === Number.POSITIVE_INFINITY) return Rational.INF;
+    if (!Number.isFinite(x)) throw new RangeError(`no rational for ${x}`);
+    if (Number.isInteger(x)) return new Rational(BigInt(x), 1n, true);
+    let den = 1n;
+    let v = x;
+    while (!Number.isInteger(v)) {
+      v *= 2;
+      den *= 2n;
+    }
+    return Rational.of(BigInt(v), den);
+  }
+
+  /** Parses `-3`, `7/2`, `2.5`, `inf`. */
+  static parse(text: string): Rational {
+    const t = text.trim();
+    if (/^\+?(inf|infinity|∞)$/i.test(t)) return Rational.INF;
+    const frac = /^([+-]?\d+)\s*\/\s*(\d+)$/.exec(t);
+    if (frac) return Rational.of(BigInt(frac[1] as string), BigInt(frac[2] as string));
+    const dec = /^([+-]?)(\d*)(?:\.(\d*))?$/.exec(t);
+    if (dec && (dec[2] || dec[3])) {
+      const digits = dec[3] ?? '';
+      const n = BigInt(`${dec[1]}${dec[2] || '0'}${digits}`);
+      return Rational.of(n, 10n ** BigInt(digits.length));
+    }
+    throw new SyntaxError(`not a rational number: '${text}'`);
+  }
+
+  get isInf(): boolean {
+    return this.den === 0n;
+  }
+
+  get isInteger(): boolean {
+    return this.den === 1n;
+  }
+
+  add(o: Rational): Rational {
+    if (this.den === 0n || o.den === 0n) return Rational.INF;
+    if (this.den === o.den) return Rational.of(this.num + o.num, this.den);
+    return Rational.of(this.num * o.den + o.num * this.den, this.den * o.den);
+  }
+
+  /** Negation (finite values only). */
+  neg(): Rational {
+    if (this.den === 0n) throw new RangeError('negation of +∞');
+    return new Rational(-this.num, this.den, true);
+  }
+
+  sub(o: Rational): Rational {
+    return this.add(o.neg());
+  }
+
+  /** Product; +∞ times a positive number is +∞ (the caller never multiplies +∞ by 0 or a negative). */
+  mul(o: Rational): Rational {
+    if (this.den === 0n || o.den === 0n) {
+      const other = this.den === 0n ? o : this;
+      if (other.den !== 0n && other.num <= 0n) throw new RangeError('+∞ times a non-positive number');
+      return Rational.INF;
+    }
+    return Rational.of(this.num * o.num, this.den * o.den);
+  }
+
+  /** Quotient by a finite non-zero rational (finite `this`). */
+  div(o: Rational): Rational {
+    if (o.den === 0n || o.num === 0n || this.den === 0n) throw new RangeError(`${this} / ${o}`);
+    return Rational.of(this.num * o.den, this.den * o.num);
+  }
+
+  half(): Rational {
+    if (this.den === 0n) return this;
+    return Rational.of(this.num, this.den * 2n);
+  }
+
+  double(): Rational {
+    if (this.den === 0n) return this;
+    return Rational.of(this.num * 2n, this.den);
+  }
+
+  floor(): Rational {
+    if (this.den === 0n || this.den === 1n) return this;
+    const q = this.num / this.den;
+    return new Rational(this.num < 0n && q * this.den !== this.num ? q - 1n : q, 1n, true);
+  }
+
+  ceil(): Rational {
+    if (this.den === 0n || this.den === 1n) return this;
+    return this.neg().floor().neg();
+  }
+
+  /** -1, 0 or 1; +∞ equals itself. */
+  compare(o: Rational): number {
+    if (this.den === 0n) return o.den === 0n ? 0 : 1;
+    if (o.den === 0n) return -1;
+    const l = this.num * o.den;
+    const r = o.num * this.den;
+    return l < r ? -1 : l > r ? 1 : 0;
+  }
+
+  lt(o: Rational): boolean {
+    return this.compare(o) < 0;
+  }
+
+  le(o: Rational): boolean {
+    return this.compare(o) <= 0;
+  }
+
+  eq(o: Rational): boolean {
+    return this.num === o.num && this.den === o.den;
+  }
+
+  /** The nearest double above (`'up'`) or below (`'down'`) this value, exactly this value when representable. */
+  toNumber(direction: 'up' | 'down' | 'nearest' = 'nearest'): number {
+    if (this.den === 0n) return Number.POSITIVE_INFINITY;
+    const x = this.den === 1n ? Number(this.num) : Number(this.num) / Number(this.den);
+    if (direction === 'nearest' || !Number.isFinite(x)) {
+      if (direction === 'down' && x === Number.POSITIVE_INFINITY) return Number.MAX_VALUE;
+      return x;
+    }
+    const c = Rational.fromNumber(x).compare(this);
+    if (direction === 'up') return c >= 0 ? x : nextUp(x);
+    return c <= 0 ? x : nextDown(x);
+  }
+
+  toString(): string {
+    if (this.den === 0n) return '+inf';
+    return this.den === 1n ? `${this.num}` : `${this.num}/${this.den}`;
+  }
+}
+
+const scratch = new DataView(new ArrayBuffer(8));
+
+/**
+ * The least double above `x` (`x` finite or −∞).
+ *
+ * @example
+ * ```ts
+ * nextUp(1) === 1 + Number.EPSILON; // true
+ * ```
+ */
+export function nextUp(x: number): number {
+  if (Number.isNaN(x) || x === Number.POSITIVE_INFINITY) return x;
+  if (x === 0) return Number.MIN_VALUE;
+  scratch.setFloat64(0, x);
+  const bits = scratch.getBigUint64(0);
+  scratch.setBigUint64(0, x > 0 ? bits + 1n : bits - 1n);
+  return scratch.getFloat64(0);
+}
+
+/**
+ * The greatest double below `x`.
+ *
+ * @example
+ * ```ts
+ * nextDown(1) < 1; // true
+ * ```
+ */
+export function nextDown(x: number): number {
+  return -nextUp(-x);
+}
+
+const TWO53 = 2 ** 53;
+
+/**
+ * `a + b` rounded towards +∞ (exact when representable): plain addition when both are integers
+ * whose sum is a safe integer, else Knuth's TwoSum gives the rounding error exactly (doubles round
+ * to nearest) and the sum is moved one ulp up when the error is positive.
+ *
+ * @example
+ * ```ts
+ * addUp(0.1, 0.2) >= 0.30000000000000004; // true, and the exact sum is ≤ the result
+ * ```
+ */
+export function addUp(a: number, b: number): number {
+  const s = a + b;
+  if (!Number.isFinite(s)) return s === Number.NEGATIVE_INFINITY ? -Number.MAX_VALUE : s;
+  if (Number.isInteger(a) && Number.isInteger(b) && Math.abs(s) < TWO53) return s;
+  const bb = s - a;
+  const err = a - (s - bb) + (b - bb);
+  return err > 0 ? nextUp(s) : s;
+}
+
+/**
+ * `a * b` rounded towards +∞ (exact for safe-integer products).
+ *
+ * @example
+ * ```ts
+ * mulUp(3, 7); // 21 (exact); mulUp(0.1, 3) ≥ the exact product
+ * ```
+ */
+export function mulUp(a: number, b: number): number {
+  const p = a * b;
+  if (Number.isNaN(p)) throw new RangeError(`${a} * ${b}`);
+  if (!Number.isFinite(p)) return p === Number.NEGATIVE_INFINITY ? -Number.MAX_VALUE : p;
+  if (Number.isInteger(a) && Number.isInteger(b) && Math.abs(p) < TWO53) return p;
+  return Rational.fromNumber(a).mul(Rational.fromNumber(b)).toNumber('up');
+}
+
+/**
+ * `a / 2` rounded towards +∞ (exact except in the subnormal range).
+ *
+ * @example
+ * ```ts
+ * halfUp(3); // 1.5
+ * ```
+ */
+export function halfUp(a: number): number {
+  const h = a / 2;
+  return Math.abs(a) < 2 ** -1000 && h * 2 !== a ? nextUp(h) : h;
+}

@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describeEngines } from '@gpumorph/gpu-allocator/testing';
+import { describe, expect, it } from 'vitest';
+import { analyzeProgram, OctagonParseError, parseProgram } from '../src/index';
+
+const examples = join(dirname(fileURLToPath(import.meta.url)), '../../../examples/octagon');
+const read = (name: string) => readFileSync(join(examples, name), 'utf8');
+
+/** Expected verdicts per example: one per assertion or bounds check, in order. */
+const cases: [string, boolean[]][] = [
+  ['count.oct', [true]],
+  ['array-fill.oct', [true, true]],
+  ['relational.oct', [true, true, true, true]],
+  ['binary-search.oct', [true, true, true]],
+  ['unproved.oct', [false, false]],
+];
+
+describe.each(['exact', 'f64'] as const)('analyzer on the %s engine', (engine) => {
+  it.each(cases)('%s', async (name, verdicts) => {
+    const r = await analyzeProgram(read(name), { engine, file: name });
+    expect(r.assertions.map((a) => a.proved)).toEqual(verdicts);
+  });
+});
+
+describeEngines('analyzer examples', ['webgpu'], (fixture) => {
+  it.each(cases.slice(0, 3))(
+    '%s on the GPU engine gives the CPU verdicts and invariants',
+    async (name, verdicts) => {
+      const r = await analyzeProgram(read(name), { engine: 'webgpu', ctx: fixture.ctx, file: name });
+      expect(r.assertions.map((a) => a.proved)).toEqual(verdicts);
+      const cpu = await analyzeProgram(read(name), { engine: 'exact', file: name });
+      expect(r.points.map((p) => p.invariant)).toEqual(cpu.points.map((p) => p.invariant));
+    },
+  );
+});
+
+describe('analyzer front end', () => {
+  it('reports syntax errors with file:line:column', () => {
+    expect(() => parseProgram('x = 1;\ny = ;', 'bad.oct')).toThrow(OctagonParseError);
+    expect(() => parseProgram('x = 1;\ny = ;', 'bad.oct')).toThrow(
+      /^bad\.oct:2:5: expected an expression, found ';'/,
+    );
+  });
+  it('prints the loop-head invariant of a counting loop', async () => {
+    const r = await analyzeProgram('i = 0; while (i < 10) { i = i + 1; }', { engine: 'exact' });
+    expect(r.points.find((p) => p.label.startsWith('loop head'))?.box).toEqual([{ lo: '0', hi: '10' }]);
+  });
+});
