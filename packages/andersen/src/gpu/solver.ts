@@ -1,0 +1,538 @@
+import { EventEmitter } from 'node:events';
+import {
+  acquireGpu,
+  BufferUsage,
+  createElementPool,
+  dispatchGrid,
+  type ElementPool,
+  encodeDispatch,
+  type GpuContext,
+  GpumorphError,
+  gridWgsl,
+  type Kernel,
+  linkWgsl,
+} from '@gpumorph/gpu-allocator';
+import { subgroupLayoutIsLinear } from '@gpumorph/gpu-primitives';
+import {
+  ELEMENT_WORDS,
+  NO_ELEMENT,
+  packVectors,
+  SparseBitVectorPool,
+  sparseBitVectorLibraryWgsl,
+  type TeamKind,
+  unpackVectors,
+} from '@gpumorph/sparse-bitvector';
+import type TypedEmitter from 'typed-emitter';
+import type { IterationEvent, SolvePhase } from '../cpu/solver';
+import { EngineUnavailableError, SolveAbortedError } from '../errors';
+import type { ConstraintProgram } from '../model/program';
+import type { HcdPairs } from '../offline/hcd-pairs';
+import { AndersenResult, type SolveStatistics } from '../result/result';
+import { SOLVER_ENTRY_POINTS, type SolverEntryPoint, solverKernelsWgsl } from './kernels/solver.wgsl';
+import {
+  CONTROL_ARRAY_COUNT,
+  CONTROL_ARRAYS,
+  FIXED_STORAGE_BINDINGS,
+  STATUS,
+  STATUS_WORDS,
+  solverLayout,
+  THREAD_WORKGROUP,
+} from './layout';
+import { type PreparedProgram, prepareProgram } from './prepare';
+
+/** The GPU solver failed in a way growing a pool cannot fix (a corrupt list, a guard that did not hold). */
+export class GpuSolverError extends GpumorphError {
+  override name = 'GpuSolverError';
+}
+
+/** Options of {@link createGpuSolver}. */
+export interface GpuSolverOptions {
+  /** The GPU to run on; without it the solver acquires one (and releases it in `destroy()`). */
+  readonly gpu?: GpuContext | undefined;
+  /** Hybrid cycle detection table: offline merges applied on the host, online pairs on the GPU. */
+  readonly hcd?: HcdPairs | undefined;
+  /** Cancels the solve between iterations: `solve()` rejects with {@link SolveAbortedError}. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Elements (128 bytes each) each pool starts with (default: four times what the initial sets
+   * take, at least 4,096). Tiny values are legal: the pools grow when an iteration runs out.
+   */
+  readonly initialPoolElements?: number | undefined;
+  /** Elements per binding window of the pools (default: as many as one binding holds); lower it to test windowing. */
+  readonly windowElements?: number | undefined;
+  /** Store pairs the worklist starts with (default 4,096; it grows when an iteration emits more). */
+  readonly initialPairCapacity?: number | undefined;
+}
+
+/** GPU memory and transfers of a solve, beside the {@link SolveStatistics}. */
+export interface GpuSolveReport {
+  /** Bytes of GPU buffers the solve held at its end (pools, heads, node table, rules, control, pairs). */
+  readonly gpuBytes: number;
+  /** Final capacity and use of the points-to and edge pools, in 128-byte elements. */
+  readonly pointsPool: { readonly capacity: number; readonly used: number };
+  readonly edgePool: { readonly capacity: number; readonly used: number };
+  /** Times an iteration (or its merge step) ran again after a pool or the worklist grew. */
+  readonly reruns: number;
+  /** Milliseconds spent on the host preparing and uploading, iterating, and reading the result back. */
+  readonly setupMs: number;
+  readonly iterateMs: number;
+  readonly transferMs: number;
+  /** Bytes read back at the end. */
+  readonly readbackBytes: number;
+  /** Adapter the solve ran on. */
+  readonly adapter: string;
+}
+
+/** Events of {@link GpuSolver} (the CPU engine's, plus pool growth). */
+export type GpuSolverEvents = {
+  phase: (phase: SolvePhase, round: number) => void;
+  iteration: (event: IterationEvent) => void;
+  grow: (event: { readonly pool: string; readonly from: number; readonly to: number }) => void;
+  done: (statistics: SolveStatistics) => void;
+};
+
+interface Compiled {
+  readonly key: string;
+  readonly kernels: Record<SolverEntryPoint, Kernel>;
+  readonly bindGroup: GPUBindGroup;
+}
+
+const NONE = NO_ELEMENT;
+
+/**
+ * The WebGPU Andersen engine (PPoPP'12 §5–6 on WebGPU). Every node has a points-to set P, what it
+ * gained in the last update (ΔP) and what the rules gathered this iteration (N), and three copy⁻¹
+ * edge sets — E (propagated), F (added by the last update) and G (gathered) — all wide sparse bit
+ * vectors in two growable element pools (points-to and edges). One iteration is one command buffer:
+ * the rules kernel gives each class representative a team that pulls ΔP of its E sources and P of
+ * its F sources into N, turns new pointees of its loads into copy⁻¹ sources of itself and of its
+ * offsets into members, and emits the copy edges of its stores into a worklist linked per target,
+ * which a second kernel adds to the targets' G; a guarded update sets ΔP = N − P, P ∪= ΔP,
+ * F = G − E, E ∪= F; HCD online pairs hook every new pointee under the pair's target with a
+ * lock-free union–find, and the merged classes' sets are moved to the representative. The host reads
+ * 128 bytes of status per iteration; when a pool or the worklist ran short the guard committed
+ * nothing, the host grows it and runs the iteration again. Only the points-to pool, the heads of P
+ * and the union–find are read back at the end.
+ *
+ * @example
+ * ```ts
+ * const solver = await createGpuSolver(program, { hcd });
+ * try {
+ *   solver.on('iteration', (e) => console.error(`iteration ${e.round}: ${e.propagated} nodes`));
+ *   const result = await solver.solve();
+ *   result.pointsTo(v);
+ * } finally {
+ *   solver.destroy();
+ * }
+ * ```
+ */
+export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolverEvents>) {
+  readonly program: ConstraintProgram;
+  readonly ctx: GpuContext;
+  readonly #ownsContext: boolean;
+  readonly #options: GpuSolverOptions;
+  #solved = false;
+  #destroyed = false;
+  #buffers: GPUBuffer[] = [];
+  #pools: ElementPool[] = [];
+  /** What the last solve measured (undefined before `solve()` ends). */
+  report: GpuSolveReport | undefined;
+
+  /** Use {@link createGpuSolver}. */
+  constructor(program: ConstraintProgram, ctx: GpuContext, ownsContext: boolean, options: GpuSolverOptions) {
+    super();
+    this.program = program;
+    this.ctx = ctx;
+    this.#ownsContext = ownsContext;
+    this.#options = options;
+  }
+
+  /** Solves to the least fixed point; may be called once. */
+  async solve(): Promise<AndersenResult> {
+    if (this.#solved) throw new Error('GpuSolver.solve() may be called once; create another solver');
+    if (this.#destroyed) throw new Error('GpuSolver.solve() after destroy()');
+    this.#solved = true;
+    return this.#run();
+  }
+
+  /** Releases the solver's buffers (and the GPU context when the solver acquired it). */
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    for (const buffer of this.#buffers) buffer.destroy();
+    for (const pool of this.#pools) pool.destroy();
+    this.#buffers = [];
+    this.#pools = [];
+    if (this.#ownsContext) this.ctx.destroy();
+  }
+
+  #checkAbort(): void {
+    const signal = this.#options.signal;
+    if (signal?.aborted) {
+      throw new SolveAbortedError('the Andersen solve was cancelled', { cause: signal.reason });
+    }
+  }
+
+  async #buffer(label: string, data: Uint32Array, usage: number): Promise<GPUBuffer> {
+    const buffer = await this.ctx.createBuffer({
+      label,
+      size: Math.max(16, data.byteLength),
+      usage: usage | BufferUsage.COPY_DST,
+    });
+    this.#buffers.push(buffer);
+    if (data.byteLength > 0) await this.ctx.writeBuffer(buffer, 0, data);
+    return buffer;
+  }
+
+  async #run(): Promise<AndersenResult> {
+    const ctx = this.ctx;
+    const started = performance.now();
+    this.#checkAbort();
+    this.emit('phase', 'setup', 0);
+    const prepared = prepareProgram(this.program, this.#options.hcd);
+    const n = prepared.nodeCount;
+    const team: TeamKind = (await subgroupLayoutIsLinear(ctx)) ? 'subgroup' : 'workgroup';
+    let teamWorkgroupSize = 32;
+    let laneWords = 1;
+    let teamsPerWorkgroup = 1;
+    if (team === 'subgroup') {
+      const largest = ctx.adapter.subgroupMaxSize || 128;
+      const smallest = Math.max(4, ctx.adapter.subgroupMinSize || 4);
+      teamWorkgroupSize = 2 ** Math.ceil(Math.log2(Math.max(32, largest)));
+      laneWords = Math.ceil((ELEMENT_WORDS - 1) / smallest);
+      teamsPerWorkgroup = Math.max(1, teamWorkgroupSize / largest);
+    }
+
+    // Pools: the initial sets packed from element 0.
+    const pointsPacked = packVectors([...prepared.initialPoints.values()], 0);
+    const edgesPacked = packVectors([...prepared.initialEdges.values()], 0);
+    const pointsElements = pointsPacked.words.length / ELEMENT_WORDS;
+    const edgeElements = edgesPacked.words.length / ELEMENT_WORDS;
+    const windowRoom = Math.max(2, ctx.limits.maxStorageBuffersPerShaderStage - FIXED_STORAGE_BINDINGS);
+    const pointsWindows = Math.max(1, Math.ceil((windowRoom * 5) / 8));
+    const edgeWindows = Math.max(1, windowRoom - pointsWindows);
+    const initial = this.#options.initialPoolElements;
+    const windowOption =
+      this.#options.windowElements !== undefined ? { windowElements: this.#options.windowElements } : {};
+    const points = await createElementPool(ctx, {
+      name: 'pts',
+      capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements)),
+      maxWindows: pointsWindows,
+      ...windowOption,
+    });
+    this.#pools.push(points);
+    const edges = await createElementPool(ctx, {
+      name: 'edg',
+      capacity: Math.max(edgeElements + 1, initial ?? Math.max(4096, 4 * edgeElements)),
+      maxWindows: edgeWindows,
+      ...windowOption,
+    });
+    this.#pools.push(edges);
+    for (const pool of [points, edges]) {
+      pool.on('grow', ({ pool: name, from, to }) => this.emit('grow', { pool: name, from, to }));
+    }
+    if (pointsElements > 0) await points.writeElements(0, pointsPacked.words);
+    if (edgeElements > 0) await edges.writeElements(0, edgesPacked.words);
+    await ctx.writeBuffer(points.header, 0, Uint32Array.of(pointsElements));
+    await ctx.writeBuffer(edges.header, 0, Uint32Array.of(edgeElements));
+
+    const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC;
+    const pointsHeads = new Uint32Array(3 * n).fill(NONE);
+    const edgeHeads = new Uint32Array(3 * n).fill(NONE);
+    [...prepared.initialPoints.keys()].forEach((v, i) => {
+      pointsHeads[2 * n + v] = pointsPacked.heads[i] as number;
+    });
+    [...prepared.initialEdges.keys()].forEach((v, i) => {
+      edgeHeads[2 * n + v] = edgesPacked.heads[i] as number;
+    });
+    const ptsHeads = await this.#buffer('andersen pts heads', pointsHeads, storage);
+    const edgHeads = await this.#buffer('andersen edg heads', edgeHeads, storage);
+    const nodes = await this.#buffer('andersen nodes', prepared.nodes, storage);
+    const rules = await this.#buffer('andersen rules', prepared.rules, storage);
+    const controlWords = new Uint32Array(STATUS_WORDS + CONTROL_ARRAY_COUNT * n);
+    const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => STATUS_WORDS + CONTROL_ARRAYS[name] * n;
+    controlWords.set(prepared.parent, arrayAt('parent'));
+    controlWords.fill(NONE, arrayAt('pairHead'), arrayAt('pairHead') + n);
+    controlWords.fill(NONE, arrayAt('childHead'), arrayAt('childHead') + 2 * n);
+    controlWords.fill(NONE, arrayAt('hcdSlot'), arrayAt('hcdSlot') + n);
+    const control = await this.#buffer('andersen control', controlWords, storage);
+    let pairCapacity = Math.max(16, this.#options.initialPairCapacity ?? 4096);
+    let pairs = await this.#buffer('andersen pairs', new Uint32Array(0), BufferUsage.STORAGE);
+    pairs = await this.#resizePairs(pairs, pairCapacity);
+    const params = await this.#buffer(
+      'andersen params',
+      Uint32Array.of(n, prepared.ruleCount, prepared.hcdCount, pairCapacity),
+      BufferUsage.UNIFORM,
+    );
+
+    let compiled: Compiled | undefined;
+    const compile = async (): Promise<Compiled> => {
+      const key = `${points.generation}/${edges.generation}/${pairs.label}/${pairCapacity}`;
+      if (compiled?.key === key) return compiled;
+      const layout = solverLayout(points, edges);
+      const library = (pool: ElementPool, name: 'pts' | 'edg') =>
+        sparseBitVectorLibraryWgsl({
+          name,
+          team,
+          laneWords,
+          alloc: pool.allocWgsl(team),
+          access: pool.accessWgsl(),
+        });
+      const code = linkWgsl(solverKernelsWgsl({ team, teamWorkgroupSize, layoutWgsl: layout.wgsl() }), [
+        gridWgsl,
+        library(points, 'pts'),
+        library(edges, 'edg'),
+      ]);
+      const entries = Object.keys(SOLVER_ENTRY_POINTS) as SolverEntryPoint[];
+      const built = await Promise.all(
+        entries.map((entryPoint) =>
+          ctx.kernels.get({ label: `andersen ${entryPoint}`, code, layout, entryPoint }),
+        ),
+      );
+      const kernels = Object.fromEntries(entries.map((e, i) => [e, built[i]])) as Record<
+        SolverEntryPoint,
+        Kernel
+      >;
+      const bindGroup = (kernels.rules as Kernel).bindGroup({
+        params,
+        ...points.resources(),
+        pts_heads: ptsHeads,
+        ...edges.resources(),
+        edg_heads: edgHeads,
+        nodes,
+        rule_table: rules,
+        control,
+        pairs,
+      } as never);
+      compiled = { key, kernels, bindGroup };
+      return compiled;
+    };
+
+    const maxGrid = ctx.limits.maxComputeWorkgroupsPerDimension;
+    const grid = (entry: SolverEntryPoint, items: number) => {
+      const kind = SOLVER_ENTRY_POINTS[entry];
+      if (kind === 'single') return dispatchGrid(1, maxGrid);
+      if (kind === 'team') {
+        return dispatchGrid(Math.min(1 << 15, Math.max(1, Math.ceil(items / teamsPerWorkgroup))), maxGrid);
+      }
+      return dispatchGrid(Math.min(1 << 14, Math.max(1, Math.ceil(items / THREAD_WORKGROUP))), maxGrid);
+    };
+    const run = async (label: string, entries: readonly SolverEntryPoint[]): Promise<Uint32Array> => {
+      const { kernels, bindGroup } = await compile();
+      await ctx.guard(label, () => {
+        const encoder = ctx.device.createCommandEncoder({ label });
+        const pass = encoder.beginComputePass({ label });
+        for (const entry of entries) {
+          pass.setPipeline(kernels[entry].pipeline);
+          pass.setBindGroup(0, bindGroup);
+          encodeDispatch(pass, grid(entry, entry === 'hcd_hook' ? prepared.hcdCount : n));
+        }
+        pass.end();
+        ctx.queue.submit([encoder.finish()]);
+      });
+      return new Uint32Array(await ctx.readBuffer(control, 0, STATUS_WORDS * 4));
+    };
+    const growFor = async (pool: ElementPool, next: number, capacity: number, need: number) => {
+      await pool.grow(Math.max(next, Math.min(next, capacity) + need) + 1);
+    };
+    const checkFatal = (status: Uint32Array) => {
+      const fatal = status[STATUS.fatal] as number;
+      if (fatal !== 0) {
+        throw new GpuSolverError(
+          fatal & 1
+            ? 'a sparse bit vector list on the GPU is corrupt (longer than its pool)'
+            : 'a pool ran out during a guarded update or merge',
+        );
+      }
+    };
+
+    const iterationEntries: SolverEntryPoint[] = [
+      'begin_attempt',
+      'rules',
+      'apply_stores',
+      'guard_update',
+      'update_difference',
+      'update_union',
+      'update_commit',
+      'hcd_hook',
+      'compress',
+      'merge_link',
+      'merge_begin',
+      'merge_count',
+      'guard_merge',
+      'merge_data',
+      'report',
+    ];
+    const mergeEntries: SolverEntryPoint[] = [
+      'merge_begin',
+      'merge_count',
+      'guard_merge',
+      'merge_data',
+      'report',
+    ];
+
+    const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0 };
+    const setupMs = performance.now() - started;
+    const iterateStarted = performance.now();
+    for (;;) {
+      this.#checkAbort();
+      const round = ++stats.rounds;
+      this.emit('phase', 'wave', round);
+      let status = await run(`andersen iteration ${round}`, ['begin_iteration', ...iterationEntries]);
+      for (;;) {
+        checkFatal(status);
+        if (status[STATUS.skipUpdate] === 0) break;
+        stats.reruns++;
+        this.#checkAbort();
+        const pointsNext = status[STATUS.ptsNext] as number;
+        const pointsCapacity = status[STATUS.ptsCapacity] as number;
+        const pointsNeed =
+          Math.min(pointsNext, pointsCapacity) -
+          (status[STATUS.markPts] as number) +
+          (status[STATUS.mergeNeedPts] as number);
+        if (
+          status[STATUS.ptsExhausted] !== 0 ||
+          pointsNext >= pointsCapacity ||
+          pointsCapacity - pointsNext < pointsNeed
+        ) {
+          await growFor(points, pointsNext, pointsCapacity, pointsNeed);
+        }
+        const edgesNext = status[STATUS.edgesNext] as number;
+        const edgesCapacity = status[STATUS.edgesCapacity] as number;
+        const edgesNeed =
+          Math.min(edgesNext, edgesCapacity) -
+          (status[STATUS.markEdges] as number) +
+          (status[STATUS.mergeNeedEdges] as number);
+        if (
+          status[STATUS.edgesExhausted] !== 0 ||
+          edgesNext >= edgesCapacity ||
+          edgesCapacity - edgesNext < edgesNeed
+        ) {
+          await growFor(edges, edgesNext, edgesCapacity, edgesNeed);
+        }
+        const pairCount = status[STATUS.pairCount] as number;
+        if (pairCount > pairCapacity) {
+          pairCapacity = Math.max(2 * pairCapacity, 2 * pairCount);
+          pairs = await this.#resizePairs(pairs, pairCapacity);
+          await ctx.writeBuffer(params, 12, Uint32Array.of(pairCapacity));
+        }
+        status = await run(`andersen iteration ${round} (again)`, iterationEntries);
+      }
+      for (;;) {
+        checkFatal(status);
+        if (status[STATUS.skipMerge] === 0) break;
+        stats.reruns++;
+        const need = [status[STATUS.mergeNeedPts] as number, status[STATUS.mergeNeedEdges] as number];
+        await growFor(points, status[STATUS.ptsNext] as number, status[STATUS.ptsCapacity] as number, need[0] as number);
+        await growFor(edges, status[STATUS.edgesNext] as number, status[STATUS.edgesCapacity] as number, need[1] as number);
+        status = await run(`andersen merges ${round} (again)`, mergeEntries);
+      }
+      const propagated = status[STATUS.active] as number;
+      const fresh = status[STATUS.freshNodes] as number;
+      const merged = status[STATUS.merged] as number;
+      const edgesAdded = status[STATUS.edgesAdded] as number;
+      stats.propagations += propagated;
+      stats.hcdMerges += merged;
+      stats.edgesAdded += edgesAdded;
+      this.emit('iteration', {
+        round,
+        propagated,
+        edgesAdded,
+        merged,
+        elapsedMs: performance.now() - started,
+      });
+      if (propagated === 0 && fresh === 0 && merged === 0) break;
+      // Grow ahead of need: an iteration that would not fit runs twice.
+      const pointsNext = status[STATUS.ptsNext] as number;
+      const lastPoints = pointsNext - (status[STATUS.markPts] as number);
+      if (points.capacity - pointsNext < 2 * lastPoints) await points.grow(pointsNext + 4 * lastPoints);
+      const edgesNext = status[STATUS.edgesNext] as number;
+      const lastEdges = edgesNext - (status[STATUS.markEdges] as number);
+      if (edges.capacity - edgesNext < 2 * lastEdges) await edges.grow(edgesNext + 4 * lastEdges);
+    }
+    const iterateMs = performance.now() - iterateStarted;
+
+    // Read back the union–find, the heads of P and the points-to pool's elements in use.
+    const transferStarted = performance.now();
+    const [parentWords, heads, header] = await Promise.all([
+      ctx.readBuffer(control, arrayAt('parent') * 4, n * 4),
+      ctx.readBuffer(ptsHeads, 0, n * 4),
+      points.readHeader(),
+    ]);
+    const used = Math.min(header.next, header.capacity);
+    const words = used > 0 ? await points.readElements(0, used) : new Uint32Array(0);
+    const hostPool = new SparseBitVectorPool();
+    const sets = unpackVectors(hostPool, words, new Uint32Array(heads));
+    const parent = new Uint32Array(parentWords);
+    const transferMs = performance.now() - transferStarted;
+    const edgeHeader = await edges.readHeader();
+
+    let pointsToElements = 0;
+    for (let v = 0; v < n; v++) if (parent[v] === v) pointsToElements += sets[v]?.elementCount ?? 0;
+    const statistics: SolveStatistics = {
+      rounds: stats.rounds,
+      offlineMerges: prepared.offlineMerges,
+      cycleMerges: 0,
+      hcdMerges: stats.hcdMerges,
+      copyEdgesAdded: Math.max(0, stats.edgesAdded - prepared.initialEdgeCount),
+      propagations: stats.propagations,
+      solveMs: performance.now() - started,
+      pointsToElements,
+    };
+    let gpuBytes = 0;
+    for (const buffer of this.#buffers) gpuBytes += buffer.size;
+    gpuBytes += points.capacity * points.elementBytes + edges.capacity * edges.elementBytes + 32;
+    this.report = {
+      gpuBytes,
+      pointsPool: { capacity: points.capacity, used },
+      edgePool: { capacity: edges.capacity, used: Math.min(edgeHeader.next, edgeHeader.capacity) },
+      reruns: stats.reruns,
+      setupMs,
+      iterateMs,
+      transferMs,
+      readbackBytes: words.byteLength + 8 * n,
+      adapter: String(ctx),
+    };
+    const result = new AndersenResult(n, parent, sets, statistics);
+    this.emit('phase', 'done', stats.rounds);
+    this.emit('done', statistics);
+    return result;
+  }
+
+  async #resizePairs(old: GPUBuffer, capacity: number): Promise<GPUBuffer> {
+    const buffer = await this.ctx.createBuffer({
+      label: `andersen pairs ${capacity}`,
+      size: capacity * 8,
+      usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+    });
+    this.#buffers = this.#buffers.filter((b) => b !== old);
+    old.destroy();
+    this.#buffers.push(buffer);
+    return buffer;
+  }
+}
+
+/**
+ * A new {@link GpuSolver} for `program` on `options.gpu`, or on a GPU it acquires (throws
+ * {@link EngineUnavailableError} when there is none).
+ *
+ * @example
+ * ```ts
+ * const solver = await createGpuSolver(program, { hcd: input.hcd, initialPoolElements: 64 });
+ * const result = await solver.solve();
+ * solver.destroy();
+ * ```
+ */
+export async function createGpuSolver(
+  program: ConstraintProgram,
+  options: GpuSolverOptions = {},
+): Promise<GpuSolver> {
+  if (options.gpu) return new GpuSolver(program, options.gpu, false, options);
+  const ctx = await acquireGpu();
+  if (!ctx) {
+    throw new EngineUnavailableError(
+      'no WebGPU adapter for the Andersen webgpu engine (run `gpumorph doctor`; engine "auto" falls back to the CPU)',
+    );
+  }
+  return new GpuSolver(program, ctx, true, options);
+}
