@@ -12,9 +12,10 @@
 export { type SolverKernelParams, solverKernelsWgsl } from './kernels/solver.wgsl';
 export {
   createGpuSolver,
+  type GpuSolvePhase,
+  type GpuSolveReport,
   GpuSolver,
   GpuSolverError,
   type GpuSolverEvents,
   type GpuSolverOptions,
-  type GpuSolveReport,
 } from './solver';

@@ -38,7 +38,7 @@ import {
   solverLayout,
   THREAD_WORKGROUP,
 } from './layout';
-import { type PreparedProgram, prepareProgram } from './prepare';
+import { prepareProgram } from './prepare';
 
 /** The GPU solver failed in a way growing a pool cannot fix (a corrupt list, a guard that did not hold). */
 export class GpuSolverError extends GpumorphError {
@@ -62,7 +62,15 @@ export interface GpuSolverOptions {
   readonly windowElements?: number | undefined;
   /** Store pairs the worklist starts with (default 4,096; it grows when an iteration emits more). */
   readonly initialPairCapacity?: number | undefined;
+  /**
+   * Time every kernel with timestamp queries (one pass per kernel, read back each iteration) and
+   * report the GPU milliseconds per phase in {@link GpuSolveReport.phaseMs}. Slows the solve a little.
+   */
+  readonly profile?: boolean | undefined;
 }
+
+/** Phases of an iteration that {@link GpuSolverOptions.profile} times separately. */
+export type GpuSolvePhase = 'rules' | 'stores' | 'update' | 'hcd';
 
 /** GPU memory and transfers of a solve, beside the {@link SolveStatistics}. */
 export interface GpuSolveReport {
@@ -81,7 +89,28 @@ export interface GpuSolveReport {
   readonly readbackBytes: number;
   /** Adapter the solve ran on. */
   readonly adapter: string;
+  /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
+  readonly phaseMs?: Readonly<Record<GpuSolvePhase, number>> | undefined;
 }
+
+const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
+  begin_iteration: 'rules',
+  begin_attempt: 'rules',
+  rules: 'rules',
+  apply_stores: 'stores',
+  guard_update: 'update',
+  update_difference: 'update',
+  update_union: 'update',
+  update_commit: 'update',
+  hcd_hook: 'hcd',
+  compress: 'hcd',
+  merge_link: 'hcd',
+  merge_begin: 'hcd',
+  merge_count: 'hcd',
+  guard_merge: 'hcd',
+  merge_data: 'hcd',
+  report: 'hcd',
+};
 
 /** Events of {@link GpuSolver} (the CPU engine's, plus pool growth). */
 export type GpuSolverEvents = {
@@ -173,10 +202,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
     }
   }
 
-  async #buffer(label: string, data: Uint32Array, usage: number): Promise<GPUBuffer> {
+  async #buffer(label: string, data: Uint32Array, usage: number, size = data.byteLength): Promise<GPUBuffer> {
     const buffer = await this.ctx.createBuffer({
       label,
-      size: Math.max(16, data.byteLength),
+      size: Math.max(16, size),
       usage: usage | BufferUsage.COPY_DST,
     });
     this.#buffers.push(buffer);
@@ -252,6 +281,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
     const controlWords = new Uint32Array(STATUS_WORDS + CONTROL_ARRAY_COUNT * n);
     const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => STATUS_WORDS + CONTROL_ARRAYS[name] * n;
     controlWords.set(prepared.parent, arrayAt('parent'));
+    // The initial sets sit in the pending slots like the sets merges leave there: the first update
+    // may copy them once, so the guard counts them.
+    controlWords[STATUS.mergeNeedPts] = pointsElements;
+    controlWords[STATUS.mergeNeedEdges] = edgeElements;
     controlWords.fill(NONE, arrayAt('pairHead'), arrayAt('pairHead') + n);
     controlWords.fill(NONE, arrayAt('childHead'), arrayAt('childHead') + 2 * n);
     controlWords.fill(NONE, arrayAt('hcdSlot'), arrayAt('hcdSlot') + n);
@@ -289,7 +322,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
           ctx.kernels.get({ label: `andersen ${entryPoint}`, code, layout, entryPoint }),
         ),
       );
-      const kernels = Object.fromEntries(entries.map((e, i) => [e, built[i]])) as Record<
+      const kernels = Object.fromEntries(entries.map((e, i) => [e, built[i]])) as unknown as Record<
         SolverEntryPoint,
         Kernel
       >;
@@ -317,19 +350,62 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
       }
       return dispatchGrid(Math.min(1 << 14, Math.max(1, Math.ceil(items / THREAD_WORKGROUP))), maxGrid);
     };
+    const profile = this.#options.profile === true && ctx.features.timestampQuery;
+    const phaseMs: Record<GpuSolvePhase, number> = { rules: 0, stores: 0, update: 0, hcd: 0 };
+    const maxEntries = Object.keys(SOLVER_ENTRY_POINTS).length;
+    const querySet = profile
+      ? await ctx.guard('andersen timestamps', () =>
+          ctx.device.createQuerySet({
+            label: 'andersen timestamps',
+            type: 'timestamp',
+            count: 2 * maxEntries,
+          }),
+        )
+      : undefined;
+    const stampBuffer = profile
+      ? await this.#buffer(
+          'andersen timestamps',
+          new Uint32Array(0),
+          BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
+          16 * maxEntries,
+        )
+      : undefined;
     const run = async (label: string, entries: readonly SolverEntryPoint[]): Promise<Uint32Array> => {
       const { kernels, bindGroup } = await compile();
       await ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
-        const pass = encoder.beginComputePass({ label });
-        for (const entry of entries) {
-          pass.setPipeline(kernels[entry].pipeline);
-          pass.setBindGroup(0, bindGroup);
-          encodeDispatch(pass, grid(entry, entry === 'hcd_hook' ? prepared.hcdCount : n));
+        if (querySet && stampBuffer) {
+          // Profiling: one timed pass per kernel.
+          entries.forEach((entry, i) => {
+            const pass = encoder.beginComputePass({
+              label: entry,
+              timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 },
+            });
+            pass.setPipeline(kernels[entry].pipeline);
+            pass.setBindGroup(0, bindGroup);
+            encodeDispatch(pass, grid(entry, entry === 'hcd_hook' ? prepared.hcdCount : n));
+            pass.end();
+          });
+          encoder.resolveQuerySet(querySet, 0, 2 * entries.length, stampBuffer, 0);
+        } else {
+          const pass = encoder.beginComputePass({ label });
+          for (const entry of entries) {
+            pass.setPipeline(kernels[entry].pipeline);
+            pass.setBindGroup(0, bindGroup);
+            encodeDispatch(pass, grid(entry, entry === 'hcd_hook' ? prepared.hcdCount : n));
+          }
+          pass.end();
         }
-        pass.end();
         ctx.queue.submit([encoder.finish()]);
       });
+      if (stampBuffer) {
+        const stamps = new BigUint64Array(await ctx.readBuffer(stampBuffer, 0, 16 * entries.length));
+        entries.forEach((entry, i) => {
+          const begin = stamps[2 * i] ?? 0n;
+          const end = stamps[2 * i + 1] ?? 0n;
+          if (end > begin) phaseMs[PHASE_OF[entry]] += Number(end - begin) / 1e6;
+        });
+      }
       return new Uint32Array(await ctx.readBuffer(control, 0, STATUS_WORDS * 4));
     };
     const growFor = async (pool: ElementPool, next: number, capacity: number, need: number) => {
@@ -423,8 +499,18 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
         if (status[STATUS.skipMerge] === 0) break;
         stats.reruns++;
         const need = [status[STATUS.mergeNeedPts] as number, status[STATUS.mergeNeedEdges] as number];
-        await growFor(points, status[STATUS.ptsNext] as number, status[STATUS.ptsCapacity] as number, need[0] as number);
-        await growFor(edges, status[STATUS.edgesNext] as number, status[STATUS.edgesCapacity] as number, need[1] as number);
+        await growFor(
+          points,
+          status[STATUS.ptsNext] as number,
+          status[STATUS.ptsCapacity] as number,
+          need[0] as number,
+        );
+        await growFor(
+          edges,
+          status[STATUS.edgesNext] as number,
+          status[STATUS.edgesCapacity] as number,
+          need[1] as number,
+        );
         status = await run(`andersen merges ${round} (again)`, mergeEntries);
       }
       const propagated = status[STATUS.active] as number;
@@ -492,7 +578,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
       transferMs,
       readbackBytes: words.byteLength + 8 * n,
       adapter: String(ctx),
+      phaseMs: profile ? phaseMs : undefined,
     };
+    querySet?.destroy();
     const result = new AndersenResult(n, parent, sets, statistics);
     this.emit('phase', 'done', stats.rounds);
     this.emit('done', statistics);

@@ -1,12 +1,5 @@
 import type { TeamKind } from '@gpumorph/sparse-bitvector';
-import {
-  CONTROL_ARRAYS,
-  RULE_KIND,
-  SET_SLOT,
-  STATUS,
-  STATUS_WORDS,
-  THREAD_WORKGROUP,
-} from '../layout';
+import { CONTROL_ARRAYS, RULE_KIND, SET_SLOT, STATUS, STATUS_WORDS, THREAD_WORKGROUP } from '../layout';
 
 /** Inputs of {@link solverKernelsWgsl}. */
 export interface SolverKernelParams {
