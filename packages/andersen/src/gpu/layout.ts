@@ -20,7 +20,7 @@ export const STATUS = {
   skipUpdate: 3,
   /** Set by the merge guard: the pools could not hold the merges, so they were not moved yet. */
   skipMerge: 4,
-  /** Store pairs emitted this attempt (may exceed the pair buffer: then it is grown and re-run). */
+  /** Worklist pairs emitted this attempt (may exceed the buffers: then they grow and the rules re-run). */
   pairCount: 5,
   /** Pool bump pointers when the iteration started (elements allocated since bound the update). */
   markPts: 6,
@@ -45,10 +45,12 @@ export const STATUS = {
 export const STATUS_WORDS = 32;
 
 /**
- * The per-node arrays of the control buffer, in units of `nodeCount` after the status words:
- * `parent` (union–find, roots are the smallest id of their class), `pairHead` (store worklist per
- * target), `childHead` / `childNext` (nodes merged into a root this iteration), `mergedList` and
- * `hcdSlot` (the HCD target a root's online pairs name, so that targets of merged pointers merge).
+ * The per-node arrays of the control buffer after the status words, as word offsets in units of
+ * `nodeCount`: `parent` (union–find, roots are the smallest id of their class), `segmentStart` and
+ * `segmentEnd` (per pair key `2·node + pool`, the run of the sorted worklist that goes into that
+ * node's pending set), `childHead` / `childNext` (nodes merged into a root this iteration),
+ * `mergedList`, and `hcdSlot` (the HCD target a root's online pairs name, so that targets of
+ * merged pointers merge).
  *
  * @example
  * ```ts
@@ -57,15 +59,19 @@ export const STATUS_WORDS = 32;
  */
 export const CONTROL_ARRAYS = {
   parent: 0,
-  pairHead: 1,
-  childHead: 2,
-  childNext: 3,
-  mergedList: 4,
-  hcdSlot: 5,
+  segmentStart: 1,
+  segmentEnd: 3,
+  childHead: 5,
+  childNext: 6,
+  mergedList: 7,
+  hcdSlot: 8,
 } as const;
 
-/** Number of per-node arrays in the control buffer. */
-export const CONTROL_ARRAY_COUNT = 6;
+/** Per-node words of the control buffer after the status words. */
+export const CONTROL_ARRAY_COUNT = 9;
+
+/** Pool bit of a worklist key `2·node + pool`: 0 = the node's pending copy⁻¹ set, 1 = its pending points-to set. */
+export const PAIR_POOL = { edges: 0, points: 1 } as const;
 
 /**
  * Which set of a node a head index names: points-to pool heads hold P (the points-to set), ΔP
@@ -90,7 +96,7 @@ export const RULE_KIND = { load: 0, store: 1, offset: 2 } as const;
 /** Invocations per workgroup of the kernels that run one invocation per node. */
 export const THREAD_WORKGROUP = 64;
 
-/** The bindings of every solver kernel: both pools, the node table, the static rules, control and pairs. */
+/** The bindings of every solver kernel: both pools, the node table, the static rules, control and the worklist. */
 export function solverLayout(points: ElementPool, edges: ElementPool) {
   return defineBindings(`andersen ${points.geometry.windows}+${edges.geometry.windows}`, {
     params: { kind: 'uniform', type: 'AndersenParams' },
@@ -101,9 +107,10 @@ export function solverLayout(points: ElementPool, edges: ElementPool) {
     nodes: { kind: 'storage', type: 'array<vec4u>' },
     rule_table: { kind: 'storage', type: 'array<vec4u>', access: 'read' },
     control: { kind: 'storage', type: 'array<atomic<u32>>' },
-    pairs: { kind: 'storage', type: 'array<vec2u>' },
+    pair_keys: { kind: 'storage', type: 'array<u32>' },
+    pair_values: { kind: 'storage', type: 'array<u32>' },
   });
 }
 
 /** Storage bindings of {@link solverLayout} besides the pool windows. */
-export const FIXED_STORAGE_BINDINGS = 8;
+export const FIXED_STORAGE_BINDINGS = 9;

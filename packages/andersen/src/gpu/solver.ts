@@ -12,7 +12,7 @@ import {
   type Kernel,
   linkWgsl,
 } from '@gpumorph/gpu-allocator';
-import { subgroupLayoutIsLinear } from '@gpumorph/gpu-primitives';
+import { createRadixSort, subgroupLayoutIsLinear } from '@gpumorph/gpu-primitives';
 import {
   ELEMENT_WORDS,
   NO_ELEMENT,
@@ -60,7 +60,7 @@ export interface GpuSolverOptions {
   readonly initialPoolElements?: number | undefined;
   /** Elements per binding window of the pools (default: as many as one binding holds); lower it to test windowing. */
   readonly windowElements?: number | undefined;
-  /** Store pairs the worklist starts with (default 4,096; it grows when an iteration emits more). */
+  /** Pairs the worklist (loads, stores, offsets) starts with (default 4,096; it grows when an iteration emits more). */
   readonly initialPairCapacity?: number | undefined;
   /**
    * Time every kernel with timestamp queries (one pass per kernel, read back each iteration) and
@@ -70,7 +70,7 @@ export interface GpuSolverOptions {
 }
 
 /** Phases of an iteration that {@link GpuSolverOptions.profile} times separately. */
-export type GpuSolvePhase = 'rules' | 'stores' | 'update' | 'hcd';
+export type GpuSolvePhase = 'rules' | 'worklist' | 'update' | 'hcd';
 
 /** GPU memory and transfers of a solve, beside the {@link SolveStatistics}. */
 export interface GpuSolveReport {
@@ -97,7 +97,8 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   begin_iteration: 'rules',
   begin_attempt: 'rules',
   rules: 'rules',
-  apply_stores: 'stores',
+  mark_segments: 'worklist',
+  apply_pairs: 'worklist',
   guard_update: 'update',
   update_difference: 'update',
   update_union: 'update',
@@ -285,22 +286,24 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
     // may copy them once, so the guard counts them.
     controlWords[STATUS.mergeNeedPts] = pointsElements;
     controlWords[STATUS.mergeNeedEdges] = edgeElements;
-    controlWords.fill(NONE, arrayAt('pairHead'), arrayAt('pairHead') + n);
+    controlWords.fill(NONE, arrayAt('segmentStart'), arrayAt('segmentStart') + 2 * n);
     controlWords.fill(NONE, arrayAt('childHead'), arrayAt('childHead') + 2 * n);
     controlWords.fill(NONE, arrayAt('hcdSlot'), arrayAt('hcdSlot') + n);
     const control = await this.#buffer('andersen control', controlWords, storage);
     let pairCapacity = Math.max(16, this.#options.initialPairCapacity ?? 4096);
-    let pairs = await this.#buffer('andersen pairs', new Uint32Array(0), BufferUsage.STORAGE);
-    pairs = await this.#resizePairs(pairs, pairCapacity);
+    let pairs = await this.#createPairs(pairCapacity);
     const params = await this.#buffer(
       'andersen params',
       Uint32Array.of(n, prepared.ruleCount, prepared.hcdCount, pairCapacity),
       BufferUsage.UNIFORM,
     );
+    const sorter = createRadixSort(ctx);
+    const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
+    const sourceBits = Math.max(1, Math.ceil(Math.log2(n + 1)));
 
     let compiled: Compiled | undefined;
     const compile = async (): Promise<Compiled> => {
-      const key = `${points.generation}/${edges.generation}/${pairs.label}/${pairCapacity}`;
+      const key = `${points.generation}/${edges.generation}/${pairs.keys.label}`;
       if (compiled?.key === key) return compiled;
       const layout = solverLayout(points, edges);
       const library = (pool: ElementPool, name: 'pts' | 'edg') =>
@@ -335,7 +338,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
         nodes,
         rule_table: rules,
         control,
-        pairs,
+        pair_keys: pairs.keys,
+        pair_values: pairs.values,
       } as never);
       compiled = { key, kernels, bindGroup };
       return compiled;
@@ -351,14 +355,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
       return dispatchGrid(Math.min(1 << 14, Math.max(1, Math.ceil(items / THREAD_WORKGROUP))), maxGrid);
     };
     const profile = this.#options.profile === true && ctx.features.timestampQuery;
-    const phaseMs: Record<GpuSolvePhase, number> = { rules: 0, stores: 0, update: 0, hcd: 0 };
-    const maxEntries = Object.keys(SOLVER_ENTRY_POINTS).length;
+    const phaseMs: Record<GpuSolvePhase, number> = { rules: 0, worklist: 0, update: 0, hcd: 0 };
+    const maxPasses = Object.keys(SOLVER_ENTRY_POINTS).length + 16;
     const querySet = profile
       ? await ctx.guard('andersen timestamps', () =>
           ctx.device.createQuerySet({
             label: 'andersen timestamps',
             type: 'timestamp',
-            count: 2 * maxEntries,
+            count: 2 * maxPasses,
           }),
         )
       : undefined;
@@ -367,43 +371,82 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
           'andersen timestamps',
           new Uint32Array(0),
           BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
-          16 * maxEntries,
+          16 * maxPasses,
         )
       : undefined;
-    const run = async (label: string, entries: readonly SolverEntryPoint[]): Promise<Uint32Array> => {
+    const itemsOf = (entry: SolverEntryPoint, pairCount: number) =>
+      entry === 'hcd_hook'
+        ? prepared.hcdCount
+        : entry === 'mark_segments'
+          ? pairCount
+          : entry === 'apply_pairs'
+            ? 2 * n
+            : n;
+    /** Encodes `entries` (after sorting the worklist's `sortCount` pairs, when given) as one submission; returns the status words. */
+    const run = async (
+      label: string,
+      entries: readonly SolverEntryPoint[],
+      sortCount = 0,
+    ): Promise<Uint32Array> => {
       const { kernels, bindGroup } = await compile();
+      if (sortCount > 1) {
+        await sorter.prepare({ count: sortCount, withValues: true, bits: { start: 0, end: sourceBits } });
+        await sorter.prepare({ count: sortCount, withValues: true, bits: { start: 0, end: keyBits } });
+      }
+      const passPhases: GpuSolvePhase[] = [];
       await ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
-        if (querySet && stampBuffer) {
-          // Profiling: one timed pass per kernel.
-          entries.forEach((entry, i) => {
-            const pass = encoder.beginComputePass({
-              label: entry,
-              timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 },
-            });
+        const timedPass = (phase: GpuSolvePhase, passLabel: string): GPUComputePassEncoder => {
+          if (!querySet) return encoder.beginComputePass({ label: passLabel });
+          const i = passPhases.length;
+          passPhases.push(phase);
+          return encoder.beginComputePass({
+            label: passLabel,
+            timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 },
+          });
+        };
+        if (sortCount > 1) {
+          // By (key, source): sort by source, then stably by key.
+          const timer = { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('worklist', l) };
+          sorter.encode(
+            encoder,
+            { keys: pairs.values, values: pairs.keys, count: sortCount, bits: { start: 0, end: sourceBits } },
+            timer,
+          );
+          sorter.encode(
+            encoder,
+            { keys: pairs.keys, values: pairs.values, count: sortCount, bits: { start: 0, end: keyBits } },
+            timer,
+          );
+        }
+        if (querySet) {
+          for (const entry of entries) {
+            const pass = timedPass(PHASE_OF[entry], entry);
             pass.setPipeline(kernels[entry].pipeline);
             pass.setBindGroup(0, bindGroup);
-            encodeDispatch(pass, grid(entry, entry === 'hcd_hook' ? prepared.hcdCount : n));
+            encodeDispatch(pass, grid(entry, itemsOf(entry, sortCount)));
             pass.end();
-          });
-          encoder.resolveQuerySet(querySet, 0, 2 * entries.length, stampBuffer, 0);
+          }
         } else {
           const pass = encoder.beginComputePass({ label });
           for (const entry of entries) {
             pass.setPipeline(kernels[entry].pipeline);
             pass.setBindGroup(0, bindGroup);
-            encodeDispatch(pass, grid(entry, entry === 'hcd_hook' ? prepared.hcdCount : n));
+            encodeDispatch(pass, grid(entry, itemsOf(entry, sortCount)));
           }
           pass.end();
         }
+        if (querySet && stampBuffer && passPhases.length > 0) {
+          encoder.resolveQuerySet(querySet, 0, 2 * passPhases.length, stampBuffer, 0);
+        }
         ctx.queue.submit([encoder.finish()]);
       });
-      if (stampBuffer) {
-        const stamps = new BigUint64Array(await ctx.readBuffer(stampBuffer, 0, 16 * entries.length));
-        entries.forEach((entry, i) => {
+      if (stampBuffer && passPhases.length > 0) {
+        const stamps = new BigUint64Array(await ctx.readBuffer(stampBuffer, 0, 16 * passPhases.length));
+        passPhases.forEach((phase, i) => {
           const begin = stamps[2 * i] ?? 0n;
           const end = stamps[2 * i + 1] ?? 0n;
-          if (end > begin) phaseMs[PHASE_OF[entry]] += Number(end - begin) / 1e6;
+          if (end > begin) phaseMs[phase] += Number(end - begin) / 1e6;
         });
       }
       return new Uint32Array(await ctx.readBuffer(control, 0, STATUS_WORDS * 4));
@@ -422,10 +465,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
       }
     };
 
-    const iterationEntries: SolverEntryPoint[] = [
-      'begin_attempt',
-      'rules',
-      'apply_stores',
+    const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0 };
+    const rulesEntries: SolverEntryPoint[] = ['begin_attempt', 'rules'];
+    const updateEntries: SolverEntryPoint[] = [
+      'mark_segments',
+      'apply_pairs',
       'guard_update',
       'update_difference',
       'update_union',
@@ -439,6 +483,20 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
       'merge_data',
       'report',
     ];
+    /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
+    const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
+      let status = await run(label, first ? ['begin_iteration', ...rulesEntries] : rulesEntries);
+      for (;;) {
+        checkFatal(status);
+        const pairCount = status[STATUS.pairCount] as number;
+        if (pairCount <= pairCapacity) return run(label, updateEntries, pairCount);
+        stats.reruns++;
+        pairCapacity = Math.max(2 * pairCapacity, 2 * pairCount);
+        pairs = await this.#createPairs(pairCapacity, pairs);
+        await ctx.writeBuffer(params, 12, Uint32Array.of(pairCapacity));
+        status = await run(`${label} (worklist grown)`, rulesEntries);
+      }
+    };
     const mergeEntries: SolverEntryPoint[] = [
       'merge_begin',
       'merge_count',
@@ -447,14 +505,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
       'report',
     ];
 
-    const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0 };
     const setupMs = performance.now() - started;
     const iterateStarted = performance.now();
     for (;;) {
       this.#checkAbort();
       const round = ++stats.rounds;
       this.emit('phase', 'wave', round);
-      let status = await run(`andersen iteration ${round}`, ['begin_iteration', ...iterationEntries]);
+      let status = await iterate(`andersen iteration ${round}`, true);
       for (;;) {
         checkFatal(status);
         if (status[STATUS.skipUpdate] === 0) break;
@@ -486,13 +543,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
         ) {
           await growFor(edges, edgesNext, edgesCapacity, edgesNeed);
         }
-        const pairCount = status[STATUS.pairCount] as number;
-        if (pairCount > pairCapacity) {
-          pairCapacity = Math.max(2 * pairCapacity, 2 * pairCount);
-          pairs = await this.#resizePairs(pairs, pairCapacity);
-          await ctx.writeBuffer(params, 12, Uint32Array.of(pairCapacity));
-        }
-        status = await run(`andersen iteration ${round} (again)`, iterationEntries);
+        status = await iterate(`andersen iteration ${round} (again)`, false);
       }
       for (;;) {
         checkFatal(status);
@@ -587,16 +638,29 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
     return result;
   }
 
-  async #resizePairs(old: GPUBuffer, capacity: number): Promise<GPUBuffer> {
-    const buffer = await this.ctx.createBuffer({
-      label: `andersen pairs ${capacity}`,
-      size: capacity * 8,
-      usage: BufferUsage.STORAGE | BufferUsage.COPY_DST,
+  /** The worklist's key and source buffers for `capacity` pairs (replacing `old`). */
+  async #createPairs(
+    capacity: number,
+    old?: { keys: GPUBuffer; values: GPUBuffer },
+  ): Promise<{ keys: GPUBuffer; values: GPUBuffer }> {
+    const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
+    const keys = await this.ctx.createBuffer({
+      label: `andersen pair keys ${capacity}`,
+      size: capacity * 4,
+      usage,
     });
-    this.#buffers = this.#buffers.filter((b) => b !== old);
-    old.destroy();
-    this.#buffers.push(buffer);
-    return buffer;
+    const values = await this.ctx.createBuffer({
+      label: `andersen pair sources ${capacity}`,
+      size: capacity * 4,
+      usage,
+    });
+    if (old) {
+      this.#buffers = this.#buffers.filter((b) => b !== old.keys && b !== old.values);
+      old.keys.destroy();
+      old.values.destroy();
+    }
+    this.#buffers.push(keys, values);
+    return { keys, values };
   }
 }
 

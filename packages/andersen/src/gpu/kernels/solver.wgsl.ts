@@ -1,5 +1,13 @@
 import type { TeamKind } from '@gpumorph/sparse-bitvector';
-import { CONTROL_ARRAYS, RULE_KIND, SET_SLOT, STATUS, STATUS_WORDS, THREAD_WORKGROUP } from '../layout';
+import {
+  CONTROL_ARRAYS,
+  PAIR_POOL,
+  RULE_KIND,
+  SET_SLOT,
+  STATUS,
+  STATUS_WORDS,
+  THREAD_WORKGROUP,
+} from '../layout';
 
 /** Inputs of {@link solverKernelsWgsl}. */
 export interface SolverKernelParams {
@@ -12,8 +20,8 @@ export interface SolverKernelParams {
 
 /**
  * The entry points of one solver iteration, in the order the host encodes them:
- * `begin_iteration` (first attempt only), `begin_attempt`, `rules`, `apply_stores`,
- * `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`, `compress`,
+ * `begin_iteration` (first attempt only), `begin_attempt`, `rules` (then the host sorts the
+ * worklist), `mark_segments`, `apply_pairs`, `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`, `compress`,
  * `merge_link`, `merge_begin`, `merge_count`, `guard_merge`, `merge_data`, `report`.
  * Team kernels run one team (subgroup, or emulated 32-lane workgroup) per node, calling the sparse
  * bit vector library of the `pts` and `edg` pools; the rest run one invocation per node or item.
@@ -99,6 +107,32 @@ ${body}
     }`;
   };
 
+  // Visits every member `m` of vector `vector` of the points-to pool, each lane the members of its
+  // own words (no team function may be called inside).
+  const forEachMemberByLane = (vector: string, body: string) => {
+    const s = `_${decodeCount++}`;
+    return /* wgsl */ `
+    {
+      var e${s} = pts_team_u(pts_heads[${vector}]);
+      var steps${s} = 0u;
+      loop {
+        if (e${s} == ${NONE} || steps${s} > list_limit) { break; }
+        let h${s} = pts_team_u2(vec2u(pts_load(e${s}, 30u), pts_load(e${s}, 31u)));
+        for (var w${s} = pts_lane; w${s} < 30u; w${s} += pts_lanes) {
+          var word${s} = pts_load(e${s}, w${s});
+          loop {
+            if (word${s} == 0u) { break; }
+            let m = h${s}.x * 960u + w${s} * 32u + firstTrailingBit(word${s});
+            word${s} &= word${s} - 1u;
+            ${body}
+          }
+        }
+        e${s} = h${s}.y;
+        steps${s}++;
+      }
+    }`;
+  };
+
   const code = /* wgsl */ `
 struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32 }
 ${params.layoutWgsl}
@@ -138,62 +172,78 @@ fn hook(a0: u32, b0: u32) {
 
 fn object_size(v: u32) -> u32 { return nodes[v].x; }
 
-// Adds member m to vector v of a pool, one invocation alone (single allocations): 1 when added,
-// 0 when present, 2 when the pool is exhausted (the caller's step is re-run after growing).
-fn pts_insert(v: u32, m: u32) -> u32 {
-  let base = m / 960u;
-  let word = (m % 960u) / 32u;
-  let mask = 1u << (m % 32u);
+// Adds the sorted sources pair_values[start, end) to vector v in one walk of its list (duplicates
+// are adjacent and skipped): 1 when something was added, 2 when the pool ran out.
+fn pts_insert_sorted(v: u32, start: u32, end: u32) -> u32 {
+  var status = 0u;
   var prev = NONE;
   var e = pts_heads[v];
-  loop {
-    if (e == NONE) { break; }
-    let b = pts_load(e, 30u);
-    if (b == base) {
-      let old = pts_load(e, word);
-      if ((old & mask) != 0u) { return 0u; }
-      pts_store(e, word, old | mask);
-      return 1u;
+  var last = NONE;
+  for (var i = start; i < end; i++) {
+    let m = pair_values[i];
+    if (m == last) { continue; }
+    last = m;
+    let base = m / 960u;
+    let word = (m % 960u) / 32u;
+    let mask = 1u << (m % 32u);
+    loop {
+      if (e == NONE) { break; }
+      if (pts_load(e, 30u) >= base) { break; }
+      prev = e;
+      e = pts_load(e, 31u);
     }
-    if (b > base) { break; }
-    prev = e;
-    e = pts_load(e, 31u);
+    if (e != NONE && pts_load(e, 30u) == base) {
+      let old = pts_load(e, word);
+      if ((old & mask) == 0u) { pts_store(e, word, old | mask); status |= 1u; }
+      continue;
+    }
+    let fresh = pts_alloc_single(true);
+    if (fresh == GM_INVALID_ELEMENT) { return status | 2u; }
+    for (var w = 0u; w < 30u; w++) { pts_store(fresh, w, select(0u, mask, w == word)); }
+    pts_store(fresh, 30u, base);
+    pts_store(fresh, 31u, e);
+    if (prev == NONE) { pts_heads[v] = fresh; } else { pts_store(prev, 31u, fresh); }
+    e = fresh;
+    status |= 1u;
   }
-  let fresh = pts_alloc_single(true);
-  if (fresh == GM_INVALID_ELEMENT) { return 2u; }
-  for (var w = 0u; w < 30u; w++) { pts_store(fresh, w, select(0u, mask, w == word)); }
-  pts_store(fresh, 30u, base);
-  pts_store(fresh, 31u, e);
-  if (prev == NONE) { pts_heads[v] = fresh; } else { pts_store(prev, 31u, fresh); }
-  return 1u;
+  return status;
 }
 
-fn edg_insert(v: u32, m: u32) -> u32 {
-  let base = m / 960u;
-  let word = (m % 960u) / 32u;
-  let mask = 1u << (m % 32u);
+// Adds the sorted sources pair_values[start, end) to vector v in one walk of its list (duplicates
+// are adjacent and skipped): 1 when something was added, 2 when the pool ran out.
+fn edg_insert_sorted(v: u32, start: u32, end: u32) -> u32 {
+  var status = 0u;
   var prev = NONE;
   var e = edg_heads[v];
-  loop {
-    if (e == NONE) { break; }
-    let b = edg_load(e, 30u);
-    if (b == base) {
-      let old = edg_load(e, word);
-      if ((old & mask) != 0u) { return 0u; }
-      edg_store(e, word, old | mask);
-      return 1u;
+  var last = NONE;
+  for (var i = start; i < end; i++) {
+    let m = pair_values[i];
+    if (m == last) { continue; }
+    last = m;
+    let base = m / 960u;
+    let word = (m % 960u) / 32u;
+    let mask = 1u << (m % 32u);
+    loop {
+      if (e == NONE) { break; }
+      if (edg_load(e, 30u) >= base) { break; }
+      prev = e;
+      e = edg_load(e, 31u);
     }
-    if (b > base) { break; }
-    prev = e;
-    e = edg_load(e, 31u);
+    if (e != NONE && edg_load(e, 30u) == base) {
+      let old = edg_load(e, word);
+      if ((old & mask) == 0u) { edg_store(e, word, old | mask); status |= 1u; }
+      continue;
+    }
+    let fresh = edg_alloc_single(true);
+    if (fresh == GM_INVALID_ELEMENT) { return status | 2u; }
+    for (var w = 0u; w < 30u; w++) { edg_store(fresh, w, select(0u, mask, w == word)); }
+    edg_store(fresh, 30u, base);
+    edg_store(fresh, 31u, e);
+    if (prev == NONE) { edg_heads[v] = fresh; } else { edg_store(prev, 31u, fresh); }
+    e = fresh;
+    status |= 1u;
   }
-  let fresh = edg_alloc_single(true);
-  if (fresh == GM_INVALID_ELEMENT) { return 2u; }
-  for (var w = 0u; w < 30u; w++) { edg_store(fresh, w, select(0u, mask, w == word)); }
-  edg_store(fresh, 30u, base);
-  edg_store(fresh, 31u, e);
-  if (prev == NONE) { edg_heads[v] = fresh; } else { edg_store(prev, 31u, fresh); }
-  return 1u;
+  return status;
 }
 
 fn pts_elements(v: u32) -> u32 {
@@ -208,13 +258,13 @@ fn edg_elements(v: u32) -> u32 {
   return count;
 }
 
-// Store *(p + k) = y seen from p: the copy edge y → target goes to the target's owner through the
-// worklist (a list per target, linked through the pair buffer).
-fn push_pair(field: u32, source: u32) {
+// One entry of the worklist: \`source\` goes into the pending set named by \`key\` (2·node + pool).
+// The host sorts the worklist by (key, source); apply_pairs then merges each run in one walk.
+fn push_pair(key: u32, source: u32) {
   let at = atomicAdd(&control[${S('pairCount')}], 1u);
   if (at >= params.pair_capacity) { return; }
-  pairs[at].x = source;
-  pairs[at].y = atomicExchange(&control[${A('pairHead')} + field], at);
+  pair_keys[at] = key;
+  pair_values[at] = source;
 }
 
 fn skip_update() -> bool { return atomicLoad(&control[${S('skipUpdate')}]) != 0u; }
@@ -242,7 +292,6 @@ ${teamKernel(
   for (var r = first_team; r < n; r += team_stride) {
     if (pts_team_u(find(r)) != r) { continue; }
     var status = 0u;
-    var lane_status = 0u;
     // copy⁻¹: old sources pull what they gained (ΔP), sources added by the last update pull all of P.
     ${forEachMember(
       'edg',
@@ -272,35 +321,30 @@ ${teamKernel(
         let other = pts_team_u(find(rule.y));
         if (rule.x == ${RULE_KIND.load}u) {
           // x = *(y + k): each new pointee o of y gives the copy⁻¹ source o + k of x.
-          ${forEachMember(
-            'pts',
+          ${forEachMemberByLane(
             slot('delta', 'other'),
             /* wgsl */ `
-            if (pts_lane == 0u && k < object_size(m)) {
+            if (k < object_size(m)) {
               let field = find(m + k);
-              if (field != r) { lane_status |= edg_insert(${slot('pending', 'r')}, field); }
+              if (field != r) { push_pair(2u * r + ${PAIR_POOL.edges}u, field); }
             }`,
           )}
         } else if (rule.x == ${RULE_KIND.store}u) {
           // *(x + k) = y: each new pointee o of x gives the copy edge y → o + k (to o + k's owner).
-          ${forEachMember(
-            'pts',
+          ${forEachMemberByLane(
             slot('delta', 'r'),
             /* wgsl */ `
-            if (pts_lane == 0u && k < object_size(m)) {
+            if (k < object_size(m)) {
               let field = find(m + k);
-              if (field != other) { push_pair(field, other); }
+              if (field != other) { push_pair(2u * field + ${PAIR_POOL.edges}u, other); }
             }`,
           )}
         } else {
           // x = y + k: each new pointee o of y gives o + k when k is inside o's object.
-          ${forEachMember(
-            'pts',
+          ${forEachMemberByLane(
             slot('delta', 'other'),
             /* wgsl */ `
-            if (pts_lane == 0u && k < object_size(m)) {
-              lane_status |= pts_insert(${slot('pending', 'r')}, m + k);
-            }`,
+            if (k < object_size(m)) { push_pair(2u * r + ${PAIR_POOL.points}u, m + k); }`,
           )}
         }
       }
@@ -311,16 +355,25 @@ ${teamKernel(
   }`,
 )}
 ${threadKernel(
-  'apply_stores',
+  'mark_segments',
   /* wgsl */ `
-  for (var t = first_item; t < params.n; t += item_stride) {
-    var at = atomicExchange(&control[${A('pairHead')} + t], NONE);
-    loop {
-      if (at == NONE) { break; }
-      let pair = pairs[at];
-      _ = edg_insert(${slot('pending', 't')}, pair.x);
-      at = pair.y;
-    }
+  let count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity);
+  for (var i = first_item; i < count; i += item_stride) {
+    let key = pair_keys[i];
+    if (i == 0u || pair_keys[i - 1u] != key) { atomicStore(&control[${A('segmentStart')} + key], i); }
+    if (i + 1u == count || pair_keys[i + 1u] != key) { atomicStore(&control[${A('segmentEnd')} + key], i + 1u); }
+  }`,
+)}
+${threadKernel(
+  'apply_pairs',
+  /* wgsl */ `
+  for (var key = first_item; key < 2u * params.n; key += item_stride) {
+    let start = atomicLoad(&control[${A('segmentStart')} + key]);
+    if (start == NONE) { continue; }
+    atomicStore(&control[${A('segmentStart')} + key], NONE);
+    let end = atomicLoad(&control[${A('segmentEnd')} + key]);
+    let v = ${slot('pending', 'key >> 1u')};
+    if ((key & 1u) == ${PAIR_POOL.points}u) { _ = pts_insert_sorted(v, start, end); } else { _ = edg_insert_sorted(v, start, end); }
   }`,
 )}
 ${singleKernel(
@@ -548,7 +601,8 @@ export const SOLVER_ENTRY_POINTS = {
   begin_iteration: 'single',
   begin_attempt: 'single',
   rules: 'team',
-  apply_stores: 'thread',
+  mark_segments: 'thread',
+  apply_pairs: 'thread',
   guard_update: 'single',
   update_difference: 'team',
   update_union: 'team',
