@@ -28,7 +28,12 @@ import { EngineUnavailableError, SolveAbortedError } from '../errors';
 import type { ConstraintProgram } from '../model/program';
 import type { HcdPairs } from '../offline/hcd-pairs';
 import { AndersenResult, type SolveStatistics } from '../result/result';
-import { SOLVER_ENTRY_POINTS, type SolverEntryPoint, solverKernelsWgsl } from './kernels/solver.wgsl';
+import {
+  SOLVER_ENTRY_POINTS,
+  type SolverEntryPoint,
+  solverEntryKinds,
+  solverKernelsWgsl,
+} from './kernels/solver.wgsl';
 import {
   CONTROL_ARRAY_COUNT,
   CONTROL_ARRAYS,
@@ -55,7 +60,8 @@ export interface GpuSolverOptions {
   readonly signal?: AbortSignal | undefined;
   /**
    * Elements (128 bytes each) each pool starts with (default: four times what the initial sets
-   * take, at least 4,096). Tiny values are legal: the pools grow when an iteration runs out.
+   * take, at least 4,096, and two per node for points-to sets, one per two nodes for edges).
+   * Tiny values are legal: the pools grow when an iteration runs out.
    */
   readonly initialPoolElements?: number | undefined;
   /** Elements per binding window of the pools (default: as many as one binding holds); lower it to test windowing. */
@@ -246,14 +252,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
       this.#options.windowElements !== undefined ? { windowElements: this.#options.windowElements } : {};
     const points = await createElementPool(ctx, {
       name: 'pts',
-      capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements)),
+      capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements, 2 * n)),
       maxWindows: pointsWindows,
       ...windowOption,
     });
     this.#pools.push(points);
     const edges = await createElementPool(ctx, {
       name: 'edg',
-      capacity: Math.max(edgeElements + 1, initial ?? Math.max(4096, 4 * edgeElements)),
+      capacity: Math.max(edgeElements + 1, initial ?? Math.max(4096, 4 * edgeElements, n >> 1)),
       maxWindows: edgeWindows,
       ...windowOption,
     });
@@ -314,11 +320,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
           alloc: pool.allocWgsl(team),
           access: pool.accessWgsl(),
         });
-      const code = linkWgsl(solverKernelsWgsl({ team, teamWorkgroupSize, layoutWgsl: layout.wgsl() }), [
-        gridWgsl,
-        library(points, 'pts'),
-        library(edges, 'edg'),
-      ]);
+      const code = linkWgsl(
+        solverKernelsWgsl({ team, teamWorkgroupSize, layoutWgsl: layout.wgsl(), laneWords }),
+        [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
+      );
       const entries = Object.keys(SOLVER_ENTRY_POINTS) as SolverEntryPoint[];
       const built = await Promise.all(
         entries.map((entryPoint) =>
@@ -346,8 +351,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
     };
 
     const maxGrid = ctx.limits.maxComputeWorkgroupsPerDimension;
+    const entryKinds = solverEntryKinds(team);
     const grid = (entry: SolverEntryPoint, items: number) => {
-      const kind = SOLVER_ENTRY_POINTS[entry];
+      const kind = entryKinds[entry];
       if (kind === 'single') return dispatchGrid(1, maxGrid);
       if (kind === 'team') {
         return dispatchGrid(Math.min(1 << 15, Math.max(1, Math.ceil(items / teamsPerWorkgroup))), maxGrid);
@@ -582,10 +588,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
       // Grow ahead of need: an iteration that would not fit runs twice.
       const pointsNext = status[STATUS.ptsNext] as number;
       const lastPoints = pointsNext - (status[STATUS.markPts] as number);
-      if (points.capacity - pointsNext < 2 * lastPoints) await points.grow(pointsNext + 4 * lastPoints);
+      if (points.capacity - pointsNext < 3 * lastPoints) await points.grow(pointsNext + 8 * lastPoints);
       const edgesNext = status[STATUS.edgesNext] as number;
       const lastEdges = edgesNext - (status[STATUS.markEdges] as number);
-      if (edges.capacity - edgesNext < 2 * lastEdges) await edges.grow(edgesNext + 4 * lastEdges);
+      if (edges.capacity - edgesNext < 3 * lastEdges) await edges.grow(edgesNext + 8 * lastEdges);
     }
     const iterateMs = performance.now() - iterateStarted;
 

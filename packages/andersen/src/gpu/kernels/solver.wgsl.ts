@@ -16,6 +16,8 @@ export interface SolverKernelParams {
   readonly teamWorkgroupSize: number;
   /** The bind-group declarations (`solverLayout(…).wgsl()`). */
   readonly layoutWgsl: string;
+  /** Words one lane owns at most (`ceil(31 / smallest subgroup size)`; 1 for `workgroup` teams). */
+  readonly laneWords: number;
 }
 
 /**
@@ -28,11 +30,12 @@ export interface SolverKernelParams {
  *
  * @example
  * ```ts
- * const code = linkWgsl(solverKernelsWgsl({ team: 'subgroup', teamWorkgroupSize: 128, layoutWgsl }), [gridWgsl, ptsLib, edgLib]);
+ * const code = linkWgsl(solverKernelsWgsl({ team: 'subgroup', teamWorkgroupSize: 128, layoutWgsl, laneWords: 4 }), [gridWgsl, ptsLib, edgLib]);
  * ```
  */
 export function solverKernelsWgsl(params: SolverKernelParams): string {
-  const { team, teamWorkgroupSize: wg } = params;
+  const { team, teamWorkgroupSize: wg, laneWords: lw } = params;
+  const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
   const A = (name: keyof typeof CONTROL_ARRAYS) => `(${STATUS_WORDS}u + ${CONTROL_ARRAYS[name]}u * params.n)`;
@@ -132,6 +135,71 @@ ${body}
       }
     }`;
   };
+
+  const fastE = /* wgsl */ `
+    {
+      // Lanes scan their own words for sources that have something to give; the team then runs
+      // one union per such source, smallest first (so duplicates in the same step merge).
+      var e = pts_team_u(edg_heads[${slot('points', 'r')}]);
+      var steps = 0u;
+      loop {
+        if (e == NONE || steps > list_limit) { break; }
+        let h = pts_team_u2(vec2u(edg_load(e, 30u), edg_load(e, 31u)));
+        for (var k = 0u; k < ${lw}u; k++) {
+          let w = pts_lane + k * pts_lanes;
+          var word = 0u;
+          if (w < 30u) { word = edg_load(e, w); }
+          var mine = NONE;
+          loop {
+            loop {
+              if (mine != NONE || word == 0u) { break; }
+              let m = h.x * 960u + w * 32u + firstTrailingBit(word);
+              word &= word - 1u;
+              let s = find(m);
+              if (s != r && pts_heads[${slot('delta', 's')}] != NONE) { mine = s; }
+            }
+            let pick = subgroupMin(mine);
+            if (pick == NONE) { break; }
+            status |= pts_union(${slot('pending', 'r')}, ${slot('delta', 'pick')});
+            if (mine == pick) { mine = NONE; }
+          }
+        }
+        e = h.y;
+        steps++;
+      }
+    }`;
+  const fastF = /* wgsl */ `
+    {
+      // Lanes scan their own words for sources that have something to give; the team then runs
+      // one union per such source, smallest first (so duplicates in the same step merge).
+      var e = pts_team_u(edg_heads[${slot('delta', 'r')}]);
+      var steps = 0u;
+      loop {
+        if (e == NONE || steps > list_limit) { break; }
+        let h = pts_team_u2(vec2u(edg_load(e, 30u), edg_load(e, 31u)));
+        for (var k = 0u; k < ${lw}u; k++) {
+          let w = pts_lane + k * pts_lanes;
+          var word = 0u;
+          if (w < 30u) { word = edg_load(e, w); }
+          var mine = NONE;
+          loop {
+            loop {
+              if (mine != NONE || word == 0u) { break; }
+              let m = h.x * 960u + w * 32u + firstTrailingBit(word);
+              word &= word - 1u;
+              let s = find(m);
+              if (s != r && pts_heads[${slot('points', 's')}] != NONE) { mine = s; }
+            }
+            let pick = subgroupMin(mine);
+            if (pick == NONE) { break; }
+            status |= pts_union(${slot('pending', 'r')}, ${slot('points', 'pick')});
+            if (mine == pick) { mine = NONE; }
+          }
+        }
+        e = h.y;
+        steps++;
+      }
+    }`;
 
   const code = /* wgsl */ `
 struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32 }
@@ -246,6 +314,151 @@ fn edg_insert_sorted(v: u32, start: u32, end: u32) -> u32 {
   return status;
 }
 
+${
+  subgroups
+    ? `
+// The team merges the sorted sources pair_values[start, end) into vector v: each step takes one
+// source per lane, and for each element base among them (smallest first) ORs the members into the
+// list at a cursor that only moves forward (subgroup teams only).
+fn pts_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
+  var status = 0u;
+  var prev = NONE;
+  var d = pts_team_u(pts_heads[v]);
+  let limit = pts_team_u(pts_header.capacity) * 4u + 64u;
+  var steps = 0u;
+  for (var c = start; c < end; c += pts_lanes) {
+    let i = c + pts_lane;
+    var m = NONE;
+    if (i < end) {
+      m = pair_values[i];
+      if (i > start && pair_values[i - 1u] == m) { m = NONE; }
+    }
+    var my_base = NONE;
+    if (m != NONE) { my_base = m / 960u; }
+    let my_word = (m % 960u) / 32u;
+    let my_bit = 1u << (m % 32u);
+    loop {
+      let b = subgroupMin(my_base);
+      if (b == NONE) { break; }
+      var mine: array<u32, ${lw}>;
+      for (var w = 0u; w < 30u; w++) {
+        let x = subgroupOr(select(0u, my_bit, my_base == b && my_word == w));
+        if (w % pts_lanes == pts_lane) { mine[w / pts_lanes] = x; }
+      }
+      var dh = vec2u(NONE, NONE);
+      loop {
+        if (d == NONE) { break; }
+        dh = pts_team_u2(vec2u(pts_load(d, 30u), pts_load(d, 31u)));
+        if (dh.x >= b) { break; }
+        prev = d;
+        d = dh.y;
+        steps++;
+        if (steps > limit) { return status | pts_CORRUPT; }
+      }
+      if (d != NONE && dh.x == b) {
+        for (var k = 0u; k < ${lw}u; k++) {
+          let w = pts_lane + k * pts_lanes;
+          if (w < 30u) {
+            let a = pts_load(d, w);
+            let n = a | mine[k];
+            if (n != a) { pts_store(d, w, n); }
+          }
+        }
+      } else {
+        let fresh = pts_team_u(pts_alloc(pts_lane == 0u, pts_lane));
+        if (fresh == GM_INVALID_ELEMENT) { return status | pts_INCOMPLETE; }
+        for (var k = 0u; k < ${lw}u; k++) {
+          let w = pts_lane + k * pts_lanes;
+          if (w < 30u) { pts_store(fresh, w, mine[k]); }
+        }
+        // Linked only once complete, as the library does.
+        if (pts_lane == 0u) {
+          pts_store(fresh, 30u, b);
+          pts_store(fresh, 31u, d);
+          if (prev == NONE) { pts_heads[v] = fresh; } else { pts_store(prev, 31u, fresh); }
+        }
+        d = fresh;
+        dh = vec2u(b, d);
+        status |= pts_CHANGED;
+      }
+      if (my_base == b) { my_base = NONE; }
+    }
+  }
+  return status;
+}
+
+// The team merges the sorted sources pair_values[start, end) into vector v: each step takes one
+// source per lane, and for each element base among them (smallest first) ORs the members into the
+// list at a cursor that only moves forward (subgroup teams only).
+fn edg_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
+  var status = 0u;
+  var prev = NONE;
+  var d = edg_team_u(edg_heads[v]);
+  let limit = edg_team_u(edg_header.capacity) * 4u + 64u;
+  var steps = 0u;
+  for (var c = start; c < end; c += edg_lanes) {
+    let i = c + edg_lane;
+    var m = NONE;
+    if (i < end) {
+      m = pair_values[i];
+      if (i > start && pair_values[i - 1u] == m) { m = NONE; }
+    }
+    var my_base = NONE;
+    if (m != NONE) { my_base = m / 960u; }
+    let my_word = (m % 960u) / 32u;
+    let my_bit = 1u << (m % 32u);
+    loop {
+      let b = subgroupMin(my_base);
+      if (b == NONE) { break; }
+      var mine: array<u32, ${lw}>;
+      for (var w = 0u; w < 30u; w++) {
+        let x = subgroupOr(select(0u, my_bit, my_base == b && my_word == w));
+        if (w % edg_lanes == edg_lane) { mine[w / edg_lanes] = x; }
+      }
+      var dh = vec2u(NONE, NONE);
+      loop {
+        if (d == NONE) { break; }
+        dh = edg_team_u2(vec2u(edg_load(d, 30u), edg_load(d, 31u)));
+        if (dh.x >= b) { break; }
+        prev = d;
+        d = dh.y;
+        steps++;
+        if (steps > limit) { return status | edg_CORRUPT; }
+      }
+      if (d != NONE && dh.x == b) {
+        for (var k = 0u; k < ${lw}u; k++) {
+          let w = edg_lane + k * edg_lanes;
+          if (w < 30u) {
+            let a = edg_load(d, w);
+            let n = a | mine[k];
+            if (n != a) { edg_store(d, w, n); }
+          }
+        }
+      } else {
+        let fresh = edg_team_u(edg_alloc(edg_lane == 0u, edg_lane));
+        if (fresh == GM_INVALID_ELEMENT) { return status | edg_INCOMPLETE; }
+        for (var k = 0u; k < ${lw}u; k++) {
+          let w = edg_lane + k * edg_lanes;
+          if (w < 30u) { edg_store(fresh, w, mine[k]); }
+        }
+        // Linked only once complete, as the library does.
+        if (edg_lane == 0u) {
+          edg_store(fresh, 30u, b);
+          edg_store(fresh, 31u, d);
+          if (prev == NONE) { edg_heads[v] = fresh; } else { edg_store(prev, 31u, fresh); }
+        }
+        d = fresh;
+        dh = vec2u(b, d);
+        status |= edg_CHANGED;
+      }
+      if (my_base == b) { my_base = NONE; }
+    }
+  }
+  return status;
+}
+`
+    : ''
+}
 fn pts_elements(v: u32) -> u32 {
   var count = 0u;
   for (var e = pts_heads[v]; e != NONE && count <= pts_header.capacity; e = pts_load(e, 31u)) { count++; }
@@ -293,22 +506,26 @@ ${teamKernel(
     if (pts_team_u(find(r)) != r) { continue; }
     var status = 0u;
     // copy⁻¹: old sources pull what they gained (ΔP), sources added by the last update pull all of P.
-    ${forEachMember(
-      'edg',
-      slot('points', 'r'),
-      /* wgsl */ `
+    ${
+      subgroups
+        ? `${fastE}${fastF}`
+        : `${forEachMember(
+            'edg',
+            slot('points', 'r'),
+            /* wgsl */ `
             let s = pts_team_u(find(m));
             if (s != r && pts_team_u(pts_heads[${slot('delta', 's')}]) != NONE) {
               status |= pts_union(${slot('pending', 'r')}, ${slot('delta', 's')});
             }`,
-    )}
+          )}
     ${forEachMember(
       'edg',
       slot('delta', 'r'),
       /* wgsl */ `
             let s = pts_team_u(find(m));
             if (s != r) { status |= pts_union(${slot('pending', 'r')}, ${slot('points', 's')}); }`,
-    )}
+    )}`
+    }
     // The loads, stores and offsets of every member of r's class.
     var member = r;
     var members = 0u;
@@ -364,9 +581,25 @@ ${threadKernel(
     if (i + 1u == count || pair_keys[i + 1u] != key) { atomicStore(&control[${A('segmentEnd')} + key], i + 1u); }
   }`,
 )}
-${threadKernel(
-  'apply_pairs',
-  /* wgsl */ `
+${
+  subgroups
+    ? teamKernel(
+        'apply_pairs',
+        /* wgsl */ `
+  for (var key = first_team; key < 2u * params.n; key += team_stride) {
+    let start = pts_team_u(atomicLoad(&control[${A('segmentStart')} + key]));
+    if (start == NONE) { continue; }
+    let end = pts_team_u(atomicLoad(&control[${A('segmentEnd')} + key]));
+    if (pts_lane == 0u) { atomicStore(&control[${A('segmentStart')} + key], NONE); }
+    let v = ${slot('pending', 'key >> 1u')};
+    var status = 0u;
+    if ((key & 1u) == ${PAIR_POOL.points}u) { status = pts_merge_sorted(v, start, end); } else { status = edg_merge_sorted(v, start, end); }
+    if ((status & pts_CORRUPT) != 0u && pts_lane == 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }
+  }`,
+      )
+    : threadKernel(
+        'apply_pairs',
+        /* wgsl */ `
   for (var key = first_item; key < 2u * params.n; key += item_stride) {
     let start = atomicLoad(&control[${A('segmentStart')} + key]);
     if (start == NONE) { continue; }
@@ -375,7 +608,8 @@ ${threadKernel(
     let v = ${slot('pending', 'key >> 1u')};
     if ((key & 1u) == ${PAIR_POOL.points}u) { _ = pts_insert_sorted(v, start, end); } else { _ = edg_insert_sorted(v, start, end); }
   }`,
-)}
+      )
+}
 ${singleKernel(
   'guard_update',
   /* wgsl */ `
@@ -616,6 +850,11 @@ export const SOLVER_ENTRY_POINTS = {
   merge_data: 'team',
   report: 'single',
 } as const;
+
+/** How each entry point is dispatched for a team kind (`apply_pairs` runs per team with subgroups). */
+export function solverEntryKinds(team: TeamKind): Record<SolverEntryPoint, 'single' | 'team' | 'thread'> {
+  return { ...SOLVER_ENTRY_POINTS, apply_pairs: team === 'subgroup' ? 'team' : 'thread' };
+}
 
 /** Name of one entry point of the solver module. */
 export type SolverEntryPoint = keyof typeof SOLVER_ENTRY_POINTS;
