@@ -771,21 +771,26 @@ ${teamKernel(
   for (var r = first_team; r < params.n; r += team_stride) {
     let first = pts_team_u(atomicLoad(&control[${A('childHead')} + r]));
     if (first == NONE) { continue; }
-    // The class's whole set flows again: P moves to N (the next update turns it into ΔP), so every
-    // edge and rule of the merged nodes sees all of it; the children's edges become fresh.
+    // What each member of the class has already pushed through its edges and rules is its P − ΔP;
+    // the class keeps the intersection I of those as P and gathers the union P' in N, so the next
+    // update makes ΔP = P' − I: every member's edges and rules see exactly what they have not seen.
+    // (Moving all of P' to ΔP would be exact too, but re-propagates whole sets at every merge.)
     if (pts_lane == 0u) {
       pts_heads[${slot('pending', 'r')}] = pts_heads[${slot('points', 'r')}];
       pts_heads[${slot('points', 'r')}] = NONE;
-      pts_heads[${slot('delta', 'r')}] = NONE;
     }
-    var status = 0u;
+    var status = pts_union(${slot('points', 'r')}, ${slot('pending', 'r')});
+    status |= pts_difference(${slot('points', 'r')}, ${slot('delta', 'r')});
     var a = first;
     var children = 0u;
     loop {
       if (a == NONE || children > params.n) { break; }
       status |= pts_union(${slot('pending', 'r')}, ${slot('points', 'a')});
-      status |= edg_union(${slot('pending', 'r')}, ${slot('points', 'a')});
-      status |= edg_union(${slot('pending', 'r')}, ${slot('delta', 'a')});
+      status |= pts_intersection(${slot('points', 'r')}, ${slot('points', 'a')});
+      status |= pts_difference(${slot('points', 'r')}, ${slot('delta', 'a')});
+      // The child's copy⁻¹ sources have given it P − ΔP of theirs already: they join E and F as they are.
+      status |= edg_union(${slot('points', 'r')}, ${slot('points', 'a')});
+      status |= edg_union(${slot('delta', 'r')}, ${slot('delta', 'a')});
       if (pts_lane == 0u) {
         pts_heads[${slot('points', 'a')}] = NONE;
         pts_heads[${slot('delta', 'a')}] = NONE;
@@ -809,6 +814,7 @@ ${teamKernel(
       children++;
     }
     if (pts_lane == 0u) {
+      pts_heads[${slot('delta', 'r')}] = NONE;
       atomicStore(&control[${A('childHead')} + r], NONE);
       if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
         atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
