@@ -160,7 +160,7 @@ ${body}
             }
             let pick = subgroupMin(mine);
             if (pick == NONE) { break; }
-            status |= pts_union(${slot('pending', 'r')}, ${slot('delta', 'pick')});
+            status |= pts_union_minus(${slot('pending', 'r')}, ${slot('delta', 'pick')}, ${slot('points', 'r')});
             if (mine == pick) { mine = NONE; }
           }
         }
@@ -192,7 +192,7 @@ ${body}
             }
             let pick = subgroupMin(mine);
             if (pick == NONE) { break; }
-            status |= pts_union(${slot('pending', 'r')}, ${slot('points', 'pick')});
+            status |= pts_union_minus(${slot('pending', 'r')}, ${slot('points', 'pick')}, ${slot('points', 'r')});
             if (mine == pick) { mine = NONE; }
           }
         }
@@ -459,6 +459,95 @@ fn edg_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
 `
     : ''
 }
+
+// dst ∪= src − excl in one walk of the three sorted lists: an element of src whose members excl
+// already has allocates nothing (most pulls in late iterations bring nothing new; the plain union
+// would copy them into N only for the update to subtract them again).
+fn pts_union_minus(dst: u32, src: u32, excl: u32) -> u32 {
+  let limit = pts_team_u(pts_header.capacity) * 4u + 64u;
+  var status = 0u;
+  var steps = 0u;
+  var prev = NONE;
+  var d = pts_team_u(pts_heads[dst]);
+  var x = pts_team_u(pts_heads[excl]);
+  var s = pts_team_u(pts_heads[src]);
+  var mine: array<u32, ${lw}>;
+  loop {
+    if (s == NONE || (status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) { break; }
+    let sh = pts_team_u2(vec2u(pts_load(s, 30u), pts_load(s, 31u)));
+    let tb = sh.x;
+    var xb = NONE;
+    loop {
+      if (x == NONE) { break; }
+      xb = pts_team_u(pts_load(x, 30u));
+      if (xb >= tb) { break; }
+      x = pts_team_u(pts_load(x, 31u));
+      steps++;
+      if (steps > limit) { status |= pts_CORRUPT; break; }
+    }
+    let has_x = x != NONE && xb == tb;
+    var bits = 0u;
+    for (var k = 0u; k < ${lw}u; k++) {
+      let w = pts_lane + k * pts_lanes;
+      var v = 0u;
+      if (w < 30u) {
+        v = pts_load(s, w);
+        if (has_x) { v &= ~pts_load(x, w); }
+      }
+      mine[k] = v;
+      bits |= v;
+    }
+    if (pts_team_or(bits) != 0u && (status & pts_CORRUPT) == 0u) {
+      var dh = vec2u(NONE, NONE);
+      loop {
+        if (d == NONE) { break; }
+        dh = pts_team_u2(vec2u(pts_load(d, 30u), pts_load(d, 31u)));
+        if (dh.x >= tb) { break; }
+        prev = d;
+        d = dh.y;
+        steps++;
+        if (steps > limit) { status |= pts_CORRUPT; break; }
+      }
+      if ((status & pts_CORRUPT) == 0u) {
+        if (d != NONE && dh.x == tb) {
+          var changed = 0u;
+          for (var k = 0u; k < ${lw}u; k++) {
+            let w = pts_lane + k * pts_lanes;
+            if (w < 30u) {
+              let a = pts_load(d, w);
+              let n = a | mine[k];
+              if (n != a) { pts_store(d, w, n); changed = 1u; }
+            }
+          }
+          if (pts_team_or(changed) != 0u) { status |= pts_CHANGED; }
+        } else {
+          let fresh = pts_team_u(pts_alloc(pts_lane == 0u, pts_lane));
+          if (fresh == GM_INVALID_ELEMENT) {
+            status |= pts_INCOMPLETE;
+          } else {
+            for (var k = 0u; k < ${lw}u; k++) {
+              let w = pts_lane + k * pts_lanes;
+              if (w < 30u) { pts_store(fresh, w, mine[k]); }
+            }
+            // Linked only once complete: an exhausted re-run never sees half an element.
+            if (pts_lane == 0u) {
+              pts_store(fresh, 30u, tb);
+              pts_store(fresh, 31u, d);
+              if (prev == NONE) { pts_heads[dst] = fresh; } else { pts_store(prev, 31u, fresh); }
+            }
+            d = fresh;
+            status |= pts_CHANGED;
+          }
+        }
+      }
+    }
+    s = sh.y;
+    steps++;
+    if (steps > limit) { status |= pts_CORRUPT; }
+  }
+  return status;
+}
+
 fn pts_elements(v: u32) -> u32 {
   var count = 0u;
   for (var e = pts_heads[v]; e != NONE && count <= pts_header.capacity; e = pts_load(e, 31u)) { count++; }
@@ -515,7 +604,7 @@ ${teamKernel(
             /* wgsl */ `
             let s = pts_team_u(find(m));
             if (s != r && pts_team_u(pts_heads[${slot('delta', 's')}]) != NONE) {
-              status |= pts_union(${slot('pending', 'r')}, ${slot('delta', 's')});
+              status |= pts_union_minus(${slot('pending', 'r')}, ${slot('delta', 's')}, ${slot('points', 'r')});
             }`,
           )}
     ${forEachMember(
@@ -523,7 +612,7 @@ ${teamKernel(
       slot('delta', 'r'),
       /* wgsl */ `
             let s = pts_team_u(find(m));
-            if (s != r) { status |= pts_union(${slot('pending', 'r')}, ${slot('points', 's')}); }`,
+            if (s != r) { status |= pts_union_minus(${slot('pending', 'r')}, ${slot('points', 's')}, ${slot('points', 'r')}); }`,
     )}`
     }
     // The loads, stores and offsets of every member of r's class.
