@@ -206,9 +206,10 @@ async function run(options: BenchOptions): Promise<BenchReport> {
         'readback MiB': (report?.readbackBytes ?? 0) / 2 ** 20,
       };
       if (phases) {
-        const total = phases.rules + phases.worklist + phases.update + phases.hcd;
+        const total = phases.rules + phases.sort + phases.worklist + phases.update + phases.hcd;
         metrics['GPU ms (profiled)'] = total;
         metrics['rules %'] = (100 * phases.rules) / Math.max(total, 1e-9);
+        metrics['sort %'] = (100 * phases.sort) / Math.max(total, 1e-9);
         metrics['worklist %'] = (100 * phases.worklist) / Math.max(total, 1e-9);
         metrics['update %'] = (100 * phases.update) / Math.max(total, 1e-9);
         metrics['hcd %'] = (100 * phases.hcd) / Math.max(total, 1e-9);

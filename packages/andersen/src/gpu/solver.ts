@@ -15,6 +15,7 @@ import {
 import { createRadixSort, subgroupLayoutIsLinear } from '@gpumorph/gpu-primitives';
 import {
   ELEMENT_WORDS,
+  MEMBERS_PER_ELEMENT,
   NO_ELEMENT,
   packVectors,
   SparseBitVectorPool,
@@ -73,10 +74,15 @@ export interface GpuSolverOptions {
    * report the GPU milliseconds per phase in {@link GpuSolveReport.phaseMs}. Slows the solve a little.
    */
   readonly profile?: boolean | undefined;
+  /**
+   * Sort the worklist once by (key, element base) when both fit in 32 bits (default true); false
+   * sorts twice, by source and then by key, as larger programs must. @internal For tests.
+   */
+  readonly compositeSort?: boolean | undefined;
 }
 
 /** Phases of an iteration that {@link GpuSolverOptions.profile} times separately. */
-export type GpuSolvePhase = 'rules' | 'worklist' | 'update' | 'hcd';
+export type GpuSolvePhase = 'rules' | 'sort' | 'worklist' | 'update' | 'hcd';
 
 /** GPU memory and transfers of a solve, beside the {@link SolveStatistics}. */
 export interface GpuSolveReport {
@@ -296,16 +302,19 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
     controlWords.fill(NONE, arrayAt('childHead'), arrayAt('childHead') + 2 * n);
     controlWords.fill(NONE, arrayAt('hcdSlot'), arrayAt('hcdSlot') + n);
     const control = await this.#buffer('andersen control', controlWords, storage);
+    const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
+    const sourceBits = Math.max(1, Math.ceil(Math.log2(n + 1)));
+    // One sort by (key, element base of the source) when both fit in 32 bits (linux: 21 + 10).
+    const baseBits = Math.max(1, Math.ceil(Math.log2(Math.ceil(n / MEMBERS_PER_ELEMENT) + 1)));
+    const compositeBits = keyBits + baseBits <= 32 && this.#options.compositeSort !== false ? baseBits : 0;
     let pairCapacity = Math.max(16, this.#options.initialPairCapacity ?? 4096);
     let pairs = await this.#createPairs(pairCapacity);
     const params = await this.#buffer(
       'andersen params',
-      Uint32Array.of(n, prepared.ruleCount, prepared.hcdCount, pairCapacity),
+      Uint32Array.of(n, prepared.ruleCount, prepared.hcdCount, pairCapacity, compositeBits, 0, 0, 0),
       BufferUsage.UNIFORM,
     );
     const sorter = createRadixSort(ctx);
-    const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
-    const sourceBits = Math.max(1, Math.ceil(Math.log2(n + 1)));
 
     let compiled: Compiled | undefined;
     const compile = async (): Promise<Compiled> => {
@@ -361,7 +370,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
       return dispatchGrid(Math.min(1 << 14, Math.max(1, Math.ceil(items / THREAD_WORKGROUP))), maxGrid);
     };
     const profile = this.#options.profile === true && ctx.features.timestampQuery;
-    const phaseMs: Record<GpuSolvePhase, number> = { rules: 0, worklist: 0, update: 0, hcd: 0 };
+    const phaseMs: Record<GpuSolvePhase, number> = { rules: 0, sort: 0, worklist: 0, update: 0, hcd: 0 };
     const maxPasses = Object.keys(SOLVER_ENTRY_POINTS).length + 16;
     const querySet = profile
       ? await ctx.guard('andersen timestamps', () =>
@@ -396,8 +405,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
     ): Promise<Uint32Array> => {
       const { kernels, bindGroup } = await compile();
       if (sortCount > 1) {
-        await sorter.prepare({ count: sortCount, withValues: true, bits: { start: 0, end: sourceBits } });
-        await sorter.prepare({ count: sortCount, withValues: true, bits: { start: 0, end: keyBits } });
+        if (compositeBits > 0) {
+          await sorter.prepare({
+            count: sortCount,
+            withValues: true,
+            bits: { start: 0, end: keyBits + compositeBits },
+          });
+        } else {
+          await sorter.prepare({ count: sortCount, withValues: true, bits: { start: 0, end: sourceBits } });
+          await sorter.prepare({ count: sortCount, withValues: true, bits: { start: 0, end: keyBits } });
+        }
       }
       const passPhases: GpuSolvePhase[] = [];
       await ctx.guard(label, () => {
@@ -412,18 +429,36 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
           });
         };
         if (sortCount > 1) {
-          // By (key, source): sort by source, then stably by key.
-          const timer = { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('worklist', l) };
-          sorter.encode(
-            encoder,
-            { keys: pairs.values, values: pairs.keys, count: sortCount, bits: { start: 0, end: sourceBits } },
-            timer,
-          );
-          sorter.encode(
-            encoder,
-            { keys: pairs.keys, values: pairs.values, count: sortCount, bits: { start: 0, end: keyBits } },
-            timer,
-          );
+          const timer = { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) };
+          if (compositeBits > 0) {
+            sorter.encode(
+              encoder,
+              {
+                keys: pairs.keys,
+                values: pairs.values,
+                count: sortCount,
+                bits: { start: 0, end: keyBits + compositeBits },
+              },
+              timer,
+            );
+          } else {
+            // By (key, source): sort by source, then stably by key.
+            sorter.encode(
+              encoder,
+              {
+                keys: pairs.values,
+                values: pairs.keys,
+                count: sortCount,
+                bits: { start: 0, end: sourceBits },
+              },
+              timer,
+            );
+            sorter.encode(
+              encoder,
+              { keys: pairs.keys, values: pairs.values, count: sortCount, bits: { start: 0, end: keyBits } },
+              timer,
+            );
+          }
         }
         if (querySet) {
           for (const entry of entries) {

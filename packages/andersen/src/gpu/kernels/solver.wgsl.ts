@@ -202,7 +202,7 @@ ${body}
     }`;
 
   const code = /* wgsl */ `
-struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32 }
+struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pad0: u32, pad1: u32, pad2: u32 }
 ${params.layoutWgsl}
 
 const NONE: u32 = ${NONE};
@@ -240,8 +240,8 @@ fn hook(a0: u32, b0: u32) {
 
 fn object_size(v: u32) -> u32 { return nodes[v].x; }
 
-// Adds the sorted sources pair_values[start, end) to vector v in one walk of its list (duplicates
-// are adjacent and skipped): 1 when something was added, 2 when the pool ran out.
+// Adds the sources pair_values[start, end), sorted by element base, to vector v in one walk of its
+// list (adjacent duplicates are skipped): 1 when something was added, 2 when the pool ran out.
 fn pts_insert_sorted(v: u32, start: u32, end: u32) -> u32 {
   var status = 0u;
   var prev = NONE;
@@ -277,8 +277,8 @@ fn pts_insert_sorted(v: u32, start: u32, end: u32) -> u32 {
   return status;
 }
 
-// Adds the sorted sources pair_values[start, end) to vector v in one walk of its list (duplicates
-// are adjacent and skipped): 1 when something was added, 2 when the pool ran out.
+// Adds the sources pair_values[start, end), sorted by element base, to vector v in one walk of its
+// list (adjacent duplicates are skipped): 1 when something was added, 2 when the pool ran out.
 fn edg_insert_sorted(v: u32, start: u32, end: u32) -> u32 {
   var status = 0u;
   var prev = NONE;
@@ -317,7 +317,7 @@ fn edg_insert_sorted(v: u32, start: u32, end: u32) -> u32 {
 ${
   subgroups
     ? `
-// The team merges the sorted sources pair_values[start, end) into vector v: each step takes one
+// The team merges the sources pair_values[start, end), sorted by element base, into vector v: each step takes one
 // source per lane, and for each element base among them (smallest first) ORs the members into the
 // list at a cursor that only moves forward (subgroup teams only).
 fn pts_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
@@ -387,7 +387,7 @@ fn pts_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
   return status;
 }
 
-// The team merges the sorted sources pair_values[start, end) into vector v: each step takes one
+// The team merges the sources pair_values[start, end), sorted by element base, into vector v: each step takes one
 // source per lane, and for each element base among them (smallest first) ORs the members into the
 // list at a cursor that only moves forward (subgroup teams only).
 fn edg_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
@@ -565,7 +565,9 @@ fn edg_elements(v: u32) -> u32 {
 fn push_pair(key: u32, source: u32) {
   let at = atomicAdd(&control[${S('pairCount')}], 1u);
   if (at >= params.pair_capacity) { return; }
-  pair_keys[at] = key;
+  // With base_bits > 0 the sort key is (key, element base of the source): one sort orders each
+  // run by base, which is all the merge needs; otherwise the host sorts by source, then by key.
+  if (params.base_bits == 0u) { pair_keys[at] = key; } else { pair_keys[at] = (key << params.base_bits) | (source / 960u); }
   pair_values[at] = source;
 }
 
@@ -665,9 +667,9 @@ ${threadKernel(
   /* wgsl */ `
   let count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity);
   for (var i = first_item; i < count; i += item_stride) {
-    let key = pair_keys[i];
-    if (i == 0u || pair_keys[i - 1u] != key) { atomicStore(&control[${A('segmentStart')} + key], i); }
-    if (i + 1u == count || pair_keys[i + 1u] != key) { atomicStore(&control[${A('segmentEnd')} + key], i + 1u); }
+    let key = pair_keys[i] >> params.base_bits;
+    if (i == 0u || (pair_keys[i - 1u] >> params.base_bits) != key) { atomicStore(&control[${A('segmentStart')} + key], i); }
+    if (i + 1u == count || (pair_keys[i + 1u] >> params.base_bits) != key) { atomicStore(&control[${A('segmentEnd')} + key], i + 1u); }
   }`,
 )}
 ${
