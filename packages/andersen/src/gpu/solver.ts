@@ -265,7 +265,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolver
     this.#pools.push(points);
     const edges = await createElementPool(ctx, {
       name: 'edg',
-      capacity: Math.max(edgeElements + 1, initial ?? Math.max(4096, 4 * edgeElements, n >> 1)),
+      capacity: Math.min(
+        Math.max(edgeElements + 1, initial ?? Math.max(4096, 4 * edgeElements, n >> 1)),
+        // With small windows (tests) the edge pool starts in one window (it may grow into more).
+        this.#options.windowElements !== undefined
+          ? Math.max(edgeElements + 1, this.#options.windowElements)
+          : Number.POSITIVE_INFINITY,
+      ),
       maxWindows: edgeWindows,
       ...windowOption,
     });
