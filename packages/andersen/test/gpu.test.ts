@@ -258,7 +258,7 @@ describeGpu(
     it('equals the CPU engine on random programs with workgroup-memory teams', async () => {
       await fc.assert(
         fc.asyncProperty(
-          constraintProgram({ maxNodes: 40, maxConstraints: 80 }),
+          constraintProgram({ maxNodes: 25, maxConstraints: 40 }),
           fc.boolean(),
           async (program, h) => {
             const hcd = h ? computeOfflineHcd(program) : undefined;
