@@ -24,7 +24,15 @@ export interface SolveAndersenOptions extends CpuSolverOptions {
   readonly initialPoolElements?: number | undefined;
 }
 
-/** What {@link solveAndersen} returns: the result, the engine that ran and, for WebGPU, its report. */
+/**
+ * What {@link solveAndersen} returns: the result, the engine that ran and, for WebGPU, its report.
+ *
+ * @example
+ * ```ts
+ * const solved = await solveAndersen(program);
+ * if (solved.engine === 'webgpu') console.log(solved.gpu?.gpuBytes);
+ * ```
+ */
 export type SolvedAndersen = AndersenResult & {
   readonly engine: 'cpu' | 'webgpu';
   /** The WebGPU engine's memory, transfer and timing report (absent for the CPU engine). */

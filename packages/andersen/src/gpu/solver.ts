@@ -46,12 +46,26 @@ import {
 } from './layout';
 import { prepareProgram } from './prepare';
 
-/** The GPU solver failed in a way growing a pool cannot fix (a corrupt list, a guard that did not hold). */
+/**
+ * The GPU solver failed in a way growing a pool cannot fix (a corrupt list, a guard that did not hold).
+ *
+ * @example
+ * ```ts
+ * try { await solver.solve(); } catch (e) { if (e instanceof GpuSolverError) console.error(e.message); }
+ * ```
+ */
 export class GpuSolverError extends GpumorphError {
   override name = 'GpuSolverError';
 }
 
-/** Options of {@link createGpuSolver}. */
+/**
+ * Options of {@link createGpuSolver}.
+ *
+ * @example
+ * ```ts
+ * const options: GpuSolverOptions = { gpu: ctx, hcd, initialPoolElements: 64, profile: true };
+ * ```
+ */
 export interface GpuSolverOptions {
   /** The GPU to run on; without it the solver acquires one (and releases it in `destroy()`). */
   readonly gpu?: GpuContext | undefined;
@@ -81,10 +95,25 @@ export interface GpuSolverOptions {
   readonly compositeSort?: boolean | undefined;
 }
 
-/** Phases of an iteration that {@link GpuSolverOptions.profile} times separately. */
+/**
+ * Phases of an iteration that {@link GpuSolverOptions.profile} times separately.
+ *
+ * @example
+ * ```ts
+ * const share = (phase: GpuSolvePhase) => report.phaseMs?.[phase] ?? 0;
+ * ```
+ */
 export type GpuSolvePhase = 'rules' | 'sort' | 'worklist' | 'update' | 'hcd';
 
-/** GPU memory and transfers of a solve, beside the {@link SolveStatistics}. */
+/**
+ * GPU memory and transfers of a solve, beside the {@link SolveStatistics}.
+ *
+ * @example
+ * ```ts
+ * await solver.solve();
+ * console.log(`${(solver.report?.gpuBytes ?? 0) / 2 ** 20} MiB on ${solver.report?.adapter}`);
+ * ```
+ */
 export interface GpuSolveReport {
   /** Bytes of GPU buffers the solve held at its end (pools, heads, node table, rules, control, pairs). */
   readonly gpuBytes: number;
@@ -125,7 +154,14 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   report: 'hcd',
 };
 
-/** Events of {@link GpuSolver} (the CPU engine's, plus pool growth). */
+/**
+ * Events of {@link GpuSolver} (the CPU engine's, plus pool growth).
+ *
+ * @example
+ * ```ts
+ * solver.on('grow', ({ pool, from, to }) => console.error(`${pool}: ${from} → ${to} elements`));
+ * ```
+ */
 export type GpuSolverEvents = {
   phase: (phase: SolvePhase, round: number) => void;
   iteration: (event: IterationEvent) => void;

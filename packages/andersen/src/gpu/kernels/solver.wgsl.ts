@@ -9,7 +9,14 @@ import {
   THREAD_WORKGROUP,
 } from '../layout';
 
-/** Inputs of {@link solverKernelsWgsl}. */
+/**
+ * Inputs of {@link solverKernelsWgsl}.
+ *
+ * @example
+ * ```ts
+ * const params: SolverKernelParams = { team: 'subgroup', teamWorkgroupSize: 32, layoutWgsl, laneWords: 1 };
+ * ```
+ */
 export interface SolverKernelParams {
   readonly team: TeamKind;
   /** Invocations per workgroup of the team kernels (32 for `workgroup` teams). */
