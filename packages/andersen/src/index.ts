@@ -1,7 +1,7 @@
 /**
  * Inclusion-based (Andersen) points-to analysis for C programs: the constraint model and its
  * builder, readers and writers (Hardekopf files, an own text format, JSON), offline passes (HCD,
- * HVN), an exact CPU engine and the results API.
+ * HVN), an exact CPU engine, the WebGPU engine and the results API.
  *
  * @example
  * ```ts
@@ -22,12 +22,21 @@ export {
   type SolvePhase,
 } from './cpu/solver';
 export * from './errors';
+export {
+  createGpuSolver,
+  type GpuSolvePhase,
+  type GpuSolveReport,
+  GpuSolver,
+  GpuSolverError,
+  type GpuSolverEvents,
+  type GpuSolverOptions,
+} from './gpu/index';
 export * from './io/index';
 export * from './llvm/index';
 export * from './model/index';
 export * from './offline/index';
 export { AndersenResult, type SolveStatistics } from './result/result';
-export { type AndersenEngine, type SolveAndersenOptions, solveAndersen } from './solve';
+export { type AndersenEngine, type SolveAndersenOptions, type SolvedAndersen, solveAndersen } from './solve';
 export {
   HARDEKOPF_REFERENCE_CONVENTIONS,
   type VerificationDifference,

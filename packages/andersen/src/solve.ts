@@ -1,5 +1,7 @@
+import { type AcquireGpuOptions, acquireGpu, type GpuContext } from '@gpumorph/gpu-allocator';
 import { type CpuSolverOptions, createCpuSolver, type IterationEvent, type SolvePhase } from './cpu/solver';
 import { EngineUnavailableError } from './errors';
+import { createGpuSolver, type GpuSolveReport } from './gpu/solver';
 import type { ConstraintProgram } from './model/program';
 import type { AndersenResult } from './result/result';
 
@@ -14,30 +16,84 @@ export interface SolveAndersenOptions extends CpuSolverOptions {
   readonly onPhase?: ((phase: SolvePhase, round: number) => void) | undefined;
   /** Called after each round. */
   readonly onIteration?: ((event: IterationEvent) => void) | undefined;
+  /** The GPU for `webgpu` and `auto` (default: acquired for this solve and released after it). */
+  readonly gpu?: GpuContext | undefined;
+  /** How to acquire a GPU when `gpu` is not given (e.g. a `gpu` object of your own). */
+  readonly acquire?: AcquireGpuOptions | undefined;
+  /** WebGPU engine: elements each pool starts with (see `GpuSolverOptions`). */
+  readonly initialPoolElements?: number | undefined;
 }
 
 /**
- * Solves a points-to problem to its least fixed point.
+ * What {@link solveAndersen} returns: the result, the engine that ran and, for WebGPU, its report.
  *
- * `auto` picks the CPU engine: the WebGPU engine is not part of this release yet, so asking for
- * `webgpu` explicitly throws {@link EngineUnavailableError} rather than quietly running on the CPU.
+ * @example
+ * ```ts
+ * const solved = await solveAndersen(program);
+ * if (solved.engine === 'webgpu') console.log(solved.gpu?.gpuBytes);
+ * ```
+ */
+export type SolvedAndersen = AndersenResult & {
+  readonly engine: 'cpu' | 'webgpu';
+  /** The WebGPU engine's memory, transfer and timing report (absent for the CPU engine). */
+  readonly gpu?: GpuSolveReport | undefined;
+};
+
+/**
+ * Solves a points-to problem to its least fixed point, on the CPU or on WebGPU (the same answer).
+ *
+ * `auto` (the default) runs the WebGPU engine when `gpu` is given or a hardware adapter is found,
+ * and the CPU engine otherwise: a software adapter (lavapipe, SwiftShader) is slower than the CPU
+ * engine, so `auto` leaves it alone; ask for `webgpu` to use one anyway. `webgpu` without any
+ * adapter throws {@link EngineUnavailableError} rather than quietly running on the CPU.
  *
  * @example
  * ```ts
  * const input = await readHardekopf({ prefix: 'data/perl' });
  * const result = await solveAndersen(input.program, { hcd: input.hcd, signal: AbortSignal.timeout(60_000) });
+ * result.engine; // 'webgpu' on a machine with a GPU, else 'cpu'
  * result.pointsTo(42);
  * ```
  */
 export async function solveAndersen(
   program: ConstraintProgram,
   options: SolveAndersenOptions = {},
-): Promise<AndersenResult & { readonly engine: 'cpu' }> {
+): Promise<SolvedAndersen> {
   const engine = options.engine ?? 'auto';
-  if (engine === 'webgpu') {
-    throw new EngineUnavailableError(
-      'the WebGPU Andersen engine is not available in this version; use engine "cpu" or "auto"',
-    );
+  if (engine !== 'cpu') {
+    let ctx = options.gpu ?? null;
+    let owned = false;
+    if (!ctx) {
+      ctx = await acquireGpu({
+        ...options.acquire,
+        ...(engine === 'auto'
+          ? { allowSoftware: options.acquire?.allowSoftware ?? false, require: false }
+          : {}),
+      });
+      owned = ctx !== null;
+    }
+    if (ctx) {
+      const solver = await createGpuSolver(program, {
+        gpu: ctx,
+        hcd: options.hcd,
+        signal: options.signal,
+        initialPoolElements: options.initialPoolElements,
+      });
+      if (options.onPhase) solver.on('phase', options.onPhase);
+      if (options.onIteration) solver.on('iteration', options.onIteration);
+      try {
+        const result = await solver.solve();
+        return Object.assign(result, { engine: 'webgpu' as const, gpu: solver.report });
+      } finally {
+        solver.destroy();
+        if (owned) ctx.destroy();
+      }
+    }
+    if (engine === 'webgpu') {
+      throw new EngineUnavailableError(
+        'no WebGPU adapter for the Andersen webgpu engine (run `gpumorph doctor`); engine "auto" falls back to the CPU',
+      );
+    }
   }
   const solver = createCpuSolver(program, options);
   if (options.onPhase) solver.on('phase', options.onPhase);

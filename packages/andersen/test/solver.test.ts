@@ -83,10 +83,14 @@ describe('CPU engine on hand-written programs', () => {
     expect(() => result.mayAlias(-1, 0)).toThrow(RangeError);
   });
 
-  it('says the WebGPU engine is unavailable instead of running another', async () => {
-    await expect(solveAndersen(smallProgram().program, { engine: 'webgpu' })).rejects.toBeInstanceOf(
-      EngineUnavailableError,
-    );
+  it('says the WebGPU engine is unavailable without an adapter instead of running another', async () => {
+    const noAdapter = { requestAdapter: async () => null } as unknown as GPU;
+    await expect(
+      solveAndersen(smallProgram().program, {
+        engine: 'webgpu',
+        acquire: { gpu: noAdapter, require: false },
+      }),
+    ).rejects.toBeInstanceOf(EngineUnavailableError);
   });
 });
 

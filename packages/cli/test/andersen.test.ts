@@ -73,11 +73,25 @@ describe('gpumorph andersen solve', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('refuses the WebGPU engine, which is not built yet, with a clear error', async () => {
-    const run = await runCliCaptured(['andersen', 'solve', '--input', example, '--engine', 'webgpu']);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('WebGPU Andersen engine is not available');
-  });
+  it('solves with --engine webgpu on an adapter, and refuses with a clear error without one', async () => {
+    const run = await runCliCaptured([
+      'andersen',
+      'solve',
+      '--input',
+      example,
+      '--engine',
+      'webgpu',
+      '--json',
+    ]);
+    if (run.code === 0) {
+      const report = JSON.parse(run.stdout) as AndersenSolveReport;
+      expect(report.engine).toBe('webgpu');
+      expect(report.adapter).not.toBeNull();
+    } else {
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('no WebGPU adapter');
+    }
+  }, 120_000);
 
   it.skipIf(!hasData)(
     "solves ex from the PPoPP'12 suite by prefix and verifies it exactly (node 1 per convention)",

@@ -1,16 +1,21 @@
 /**
- * `gpumorph bench andersen`: the CPU engine on the PPoPP'12 suite (ex, gcc, perl, python, php,
- * linux from `../shared/data/andersen/hardekopf`, or `$GPUMORPH_DATA/andersen/hardekopf`) beside the
- * paper's CPU-s column (Figure 11: offline + solve ms, 2012, a 2.7 GHz Opteron).
+ * `gpumorph bench andersen`: the CPU and WebGPU engines on the PPoPP'12 suite (ex, gcc, perl,
+ * python, php, linux from `../shared/data/andersen/hardekopf`, or `$GPUMORPH_DATA/andersen/hardekopf`)
+ * beside the paper's CPU-s column (Figure 11: offline + solve ms, 2012, a 2.7 GHz Opteron), its GPU
+ * online times (a Tesla C2070) and the paper's CUDA code ported to CUDA 13 on an H100.
  * @module
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
+import { createGpuSolver } from '../gpu/solver';
 import { readHardekopf } from '../io/read';
+import type { ConstraintProgram } from '../model/program';
 import { applyOfflineMerges, computeOfflineHcd } from '../offline/hcd';
+import type { HcdPairs } from '../offline/hcd-pairs';
 import { appendOfflineMerges } from '../offline/hcd-pairs';
 import { computeHvn } from '../offline/hvn';
+import type { AndersenResult } from '../result/result';
 import { solveAndersen } from '../solve';
 import { HARDEKOPF_REFERENCE_CONVENTIONS, verifySolution } from '../verify';
 
@@ -23,7 +28,45 @@ export const PAPER_CPU_S: Readonly<Record<string, { offlineMs: number; solveMs: 
   linux: { offlineMs: 1_210, solveMs: 120_340 },
 };
 
+/** The paper's GPU online solve times (ms, Figure 11, a Tesla C2070). */
+export const PAPER_GPU_MS: Readonly<Record<string, number | undefined>> = {
+  ex: 80,
+  gcc: 280,
+  perl: 320,
+  python: 1_230,
+  php: 6_830,
+  linux: 11_580,
+};
+
+/** The paper's own CUDA code ported to CUDA 13, on the same H100 (graph creation + rule solving, ms). */
+export const PAPER_CUDA_H100_MS: Readonly<Record<string, number | undefined>> = {
+  ex: 68,
+  perl: 99,
+  gcc: 142,
+  python: 245,
+  php: 900,
+  linux: 1_600,
+};
+
 const BENCHMARKS = ['ex', 'gcc', 'perl', 'python', 'php', 'linux'] as const;
+
+/** Nodes whose points-to sets differ between two results (every node compared). */
+function countDifferences(a: AndersenResult, b: AndersenResult): number {
+  let differing = 0;
+  for (let v = 0; v < a.nodeCount; v++) {
+    const x = a.pointsTo(v);
+    const y = b.pointsTo(v);
+    if (x.length !== y.length || x.some((m, i) => m !== y[i])) differing++;
+  }
+  return differing;
+}
+
+function listFromEnv(name: string): string[] | undefined {
+  return process.env[name]
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
 
 /** Where the suite's files are, or undefined when they are not on this machine. */
 export function hardekopfDataDirectory(): string | undefined {
@@ -39,23 +82,29 @@ async function run(options: BenchOptions): Promise<BenchReport> {
   const rows: BenchRow[] = [];
   const notes: string[] = [
     'CPU engine: wave propagation with difference propagation, cycle collapse, the shipped HCD table and HVN merges, on the _after_hcd constraints; every run with a reference solution is verified (node 1 per the Hardekopf convention, see the package README)',
-    'median ms = wall clock of the solve alone (median of 3 runs for ex, gcc and perl, 1 run for the others; --quick: ex only), on the _after_hcd constraints with the shipped HCD table, which the reference solution is for',
+    'WebGPU engine: the same program and HCD table (offline merges applied on the host, online pairs on the GPU); median ms = wall clock of solveAndersen (upload, all iterations, readback of the points-to pool, building the result) after one warm-up solve that compiles the kernels; "= cpu" counts nodes whose set differs from the CPU engine\'s in the same run (0 = identical)',
+    'median ms = wall clock of the solve alone (CPU: median of 3 runs for ex, gcc and perl, 1 run for the others; --quick: ex only), on the _after_hcd constraints with the shipped HCD table, which the reference solution is for',
     "offline ms = our offline HCD pass (computeOfflineHcd + applyOfflineMerges) on the raw constraints, like the paper's offline column, plus HVN on the solved program; read ms = reading and parsing the _after_hcd files; paper total / ours = (paper offline + solve) / (our offline + solve)",
+    "anchors: paper GPU ms = the PPoPP'12 GPU online time on a Tesla C2070; CUDA H100 ms = the paper's CUDA code ported to CUDA 13 on the same H100 (graph creation + rule solving)",
     'peak RSS = the largest resident set size of this process seen during that solve (sampled each round): an upper bound that includes everything loaded before',
+    'GPUMORPH_ANDERSEN_BENCHMARKS=a,b picks benchmarks; GPUMORPH_ANDERSEN_CPU_BENCHMARKS=a,b restricts the CPU rows (the CPU takes minutes on php and linux); GPUMORPH_ANDERSEN_GPU_RUNS sets the timed WebGPU runs (default 3)',
   ];
   const dir = hardekopfDataDirectory();
-  if (!options.engines.includes('cpu')) {
-    notes.push('the WebGPU Andersen engine is not built yet; run with --engine cpu');
-    return { suite: 'andersen', adapter: 'none (CPU engine only)', rows, notes };
+  const useGpu = options.engines.includes('webgpu') && options.ctx !== null;
+  const useCpu = options.engines.includes('cpu');
+  const adapter = useGpu ? String(options.ctx) : 'none (CPU engine only)';
+  if (options.engines.includes('webgpu') && options.ctx === null) {
+    notes.push('no WebGPU adapter: WebGPU rows skipped');
   }
   if (dir === undefined) {
     notes.push(
       "no benchmark data: put the PPoPP'12 files in ../shared/data/andersen/hardekopf or set GPUMORPH_DATA",
     );
-    return { suite: 'andersen', adapter: 'none (CPU engine only)', rows, notes };
+    return { suite: 'andersen', adapter, rows, notes };
   }
-  // GPUMORPH_ANDERSEN_BENCHMARKS=gcc,perl runs a subset (e.g. to fit a time limit).
-  const only = process.env.GPUMORPH_ANDERSEN_BENCHMARKS?.split(',').map((name) => name.trim());
+  const only = listFromEnv('GPUMORPH_ANDERSEN_BENCHMARKS');
+  const cpuOnly = listFromEnv('GPUMORPH_ANDERSEN_CPU_BENCHMARKS');
+  const gpuRuns = Math.max(1, Number(process.env.GPUMORPH_ANDERSEN_GPU_RUNS ?? 3) || 3);
   const chosen = options.quick
     ? BENCHMARKS.slice(0, 1)
     : BENCHMARKS.filter((name) => only === undefined || only.includes(name));
@@ -63,77 +112,183 @@ async function run(options: BenchOptions): Promise<BenchReport> {
     const readStart = performance.now();
     const input = await readHardekopf({ prefix: resolve(dir, bench) }, { nonObjectAddress: 'make-object' });
     const readMs = performance.now() - readStart;
-    // The paper's offline column is its HCD pass over the raw constraints: time ours on the same.
-    const raw = await readHardekopf(
-      { prefix: resolve(dir, bench) },
-      { constraints: 'raw', nonObjectAddress: 'make-object' },
-    );
-    const offlineStart = performance.now();
-    const ours = computeOfflineHcd(raw.program);
-    applyOfflineMerges(raw.program, ours.offlineMerges);
-    const hcdMs = performance.now() - offlineStart;
+    // The paper's offline column is its HCD pass over the raw constraints: time ours on the same
+    // (skipped, and reported as 0, when the raw constraints are not there, e.g. on the GPU machine).
+    let hcdMs = 0;
+    if (
+      existsSync(resolve(dir, `${bench}_constraints.txt.gz`)) ||
+      existsSync(resolve(dir, `${bench}_constraints.txt`))
+    ) {
+      const raw = await readHardekopf(
+        { prefix: resolve(dir, bench) },
+        { constraints: 'raw', nonObjectAddress: 'make-object' },
+      );
+      const offlineStart = performance.now();
+      const ours = computeOfflineHcd(raw.program);
+      applyOfflineMerges(raw.program, ours.offlineMerges);
+      hcdMs = performance.now() - offlineStart;
+    }
     // HVN (exact: pointer-equivalent variables only) on the program that is solved below.
     const hvnStart = performance.now();
     const hvn = computeHvn(input.program);
     const hvnMs = performance.now() - hvnStart;
     const hcd = appendOfflineMerges(input.hcd, hvn.merges);
     const offlineMs = hcdMs + hvnMs;
-    const runs = options.quick || bench === 'php' || bench === 'linux' || bench === 'python' ? 1 : 3;
-    const times: number[] = [];
-    let peakRss = 0;
-    let verified: boolean | undefined;
-    let rounds = 0;
-    let edges = 0;
-    for (let r = 0; r < runs; r++) {
-      const result = await solveAndersen(input.program, {
-        engine: 'cpu',
-        hcd,
-        onIteration: () => {
-          peakRss = Math.max(peakRss, process.memoryUsage.rss());
-        },
-      });
-      peakRss = Math.max(peakRss, process.memoryUsage.rss());
-      times.push(result.statistics.solveMs);
-      rounds = result.statistics.rounds;
-      if (r === 0) {
-        edges = result.pointsToEdges;
-        if (input.solution) {
-          const report = verifySolution(result, input.solution, { ignore: HARDEKOPF_REFERENCE_CONVENTIONS });
-          verified = report.exact;
-          if (!report.exact)
-            options.log(`andersen: ${bench}: ${report.differing} variables differ from the reference`);
-        }
-      }
-      options.log(`andersen: ${bench} run ${r + 1}/${runs}: ${result.statistics.solveMs.toFixed(0)} ms`);
-    }
-    times.sort((a, b) => a - b);
-    const median = times[Math.floor(times.length / 2)] as number;
-    const paper = PAPER_CPU_S[bench];
-    const metrics: Record<string, number> = {
-      'offline ms': offlineMs,
-      'HVN merged': hvn.statistics.mergedVariables,
-      'read ms': readMs,
-      'peak RSS MiB': peakRss / 2 ** 20,
-      rounds,
-      'pts edges M': edges / 1e6,
+    const size = `${input.program.nodeCount} nodes, ${input.program.constraints.length} constraints`;
+    const verify = (result: AndersenResult): boolean | undefined => {
+      if (!input.solution) return undefined;
+      const report = verifySolution(result, input.solution, { ignore: HARDEKOPF_REFERENCE_CONVENTIONS });
+      if (!report.exact)
+        options.log(`andersen: ${bench}: ${report.differing} variables differ from the reference`);
+      return report.exact;
     };
-    if (verified !== undefined) metrics['verified (1=exact)'] = verified ? 1 : 0;
-    if (paper) {
-      metrics['paper offline ms'] = paper.offlineMs;
-      metrics['paper solve ms'] = paper.solveMs;
-      metrics['paper total / ours'] = (paper.offlineMs + paper.solveMs) / (offlineMs + median);
+    let cpuResult: AndersenResult | undefined;
+    let cpuMedian: number | undefined;
+    if (useCpu && (cpuOnly === undefined || cpuOnly.includes(bench))) {
+      const row = await cpuRow(bench, input.program, hcd, options, verify);
+      cpuResult = row.result;
+      cpuMedian = row.medianMs;
+      const paper = PAPER_CPU_S[bench];
+      const metrics: Record<string, number> = {
+        'offline ms': offlineMs,
+        'HVN merged': hvn.statistics.mergedVariables,
+        'read ms': readMs,
+        ...row.metrics,
+      };
+      if (paper) {
+        metrics['paper offline ms'] = paper.offlineMs;
+        metrics['paper solve ms'] = paper.solveMs;
+        metrics['paper total / ours'] = (paper.offlineMs + paper.solveMs) / (offlineMs + row.medianMs);
+      }
+      rows.push({
+        case: bench,
+        size,
+        engine: 'cpu',
+        medianMs: row.medianMs,
+        runs: row.runs,
+        method: 'cpu',
+        metrics,
+      });
     }
-    rows.push({
-      case: bench,
-      size: `${input.program.nodeCount} nodes, ${input.program.constraints.length} constraints`,
-      engine: 'cpu',
-      medianMs: median,
-      runs,
-      method: 'cpu',
-      metrics,
-    });
+    if (useGpu && options.ctx) {
+      const ctx = options.ctx;
+      // Warm-up: compiles the kernels for this pool geometry.
+      await solveAndersen(input.program, { engine: 'webgpu', gpu: ctx, hcd });
+      const times: number[] = [];
+      let last: Awaited<ReturnType<typeof solveAndersen>> | undefined;
+      for (let r = 0; r < gpuRuns; r++) {
+        const started = performance.now();
+        last = await solveAndersen(input.program, { engine: 'webgpu', gpu: ctx, hcd });
+        times.push(performance.now() - started);
+        options.log(
+          `andersen: ${bench} webgpu run ${r + 1}/${gpuRuns}: ${(times.at(-1) ?? 0).toFixed(1)} ms`,
+        );
+      }
+      // One more, profiled (a pass and a timestamp pair per kernel): the share of each phase.
+      const profiled = await createGpuSolver(input.program, { gpu: ctx, hcd, profile: true });
+      await profiled.solve();
+      const phases = profiled.report?.phaseMs;
+      profiled.destroy();
+      times.sort((a, b) => a - b);
+      const median = times[Math.floor(times.length / 2)] as number;
+      const result = last as NonNullable<typeof last>;
+      const report = result.gpu;
+      const metrics: Record<string, number> = {
+        rounds: result.statistics.rounds,
+        'pts edges M': result.pointsToEdges / 1e6,
+        'GPU MiB': (report?.gpuBytes ?? 0) / 2 ** 20,
+        'pts pool MiB': ((report?.pointsPool.capacity ?? 0) * 128) / 2 ** 20,
+        'edge pool MiB': ((report?.edgePool.capacity ?? 0) * 128) / 2 ** 20,
+        reruns: report?.reruns ?? 0,
+        'setup ms': report?.setupMs ?? 0,
+        'iterate ms': report?.iterateMs ?? 0,
+        'transfer ms': report?.transferMs ?? 0,
+        'readback MiB': (report?.readbackBytes ?? 0) / 2 ** 20,
+      };
+      if (phases) {
+        const total = phases.rules + phases.sort + phases.worklist + phases.update + phases.hcd;
+        metrics['GPU ms (profiled)'] = total;
+        metrics['rules %'] = (100 * phases.rules) / Math.max(total, 1e-9);
+        metrics['sort %'] = (100 * phases.sort) / Math.max(total, 1e-9);
+        metrics['worklist %'] = (100 * phases.worklist) / Math.max(total, 1e-9);
+        metrics['update %'] = (100 * phases.update) / Math.max(total, 1e-9);
+        metrics['hcd %'] = (100 * phases.hcd) / Math.max(total, 1e-9);
+      }
+      const verified = verify(result);
+      if (verified !== undefined) metrics['verified (1=exact)'] = verified ? 1 : 0;
+      if (cpuResult) {
+        const differing = countDifferences(result, cpuResult);
+        metrics['nodes differing from cpu'] = differing;
+        if (differing > 0)
+          options.log(`andersen: ${bench}: ${differing} nodes differ between webgpu and cpu`);
+        if (cpuMedian !== undefined) metrics['cpu / webgpu'] = cpuMedian / median;
+      }
+      const paperGpu = PAPER_GPU_MS[bench];
+      if (paperGpu !== undefined) {
+        metrics['paper GPU ms'] = paperGpu;
+        metrics['paper GPU / ours'] = paperGpu / median;
+      }
+      const cuda = PAPER_CUDA_H100_MS[bench];
+      if (cuda !== undefined) {
+        metrics['CUDA H100 ms'] = cuda;
+        metrics['CUDA H100 / ours'] = cuda / median;
+      }
+      options.log(
+        `andersen: ${bench} webgpu: median ${median.toFixed(1)} ms, ${result.statistics.rounds} rounds, ` +
+          `verified ${String(verified)}, differing from cpu ${metrics['nodes differing from cpu'] ?? 'n/a'}, ` +
+          `phases ${JSON.stringify(phases ?? {})}, report ${JSON.stringify(report ?? {})}`,
+      );
+      rows.push({
+        case: bench,
+        size,
+        engine: 'webgpu',
+        medianMs: median,
+        runs: gpuRuns,
+        method: 'wall-clock',
+        metrics,
+      });
+    }
   }
-  return { suite: 'andersen', adapter: 'none (CPU engine only)', rows, notes };
+  return { suite: 'andersen', adapter, rows, notes };
+}
+
+async function cpuRow(
+  bench: string,
+  program: ConstraintProgram,
+  hcd: HcdPairs,
+  options: BenchOptions,
+  verify: (result: AndersenResult) => boolean | undefined,
+): Promise<{ result: AndersenResult; medianMs: number; runs: number; metrics: Record<string, number> }> {
+  const runs = options.quick || bench === 'php' || bench === 'linux' || bench === 'python' ? 1 : 3;
+  const times: number[] = [];
+  let peakRss = 0;
+  let verified: boolean | undefined;
+  let first: AndersenResult | undefined;
+  for (let r = 0; r < runs; r++) {
+    const result = await solveAndersen(program, {
+      engine: 'cpu',
+      hcd,
+      onIteration: () => {
+        peakRss = Math.max(peakRss, process.memoryUsage.rss());
+      },
+    });
+    peakRss = Math.max(peakRss, process.memoryUsage.rss());
+    times.push(result.statistics.solveMs);
+    if (r === 0) {
+      first = result;
+      verified = verify(result);
+    }
+    options.log(`andersen: ${bench} run ${r + 1}/${runs}: ${result.statistics.solveMs.toFixed(0)} ms`);
+  }
+  times.sort((a, b) => a - b);
+  const result = first as AndersenResult;
+  const metrics: Record<string, number> = {
+    'peak RSS MiB': peakRss / 2 ** 20,
+    rounds: result.statistics.rounds,
+    'pts edges M': result.pointsToEdges / 1e6,
+  };
+  if (verified !== undefined) metrics['verified (1=exact)'] = verified ? 1 : 0;
+  return { result, medianMs: times[Math.floor(times.length / 2)] as number, runs, metrics };
 }
 
 /**
@@ -141,12 +296,13 @@ async function run(options: BenchOptions): Promise<BenchReport> {
  *
  * @example
  * ```ts
- * const report = await andersenBench.run({ ctx: null, engines: ['cpu'], quick: false, log: console.error });
+ * const report = await andersenBench.run({ ctx, engines: ['webgpu', 'cpu'], quick: false, log: console.error });
  * ```
  */
 export const andersenBench: BenchSuite = {
   name: 'andersen',
-  description: "Andersen points-to analysis on the PPoPP'12 suite, CPU engine beside the paper's CPU-s",
+  description:
+    "Andersen points-to analysis on the PPoPP'12 suite, CPU and WebGPU engines beside the paper's CPU-s, its GPU times and its CUDA code on an H100",
   run,
 };
 export { llvmBench, REAL_C_CODE_BASES, realCIrDirectory } from './llvm';

@@ -253,7 +253,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
   const [addressOf, copy, load, store, offset] = countByKind(program.constraints);
   const report: AndersenSolveReport = {
     engine: result.engine,
-    adapter: null,
+    adapter: result.gpu?.adapter ?? null,
     files,
     nodes: program.nodeCount,
     constraints: { total: program.constraints.length, addressOf, copy, load, store, offset },

@@ -1,0 +1,964 @@
+import type { TeamKind } from '@gpumorph/sparse-bitvector';
+import {
+  CONTROL_ARRAYS,
+  PAIR_POOL,
+  RULE_KIND,
+  SET_SLOT,
+  STATUS,
+  STATUS_WORDS,
+  THREAD_WORKGROUP,
+} from '../layout';
+
+/**
+ * Inputs of {@link solverKernelsWgsl}.
+ *
+ * @example
+ * ```ts
+ * const params: SolverKernelParams = { team: 'subgroup', teamWorkgroupSize: 32, layoutWgsl, laneWords: 1 };
+ * ```
+ */
+export interface SolverKernelParams {
+  readonly team: TeamKind;
+  /** Invocations per workgroup of the team kernels (32 for `workgroup` teams). */
+  readonly teamWorkgroupSize: number;
+  /** The bind-group declarations (`solverLayout(…).wgsl()`). */
+  readonly layoutWgsl: string;
+  /** Words one lane owns at most (`ceil(31 / smallest subgroup size)`; 1 for `workgroup` teams). */
+  readonly laneWords: number;
+}
+
+/**
+ * The entry points of one solver iteration, in the order the host encodes them:
+ * `begin_iteration` (first attempt only), `begin_attempt`, `rules` (then the host sorts the
+ * worklist), `mark_segments`, `apply_pairs`, `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`, `compress`,
+ * `merge_link`, `merge_begin`, `merge_count`, `guard_merge`, `merge_data`, `report`.
+ * Team kernels run one team (subgroup, or emulated 32-lane workgroup) per node, calling the sparse
+ * bit vector library of the `pts` and `edg` pools; the rest run one invocation per node or item.
+ *
+ * @example
+ * ```ts
+ * const code = linkWgsl(solverKernelsWgsl({ team: 'subgroup', teamWorkgroupSize: 128, layoutWgsl, laneWords: 4 }), [gridWgsl, ptsLib, edgLib]);
+ * ```
+ */
+export function solverKernelsWgsl(params: SolverKernelParams): string {
+  const { team, teamWorkgroupSize: wg, laneWords: lw } = params;
+  const subgroups = team === 'subgroup';
+  const NONE = '0xffffffffu';
+  const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
+  const A = (name: keyof typeof CONTROL_ARRAYS) => `(${STATUS_WORDS}u + ${CONTROL_ARRAYS[name]}u * params.n)`;
+  const slot = (name: keyof typeof SET_SLOT, v: string) =>
+    SET_SLOT[name] === 0 ? `(${v})` : `(${SET_SLOT[name]}u * params.n + (${v}))`;
+
+  const teamArgs =
+    team === 'subgroup'
+      ? `@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32, @builtin(subgroup_invocation_id) sg_lane: u32,
+  @builtin(subgroup_size) sg_size: u32`
+      : `@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32`;
+  const teamPrelude =
+    team === 'subgroup'
+      ? /* wgsl */ `
+  // One team per subgroup (subgroups are contiguous ranges of local_invocation_index).
+  let teams_per_workgroup = ${wg}u / sg_size;
+  let first_team = gm_workgroup_index(wid, nwg) * teams_per_workgroup + lid / sg_size;
+  let team_stride = nwg.x * nwg.y * teams_per_workgroup;
+  pts_team_begin(sg_lane, sg_size);
+  edg_team_begin(sg_lane, sg_size);`
+      : /* wgsl */ `
+  // One 32-lane team per workgroup.
+  let first_team = gm_workgroup_index(wid, nwg);
+  let team_stride = nwg.x * nwg.y;
+  pts_team_begin(lid, 32u);
+  edg_team_begin(lid, 32u);`;
+  const teamKernel = (name: string, body: string) => /* wgsl */ `
+@compute @workgroup_size(${wg})
+fn ${name}(${teamArgs}) {${teamPrelude}
+${body}
+}`;
+  const threadKernel = (name: string, body: string) => /* wgsl */ `
+@compute @workgroup_size(${THREAD_WORKGROUP})
+fn ${name}(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let first_item = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u + lid;
+  let item_stride = nwg.x * nwg.y * ${THREAD_WORKGROUP}u;
+${body}
+}`;
+  const singleKernel = (name: string, body: string) => /* wgsl */ `
+@compute @workgroup_size(1)
+fn ${name}() {
+${body}
+}`;
+
+  // Visits every member `m` of vector `vector` of pool `p` in increasing order, the whole team
+  // together (every value steering the loops is broadcast, so team functions may be called inside).
+  let decodeCount = 0;
+  const forEachMember = (p: 'pts' | 'edg', vector: string, body: string) => {
+    const s = `_${decodeCount++}`;
+    return /* wgsl */ `
+    {
+      var e${s} = ${p}_team_u(${p}_heads[${vector}]);
+      var steps${s} = 0u;
+      loop {
+        if (e${s} == ${NONE} || steps${s} > list_limit) { break; }
+        let h${s} = ${p}_team_u2(vec2u(${p}_load(e${s}, 30u), ${p}_load(e${s}, 31u)));
+        for (var w${s} = 0u; w${s} < 30u; w${s}++) {
+          var word${s} = ${p}_team_u(${p}_load(e${s}, w${s}));
+          loop {
+            if (word${s} == 0u) { break; }
+            let m = h${s}.x * 960u + w${s} * 32u + firstTrailingBit(word${s});
+            word${s} &= word${s} - 1u;
+            ${body}
+          }
+        }
+        e${s} = h${s}.y;
+        steps${s}++;
+      }
+    }`;
+  };
+
+  // Visits every member `m` of vector `vector` of the points-to pool, each lane the members of its
+  // own words (no team function may be called inside).
+  const forEachMemberByLane = (vector: string, body: string) => {
+    const s = `_${decodeCount++}`;
+    return /* wgsl */ `
+    {
+      var e${s} = pts_team_u(pts_heads[${vector}]);
+      var steps${s} = 0u;
+      loop {
+        if (e${s} == ${NONE} || steps${s} > list_limit) { break; }
+        let h${s} = pts_team_u2(vec2u(pts_load(e${s}, 30u), pts_load(e${s}, 31u)));
+        for (var w${s} = pts_lane; w${s} < 30u; w${s} += pts_lanes) {
+          var word${s} = pts_load(e${s}, w${s});
+          loop {
+            if (word${s} == 0u) { break; }
+            let m = h${s}.x * 960u + w${s} * 32u + firstTrailingBit(word${s});
+            word${s} &= word${s} - 1u;
+            ${body}
+          }
+        }
+        e${s} = h${s}.y;
+        steps${s}++;
+      }
+    }`;
+  };
+
+  const fastE = /* wgsl */ `
+    {
+      // Lanes scan their own words for sources that have something to give; the team then runs
+      // one union per such source, smallest first (so duplicates in the same step merge).
+      var e = pts_team_u(edg_heads[${slot('points', 'r')}]);
+      var steps = 0u;
+      loop {
+        if (e == NONE || steps > list_limit) { break; }
+        let h = pts_team_u2(vec2u(edg_load(e, 30u), edg_load(e, 31u)));
+        for (var k = 0u; k < ${lw}u; k++) {
+          let w = pts_lane + k * pts_lanes;
+          var word = 0u;
+          if (w < 30u) { word = edg_load(e, w); }
+          var mine = NONE;
+          loop {
+            loop {
+              if (mine != NONE || word == 0u) { break; }
+              let m = h.x * 960u + w * 32u + firstTrailingBit(word);
+              word &= word - 1u;
+              let s = find(m);
+              if (s != r && pts_heads[${slot('delta', 's')}] != NONE) { mine = s; }
+            }
+            let pick = subgroupMin(mine);
+            if (pick == NONE) { break; }
+            status |= pts_union_minus(${slot('pending', 'r')}, ${slot('delta', 'pick')}, ${slot('points', 'r')});
+            if (mine == pick) { mine = NONE; }
+          }
+        }
+        e = h.y;
+        steps++;
+      }
+    }`;
+  const fastF = /* wgsl */ `
+    {
+      // Lanes scan their own words for sources that have something to give; the team then runs
+      // one union per such source, smallest first (so duplicates in the same step merge).
+      var e = pts_team_u(edg_heads[${slot('delta', 'r')}]);
+      var steps = 0u;
+      loop {
+        if (e == NONE || steps > list_limit) { break; }
+        let h = pts_team_u2(vec2u(edg_load(e, 30u), edg_load(e, 31u)));
+        for (var k = 0u; k < ${lw}u; k++) {
+          let w = pts_lane + k * pts_lanes;
+          var word = 0u;
+          if (w < 30u) { word = edg_load(e, w); }
+          var mine = NONE;
+          loop {
+            loop {
+              if (mine != NONE || word == 0u) { break; }
+              let m = h.x * 960u + w * 32u + firstTrailingBit(word);
+              word &= word - 1u;
+              let s = find(m);
+              if (s != r && pts_heads[${slot('points', 's')}] != NONE) { mine = s; }
+            }
+            let pick = subgroupMin(mine);
+            if (pick == NONE) { break; }
+            status |= pts_union_minus(${slot('pending', 'r')}, ${slot('points', 'pick')}, ${slot('points', 'r')});
+            if (mine == pick) { mine = NONE; }
+          }
+        }
+        e = h.y;
+        steps++;
+      }
+    }`;
+
+  const code = /* wgsl */ `
+struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pad0: u32, pad1: u32, pad2: u32 }
+${params.layoutWgsl}
+
+const NONE: u32 = ${NONE};
+const FATAL_CORRUPT: u32 = 1u;
+const FATAL_EXHAUSTED: u32 = 2u;
+
+fn find(v0: u32) -> u32 {
+  var v = v0;
+  loop {
+    let p = atomicLoad(&control[${A('parent')} + v]);
+    if (p == v) { return v; }
+    v = p;
+  }
+}
+
+// Lock-free union–find link: the larger root is hooked under the smaller with a compare-exchange
+// on a root, so parents only decrease and no invocation waits for another.
+fn hook(a0: u32, b0: u32) {
+  var a = a0;
+  var b = b0;
+  loop {
+    a = find(a);
+    b = find(b);
+    if (a == b) { return; }
+    let hi = max(a, b);
+    let lo = min(a, b);
+    let swapped = atomicCompareExchangeWeak(&control[${A('parent')} + hi], hi, lo);
+    if (swapped.exchanged) {
+      let at = atomicAdd(&control[${S('merged')}], 1u);
+      atomicStore(&control[${A('mergedList')} + at], hi);
+      return;
+    }
+  }
+}
+
+fn object_size(v: u32) -> u32 { return nodes[v].x; }
+
+// Adds the sources pair_values[start, end), sorted by element base, to vector v in one walk of its
+// list (adjacent duplicates are skipped): 1 when something was added, 2 when the pool ran out.
+fn pts_insert_sorted(v: u32, start: u32, end: u32) -> u32 {
+  var status = 0u;
+  var prev = NONE;
+  var e = pts_heads[v];
+  var last = NONE;
+  for (var i = start; i < end; i++) {
+    let m = pair_values[i];
+    if (m == last) { continue; }
+    last = m;
+    let base = m / 960u;
+    let word = (m % 960u) / 32u;
+    let mask = 1u << (m % 32u);
+    loop {
+      if (e == NONE) { break; }
+      if (pts_load(e, 30u) >= base) { break; }
+      prev = e;
+      e = pts_load(e, 31u);
+    }
+    if (e != NONE && pts_load(e, 30u) == base) {
+      let old = pts_load(e, word);
+      if ((old & mask) == 0u) { pts_store(e, word, old | mask); status |= 1u; }
+      continue;
+    }
+    let fresh = pts_alloc_single(true);
+    if (fresh == GM_INVALID_ELEMENT) { return status | 2u; }
+    for (var w = 0u; w < 30u; w++) { pts_store(fresh, w, select(0u, mask, w == word)); }
+    pts_store(fresh, 30u, base);
+    pts_store(fresh, 31u, e);
+    if (prev == NONE) { pts_heads[v] = fresh; } else { pts_store(prev, 31u, fresh); }
+    e = fresh;
+    status |= 1u;
+  }
+  return status;
+}
+
+// Adds the sources pair_values[start, end), sorted by element base, to vector v in one walk of its
+// list (adjacent duplicates are skipped): 1 when something was added, 2 when the pool ran out.
+fn edg_insert_sorted(v: u32, start: u32, end: u32) -> u32 {
+  var status = 0u;
+  var prev = NONE;
+  var e = edg_heads[v];
+  var last = NONE;
+  for (var i = start; i < end; i++) {
+    let m = pair_values[i];
+    if (m == last) { continue; }
+    last = m;
+    let base = m / 960u;
+    let word = (m % 960u) / 32u;
+    let mask = 1u << (m % 32u);
+    loop {
+      if (e == NONE) { break; }
+      if (edg_load(e, 30u) >= base) { break; }
+      prev = e;
+      e = edg_load(e, 31u);
+    }
+    if (e != NONE && edg_load(e, 30u) == base) {
+      let old = edg_load(e, word);
+      if ((old & mask) == 0u) { edg_store(e, word, old | mask); status |= 1u; }
+      continue;
+    }
+    let fresh = edg_alloc_single(true);
+    if (fresh == GM_INVALID_ELEMENT) { return status | 2u; }
+    for (var w = 0u; w < 30u; w++) { edg_store(fresh, w, select(0u, mask, w == word)); }
+    edg_store(fresh, 30u, base);
+    edg_store(fresh, 31u, e);
+    if (prev == NONE) { edg_heads[v] = fresh; } else { edg_store(prev, 31u, fresh); }
+    e = fresh;
+    status |= 1u;
+  }
+  return status;
+}
+
+${
+  subgroups
+    ? `
+// The team merges the sources pair_values[start, end), sorted by element base, into vector v: each step takes one
+// source per lane, and for each element base among them (smallest first) ORs the members into the
+// list at a cursor that only moves forward (subgroup teams only).
+fn pts_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
+  var status = 0u;
+  var prev = NONE;
+  var d = pts_team_u(pts_heads[v]);
+  let limit = pts_team_u(pts_header.capacity) * 4u + 64u;
+  var steps = 0u;
+  for (var c = start; c < end; c += pts_lanes) {
+    let i = c + pts_lane;
+    var m = NONE;
+    if (i < end) {
+      m = pair_values[i];
+      if (i > start && pair_values[i - 1u] == m) { m = NONE; }
+    }
+    var my_base = NONE;
+    if (m != NONE) { my_base = m / 960u; }
+    let my_word = (m % 960u) / 32u;
+    let my_bit = 1u << (m % 32u);
+    loop {
+      let b = subgroupMin(my_base);
+      if (b == NONE) { break; }
+      var mine: array<u32, ${lw}>;
+      for (var w = 0u; w < 30u; w++) {
+        let x = subgroupOr(select(0u, my_bit, my_base == b && my_word == w));
+        if (w % pts_lanes == pts_lane) { mine[w / pts_lanes] = x; }
+      }
+      var dh = vec2u(NONE, NONE);
+      loop {
+        if (d == NONE) { break; }
+        dh = pts_team_u2(vec2u(pts_load(d, 30u), pts_load(d, 31u)));
+        if (dh.x >= b) { break; }
+        prev = d;
+        d = dh.y;
+        steps++;
+        if (steps > limit) { return status | pts_CORRUPT; }
+      }
+      if (d != NONE && dh.x == b) {
+        for (var k = 0u; k < ${lw}u; k++) {
+          let w = pts_lane + k * pts_lanes;
+          if (w < 30u) {
+            let a = pts_load(d, w);
+            let n = a | mine[k];
+            if (n != a) { pts_store(d, w, n); }
+          }
+        }
+      } else {
+        let fresh = pts_team_u(pts_alloc(pts_lane == 0u, pts_lane));
+        if (fresh == GM_INVALID_ELEMENT) { return status | pts_INCOMPLETE; }
+        for (var k = 0u; k < ${lw}u; k++) {
+          let w = pts_lane + k * pts_lanes;
+          if (w < 30u) { pts_store(fresh, w, mine[k]); }
+        }
+        // Linked only once complete, as the library does.
+        if (pts_lane == 0u) {
+          pts_store(fresh, 30u, b);
+          pts_store(fresh, 31u, d);
+          if (prev == NONE) { pts_heads[v] = fresh; } else { pts_store(prev, 31u, fresh); }
+        }
+        d = fresh;
+        dh = vec2u(b, d);
+        status |= pts_CHANGED;
+      }
+      if (my_base == b) { my_base = NONE; }
+    }
+  }
+  return status;
+}
+
+// The team merges the sources pair_values[start, end), sorted by element base, into vector v: each step takes one
+// source per lane, and for each element base among them (smallest first) ORs the members into the
+// list at a cursor that only moves forward (subgroup teams only).
+fn edg_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
+  var status = 0u;
+  var prev = NONE;
+  var d = edg_team_u(edg_heads[v]);
+  let limit = edg_team_u(edg_header.capacity) * 4u + 64u;
+  var steps = 0u;
+  for (var c = start; c < end; c += edg_lanes) {
+    let i = c + edg_lane;
+    var m = NONE;
+    if (i < end) {
+      m = pair_values[i];
+      if (i > start && pair_values[i - 1u] == m) { m = NONE; }
+    }
+    var my_base = NONE;
+    if (m != NONE) { my_base = m / 960u; }
+    let my_word = (m % 960u) / 32u;
+    let my_bit = 1u << (m % 32u);
+    loop {
+      let b = subgroupMin(my_base);
+      if (b == NONE) { break; }
+      var mine: array<u32, ${lw}>;
+      for (var w = 0u; w < 30u; w++) {
+        let x = subgroupOr(select(0u, my_bit, my_base == b && my_word == w));
+        if (w % edg_lanes == edg_lane) { mine[w / edg_lanes] = x; }
+      }
+      var dh = vec2u(NONE, NONE);
+      loop {
+        if (d == NONE) { break; }
+        dh = edg_team_u2(vec2u(edg_load(d, 30u), edg_load(d, 31u)));
+        if (dh.x >= b) { break; }
+        prev = d;
+        d = dh.y;
+        steps++;
+        if (steps > limit) { return status | edg_CORRUPT; }
+      }
+      if (d != NONE && dh.x == b) {
+        for (var k = 0u; k < ${lw}u; k++) {
+          let w = edg_lane + k * edg_lanes;
+          if (w < 30u) {
+            let a = edg_load(d, w);
+            let n = a | mine[k];
+            if (n != a) { edg_store(d, w, n); }
+          }
+        }
+      } else {
+        let fresh = edg_team_u(edg_alloc(edg_lane == 0u, edg_lane));
+        if (fresh == GM_INVALID_ELEMENT) { return status | edg_INCOMPLETE; }
+        for (var k = 0u; k < ${lw}u; k++) {
+          let w = edg_lane + k * edg_lanes;
+          if (w < 30u) { edg_store(fresh, w, mine[k]); }
+        }
+        // Linked only once complete, as the library does.
+        if (edg_lane == 0u) {
+          edg_store(fresh, 30u, b);
+          edg_store(fresh, 31u, d);
+          if (prev == NONE) { edg_heads[v] = fresh; } else { edg_store(prev, 31u, fresh); }
+        }
+        d = fresh;
+        dh = vec2u(b, d);
+        status |= edg_CHANGED;
+      }
+      if (my_base == b) { my_base = NONE; }
+    }
+  }
+  return status;
+}
+`
+    : ''
+}
+
+// dst ∪= src − excl in one walk of the three sorted lists: an element of src whose members excl
+// already has allocates nothing (most pulls in late iterations bring nothing new; the plain union
+// would copy them into N only for the update to subtract them again).
+fn pts_union_minus(dst: u32, src: u32, excl: u32) -> u32 {
+  let limit = pts_team_u(pts_header.capacity) * 4u + 64u;
+  var status = 0u;
+  var steps = 0u;
+  var prev = NONE;
+  var d = pts_team_u(pts_heads[dst]);
+  var x = pts_team_u(pts_heads[excl]);
+  var s = pts_team_u(pts_heads[src]);
+  var mine: array<u32, ${lw}>;
+  loop {
+    if (s == NONE || (status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) { break; }
+    let sh = pts_team_u2(vec2u(pts_load(s, 30u), pts_load(s, 31u)));
+    let tb = sh.x;
+    var xb = NONE;
+    loop {
+      if (x == NONE) { break; }
+      xb = pts_team_u(pts_load(x, 30u));
+      if (xb >= tb) { break; }
+      x = pts_team_u(pts_load(x, 31u));
+      steps++;
+      if (steps > limit) { status |= pts_CORRUPT; break; }
+    }
+    let has_x = x != NONE && xb == tb;
+    var bits = 0u;
+    for (var k = 0u; k < ${lw}u; k++) {
+      let w = pts_lane + k * pts_lanes;
+      var v = 0u;
+      if (w < 30u) {
+        v = pts_load(s, w);
+        if (has_x) { v &= ~pts_load(x, w); }
+      }
+      mine[k] = v;
+      bits |= v;
+    }
+    if (pts_team_or(bits) != 0u && (status & pts_CORRUPT) == 0u) {
+      var dh = vec2u(NONE, NONE);
+      loop {
+        if (d == NONE) { break; }
+        dh = pts_team_u2(vec2u(pts_load(d, 30u), pts_load(d, 31u)));
+        if (dh.x >= tb) { break; }
+        prev = d;
+        d = dh.y;
+        steps++;
+        if (steps > limit) { status |= pts_CORRUPT; break; }
+      }
+      if ((status & pts_CORRUPT) == 0u) {
+        if (d != NONE && dh.x == tb) {
+          var changed = 0u;
+          for (var k = 0u; k < ${lw}u; k++) {
+            let w = pts_lane + k * pts_lanes;
+            if (w < 30u) {
+              let a = pts_load(d, w);
+              let n = a | mine[k];
+              if (n != a) { pts_store(d, w, n); changed = 1u; }
+            }
+          }
+          if (pts_team_or(changed) != 0u) { status |= pts_CHANGED; }
+        } else {
+          let fresh = pts_team_u(pts_alloc(pts_lane == 0u, pts_lane));
+          if (fresh == GM_INVALID_ELEMENT) {
+            status |= pts_INCOMPLETE;
+          } else {
+            for (var k = 0u; k < ${lw}u; k++) {
+              let w = pts_lane + k * pts_lanes;
+              if (w < 30u) { pts_store(fresh, w, mine[k]); }
+            }
+            // Linked only once complete: an exhausted re-run never sees half an element.
+            if (pts_lane == 0u) {
+              pts_store(fresh, 30u, tb);
+              pts_store(fresh, 31u, d);
+              if (prev == NONE) { pts_heads[dst] = fresh; } else { pts_store(prev, 31u, fresh); }
+            }
+            d = fresh;
+            status |= pts_CHANGED;
+          }
+        }
+      }
+    }
+    s = sh.y;
+    steps++;
+    if (steps > limit) { status |= pts_CORRUPT; }
+  }
+  return status;
+}
+
+fn pts_elements(v: u32) -> u32 {
+  var count = 0u;
+  for (var e = pts_heads[v]; e != NONE && count <= pts_header.capacity; e = pts_load(e, 31u)) { count++; }
+  return count;
+}
+
+fn edg_elements(v: u32) -> u32 {
+  var count = 0u;
+  for (var e = edg_heads[v]; e != NONE && count <= edg_header.capacity; e = edg_load(e, 31u)) { count++; }
+  return count;
+}
+
+// One entry of the worklist: \`source\` goes into the pending set named by \`key\` (2·node + pool).
+// The host sorts the worklist by (key, source); apply_pairs then merges each run in one walk.
+fn push_pair(key: u32, source: u32) {
+  let at = atomicAdd(&control[${S('pairCount')}], 1u);
+  if (at >= params.pair_capacity) { return; }
+  // With base_bits > 0 the sort key is (key, element base of the source): one sort orders each
+  // run by base, which is all the merge needs; otherwise the host sorts by source, then by key.
+  if (params.base_bits == 0u) { pair_keys[at] = key; } else { pair_keys[at] = (key << params.base_bits) | (source / 960u); }
+  pair_values[at] = source;
+}
+
+fn skip_update() -> bool { return atomicLoad(&control[${S('skipUpdate')}]) != 0u; }
+${singleKernel(
+  'begin_iteration',
+  /* wgsl */ `
+  atomicStore(&control[${S('markPts')}], min(atomicLoad(&pts_header.next), pts_header.capacity));
+  atomicStore(&control[${S('markEdges')}], min(atomicLoad(&edg_header.next), edg_header.capacity));`,
+)}
+${singleKernel(
+  'begin_attempt',
+  /* wgsl */ `
+  atomicStore(&control[${S('active')}], 0u);
+  atomicStore(&control[${S('freshNodes')}], 0u);
+  atomicStore(&control[${S('edgesAdded')}], 0u);
+  atomicStore(&control[${S('skipUpdate')}], 0u);
+  atomicStore(&control[${S('pairCount')}], 0u);
+  atomicStore(&control[${S('merged')}], 0u);`,
+)}
+${teamKernel(
+  'rules',
+  /* wgsl */ `
+  let n = params.n;
+  let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;
+  for (var r = first_team; r < n; r += team_stride) {
+    if (pts_team_u(find(r)) != r) { continue; }
+    var status = 0u;
+    // copy⁻¹: old sources pull what they gained (ΔP), sources added by the last update pull all of P.
+    ${
+      subgroups
+        ? `${fastE}${fastF}`
+        : `${forEachMember(
+            'edg',
+            slot('points', 'r'),
+            /* wgsl */ `
+            let s = pts_team_u(find(m));
+            if (s != r && pts_team_u(pts_heads[${slot('delta', 's')}]) != NONE) {
+              status |= pts_union_minus(${slot('pending', 'r')}, ${slot('delta', 's')}, ${slot('points', 'r')});
+            }`,
+          )}
+    ${forEachMember(
+      'edg',
+      slot('delta', 'r'),
+      /* wgsl */ `
+            let s = pts_team_u(find(m));
+            if (s != r) { status |= pts_union_minus(${slot('pending', 'r')}, ${slot('points', 's')}, ${slot('points', 'r')}); }`,
+    )}`
+    }
+    // The loads, stores and offsets of every member of r's class.
+    var member = r;
+    var members = 0u;
+    loop {
+      if (member == NONE || members > n) { break; }
+      let info = pts_team_u2(nodes[member].yz);
+      for (var c = info.x; c < info.y; c++) {
+        let rule = pts_team_u2(rule_table[c].xy);
+        let k = pts_team_u(rule_table[c].z);
+        let other = pts_team_u(find(rule.y));
+        if (rule.x == ${RULE_KIND.load}u) {
+          // x = *(y + k): each new pointee o of y gives the copy⁻¹ source o + k of x.
+          ${forEachMemberByLane(
+            slot('delta', 'other'),
+            /* wgsl */ `
+            if (k < object_size(m)) {
+              let field = find(m + k);
+              if (field != r) { push_pair(2u * r + ${PAIR_POOL.edges}u, field); }
+            }`,
+          )}
+        } else if (rule.x == ${RULE_KIND.store}u) {
+          // *(x + k) = y: each new pointee o of x gives the copy edge y → o + k (to o + k's owner).
+          ${forEachMemberByLane(
+            slot('delta', 'r'),
+            /* wgsl */ `
+            if (k < object_size(m)) {
+              let field = find(m + k);
+              if (field != other) { push_pair(2u * field + ${PAIR_POOL.edges}u, other); }
+            }`,
+          )}
+        } else {
+          // x = y + k: each new pointee o of y gives o + k when k is inside o's object.
+          ${forEachMemberByLane(
+            slot('delta', 'other'),
+            /* wgsl */ `
+            if (k < object_size(m)) { push_pair(2u * r + ${PAIR_POOL.points}u, m + k); }`,
+          )}
+        }
+      }
+      member = pts_team_u(nodes[member].w);
+      members++;
+    }
+    if ((status & pts_CORRUPT) != 0u && pts_lane == 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }
+  }`,
+)}
+${threadKernel(
+  'mark_segments',
+  /* wgsl */ `
+  let count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity);
+  for (var i = first_item; i < count; i += item_stride) {
+    let key = pair_keys[i] >> params.base_bits;
+    if (i == 0u || (pair_keys[i - 1u] >> params.base_bits) != key) { atomicStore(&control[${A('segmentStart')} + key], i); }
+    if (i + 1u == count || (pair_keys[i + 1u] >> params.base_bits) != key) { atomicStore(&control[${A('segmentEnd')} + key], i + 1u); }
+  }`,
+)}
+${
+  subgroups
+    ? teamKernel(
+        'apply_pairs',
+        /* wgsl */ `
+  for (var key = first_team; key < 2u * params.n; key += team_stride) {
+    let start = pts_team_u(atomicLoad(&control[${A('segmentStart')} + key]));
+    if (start == NONE) { continue; }
+    let end = pts_team_u(atomicLoad(&control[${A('segmentEnd')} + key]));
+    if (pts_lane == 0u) { atomicStore(&control[${A('segmentStart')} + key], NONE); }
+    let v = ${slot('pending', 'key >> 1u')};
+    var status = 0u;
+    if ((key & 1u) == ${PAIR_POOL.points}u) { status = pts_merge_sorted(v, start, end); } else { status = edg_merge_sorted(v, start, end); }
+    if ((status & pts_CORRUPT) != 0u && pts_lane == 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }
+  }`,
+      )
+    : threadKernel(
+        'apply_pairs',
+        /* wgsl */ `
+  for (var key = first_item; key < 2u * params.n; key += item_stride) {
+    let start = atomicLoad(&control[${A('segmentStart')} + key]);
+    if (start == NONE) { continue; }
+    atomicStore(&control[${A('segmentStart')} + key], NONE);
+    let end = atomicLoad(&control[${A('segmentEnd')} + key]);
+    let v = ${slot('pending', 'key >> 1u')};
+    if ((key & 1u) == ${PAIR_POOL.points}u) { _ = pts_insert_sorted(v, start, end); } else { _ = edg_insert_sorted(v, start, end); }
+  }`,
+      )
+}
+${singleKernel(
+  'guard_update',
+  /* wgsl */ `
+  // The update may copy every element gathered since the iteration began (and what the last
+  // merges left pending) once more; commit nothing unless that fits.
+  let pts_next = atomicLoad(&pts_header.next);
+  let edg_next = atomicLoad(&edg_header.next);
+  let pts_cap = pts_header.capacity;
+  let edg_cap = edg_header.capacity;
+  let pts_need = (min(pts_next, pts_cap) - atomicLoad(&control[${S('markPts')}])) + atomicLoad(&control[${S('mergeNeedPts')}]);
+  let edg_need = (min(edg_next, edg_cap) - atomicLoad(&control[${S('markEdges')}])) + atomicLoad(&control[${S('mergeNeedEdges')}]);
+  var skip = atomicLoad(&pts_header.exhausted) != 0u || atomicLoad(&edg_header.exhausted) != 0u;
+  skip = skip || atomicLoad(&control[${S('pairCount')}]) > params.pair_capacity;
+  skip = skip || pts_next >= pts_cap || pts_cap - pts_next < pts_need;
+  skip = skip || edg_next >= edg_cap || edg_cap - edg_next < edg_need;
+  atomicStore(&control[${S('skipUpdate')}], select(0u, 1u, skip));`,
+)}
+${teamKernel(
+  'update_difference',
+  /* wgsl */ `
+  if (pts_team_u(select(0u, 1u, skip_update())) != 0u) { return; }
+  for (var v = first_team; v < params.n; v += team_stride) {
+    // N − P in place: what is really new.
+    if (pts_team_u(pts_heads[${slot('pending', 'v')}]) != NONE) {
+      _ = pts_difference(${slot('pending', 'v')}, ${slot('points', 'v')});
+    }
+    if (pts_team_u(edg_heads[${slot('pending', 'v')}]) != NONE) {
+      _ = edg_difference(${slot('pending', 'v')}, ${slot('points', 'v')});
+    }
+  }`,
+)}
+${teamKernel(
+  'update_union',
+  /* wgsl */ `
+  if (pts_team_u(select(0u, 1u, skip_update())) != 0u) { return; }
+  for (var v = first_team; v < params.n; v += team_stride) {
+    var status = 0u;
+    if (pts_team_u(pts_heads[${slot('pending', 'v')}]) != NONE) {
+      status |= pts_union(${slot('points', 'v')}, ${slot('pending', 'v')});
+    }
+    if (pts_team_u(edg_heads[${slot('pending', 'v')}]) != NONE) {
+      status |= edg_union(${slot('points', 'v')}, ${slot('pending', 'v')});
+      let added = edg_count(${slot('pending', 'v')});
+      if (edg_lane == 0u) { atomicAdd(&control[${S('edgesAdded')}], added); }
+    }
+    if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u && pts_lane == 0u) {
+      atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
+    }
+  }`,
+)}
+${threadKernel(
+  'update_commit',
+  /* wgsl */ `
+  if (skip_update()) { return; }
+  for (var v = first_item; v < params.n; v += item_stride) {
+    // ΔP ← N, F ← G; the previous ΔP and F are dropped (the bump pools never reuse elements).
+    let gained = pts_heads[${slot('pending', 'v')}];
+    pts_heads[${slot('delta', 'v')}] = gained;
+    pts_heads[${slot('pending', 'v')}] = NONE;
+    if (gained != NONE) { atomicAdd(&control[${S('active')}], 1u); }
+    let fresh = edg_heads[${slot('pending', 'v')}];
+    edg_heads[${slot('delta', 'v')}] = fresh;
+    edg_heads[${slot('pending', 'v')}] = NONE;
+    if (fresh != NONE) { atomicAdd(&control[${S('freshNodes')}], 1u); }
+  }`,
+)}
+${teamKernel(
+  'hcd_hook',
+  /* wgsl */ `
+  if (pts_team_u(select(0u, 1u, skip_update())) != 0u) { return; }
+  let list_limit = pts_team_u(pts_header.capacity) + 1u;
+  for (var i = first_team; i < params.hcd_count; i += team_stride) {
+    let pair = pts_team_u2(rule_table[params.hcd_start + i].xy);
+    let x = pts_team_u(find(pair.y));
+    if (pts_lane == 0u) {
+      // Pairs whose pointers share a class share their target too (as the CPU engine merges them).
+      loop {
+        let claimed = atomicCompareExchangeWeak(&control[${A('hcdSlot')} + x], NONE, pair.x);
+        if (claimed.exchanged) { break; }
+        // A weak exchange may fail spuriously: retry until the slot holds someone's target.
+        if (claimed.old_value != NONE) { hook(claimed.old_value, pair.x); break; }
+      }
+    }
+    // Every new pointee of x lies on the offline cycle through *x: it joins y's class.
+    var e = pts_team_u(pts_heads[${slot('delta', 'x')}]);
+    var steps = 0u;
+    loop {
+      if (e == NONE || steps > list_limit) { break; }
+      let h = pts_team_u2(vec2u(pts_load(e, 30u), pts_load(e, 31u)));
+      for (var w = pts_lane; w < 30u; w += pts_lanes) {
+        var word = pts_load(e, w);
+        loop {
+          if (word == 0u) { break; }
+          let o = h.x * 960u + w * 32u + firstTrailingBit(word);
+          word &= word - 1u;
+          hook(o, pair.x);
+        }
+      }
+      e = h.y;
+      steps++;
+    }
+  }`,
+)}
+${threadKernel(
+  'compress',
+  /* wgsl */ `
+  if (atomicLoad(&control[${S('merged')}]) == 0u) { return; }
+  for (var v = first_item; v < params.n; v += item_stride) {
+    atomicStore(&control[${A('parent')} + v], find(v));
+  }`,
+)}
+${threadKernel(
+  'merge_link',
+  /* wgsl */ `
+  let count = atomicLoad(&control[${S('merged')}]);
+  for (var i = first_item; i < count; i += item_stride) {
+    let a = atomicLoad(&control[${A('mergedList')} + i]);
+    let r = find(a);
+    atomicStore(&control[${A('childNext')} + a], atomicExchange(&control[${A('childHead')} + r], a));
+  }`,
+)}
+${singleKernel(
+  'merge_begin',
+  /* wgsl */ `
+  if (skip_update()) { return; }
+  atomicStore(&control[${S('mergeNeedPts')}], 0u);
+  atomicStore(&control[${S('mergeNeedEdges')}], 0u);
+  atomicStore(&control[${S('skipMerge')}], 0u);`,
+)}
+${threadKernel(
+  'merge_count',
+  /* wgsl */ `
+  if (skip_update()) { return; }
+  let count = atomicLoad(&control[${S('merged')}]);
+  for (var i = first_item; i < count; i += item_stride) {
+    let a = atomicLoad(&control[${A('mergedList')} + i]);
+    let r = find(a);
+    // The root's own P counts once per child: a bound, not an exact figure.
+    atomicAdd(&control[${S('mergeNeedPts')}], pts_elements(${slot('points', 'a')}) + pts_elements(${slot('points', 'r')}));
+    atomicAdd(&control[${S('mergeNeedEdges')}], edg_elements(${slot('points', 'a')}) + edg_elements(${slot('delta', 'a')}));
+  }`,
+)}
+${singleKernel(
+  'guard_merge',
+  /* wgsl */ `
+  if (skip_update()) { return; }
+  let pts_next = atomicLoad(&pts_header.next);
+  let edg_next = atomicLoad(&edg_header.next);
+  let pts_cap = pts_header.capacity;
+  let edg_cap = edg_header.capacity;
+  var skip = pts_next >= pts_cap || pts_cap - pts_next < atomicLoad(&control[${S('mergeNeedPts')}]);
+  skip = skip || edg_next >= edg_cap || edg_cap - edg_next < atomicLoad(&control[${S('mergeNeedEdges')}]);
+  atomicStore(&control[${S('skipMerge')}], select(0u, 1u, skip));`,
+)}
+${teamKernel(
+  'merge_data',
+  /* wgsl */ `
+  if (pts_team_u(select(0u, 1u, skip_update() || atomicLoad(&control[${S('skipMerge')}]) != 0u)) != 0u) { return; }
+  for (var r = first_team; r < params.n; r += team_stride) {
+    let first = pts_team_u(atomicLoad(&control[${A('childHead')} + r]));
+    if (first == NONE) { continue; }
+    // What each member of the class has already pushed through its edges and rules is its P − ΔP;
+    // the class keeps the intersection I of those as P and gathers the union P' in N, so the next
+    // update makes ΔP = P' − I: every member's edges and rules see exactly what they have not seen.
+    // (Moving all of P' to ΔP would be exact too, but re-propagates whole sets at every merge.)
+    if (pts_lane == 0u) {
+      pts_heads[${slot('pending', 'r')}] = pts_heads[${slot('points', 'r')}];
+      pts_heads[${slot('points', 'r')}] = NONE;
+    }
+    var status = pts_union(${slot('points', 'r')}, ${slot('pending', 'r')});
+    status |= pts_difference(${slot('points', 'r')}, ${slot('delta', 'r')});
+    var a = first;
+    var children = 0u;
+    loop {
+      if (a == NONE || children > params.n) { break; }
+      status |= pts_union(${slot('pending', 'r')}, ${slot('points', 'a')});
+      status |= pts_intersection(${slot('points', 'r')}, ${slot('points', 'a')});
+      status |= pts_difference(${slot('points', 'r')}, ${slot('delta', 'a')});
+      // The child's copy⁻¹ sources have given it P − ΔP of theirs already: they join E and F as they are.
+      status |= edg_union(${slot('points', 'r')}, ${slot('points', 'a')});
+      status |= edg_union(${slot('delta', 'r')}, ${slot('delta', 'a')});
+      if (pts_lane == 0u) {
+        pts_heads[${slot('points', 'a')}] = NONE;
+        pts_heads[${slot('delta', 'a')}] = NONE;
+        pts_heads[${slot('pending', 'a')}] = NONE;
+        edg_heads[${slot('points', 'a')}] = NONE;
+        edg_heads[${slot('delta', 'a')}] = NONE;
+        edg_heads[${slot('pending', 'a')}] = NONE;
+        // Splice a's member chain in after r.
+        var tail = a;
+        var guard = 0u;
+        loop {
+          let next = nodes[tail].w;
+          if (next == NONE || guard > params.n) { break; }
+          tail = next;
+          guard++;
+        }
+        nodes[tail].w = nodes[r].w;
+        nodes[r].w = a;
+      }
+      a = pts_team_u(atomicLoad(&control[${A('childNext')} + a]));
+      children++;
+    }
+    if (pts_lane == 0u) {
+      pts_heads[${slot('delta', 'r')}] = NONE;
+      atomicStore(&control[${A('childHead')} + r], NONE);
+      if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
+        atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
+      }
+    }
+  }`,
+)}
+${singleKernel(
+  'report',
+  /* wgsl */ `
+  atomicStore(&control[${S('ptsNext')}], atomicLoad(&pts_header.next));
+  atomicStore(&control[${S('ptsCapacity')}], pts_header.capacity);
+  atomicStore(&control[${S('ptsExhausted')}], atomicLoad(&pts_header.exhausted));
+  atomicStore(&control[${S('edgesNext')}], atomicLoad(&edg_header.next));
+  atomicStore(&control[${S('edgesCapacity')}], edg_header.capacity);
+  atomicStore(&control[${S('edgesExhausted')}], atomicLoad(&edg_header.exhausted));`,
+)}
+`;
+  return code;
+}
+
+/** Entry points of {@link solverKernelsWgsl} and how each is dispatched. */
+export const SOLVER_ENTRY_POINTS = {
+  begin_iteration: 'single',
+  begin_attempt: 'single',
+  rules: 'team',
+  mark_segments: 'thread',
+  apply_pairs: 'thread',
+  guard_update: 'single',
+  update_difference: 'team',
+  update_union: 'team',
+  update_commit: 'thread',
+  hcd_hook: 'team',
+  compress: 'thread',
+  merge_link: 'thread',
+  merge_begin: 'single',
+  merge_count: 'thread',
+  guard_merge: 'single',
+  merge_data: 'team',
+  report: 'single',
+} as const;
+
+/** How each entry point is dispatched for a team kind (`apply_pairs` runs per team with subgroups). */
+export function solverEntryKinds(team: TeamKind): Record<SolverEntryPoint, 'single' | 'team' | 'thread'> {
+  return { ...SOLVER_ENTRY_POINTS, apply_pairs: team === 'subgroup' ? 'team' : 'thread' };
+}
+
+/** Name of one entry point of the solver module. */
+export type SolverEntryPoint = keyof typeof SOLVER_ENTRY_POINTS;

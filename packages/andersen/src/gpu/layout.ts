@@ -1,0 +1,116 @@
+import { defineBindings, type ElementPool } from '@gpumorph/gpu-allocator';
+
+/**
+ * Words of the solver's control buffer before the per-node arrays: counters and flags one
+ * iteration sets and the host reads back (once per iteration, in one 128-byte read).
+ *
+ * @example
+ * ```ts
+ * const skipped = status[STATUS.skipUpdate] !== 0;
+ * ```
+ */
+export const STATUS = {
+  /** Roots whose ΔP is not empty after the update (propagations of the iteration). */
+  active: 0,
+  /** Roots that received new copy edges this iteration. */
+  freshNodes: 1,
+  /** New copy edges of this iteration (members of the fresh edge sets). */
+  edgesAdded: 2,
+  /** Set by the update guard: the pools could not hold the update, so nothing was committed. */
+  skipUpdate: 3,
+  /** Set by the merge guard: the pools could not hold the merges, so they were not moved yet. */
+  skipMerge: 4,
+  /** Worklist pairs emitted this attempt (may exceed the buffers: then they grow and the rules re-run). */
+  pairCount: 5,
+  /** Pool bump pointers when the iteration started (elements allocated since bound the update). */
+  markPts: 6,
+  markEdges: 7,
+  /** Elements the last merges left in pending sets (the next update may copy them once more). */
+  mergeNeedPts: 8,
+  mergeNeedEdges: 9,
+  /** Nodes hooked under another by HCD this iteration (entries of the merged list). */
+  merged: 10,
+  /** Bit 1: a list was corrupt; bit 2: an update or merge ran out of pool despite its guard. */
+  fatal: 11,
+  /** Copies of the pool headers (next, capacity, exhausted), written by the report kernel. */
+  ptsNext: 12,
+  ptsCapacity: 13,
+  ptsExhausted: 14,
+  edgesNext: 15,
+  edgesCapacity: 16,
+  edgesExhausted: 17,
+} as const;
+
+/** Words of {@link STATUS} (the control buffer's first words). */
+export const STATUS_WORDS = 32;
+
+/**
+ * The per-node arrays of the control buffer after the status words, as word offsets in units of
+ * `nodeCount`: `parent` (union–find, roots are the smallest id of their class), `segmentStart` and
+ * `segmentEnd` (per pair key `2·node + pool`, the run of the sorted worklist that goes into that
+ * node's pending set), `childHead` / `childNext` (nodes merged into a root this iteration),
+ * `mergedList`, and `hcdSlot` (the HCD target a root's online pairs name, so that targets of
+ * merged pointers merge).
+ *
+ * @example
+ * ```ts
+ * const parentWord = STATUS_WORDS + CONTROL_ARRAYS.parent * nodeCount + v;
+ * ```
+ */
+export const CONTROL_ARRAYS = {
+  parent: 0,
+  segmentStart: 1,
+  segmentEnd: 3,
+  childHead: 5,
+  childNext: 6,
+  mergedList: 7,
+  hcdSlot: 8,
+} as const;
+
+/** Per-node words of the control buffer after the status words. */
+export const CONTROL_ARRAY_COUNT = 9;
+
+/** Pool bit of a worklist key `2·node + pool`: 0 = the node's pending copy⁻¹ set, 1 = its pending points-to set. */
+export const PAIR_POOL = { edges: 0, points: 1 } as const;
+
+/**
+ * Which set of a node a head index names: points-to pool heads hold P (the points-to set), ΔP
+ * (what P gained in the last update) and N (what the rules gathered this iteration); edge pool
+ * heads hold E (copy⁻¹ sources already propagated), F (sources added by the last update, which
+ * pull the whole P once) and G (sources gathered this iteration).
+ *
+ * @example
+ * ```ts
+ * const deltaHead = heads[SET_SLOT.delta * nodeCount + v];
+ * ```
+ */
+export const SET_SLOT = {
+  points: 0,
+  delta: 1,
+  pending: 2,
+} as const;
+
+/** Constraint kinds as the rules kernel sees them (the owner's own loads, stores and offsets). */
+export const RULE_KIND = { load: 0, store: 1, offset: 2 } as const;
+
+/** Invocations per workgroup of the kernels that run one invocation per node. */
+export const THREAD_WORKGROUP = 64;
+
+/** The bindings of every solver kernel: both pools, the node table, the static rules, control and the worklist. */
+export function solverLayout(points: ElementPool, edges: ElementPool) {
+  return defineBindings(`andersen ${points.geometry.windows}+${edges.geometry.windows}`, {
+    params: { kind: 'uniform', type: 'AndersenParams' },
+    ...points.bindingSpecs(),
+    pts_heads: { kind: 'storage', type: 'array<u32>' },
+    ...edges.bindingSpecs(),
+    edg_heads: { kind: 'storage', type: 'array<u32>' },
+    nodes: { kind: 'storage', type: 'array<vec4u>' },
+    rule_table: { kind: 'storage', type: 'array<vec4u>', access: 'read' },
+    control: { kind: 'storage', type: 'array<atomic<u32>>' },
+    pair_keys: { kind: 'storage', type: 'array<u32>' },
+    pair_values: { kind: 'storage', type: 'array<u32>' },
+  });
+}
+
+/** Storage bindings of {@link solverLayout} besides the pool windows. */
+export const FIXED_STORAGE_BINDINGS = 9;

@@ -1,0 +1,773 @@
+import { EventEmitter } from 'node:events';
+import {
+  acquireGpu,
+  BufferUsage,
+  createElementPool,
+  dispatchGrid,
+  type ElementPool,
+  encodeDispatch,
+  type GpuContext,
+  GpumorphError,
+  gridWgsl,
+  type Kernel,
+  linkWgsl,
+} from '@gpumorph/gpu-allocator';
+import { createRadixSort, subgroupLayoutIsLinear } from '@gpumorph/gpu-primitives';
+import {
+  ELEMENT_WORDS,
+  MEMBERS_PER_ELEMENT,
+  NO_ELEMENT,
+  packVectors,
+  SparseBitVectorPool,
+  sparseBitVectorLibraryWgsl,
+  type TeamKind,
+  unpackVectors,
+} from '@gpumorph/sparse-bitvector';
+import type TypedEmitter from 'typed-emitter';
+import type { IterationEvent, SolvePhase } from '../cpu/solver';
+import { EngineUnavailableError, SolveAbortedError } from '../errors';
+import type { ConstraintProgram } from '../model/program';
+import type { HcdPairs } from '../offline/hcd-pairs';
+import { AndersenResult, type SolveStatistics } from '../result/result';
+import {
+  SOLVER_ENTRY_POINTS,
+  type SolverEntryPoint,
+  solverEntryKinds,
+  solverKernelsWgsl,
+} from './kernels/solver.wgsl';
+import {
+  CONTROL_ARRAY_COUNT,
+  CONTROL_ARRAYS,
+  FIXED_STORAGE_BINDINGS,
+  STATUS,
+  STATUS_WORDS,
+  solverLayout,
+  THREAD_WORKGROUP,
+} from './layout';
+import { prepareProgram } from './prepare';
+
+/**
+ * The GPU solver failed in a way growing a pool cannot fix (a corrupt list, a guard that did not hold).
+ *
+ * @example
+ * ```ts
+ * try { await solver.solve(); } catch (e) { if (e instanceof GpuSolverError) console.error(e.message); }
+ * ```
+ */
+export class GpuSolverError extends GpumorphError {
+  override name = 'GpuSolverError';
+}
+
+/**
+ * Options of {@link createGpuSolver}.
+ *
+ * @example
+ * ```ts
+ * const options: GpuSolverOptions = { gpu: ctx, hcd, initialPoolElements: 64, profile: true };
+ * ```
+ */
+export interface GpuSolverOptions {
+  /** The GPU to run on; without it the solver acquires one (and releases it in `destroy()`). */
+  readonly gpu?: GpuContext | undefined;
+  /** Hybrid cycle detection table: offline merges applied on the host, online pairs on the GPU. */
+  readonly hcd?: HcdPairs | undefined;
+  /** Cancels the solve between iterations: `solve()` rejects with {@link SolveAbortedError}. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * Elements (128 bytes each) each pool starts with (default: four times what the initial sets
+   * take, at least 4,096, and two per node for points-to sets, one per two nodes for edges).
+   * Tiny values are legal: the pools grow when an iteration runs out.
+   */
+  readonly initialPoolElements?: number | undefined;
+  /** Elements per binding window of the pools (default: as many as one binding holds); lower it to test windowing. */
+  readonly windowElements?: number | undefined;
+  /** Pairs the worklist (loads, stores, offsets) starts with (default 4,096; it grows when an iteration emits more). */
+  readonly initialPairCapacity?: number | undefined;
+  /**
+   * Time every kernel with timestamp queries (one pass per kernel, read back each iteration) and
+   * report the GPU milliseconds per phase in {@link GpuSolveReport.phaseMs}. Slows the solve a little.
+   */
+  readonly profile?: boolean | undefined;
+  /**
+   * Sort the worklist once by (key, element base) when both fit in 32 bits (default true); false
+   * sorts twice, by source and then by key, as larger programs must. @internal For tests.
+   */
+  readonly compositeSort?: boolean | undefined;
+}
+
+/**
+ * Phases of an iteration that {@link GpuSolverOptions.profile} times separately.
+ *
+ * @example
+ * ```ts
+ * const share = (phase: GpuSolvePhase) => report.phaseMs?.[phase] ?? 0;
+ * ```
+ */
+export type GpuSolvePhase = 'rules' | 'sort' | 'worklist' | 'update' | 'hcd';
+
+/**
+ * GPU memory and transfers of a solve, beside the {@link SolveStatistics}.
+ *
+ * @example
+ * ```ts
+ * await solver.solve();
+ * console.log(`${(solver.report?.gpuBytes ?? 0) / 2 ** 20} MiB on ${solver.report?.adapter}`);
+ * ```
+ */
+export interface GpuSolveReport {
+  /** Bytes of GPU buffers the solve held at its end (pools, heads, node table, rules, control, pairs). */
+  readonly gpuBytes: number;
+  /** Final capacity and use of the points-to and edge pools, in 128-byte elements. */
+  readonly pointsPool: { readonly capacity: number; readonly used: number };
+  readonly edgePool: { readonly capacity: number; readonly used: number };
+  /** Times an iteration (or its merge step) ran again after a pool or the worklist grew. */
+  readonly reruns: number;
+  /** Milliseconds spent on the host preparing and uploading, iterating, and reading the result back. */
+  readonly setupMs: number;
+  readonly iterateMs: number;
+  readonly transferMs: number;
+  /** Bytes read back at the end. */
+  readonly readbackBytes: number;
+  /** Adapter the solve ran on. */
+  readonly adapter: string;
+  /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
+  readonly phaseMs?: Readonly<Record<GpuSolvePhase, number>> | undefined;
+}
+
+const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
+  begin_iteration: 'rules',
+  begin_attempt: 'rules',
+  rules: 'rules',
+  mark_segments: 'worklist',
+  apply_pairs: 'worklist',
+  guard_update: 'update',
+  update_difference: 'update',
+  update_union: 'update',
+  update_commit: 'update',
+  hcd_hook: 'hcd',
+  compress: 'hcd',
+  merge_link: 'hcd',
+  merge_begin: 'hcd',
+  merge_count: 'hcd',
+  guard_merge: 'hcd',
+  merge_data: 'hcd',
+  report: 'hcd',
+};
+
+/**
+ * Events of {@link GpuSolver} (the CPU engine's, plus pool growth).
+ *
+ * @example
+ * ```ts
+ * solver.on('grow', ({ pool, from, to }) => console.error(`${pool}: ${from} → ${to} elements`));
+ * ```
+ */
+export type GpuSolverEvents = {
+  phase: (phase: SolvePhase, round: number) => void;
+  iteration: (event: IterationEvent) => void;
+  grow: (event: { readonly pool: string; readonly from: number; readonly to: number }) => void;
+  done: (statistics: SolveStatistics) => void;
+};
+
+interface Compiled {
+  readonly key: string;
+  readonly kernels: Record<SolverEntryPoint, Kernel>;
+  readonly bindGroup: GPUBindGroup;
+}
+
+const NONE = NO_ELEMENT;
+
+/**
+ * The WebGPU Andersen engine (PPoPP'12 §5–6 on WebGPU). Every node has a points-to set P, what it
+ * gained in the last update (ΔP) and what the rules gathered this iteration (N), and three copy⁻¹
+ * edge sets — E (propagated), F (added by the last update) and G (gathered) — all wide sparse bit
+ * vectors in two growable element pools (points-to and edges). One iteration is one command buffer:
+ * the rules kernel gives each class representative a team that pulls ΔP of its E sources and P of
+ * its F sources into N, turns new pointees of its loads into copy⁻¹ sources of itself and of its
+ * offsets into members, and emits the copy edges of its stores into a worklist linked per target,
+ * which a second kernel adds to the targets' G; a guarded update sets ΔP = N − P, P ∪= ΔP,
+ * F = G − E, E ∪= F; HCD online pairs hook every new pointee under the pair's target with a
+ * lock-free union–find, and the merged classes' sets are moved to the representative. The host reads
+ * 128 bytes of status per iteration; when a pool or the worklist ran short the guard committed
+ * nothing, the host grows it and runs the iteration again. Only the points-to pool, the heads of P
+ * and the union–find are read back at the end.
+ *
+ * @example
+ * ```ts
+ * const solver = await createGpuSolver(program, { hcd });
+ * try {
+ *   solver.on('iteration', (e) => console.error(`iteration ${e.round}: ${e.propagated} nodes`));
+ *   const result = await solver.solve();
+ *   result.pointsTo(v);
+ * } finally {
+ *   solver.destroy();
+ * }
+ * ```
+ */
+export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolverEvents>) {
+  readonly program: ConstraintProgram;
+  readonly ctx: GpuContext;
+  readonly #ownsContext: boolean;
+  readonly #options: GpuSolverOptions;
+  #solved = false;
+  #destroyed = false;
+  #buffers: GPUBuffer[] = [];
+  #pools: ElementPool[] = [];
+  /** What the last solve measured (undefined before `solve()` ends). */
+  report: GpuSolveReport | undefined;
+
+  /** Use {@link createGpuSolver}. */
+  constructor(program: ConstraintProgram, ctx: GpuContext, ownsContext: boolean, options: GpuSolverOptions) {
+    super();
+    this.program = program;
+    this.ctx = ctx;
+    this.#ownsContext = ownsContext;
+    this.#options = options;
+  }
+
+  /** Solves to the least fixed point; may be called once. */
+  async solve(): Promise<AndersenResult> {
+    if (this.#solved) throw new Error('GpuSolver.solve() may be called once; create another solver');
+    if (this.#destroyed) throw new Error('GpuSolver.solve() after destroy()');
+    this.#solved = true;
+    return this.#run();
+  }
+
+  /** Releases the solver's buffers (and the GPU context when the solver acquired it). */
+  destroy(): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    for (const buffer of this.#buffers) buffer.destroy();
+    for (const pool of this.#pools) pool.destroy();
+    this.#buffers = [];
+    this.#pools = [];
+    if (this.#ownsContext) this.ctx.destroy();
+  }
+
+  #checkAbort(): void {
+    const signal = this.#options.signal;
+    if (signal?.aborted) {
+      throw new SolveAbortedError('the Andersen solve was cancelled', { cause: signal.reason });
+    }
+  }
+
+  async #buffer(label: string, data: Uint32Array, usage: number, size = data.byteLength): Promise<GPUBuffer> {
+    const buffer = await this.ctx.createBuffer({
+      label,
+      size: Math.max(16, size),
+      usage: usage | BufferUsage.COPY_DST,
+    });
+    this.#buffers.push(buffer);
+    if (data.byteLength > 0) await this.ctx.writeBuffer(buffer, 0, data);
+    return buffer;
+  }
+
+  async #run(): Promise<AndersenResult> {
+    const ctx = this.ctx;
+    const started = performance.now();
+    this.#checkAbort();
+    this.emit('phase', 'setup', 0);
+    const prepared = prepareProgram(this.program, this.#options.hcd);
+    const n = prepared.nodeCount;
+    const team: TeamKind = (await subgroupLayoutIsLinear(ctx)) ? 'subgroup' : 'workgroup';
+    let teamWorkgroupSize = 32;
+    let laneWords = 1;
+    let teamsPerWorkgroup = 1;
+    if (team === 'subgroup') {
+      const largest = ctx.adapter.subgroupMaxSize || 128;
+      const smallest = Math.max(4, ctx.adapter.subgroupMinSize || 4);
+      teamWorkgroupSize = 2 ** Math.ceil(Math.log2(Math.max(32, largest)));
+      laneWords = Math.ceil((ELEMENT_WORDS - 1) / smallest);
+      teamsPerWorkgroup = Math.max(1, teamWorkgroupSize / largest);
+    }
+
+    // Pools: the initial sets packed from element 0.
+    const pointsPacked = packVectors([...prepared.initialPoints.values()], 0);
+    const edgesPacked = packVectors([...prepared.initialEdges.values()], 0);
+    const pointsElements = pointsPacked.words.length / ELEMENT_WORDS;
+    const edgeElements = edgesPacked.words.length / ELEMENT_WORDS;
+    const windowRoom = Math.max(2, ctx.limits.maxStorageBuffersPerShaderStage - FIXED_STORAGE_BINDINGS);
+    const pointsWindows = Math.max(1, Math.ceil((windowRoom * 5) / 8));
+    const edgeWindows = Math.max(1, windowRoom - pointsWindows);
+    const initial = this.#options.initialPoolElements;
+    const windowOption =
+      this.#options.windowElements !== undefined ? { windowElements: this.#options.windowElements } : {};
+    const points = await createElementPool(ctx, {
+      name: 'pts',
+      capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements, 2 * n)),
+      maxWindows: pointsWindows,
+      ...windowOption,
+    });
+    this.#pools.push(points);
+    const edges = await createElementPool(ctx, {
+      name: 'edg',
+      capacity: Math.min(
+        Math.max(edgeElements + 1, initial ?? Math.max(4096, 4 * edgeElements, n >> 1)),
+        // With small windows (tests) the edge pool starts in one window (it may grow into more).
+        this.#options.windowElements !== undefined
+          ? Math.max(edgeElements + 1, this.#options.windowElements)
+          : Number.POSITIVE_INFINITY,
+      ),
+      maxWindows: edgeWindows,
+      ...windowOption,
+    });
+    this.#pools.push(edges);
+    for (const pool of [points, edges]) {
+      pool.on('grow', ({ pool: name, from, to }) => this.emit('grow', { pool: name, from, to }));
+    }
+    if (pointsElements > 0) await points.writeElements(0, pointsPacked.words);
+    if (edgeElements > 0) await edges.writeElements(0, edgesPacked.words);
+    await ctx.writeBuffer(points.header, 0, Uint32Array.of(pointsElements));
+    await ctx.writeBuffer(edges.header, 0, Uint32Array.of(edgeElements));
+
+    const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC;
+    const pointsHeads = new Uint32Array(3 * n).fill(NONE);
+    const edgeHeads = new Uint32Array(3 * n).fill(NONE);
+    [...prepared.initialPoints.keys()].forEach((v, i) => {
+      pointsHeads[2 * n + v] = pointsPacked.heads[i] as number;
+    });
+    [...prepared.initialEdges.keys()].forEach((v, i) => {
+      edgeHeads[2 * n + v] = edgesPacked.heads[i] as number;
+    });
+    const ptsHeads = await this.#buffer('andersen pts heads', pointsHeads, storage);
+    const edgHeads = await this.#buffer('andersen edg heads', edgeHeads, storage);
+    const nodes = await this.#buffer('andersen nodes', prepared.nodes, storage);
+    const rules = await this.#buffer('andersen rules', prepared.rules, storage);
+    const controlWords = new Uint32Array(STATUS_WORDS + CONTROL_ARRAY_COUNT * n);
+    const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => STATUS_WORDS + CONTROL_ARRAYS[name] * n;
+    controlWords.set(prepared.parent, arrayAt('parent'));
+    // The initial sets sit in the pending slots like the sets merges leave there: the first update
+    // may copy them once, so the guard counts them.
+    controlWords[STATUS.mergeNeedPts] = pointsElements;
+    controlWords[STATUS.mergeNeedEdges] = edgeElements;
+    controlWords.fill(NONE, arrayAt('segmentStart'), arrayAt('segmentStart') + 2 * n);
+    controlWords.fill(NONE, arrayAt('childHead'), arrayAt('childHead') + 2 * n);
+    controlWords.fill(NONE, arrayAt('hcdSlot'), arrayAt('hcdSlot') + n);
+    const control = await this.#buffer('andersen control', controlWords, storage);
+    const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
+    const sourceBits = Math.max(1, Math.ceil(Math.log2(n + 1)));
+    // One sort by (key, element base of the source) when both fit in 32 bits (linux: 21 + 10).
+    const baseBits = Math.max(1, Math.ceil(Math.log2(Math.ceil(n / MEMBERS_PER_ELEMENT) + 1)));
+    const compositeBits = keyBits + baseBits <= 32 && this.#options.compositeSort !== false ? baseBits : 0;
+    let pairCapacity = Math.max(16, this.#options.initialPairCapacity ?? 4096);
+    let pairs = await this.#createPairs(pairCapacity);
+    const params = await this.#buffer(
+      'andersen params',
+      Uint32Array.of(n, prepared.ruleCount, prepared.hcdCount, pairCapacity, compositeBits, 0, 0, 0),
+      BufferUsage.UNIFORM,
+    );
+    const sorter = createRadixSort(ctx);
+
+    let compiled: Compiled | undefined;
+    const compile = async (): Promise<Compiled> => {
+      const key = `${points.generation}/${edges.generation}/${pairs.keys.label}`;
+      if (compiled?.key === key) return compiled;
+      const layout = solverLayout(points, edges);
+      const library = (pool: ElementPool, name: 'pts' | 'edg') =>
+        sparseBitVectorLibraryWgsl({
+          name,
+          team,
+          laneWords,
+          alloc: pool.allocWgsl(team),
+          access: pool.accessWgsl(),
+        });
+      const code = linkWgsl(
+        solverKernelsWgsl({ team, teamWorkgroupSize, layoutWgsl: layout.wgsl(), laneWords }),
+        [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
+      );
+      const entries = Object.keys(SOLVER_ENTRY_POINTS) as SolverEntryPoint[];
+      const built = await Promise.all(
+        entries.map((entryPoint) =>
+          ctx.kernels.get({ label: `andersen ${entryPoint}`, code, layout, entryPoint }),
+        ),
+      );
+      const kernels = Object.fromEntries(entries.map((e, i) => [e, built[i]])) as unknown as Record<
+        SolverEntryPoint,
+        Kernel
+      >;
+      const bindGroup = (kernels.rules as Kernel).bindGroup({
+        params,
+        ...points.resources(),
+        pts_heads: ptsHeads,
+        ...edges.resources(),
+        edg_heads: edgHeads,
+        nodes,
+        rule_table: rules,
+        control,
+        pair_keys: pairs.keys,
+        pair_values: pairs.values,
+      } as never);
+      compiled = { key, kernels, bindGroup };
+      return compiled;
+    };
+
+    const maxGrid = ctx.limits.maxComputeWorkgroupsPerDimension;
+    const entryKinds = solverEntryKinds(team);
+    const grid = (entry: SolverEntryPoint, items: number) => {
+      const kind = entryKinds[entry];
+      if (kind === 'single') return dispatchGrid(1, maxGrid);
+      if (kind === 'team') {
+        return dispatchGrid(Math.min(1 << 15, Math.max(1, Math.ceil(items / teamsPerWorkgroup))), maxGrid);
+      }
+      return dispatchGrid(Math.min(1 << 14, Math.max(1, Math.ceil(items / THREAD_WORKGROUP))), maxGrid);
+    };
+    const profile = this.#options.profile === true && ctx.features.timestampQuery;
+    const phaseMs: Record<GpuSolvePhase, number> = { rules: 0, sort: 0, worklist: 0, update: 0, hcd: 0 };
+    const maxPasses = Object.keys(SOLVER_ENTRY_POINTS).length + 16;
+    const querySet = profile
+      ? await ctx.guard('andersen timestamps', () =>
+          ctx.device.createQuerySet({
+            label: 'andersen timestamps',
+            type: 'timestamp',
+            count: 2 * maxPasses,
+          }),
+        )
+      : undefined;
+    const stampBuffer = profile
+      ? await this.#buffer(
+          'andersen timestamps',
+          new Uint32Array(0),
+          BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
+          16 * maxPasses,
+        )
+      : undefined;
+    const itemsOf = (entry: SolverEntryPoint, pairCount: number) =>
+      entry === 'hcd_hook'
+        ? prepared.hcdCount
+        : entry === 'mark_segments'
+          ? pairCount
+          : entry === 'apply_pairs'
+            ? 2 * n
+            : n;
+    /** Encodes `entries` (after sorting the worklist's `sortCount` pairs, when given) as one submission; returns the status words. */
+    const run = async (
+      label: string,
+      entries: readonly SolverEntryPoint[],
+      sortCount = 0,
+    ): Promise<Uint32Array> => {
+      const { kernels, bindGroup } = await compile();
+      if (sortCount > 1) {
+        if (compositeBits > 0) {
+          await sorter.prepare({
+            count: sortCount,
+            withValues: true,
+            bits: { start: 0, end: keyBits + compositeBits },
+          });
+        } else {
+          await sorter.prepare({ count: sortCount, withValues: true, bits: { start: 0, end: sourceBits } });
+          await sorter.prepare({ count: sortCount, withValues: true, bits: { start: 0, end: keyBits } });
+        }
+      }
+      const passPhases: GpuSolvePhase[] = [];
+      await ctx.guard(label, () => {
+        const encoder = ctx.device.createCommandEncoder({ label });
+        const timedPass = (phase: GpuSolvePhase, passLabel: string): GPUComputePassEncoder => {
+          if (!querySet) return encoder.beginComputePass({ label: passLabel });
+          const i = passPhases.length;
+          passPhases.push(phase);
+          return encoder.beginComputePass({
+            label: passLabel,
+            timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 },
+          });
+        };
+        if (sortCount > 1) {
+          const timer = { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) };
+          if (compositeBits > 0) {
+            sorter.encode(
+              encoder,
+              {
+                keys: pairs.keys,
+                values: pairs.values,
+                count: sortCount,
+                bits: { start: 0, end: keyBits + compositeBits },
+              },
+              timer,
+            );
+          } else {
+            // By (key, source): sort by source, then stably by key.
+            sorter.encode(
+              encoder,
+              {
+                keys: pairs.values,
+                values: pairs.keys,
+                count: sortCount,
+                bits: { start: 0, end: sourceBits },
+              },
+              timer,
+            );
+            sorter.encode(
+              encoder,
+              { keys: pairs.keys, values: pairs.values, count: sortCount, bits: { start: 0, end: keyBits } },
+              timer,
+            );
+          }
+        }
+        if (querySet) {
+          for (const entry of entries) {
+            const pass = timedPass(PHASE_OF[entry], entry);
+            pass.setPipeline(kernels[entry].pipeline);
+            pass.setBindGroup(0, bindGroup);
+            encodeDispatch(pass, grid(entry, itemsOf(entry, sortCount)));
+            pass.end();
+          }
+        } else {
+          const pass = encoder.beginComputePass({ label });
+          for (const entry of entries) {
+            pass.setPipeline(kernels[entry].pipeline);
+            pass.setBindGroup(0, bindGroup);
+            encodeDispatch(pass, grid(entry, itemsOf(entry, sortCount)));
+          }
+          pass.end();
+        }
+        if (querySet && stampBuffer && passPhases.length > 0) {
+          encoder.resolveQuerySet(querySet, 0, 2 * passPhases.length, stampBuffer, 0);
+        }
+        ctx.queue.submit([encoder.finish()]);
+      });
+      if (stampBuffer && passPhases.length > 0) {
+        const stamps = new BigUint64Array(await ctx.readBuffer(stampBuffer, 0, 16 * passPhases.length));
+        passPhases.forEach((phase, i) => {
+          const begin = stamps[2 * i] ?? 0n;
+          const end = stamps[2 * i + 1] ?? 0n;
+          if (end > begin) phaseMs[phase] += Number(end - begin) / 1e6;
+        });
+      }
+      return new Uint32Array(await ctx.readBuffer(control, 0, STATUS_WORDS * 4));
+    };
+    const growFor = async (pool: ElementPool, next: number, capacity: number, need: number) => {
+      await pool.grow(Math.max(next, Math.min(next, capacity) + need) + 1);
+    };
+    const checkFatal = (status: Uint32Array) => {
+      const fatal = status[STATUS.fatal] as number;
+      if (fatal !== 0) {
+        throw new GpuSolverError(
+          fatal & 1
+            ? 'a sparse bit vector list on the GPU is corrupt (longer than its pool)'
+            : 'a pool ran out during a guarded update or merge',
+        );
+      }
+    };
+
+    const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0 };
+    const rulesEntries: SolverEntryPoint[] = ['begin_attempt', 'rules'];
+    const updateEntries: SolverEntryPoint[] = [
+      'mark_segments',
+      'apply_pairs',
+      'guard_update',
+      'update_difference',
+      'update_union',
+      'update_commit',
+      'hcd_hook',
+      'compress',
+      'merge_link',
+      'merge_begin',
+      'merge_count',
+      'guard_merge',
+      'merge_data',
+      'report',
+    ];
+    /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
+    const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
+      let status = await run(label, first ? ['begin_iteration', ...rulesEntries] : rulesEntries);
+      for (;;) {
+        checkFatal(status);
+        const pairCount = status[STATUS.pairCount] as number;
+        if (pairCount <= pairCapacity) return run(label, updateEntries, pairCount);
+        stats.reruns++;
+        pairCapacity = Math.max(2 * pairCapacity, 2 * pairCount);
+        pairs = await this.#createPairs(pairCapacity, pairs);
+        await ctx.writeBuffer(params, 12, Uint32Array.of(pairCapacity));
+        status = await run(`${label} (worklist grown)`, rulesEntries);
+      }
+    };
+    const mergeEntries: SolverEntryPoint[] = [
+      'merge_begin',
+      'merge_count',
+      'guard_merge',
+      'merge_data',
+      'report',
+    ];
+
+    const setupMs = performance.now() - started;
+    const iterateStarted = performance.now();
+    for (;;) {
+      this.#checkAbort();
+      const round = ++stats.rounds;
+      this.emit('phase', 'wave', round);
+      let status = await iterate(`andersen iteration ${round}`, true);
+      for (;;) {
+        checkFatal(status);
+        if (status[STATUS.skipUpdate] === 0) break;
+        stats.reruns++;
+        this.#checkAbort();
+        const pointsNext = status[STATUS.ptsNext] as number;
+        const pointsCapacity = status[STATUS.ptsCapacity] as number;
+        const pointsNeed =
+          Math.min(pointsNext, pointsCapacity) -
+          (status[STATUS.markPts] as number) +
+          (status[STATUS.mergeNeedPts] as number);
+        if (
+          status[STATUS.ptsExhausted] !== 0 ||
+          pointsNext >= pointsCapacity ||
+          pointsCapacity - pointsNext < pointsNeed
+        ) {
+          await growFor(points, pointsNext, pointsCapacity, pointsNeed);
+        }
+        const edgesNext = status[STATUS.edgesNext] as number;
+        const edgesCapacity = status[STATUS.edgesCapacity] as number;
+        const edgesNeed =
+          Math.min(edgesNext, edgesCapacity) -
+          (status[STATUS.markEdges] as number) +
+          (status[STATUS.mergeNeedEdges] as number);
+        if (
+          status[STATUS.edgesExhausted] !== 0 ||
+          edgesNext >= edgesCapacity ||
+          edgesCapacity - edgesNext < edgesNeed
+        ) {
+          await growFor(edges, edgesNext, edgesCapacity, edgesNeed);
+        }
+        status = await iterate(`andersen iteration ${round} (again)`, false);
+      }
+      for (;;) {
+        checkFatal(status);
+        if (status[STATUS.skipMerge] === 0) break;
+        stats.reruns++;
+        const need = [status[STATUS.mergeNeedPts] as number, status[STATUS.mergeNeedEdges] as number];
+        await growFor(
+          points,
+          status[STATUS.ptsNext] as number,
+          status[STATUS.ptsCapacity] as number,
+          need[0] as number,
+        );
+        await growFor(
+          edges,
+          status[STATUS.edgesNext] as number,
+          status[STATUS.edgesCapacity] as number,
+          need[1] as number,
+        );
+        status = await run(`andersen merges ${round} (again)`, mergeEntries);
+      }
+      const propagated = status[STATUS.active] as number;
+      const fresh = status[STATUS.freshNodes] as number;
+      const merged = status[STATUS.merged] as number;
+      const edgesAdded = status[STATUS.edgesAdded] as number;
+      stats.propagations += propagated;
+      stats.hcdMerges += merged;
+      stats.edgesAdded += edgesAdded;
+      this.emit('iteration', {
+        round,
+        propagated,
+        edgesAdded,
+        merged,
+        elapsedMs: performance.now() - started,
+      });
+      if (propagated === 0 && fresh === 0 && merged === 0) break;
+      // Grow ahead of need: an iteration that would not fit runs twice.
+      const pointsNext = status[STATUS.ptsNext] as number;
+      const lastPoints = pointsNext - (status[STATUS.markPts] as number);
+      if (points.capacity - pointsNext < 3 * lastPoints) await points.grow(pointsNext + 8 * lastPoints);
+      const edgesNext = status[STATUS.edgesNext] as number;
+      const lastEdges = edgesNext - (status[STATUS.markEdges] as number);
+      if (edges.capacity - edgesNext < 3 * lastEdges) await edges.grow(edgesNext + 8 * lastEdges);
+    }
+    const iterateMs = performance.now() - iterateStarted;
+
+    // Read back the union–find, the heads of P and the points-to pool's elements in use.
+    const transferStarted = performance.now();
+    const [parentWords, heads, header] = await Promise.all([
+      ctx.readBuffer(control, arrayAt('parent') * 4, n * 4),
+      ctx.readBuffer(ptsHeads, 0, n * 4),
+      points.readHeader(),
+    ]);
+    const used = Math.min(header.next, header.capacity);
+    const words = used > 0 ? await points.readElements(0, used) : new Uint32Array(0);
+    const hostPool = new SparseBitVectorPool();
+    const sets = unpackVectors(hostPool, words, new Uint32Array(heads));
+    const parent = new Uint32Array(parentWords);
+    const transferMs = performance.now() - transferStarted;
+    const edgeHeader = await edges.readHeader();
+
+    let pointsToElements = 0;
+    for (let v = 0; v < n; v++) if (parent[v] === v) pointsToElements += sets[v]?.elementCount ?? 0;
+    const statistics: SolveStatistics = {
+      rounds: stats.rounds,
+      offlineMerges: prepared.offlineMerges,
+      cycleMerges: 0,
+      hcdMerges: stats.hcdMerges,
+      copyEdgesAdded: Math.max(0, stats.edgesAdded - prepared.initialEdgeCount),
+      propagations: stats.propagations,
+      solveMs: performance.now() - started,
+      pointsToElements,
+    };
+    let gpuBytes = 0;
+    for (const buffer of this.#buffers) gpuBytes += buffer.size;
+    gpuBytes += points.capacity * points.elementBytes + edges.capacity * edges.elementBytes + 32;
+    this.report = {
+      gpuBytes,
+      pointsPool: { capacity: points.capacity, used },
+      edgePool: { capacity: edges.capacity, used: Math.min(edgeHeader.next, edgeHeader.capacity) },
+      reruns: stats.reruns,
+      setupMs,
+      iterateMs,
+      transferMs,
+      readbackBytes: words.byteLength + 8 * n,
+      adapter: String(ctx),
+      phaseMs: profile ? phaseMs : undefined,
+    };
+    querySet?.destroy();
+    const result = new AndersenResult(n, parent, sets, statistics);
+    this.emit('phase', 'done', stats.rounds);
+    this.emit('done', statistics);
+    return result;
+  }
+
+  /** The worklist's key and source buffers for `capacity` pairs (replacing `old`). */
+  async #createPairs(
+    capacity: number,
+    old?: { keys: GPUBuffer; values: GPUBuffer },
+  ): Promise<{ keys: GPUBuffer; values: GPUBuffer }> {
+    const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
+    const keys = await this.ctx.createBuffer({
+      label: `andersen pair keys ${capacity}`,
+      size: capacity * 4,
+      usage,
+    });
+    const values = await this.ctx.createBuffer({
+      label: `andersen pair sources ${capacity}`,
+      size: capacity * 4,
+      usage,
+    });
+    if (old) {
+      this.#buffers = this.#buffers.filter((b) => b !== old.keys && b !== old.values);
+      old.keys.destroy();
+      old.values.destroy();
+    }
+    this.#buffers.push(keys, values);
+    return { keys, values };
+  }
+}
+
+/**
+ * A new {@link GpuSolver} for `program` on `options.gpu`, or on a GPU it acquires (throws
+ * {@link EngineUnavailableError} when there is none).
+ *
+ * @example
+ * ```ts
+ * const solver = await createGpuSolver(program, { hcd: input.hcd, initialPoolElements: 64 });
+ * const result = await solver.solve();
+ * solver.destroy();
+ * ```
+ */
+export async function createGpuSolver(
+  program: ConstraintProgram,
+  options: GpuSolverOptions = {},
+): Promise<GpuSolver> {
+  if (options.gpu) return new GpuSolver(program, options.gpu, false, options);
+  const ctx = await acquireGpu();
+  if (!ctx) {
+    throw new EngineUnavailableError(
+      'no WebGPU adapter for the Andersen webgpu engine (run `gpumorph doctor`; engine "auto" falls back to the CPU)',
+    );
+  }
+  return new GpuSolver(program, ctx, true, options);
+}

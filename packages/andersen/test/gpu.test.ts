@@ -1,0 +1,299 @@
+import { existsSync } from 'node:fs';
+import { describeGpu } from '@gpumorph/gpu-allocator/testing';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  type AndersenResult,
+  type ConstraintProgram,
+  computeOfflineHcd,
+  createConstraintBuilder,
+  createGpuSolver,
+  EngineUnavailableError,
+  type GpuSolverOptions,
+  HARDEKOPF_REFERENCE_CONVENTIONS,
+  type HcdPairs,
+  type IterationEvent,
+  readHardekopf,
+  SolveAbortedError,
+  type SolvePhase,
+  solveAndersen,
+  verifySolution,
+} from '../src/index';
+import { constraintProgram } from '../src/testing/index';
+
+const DATA = new URL('../../../../shared/data/andersen/hardekopf/', import.meta.url).pathname;
+const haveEx = existsSync(`${DATA}ex_nodes.txt.gz`);
+
+/** `struct S { int *f; int *g; } s; int x, y; int *p, **pp, *q, *r, *t, *u;` with fields, loads and stores. */
+function smallProgram() {
+  const b = createConstraintBuilder();
+  const s = b.object('s', { fields: 2 });
+  const x = b.object('x');
+  const y = b.object('y');
+  const p = b.object('p');
+  const pp = b.variable('pp');
+  const q = b.variable('q');
+  const r = b.variable('r');
+  const t = b.variable('t');
+  const u = b.variable('u');
+  b.addressOf(p, x).addressOf(pp, p).store(pp, b.variable('w')).addressOf(q, s);
+  b.offset(r, q, 1).store(r, p).load(t, q, 1).load(u, pp);
+  const v = b.variable('v');
+  b.addressOf(v, y).offset(b.variable('far'), v, 1); // y has one field: never applies
+  b.copy(t, u).copy(u, t); // a cycle
+  return { program: b.build(), s, x, p, pp, q, r, t, u };
+}
+
+/** Every node's set from the GPU result equals the CPU engine's. */
+async function expectSameAsCpu(program: ConstraintProgram, gpu: AndersenResult, hcd?: HcdPairs) {
+  const cpu = await solveAndersen(program, { engine: 'cpu', hcd });
+  for (let v = 0; v < program.nodeCount; v++) {
+    const got = gpu.pointsTo(v);
+    const want = cpu.pointsTo(v);
+    if (got.length !== want.length || got.some((m, i) => m !== want[i])) {
+      expect({ node: v, pointsTo: [...got] }).toEqual({ node: v, pointsTo: [...want] });
+    }
+  }
+}
+
+describe('engine selection without an adapter', () => {
+  const noAdapter = { requestAdapter: async () => null } as unknown as GPU;
+  it('webgpu throws EngineUnavailableError instead of running on the CPU', async () => {
+    await expect(
+      solveAndersen(smallProgram().program, {
+        engine: 'webgpu',
+        acquire: { gpu: noAdapter, require: false },
+      }),
+    ).rejects.toBeInstanceOf(EngineUnavailableError);
+  });
+  it('auto falls back to the CPU engine', async () => {
+    const result = await solveAndersen(smallProgram().program, { acquire: { gpu: noAdapter } });
+    expect(result.engine).toBe('cpu');
+  });
+});
+
+/** The workgroup-memory path's kernels take lavapipe minutes to compile on a cold shader cache. */
+const slowGpuTests = process.env.GPUMORPH_SLOW_GPU_TESTS === '1';
+
+describeGpu('WebGPU Andersen engine', (gpu) => {
+  // Compiles the kernels once (about a minute on lavapipe with a cold shader cache), so that no
+  // test's own time limit pays for it.
+  beforeAll(async () => {
+    if (!gpu.available) return;
+    const solver = await createGpuSolver(smallProgram().program, { gpu: gpu.ctx });
+    await solver.solve();
+    solver.destroy();
+  }, 600_000);
+
+  const solve = async (program: ConstraintProgram, options: Omit<GpuSolverOptions, 'gpu'> = {}) => {
+    const solver = await createGpuSolver(program, { ...options, gpu: gpu.ctx });
+    try {
+      return { result: await solver.solve(), solver };
+    } finally {
+      solver.destroy();
+    }
+  };
+
+  it('follows address-of, offsets, loads, stores and cycles through struct fields', async () => {
+    const { program, s, x, p, pp, q, r, t, u } = smallProgram();
+    const result = await solveAndersen(program, { engine: 'webgpu', gpu: gpu.ctx });
+    expect(result.engine).toBe('webgpu');
+    expect([...result.pointsTo(p)]).toEqual([x]);
+    expect([...result.pointsTo(pp)]).toEqual([p]);
+    expect([...result.pointsTo(q)]).toEqual([s]);
+    expect([...result.pointsTo(r)]).toEqual([s + 1]);
+    expect([...result.pointsTo(s + 1)]).toEqual([x]);
+    expect([...result.pointsTo(t)]).toEqual([x]);
+    expect([...result.pointsTo(u)]).toEqual([x]);
+    expect(result.pointsTo(program.names?.indexOf('far') ?? -1)).toHaveLength(0);
+    expect(result.gpu?.gpuBytes).toBeGreaterThan(0);
+    await expectSameAsCpu(program, result);
+  });
+
+  it('equals the CPU engine on random programs, with and without HCD, from tiny pools and worklists', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        constraintProgram({ maxNodes: 60, maxConstraints: 120 }),
+        fc.constantFrom<'none' | 'merge' | 'online'>('none', 'merge', 'online'),
+        fc.boolean(),
+        async (program, mode, compositeSort) => {
+          const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
+          const { result } = await solve(program, {
+            hcd,
+            initialPoolElements: 2,
+            initialPairCapacity: 16,
+            compositeSort,
+          });
+          await expectSameAsCpu(program, result, hcd);
+        },
+      ),
+      { numRuns: 120 },
+    );
+  }, 120_000);
+
+  it('equals the CPU engine with member ids across many elements (objects of up to 30 fields)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        constraintProgram({ maxNodes: 3000, maxConstraints: 200, maxFields: 30, names: false }),
+        fc.boolean(),
+        async (program, withHcd) => {
+          const hcd = withHcd ? computeOfflineHcd(program) : undefined;
+          const { result } = await solve(program, { hcd, initialPoolElements: 8 });
+          await expectSameAsCpu(program, result, hcd);
+        },
+      ),
+      { numRuns: 15 },
+    );
+  }, 120_000);
+
+  it('grows both pools and the store worklist when they run out, and says so', async () => {
+    const b = createConstraintBuilder();
+    const objects = Array.from({ length: 40 }, (_, i) => b.object(`o${i}`, { fields: 2 }));
+    const pointers = Array.from({ length: 20 }, (_, i) => b.variable(`p${i}`));
+    pointers.forEach((p, i) => {
+      for (let k = 0; k < 10; k++) b.addressOf(p, objects[(i * 7 + k * 3) % objects.length] as number);
+      b.store(p, pointers[(i + 1) % pointers.length] as number, k1(i));
+      b.load(pointers[(i + 3) % pointers.length] as number, p, k1(i + 1));
+      b.copy(pointers[(i + 5) % pointers.length] as number, p);
+    });
+    const program = b.build();
+    const solver = await createGpuSolver(program, {
+      gpu: gpu.ctx,
+      initialPoolElements: 1,
+      initialPairCapacity: 16,
+    });
+    const grown = new Set<string>();
+    solver.on('grow', ({ pool }) => grown.add(pool));
+    try {
+      const result = await solver.solve();
+      expect([...grown].sort()).toEqual(['edg', 'pts']);
+      expect(solver.report?.reruns).toBeGreaterThan(0);
+      await expectSameAsCpu(program, result);
+    } finally {
+      solver.destroy();
+    }
+  });
+
+  it('works with a points-to pool spread over two bindings (windows)', async () => {
+    // Eight pointers in a copy cycle, each given eight of 64 objects: the points-to pool takes more
+    // than one window of 64 elements. (Kernels for several windows take lavapipe long to compile.)
+    const b = createConstraintBuilder();
+    const objects = Array.from({ length: 64 }, (_, i) => b.object(`o${i}`, { fields: 1 }));
+    const pointers = Array.from({ length: 8 }, (_, i) => b.variable(`p${i}`));
+    pointers.forEach((p, i) => {
+      for (let k = 0; k < 8; k++) b.addressOf(p, objects[(i * 29 + 7 * k) % 64] as number);
+      b.copy(pointers[(i + 1) % pointers.length] as number, p);
+    });
+    const program = b.build();
+    const { result, solver } = await solve(program, { initialPoolElements: 128, windowElements: 64 });
+    expect(solver.report?.pointsPool.used).toBeGreaterThan(64);
+    await expectSameAsCpu(program, result);
+  }, 300_000);
+
+  it('emits setup, one wave and one iteration event per round, then done', async () => {
+    const solver = await createGpuSolver(smallProgram().program, { gpu: gpu.ctx });
+    const phases: SolvePhase[] = [];
+    const rounds: IterationEvent[] = [];
+    let done = 0;
+    solver.on('phase', (phase) => phases.push(phase));
+    solver.on('iteration', (event) => rounds.push(event));
+    solver.on('done', (statistics) => {
+      done = statistics.rounds;
+    });
+    try {
+      await solver.solve();
+    } finally {
+      solver.destroy();
+    }
+    expect(phases[0]).toBe('setup');
+    expect(phases.at(-1)).toBe('done');
+    expect(phases.filter((p) => p === 'wave')).toHaveLength(rounds.length);
+    expect(rounds.map((r) => r.round)).toEqual(rounds.map((_, i) => i + 1));
+    expect(rounds.at(-1)?.propagated).toBe(0);
+    expect(done).toBe(rounds.length);
+  });
+
+  it('rejects with SolveAbortedError when the signal is already aborted', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('user'));
+    await expect(
+      solveAndersen(smallProgram().program, { engine: 'webgpu', gpu: gpu.ctx, signal: controller.signal }),
+    ).rejects.toBeInstanceOf(SolveAbortedError);
+  });
+
+  it.skipIf(!haveEx)(
+    'stops a running solve when the signal aborts',
+    async () => {
+      const input = await readHardekopf({ prefix: `${DATA}ex` });
+      const controller = new AbortController();
+      const solver = await createGpuSolver(input.program, {
+        gpu: gpu.ctx,
+        hcd: input.hcd,
+        signal: controller.signal,
+      });
+      let rounds = 0;
+      solver.on('iteration', () => {
+        rounds++;
+        if (rounds === 2) controller.abort('enough');
+      });
+      try {
+        const error = await solver.solve().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(SolveAbortedError);
+        expect((error as SolveAbortedError).cause).toBe('enough');
+        expect(rounds).toBe(2);
+      } finally {
+        solver.destroy();
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(!haveEx)(
+    "ex (PPoPP'12 suite): identical to the CPU engine and to the reference solution",
+    async () => {
+      const input = await readHardekopf({ prefix: `${DATA}ex` });
+      if (!input.solution) throw new Error('the reference solution is missing');
+      const result = await solveAndersen(input.program, { engine: 'webgpu', gpu: gpu.ctx, hcd: input.hcd });
+      const report = verifySolution(result, input.solution, { ignore: HARDEKOPF_REFERENCE_CONVENTIONS });
+      expect(report.differences).toEqual([]);
+      expect(report.exact).toBe(true);
+      expect(report.checked).toBe(input.program.nodeCount - 1);
+      await expectSameAsCpu(input.program, result, input.hcd);
+    },
+    60_000,
+  );
+});
+
+describeGpu(
+  'WebGPU Andersen engine',
+  (gpu) => {
+    it.skipIf(!slowGpuTests)(
+      'equals the CPU engine on random programs with workgroup-memory teams (GPUMORPH_SLOW_GPU_TESTS=1)',
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            constraintProgram({ maxNodes: 25, maxConstraints: 40 }),
+            fc.boolean(),
+            async (program, h) => {
+              const hcd = h ? computeOfflineHcd(program) : undefined;
+              const solver = await createGpuSolver(program, { gpu: gpu.ctx, hcd, initialPoolElements: 2 });
+              try {
+                await expectSameAsCpu(program, await solver.solve(), hcd);
+              } finally {
+                solver.destroy();
+              }
+            },
+          ),
+          { numRuns: 4 },
+        );
+      },
+      900_000,
+    );
+  },
+  { subgroups: false },
+);
+
+/** An offset 0 or 1 by parity (fields of two-field objects). */
+function k1(i: number): number {
+  return i % 2;
+}
