@@ -85,4 +85,37 @@ describe('CPU engine shortcuts (fan-in, shared offsets) against the literal defi
     expect([...result.pointsTo(d)]).toEqual([s + 3]);
     expect([...result.pointsTo(e)]).toEqual([s, t]);
   });
+
+  it('keeps the HCD targets of merged pointers apart while the pointers point nowhere', async () => {
+    // x1 and x2 form a copy cycle and never point anywhere; each is the pointer of an HCD pair
+    // (a1 = *x1; *x1 = a1, likewise a2 with x2). Merging x1 with x2 must not merge a1 with a2.
+    const b = createConstraintBuilder();
+    const [o1, o2] = [b.object('o1'), b.object('o2')];
+    const [a1, a2, x1, x2] = [b.variable('a1'), b.variable('a2'), b.variable('x1'), b.variable('x2')];
+    b.addressOf(a1, o1).addressOf(a2, o2).copy(x1, x2).copy(x2, x1);
+    b.load(a1, x1).store(x1, a1).load(a2, x2).store(x2, a2);
+    const program = b.build();
+    // The online pairs (y, x) these cycles justify: every o in pts(x) is equivalent to y.
+    const hcd = { offlineMerges: new Uint32Array(0), online: Uint32Array.of(a1, x1, a2, x2) };
+    const result = await solveAndersen(program, { engine: 'cpu', hcd });
+    expect([...result.pointsTo(a1)]).toEqual([o1]);
+    expect([...result.pointsTo(a2)]).toEqual([o2]);
+    expect(result.representative(x1)).toBe(result.representative(x2));
+  });
+
+  it('merges the HCD targets once the merged pointers point somewhere', async () => {
+    const b = createConstraintBuilder();
+    const [o1, o2, t] = [b.object('o1'), b.object('o2'), b.object('t')];
+    const [a1, a2, x1, x2] = [b.variable('a1'), b.variable('a2'), b.variable('x1'), b.variable('x2')];
+    b.addressOf(a1, o1).addressOf(a2, o2).copy(x1, x2).copy(x2, x1).addressOf(x1, t);
+    b.load(a1, x1).store(x1, a1).load(a2, x2).store(x2, a2);
+    const program = b.build();
+    const expected = solveAndersenReference(program);
+    const hcd = { offlineMerges: new Uint32Array(0), online: Uint32Array.of(a1, x1, a2, x2) };
+    const result = await solveAndersen(program, { engine: 'cpu', hcd });
+    for (let v = 0; v < program.nodeCount; v++) {
+      expect([...result.pointsTo(v)]).toEqual([...(expected[v] as Set<number>)].sort((x, y) => x - y));
+    }
+    expect([...result.pointsTo(a1)]).toEqual([o1, o2]);
+  });
 });

@@ -136,8 +136,12 @@ class SolveRun {
   readonly offsetHead: Int32Array;
   readonly offsetTail: Int32Array;
   readonly nextConstraint: Int32Array;
-  /** HCD: per node, the node its pointees merge into (or NONE). */
-  readonly hcdTarget: Int32Array;
+  /**
+   * HCD: per node, the nodes its pointees merge into. A class can have several (pairs of merged
+   * nodes): they become one only once the class points somewhere, as HCD's definition says —
+   * merging them when the classes merge would over-approximate for pointers that stay empty.
+   */
+  readonly hcdTargets: (number[] | undefined)[];
   /** Nodes whose pts may have grown since their last visit. */
   readonly dirty: Uint8Array;
   dirtyList: number[] = [];
@@ -147,7 +151,6 @@ class SolveRun {
   /** Position of each representative in the last topological order (nodes merged since: read through find()). */
   position: Int32Array | undefined;
   readonly delta: SparseBitVector;
-  readonly pendingMerges: number[] = [];
   /** Per node, the id of the last interned delta pushed into it (NONE when none). */
   readonly lastAbsorbed: Int32Array;
   readonly internedByHash = new Map<number, number[]>();
@@ -184,7 +187,7 @@ class SolveRun {
     this.offsetHead = new Int32Array(n).fill(NONE);
     this.offsetTail = new Int32Array(n).fill(NONE);
     this.nextConstraint = new Int32Array(program.constraints.length).fill(NONE);
-    this.hcdTarget = new Int32Array(n).fill(NONE);
+    this.hcdTargets = new Array(n);
     this.dirty = new Uint8Array(n);
     this.lastAbsorbed = new Int32Array(n).fill(NONE);
     this.delta = this.pointsPool.create();
@@ -291,22 +294,15 @@ class SolveRun {
     }
     this.concatList(this.complexHead, this.complexTail, rb, ra);
     this.concatList(this.offsetHead, this.offsetTail, rb, ra);
-    const targetA = this.hcdTarget[ra] as number;
-    if (targetA !== NONE) {
-      const targetB = this.hcdTarget[rb] as number;
-      if (targetB === NONE) this.hcdTarget[rb] = targetA;
-      else this.pendingMerges.push(targetA, targetB);
+    const targetsA = this.hcdTargets[ra];
+    if (targetsA !== undefined) {
+      const targetsB = this.hcdTargets[rb];
+      if (targetsB === undefined) this.hcdTargets[rb] = targetsA;
+      else for (const t of targetsA) targetsB.push(t);
+      this.hcdTargets[ra] = undefined;
     }
     this.markDirty(rb);
     return rb;
-  }
-
-  drainPendingMerges(): void {
-    while (this.pendingMerges.length > 0) {
-      const b = this.pendingMerges.pop() as number;
-      const a = this.pendingMerges.pop() as number;
-      if (this.merge(a, b) !== -1) this.stats.hcdMerges++;
-    }
   }
 
   async maybeYield(): Promise<void> {
@@ -360,11 +356,10 @@ class SolveRun {
       for (let i = 0; i + 1 < online.length; i += 2) {
         const y = online[i] as number;
         const x = this.find(online[i + 1] as number);
-        const existing = this.hcdTarget[x] as number;
-        if (existing === NONE) this.hcdTarget[x] = y;
-        else this.pendingMerges.push(existing, y);
+        const targets = this.hcdTargets[x];
+        if (targets === undefined) this.hcdTargets[x] = [y];
+        else targets.push(y);
       }
-      this.drainPendingMerges();
     }
   }
 
@@ -538,7 +533,6 @@ class SolveRun {
               this.stats.sccMerges++;
             }
           }
-          this.drainPendingMerges();
           order[emitted++] = this.find(representative);
         }
         if (callTop > 0) {
@@ -584,13 +578,20 @@ class SolveRun {
       propagatedNodes++;
       const members = delta.toArray();
 
-      const target = this.hcdTarget[v] as number;
-      if (target !== NONE) {
-        for (const o of members) {
-          if (this.merge(o, target) !== -1) this.stats.hcdMerges++;
+      // Merging may make v's class absorb another with targets of its own (a list that grows, or
+      // a different list): go on until the class's list is the one just walked.
+      for (let targets = this.hcdTargets[v]; targets !== undefined; ) {
+        for (let t = 0; t < targets.length; t++) {
+          for (const o of members) if (this.merge(o, targets[t] as number) !== -1) this.stats.hcdMerges++;
         }
-        this.drainPendingMerges();
         v = this.find(v);
+        const now = this.hcdTargets[v];
+        if (now === targets) {
+          // Every target now shares the members' class: one is enough.
+          if (targets.length > 1) this.hcdTargets[v] = [this.find(targets[0] as number)];
+          break;
+        }
+        targets = now;
       }
 
       // The distinct representatives of the fields o + k, per offset k: after HCD and cycle merges
