@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import { describe, expect, it } from 'vitest';
 import { analyzeModule } from '../src/index';
 import { clangAvailable, compileCorpusProgram, corpusPrograms } from './llvm/compile';
@@ -30,5 +31,32 @@ describe.skipIf(!haveClang)('the C alias corpus compiled by clang-16 (PTABen-sty
       const failures = report.checks.filter((check) => !check.pass);
       expect(failures).toEqual([]);
     },
+  );
+});
+
+describeGpu('the C alias corpus on the WebGPU engine', (gpu) => {
+  it.skipIf(!haveClang)(
+    'answers every check of every program as the CPU engine does, set for set',
+    async () => {
+      for (const path of programs) {
+        const ll = await compileCorpusProgram(path);
+        const text = await readFile(ll, 'utf8');
+        const cpu = await analyzeModule(text, { file: ll, engine: 'cpu' });
+        const webgpu = await analyzeModule(text, { file: ll, engine: 'webgpu', gpu: gpu.ctx });
+        expect(webgpu.engine).toBe('webgpu');
+        const name = basename(path);
+        expect({ name, failures: webgpu.aliasReport().checks.filter((check) => !check.pass) }).toEqual({
+          name,
+          failures: [],
+        });
+        for (let v = 0; v < cpu.extracted.program.nodeCount; v++) {
+          const want = [...cpu.result.pointsTo(v)];
+          const got = [...webgpu.result.pointsTo(v)];
+          if (got.join() !== want.join())
+            expect({ name, node: v, got }).toEqual({ name, node: v, got: want });
+        }
+      }
+    },
+    900_000,
   );
 });

@@ -64,7 +64,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
   // A quick (smoke) run uses IR already built and never downloads or compiles.
   if (!options.quick) ensureIr(directory, options.log);
   const engines = options.engines.filter(
-    (engine) => engine === 'cpu' || engine === 'webgpu',
+    (engine) => engine === 'cpu' || (engine === 'webgpu' && options.ctx !== null),
   ) as AndersenEngine[];
   for (const name of REAL_C_CODE_BASES) {
     const file = resolve(directory, `${name}.ll`);
@@ -87,7 +87,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
     for (const engine of engines) {
       const times: number[] = [];
       for (let r = 0; r < (options.quick ? 1 : 3); r++) {
-        const result = await solveAndersen(module.program, { engine });
+        const result = await solveAndersen(module.program, { engine, gpu: options.ctx ?? undefined });
         times.push(result.statistics.solveMs);
         results.set(engine, result);
       }
