@@ -1,0 +1,246 @@
+/**
+ * The WebGPU engine: all selected call sites of a round in parallel, word-parallel joins with
+ * atomicOr into full-width bitset rows (so a row never overflows and nothing restarts), work only
+ * for calls whose rows changed in the previous round, many rounds per command buffer with the
+ * round counter, selection counts and dispatch sizes kept on the GPU (indirect dispatches); the
+ * host reads one small state buffer per batch of rounds.
+ * @module
+ */
+import { BufferUsage, type GpuContext } from '@gpumorph/gpu-allocator';
+import { CfaAbortedError, CfaEngineError } from '../errors';
+import type { CfaMatrices } from '../matrix/program';
+import { CfaStore } from '../store';
+import {
+  argsExpandWgsl,
+  argsPropagateWgsl,
+  countRowsWgsl,
+  expandWgsl,
+  propagateWgsl,
+  selectWgsl,
+  writeRowsWgsl,
+} from './kernels/rounds.wgsl';
+import { argsBindings, mainBindings, readbackBindings, STATE, STATE_WORDS, storeGeometry, WORKGROUP } from './layout';
+
+/** Options of {@link solveWebGpu}. */
+export interface WebGpuSolveOptions {
+  readonly signal?: AbortSignal | undefined;
+  /** Rounds in the first command buffer; later batches double up to `maxRoundsPerBatch`. */
+  readonly roundsPerBatch?: number;
+  readonly maxRoundsPerBatch?: number;
+  /** Cap on variable rows per store buffer (tests use it to exercise the chunked store). */
+  readonly rowsPerChunk?: number;
+  /** Initial capacity of the (call, λ) pair buffer. */
+  readonly pairCapacity?: number;
+  /** After each batch: rounds so far and whether the store changed in the last round. */
+  readonly onBatch?: ((rounds: number, changed: boolean) => void) | undefined;
+  /** When the pair buffer grows (capacity in pairs). */
+  readonly onGrow?: ((from: number, to: number) => void) | undefined;
+}
+
+/** Counters and times of one WebGPU run. */
+export interface WebGpuStatistics {
+  readonly rounds: number;
+  readonly batches: number;
+  /** Most (call, λ) pairs of one round. */
+  readonly peakPairs: number;
+  readonly storeChunks: number;
+  readonly storeBytes: number;
+  /** Wall clock from the first submit until the fixpoint was seen (batches of rounds, state reads). */
+  readonly solveMs: number;
+  /** Uploading the look-up vectors and building pipelines. */
+  readonly setupMs: number;
+  /** Turning the bitsets into sorted rows and reading them back. */
+  readonly readbackMs: number;
+}
+
+/**
+ * Solves on the GPU and returns the store as sorted rows (the same as the CPU engine's).
+ *
+ * @example
+ * ```ts
+ * const ctx = await acquireGpu();
+ * if (ctx) {
+ *   const { store, statistics } = await solveWebGpu(ctx, await readMatricesDir('…/vhm/64'));
+ *   console.log(statistics.rounds, store.size);
+ * }
+ * ```
+ */
+export async function solveWebGpu(
+  ctx: GpuContext,
+  m: CfaMatrices,
+  options: WebGpuSolveOptions = {},
+): Promise<{ store: CfaStore; statistics: WebGpuStatistics }> {
+  const setupStart = performance.now();
+  const maxBinding = Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize);
+  const g = storeGeometry(m.lams, m.calls, maxBinding, options.rowsPerChunk);
+  const storageLimit = ctx.limits.maxStorageBuffersPerShaderStage;
+  if (g.chunks + 7 > storageLimit) {
+    throw new CfaEngineError(
+      `the store (${2 * m.lams} rows × ${g.words} words = ${((2 * m.lams * g.words * 4) / 2 ** 30).toFixed(2)} GiB) needs ${g.chunks} ` +
+        `buffers of at most ${maxBinding} bytes, but a kernel may bind only ${storageLimit} storage buffers (7 besides the store)`,
+    );
+  }
+  const main = mainBindings(g);
+  const code = (build: (b: string, geometry: typeof g) => string, layout: { wgsl(): string }) => build(layout.wgsl(), g);
+  const [select, argsExpand, expand, argsPropagate, propagate] = await Promise.all([
+    ctx.kernels.get({ label: 'eigencfa select', code: code(selectWgsl, main), layout: main }),
+    ctx.kernels.get({ label: 'eigencfa args expand', code: code(argsExpandWgsl, argsBindings), layout: argsBindings }),
+    ctx.kernels.get({ label: 'eigencfa expand', code: code(expandWgsl, main), layout: main }),
+    ctx.kernels.get({ label: 'eigencfa args propagate', code: code(argsPropagateWgsl, argsBindings), layout: argsBindings }),
+    ctx.kernels.get({ label: 'eigencfa propagate', code: code(propagateWgsl, main), layout: main }),
+  ]);
+  const owned: GPUBuffer[] = [];
+  const buffer = async (label: string, size: number, usage: number, data?: Uint32Array) => {
+    const b = await ctx.createBuffer({ label, size: Math.max(16, size), usage: usage | BufferUsage.COPY_DST | BufferUsage.COPY_SRC });
+    owned.push(b);
+    if (data) await ctx.writeBuffer(b, 0, data);
+    return b;
+  };
+  try {
+    const S = BufferUsage.STORAGE;
+    let capacity = Math.max(options.pairCapacity ?? 0, 2 * m.calls, 4096);
+    const state = await buffer('eigencfa state', STATE_WORDS * 4, S);
+    const init = new Uint32Array(STATE_WORDS);
+    init[STATE.round] = 1;
+    init[STATE.pairCapacity] = capacity;
+    await ctx.writeBuffer(state, 0, init);
+    const fun = await buffer('eigencfa Fun', m.calls * 4, S, m.fun);
+    const arg1 = await buffer('eigencfa Arg1', m.calls * 4, S, m.arg1);
+    const arg2 = await buffer('eigencfa Arg2', m.calls * 4, S, m.arg2);
+    const changedAt = await buffer('eigencfa changedAt', 2 * m.lams * 4, S);
+    const active = await buffer('eigencfa active calls', m.calls * 4, S);
+    const indirect = await buffer('eigencfa indirect args', 32, S | BufferUsage.INDIRECT);
+    const stores: GPUBuffer[] = [];
+    for (let k = 0; k < g.chunks; k++) {
+      const rows = Math.min(g.rowsPerChunk, 2 * m.lams - k * g.rowsPerChunk);
+      stores.push(await buffer(`eigencfa store chunk ${k}`, rows * g.words * 4, S));
+    }
+    let pairs = await buffer('eigencfa pairs', capacity * 8, S);
+    const storeResources = () => Object.fromEntries(stores.map((b, k) => [`store${k}`, b]));
+    const mainGroup = (kernel: typeof select) =>
+      kernel.bindGroup({ state, fun, arg1, arg2, changedAt, activeCalls: active, pairs, ...storeResources() } as never);
+    let groups = { select: mainGroup(select), expand: mainGroup(expand), propagate: mainGroup(propagate) };
+    const argsGroup = argsExpand.bindGroup({ state, indirect });
+    const argsGroup2 = argsPropagate.bindGroup({ state, indirect });
+    const selectGroups = Math.ceil(m.calls / WORKGROUP);
+    const selectGrid = selectGroups <= 65_535 ? [selectGroups, 1] : [65_535, Math.ceil(selectGroups / 65_535)];
+    const setupMs = performance.now() - setupStart;
+
+    const solveStart = performance.now();
+    let batch = options.roundsPerBatch ?? 16;
+    const maxBatch = options.maxRoundsPerBatch ?? 1024;
+    let batches = 0;
+    let rounds = 0;
+    let peakPairs = 0;
+    for (;;) {
+      if (options.signal?.aborted) throw new CfaAbortedError('CFA cancelled', { cause: options.signal.reason });
+      const command = await ctx.guard('eigencfa rounds', () => {
+        const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa rounds' });
+        const pass = encoder.beginComputePass({ label: 'eigencfa rounds' });
+        for (let r = 0; r < batch; r++) {
+          pass.setPipeline(select.pipeline);
+          pass.setBindGroup(0, groups.select);
+          pass.dispatchWorkgroups(selectGrid[0] as number, selectGrid[1] as number);
+          pass.setPipeline(argsExpand.pipeline);
+          pass.setBindGroup(0, argsGroup);
+          pass.dispatchWorkgroups(1);
+          pass.setPipeline(expand.pipeline);
+          pass.setBindGroup(0, groups.expand);
+          pass.dispatchWorkgroupsIndirect(indirect, 0);
+          pass.setPipeline(argsPropagate.pipeline);
+          pass.setBindGroup(0, argsGroup2);
+          pass.dispatchWorkgroups(1);
+          pass.setPipeline(propagate.pipeline);
+          pass.setBindGroup(0, groups.propagate);
+          pass.dispatchWorkgroupsIndirect(indirect, 16);
+        }
+        pass.end();
+        return encoder.finish();
+      });
+      await ctx.submit('eigencfa rounds', [command]);
+      batches++;
+      const s = new Uint32Array(await ctx.readBuffer(state, 0, STATE_WORDS * 4));
+      const next = s[STATE.round] as number;
+      rounds = next - 1;
+      peakPairs = Math.max(peakPairs, s[STATE.pairPeak] as number);
+      const changed = (s[STATE.changedRound] as number) >= next;
+      options.onBatch?.(rounds, changed);
+      if (s[STATE.overflow]) {
+        // Grow the pair buffer in place of a restart: the calls that did not fit were selected again.
+        const wanted = Math.max(2 * capacity, 2 * (s[STATE.pairPeak] as number));
+        options.onGrow?.(capacity, wanted);
+        capacity = wanted;
+        pairs = await buffer('eigencfa pairs', capacity * 8, S);
+        groups = { select: mainGroup(select), expand: mainGroup(expand), propagate: mainGroup(propagate) };
+        const patch = Uint32Array.of(capacity);
+        await ctx.writeBuffer(state, STATE.pairCapacity * 4, patch);
+        await ctx.writeBuffer(state, STATE.overflow * 4, Uint32Array.of(0));
+        continue;
+      }
+      if (!changed && rounds > 0) break;
+      batch = Math.min(maxBatch, batch * 2);
+    }
+    const solveMs = performance.now() - solveStart;
+
+    // Readback: counts per row, offsets on the host, then the rows' members in order.
+    const readStart = performance.now();
+    const rb = readbackBindings(g);
+    const [count, write] = await Promise.all([
+      ctx.kernels.get({ label: 'eigencfa count rows', code: countRowsWgsl(rb.wgsl(), g), layout: rb }),
+      ctx.kernels.get({ label: 'eigencfa write rows', code: writeRowsWgsl(rb.wgsl(), g), layout: rb }),
+    ]);
+    const V = 2 * m.lams;
+    const offsetsBuffer = await buffer('eigencfa row offsets', V * 4, S);
+    const rowGroups = Math.ceil(V / WORKGROUP);
+    const rowGrid = rowGroups <= 65_535 ? [rowGroups, 1] : [65_535, Math.ceil(rowGroups / 65_535)];
+    const run = async (kernel: typeof count, out: GPUBuffer) => {
+      const command = await ctx.guard('eigencfa readback', () => {
+        const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa readback' });
+        const pass = encoder.beginComputePass({ label: 'eigencfa readback' });
+        pass.setPipeline(kernel.pipeline);
+        pass.setBindGroup(0, kernel.bindGroup({ offsets: offsetsBuffer, out, ...storeResources() } as never));
+        pass.dispatchWorkgroups(rowGrid[0] as number, rowGrid[1] as number);
+        pass.end();
+        return encoder.finish();
+      });
+      await ctx.submit('eigencfa readback', [command]);
+    };
+    const dummy = await buffer('eigencfa readback dummy', 16, S);
+    await run(count, dummy);
+    const counts = new Uint32Array(await ctx.readBuffer(offsetsBuffer, 0, V * 4));
+    const offsets = new Uint32Array(3 * m.lams + 1);
+    for (let r = 0; r < m.lams; r++) offsets[r + 1] = r + 1;
+    let total = m.lams;
+    const starts = new Uint32Array(V);
+    for (let v = 0; v < V; v++) {
+      starts[v] = total - m.lams;
+      total += counts[v] as number;
+      offsets[m.lams + v + 1] = total;
+    }
+    const members = total - m.lams;
+    const data = new Uint32Array(total);
+    for (let r = 0; r < m.lams; r++) data[r] = r;
+    if (members > 0) {
+      await ctx.writeBuffer(offsetsBuffer, 0, starts);
+      const out = await buffer('eigencfa rows out', members * 4, S);
+      await run(write, out);
+      data.set(new Uint32Array(await ctx.readBuffer(out, 0, members * 4)), m.lams);
+    }
+    const readbackMs = performance.now() - readStart;
+    return {
+      store: new CfaStore(offsets, data),
+      statistics: {
+        rounds,
+        batches,
+        peakPairs,
+        storeChunks: g.chunks,
+        storeBytes: 2 * m.lams * g.words * 4,
+        solveMs,
+        setupMs,
+        readbackMs,
+      },
+    };
+  } finally {
+    for (const b of owned) b.destroy();
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * WGSL of the WebGPU engine, built from the store geometry. One round is five dispatches:
+ * `select` (calls whose rows changed last round) → `argsExpand` → `expand` ((call, λ) pairs from
+ * the function rows of the selected calls) → `argsPropagate` → `propagate` (σ(Arg1) into a_λ and
+ * σ(Arg2) into b_λ, word-parallel, with atomicOr). Races are benign (§5.3.4): rows only grow, a
+ * stale read is caught up in a later round because every new bit re-labels its row.
+ * @module
+ */
+import { type StoreGeometry, STATE, WORKGROUP } from '../layout';
+
+const S = (name: keyof typeof STATE) => `${STATE[name]}u`;
+
+/** `loadWord(v, w)` and `orWord(v, w, bits)` over the chunked store. */
+export function storeAccessWgsl(g: StoreGeometry): string {
+  const branches = (body: (k: number, local: string) => string) => {
+    const parts: string[] = [];
+    for (let k = 0; k < g.chunks; k++) {
+      const start = k * g.rowsPerChunk;
+      const local = `(v - ${start}u) * ${g.words}u + w`;
+      const cond = k === g.chunks - 1 ? '' : `if (v < ${start + g.rowsPerChunk}u) `;
+      parts.push(`  ${cond}{ ${body(k, local)} }`);
+    }
+    return parts.join('\n');
+  };
+  return /* wgsl */ `
+const LAMS: u32 = ${g.lams}u;
+const CALLS: u32 = ${g.calls}u;
+const WORDS: u32 = ${g.words}u;
+
+// Word w of variable row v (row lams + v of the store).
+fn loadWord(v: u32, w: u32) -> u32 {
+${branches((k, local) => `return atomicLoad(&store${k}[${local}]);`)}
+}
+
+// ORs bits into word w of variable row v; returns the word's previous value.
+fn orWord(v: u32, w: u32, bits: u32) -> u32 {
+${branches((k, local) => `return atomicOr(&store${k}[${local}], bits);`)}
+}
+
+fn linearIndex(wg: vec3u, nwg: vec3u, lid: u32) -> u32 {
+  return (wg.x + wg.y * nwg.x) * ${WORKGROUP}u + lid;
+}
+`;
+}
+
+/** Selects the calls of this round: all in round 1, then those with a row changed in the last round. */
+export function selectWgsl(bindings: string, g: StoreGeometry): string {
+  return /* wgsl */ `${bindings}
+${storeAccessWgsl(g)}
+fn changedSince(r: u32, round: u32) -> bool {
+  if (r < LAMS) { return false; }
+  return atomicLoad(&changedAt[r - LAMS]) >= round;
+}
+
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let c = linearIndex(wg, nwg, lid);
+  if (c >= CALLS) { return; }
+  let round = atomicLoad(&state[${S('round')}]);
+  let selected = round == 1u || changedSince(fun[c], round) || changedSince(arg1[c], round) || changedSince(arg2[c], round);
+  if (selected) {
+    let i = atomicAdd(&state[${S('activeCount')}], 1u);
+    activeCalls[i] = c;
+  }
+}
+`;
+}
+
+/** Writes the indirect arguments of `expand` (activeN × WORDS threads) and resets the pair counter. */
+export function argsExpandWgsl(bindings: string, g: StoreGeometry): string {
+  return /* wgsl */ `${bindings}
+fn grid(threads: u32, at: u32) {
+  let groups = (threads + ${WORKGROUP - 1}u) / ${WORKGROUP}u;
+  let x = min(groups, 65535u);
+  var y = 1u;
+  if (x > 0u) { y = (groups + x - 1u) / x; }
+  indirect[at] = x;
+  indirect[at + 1u] = y;
+  indirect[at + 2u] = 1u;
+}
+
+@compute @workgroup_size(1)
+fn main() {
+  let n = atomicExchange(&state[${S('activeCount')}], 0u);
+  atomicStore(&state[${S('activeN')}], n);
+  atomicStore(&state[${S('pairCount')}], 0u);
+  grid(n * ${g.words}u, 0u);
+}
+`;
+}
+
+/** Appends a (call, λ) pair for every λ in σ(Fun[c]) of every selected call c. */
+export function expandWgsl(bindings: string, g: StoreGeometry): string {
+  return /* wgsl */ `${bindings}
+${storeAccessWgsl(g)}
+fn append(c: u32, l: u32, at: u32, cap: u32, f: u32, round: u32) {
+  if (at < cap) {
+    pairs[2u * at] = c;
+    pairs[2u * at + 1u] = l;
+  } else {
+    // No room: flag it and select this call again next round (the host grows the buffer).
+    atomicStore(&state[${S('overflow')}], 1u);
+    if (f >= LAMS) { atomicMax(&changedAt[f - LAMS], round + 1u); }
+  }
+}
+
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let i = linearIndex(wg, nwg, lid);
+  let k = i / WORDS;
+  let w = i % WORDS;
+  if (k >= atomicLoad(&state[${S('activeN')}])) { return; }
+  let c = activeCalls[k];
+  let f = fun[c];
+  let cap = atomicLoad(&state[${S('pairCapacity')}]);
+  let round = atomicLoad(&state[${S('round')}]);
+  if (f < LAMS) {
+    if (w == 0u) {
+      let at = atomicAdd(&state[${S('pairCount')}], 1u);
+      append(c, f, at, cap, f, round);
+    }
+    return;
+  }
+  var bits = loadWord(f - LAMS, w);
+  if (bits == 0u) { return; }
+  var at = atomicAdd(&state[${S('pairCount')}], countOneBits(bits));
+  loop {
+    if (bits == 0u) { break; }
+    let b = firstTrailingBit(bits);
+    bits = bits & (bits - 1u);
+    append(c, w * 32u + b, at, cap, f, round);
+    at = at + 1u;
+  }
+}
+`;
+}
+
+/** Writes the indirect arguments of `propagate` and advances the round counter. */
+export function argsPropagateWgsl(bindings: string, g: StoreGeometry): string {
+  return /* wgsl */ `${bindings}
+fn grid(threads: u32, at: u32) {
+  let groups = (threads + ${WORKGROUP - 1}u) / ${WORKGROUP}u;
+  let x = min(groups, 65535u);
+  var y = 1u;
+  if (x > 0u) { y = (groups + x - 1u) / x; }
+  indirect[at] = x;
+  indirect[at + 1u] = y;
+  indirect[at + 2u] = 1u;
+}
+
+@compute @workgroup_size(1)
+fn main() {
+  let count = atomicLoad(&state[${S('pairCount')}]);
+  atomicMax(&state[${S('pairPeak')}], count);
+  let n = min(count, atomicLoad(&state[${S('pairCapacity')}]));
+  atomicStore(&state[${S('pairN')}], n);
+  atomicAdd(&state[${S('round')}], 1u);
+  grid(n * ${g.words}u, 4u);
+}
+`;
+}
+
+/** For pair (c, λ) and word w: a_λ |= σ(Arg1[c]), b_λ |= σ(Arg2[c]); new bits label the row with the next round. */
+export function propagateWgsl(bindings: string, g: StoreGeometry): string {
+  return /* wgsl */ `${bindings}
+${storeAccessWgsl(g)}
+fn sourceWord(r: u32, w: u32) -> u32 {
+  if (r < LAMS) {
+    if (w == (r >> 5u)) { return 1u << (r & 31u); }
+    return 0u;
+  }
+  return loadWord(r - LAMS, w);
+}
+
+fn join(row: u32, w: u32, bits: u32, label: u32) {
+  if (bits == 0u) { return; }
+  let old = orWord(row, w, bits);
+  if ((bits & ~old) != 0u) {
+    atomicMax(&changedAt[row], label);
+    atomicMax(&state[${S('changedRound')}], label);
+  }
+}
+
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let i = linearIndex(wg, nwg, lid);
+  let p = i / WORDS;
+  let w = i % WORDS;
+  if (p >= atomicLoad(&state[${S('pairN')}])) { return; }
+  let c = pairs[2u * p];
+  let l = pairs[2u * p + 1u];
+  // The round counter was advanced before this dispatch: it is the label the next select looks for.
+  let label = atomicLoad(&state[${S('round')}]);
+  join(l, w, sourceWord(arg1[c], w), label);
+  join(LAMS + l, w, sourceWord(arg2[c], w), label);
+}
+`;
+}
+
+/** Readback, pass 1: members per variable row (one thread per row). */
+export function countRowsWgsl(bindings: string, g: StoreGeometry): string {
+  return /* wgsl */ `${bindings}
+${storeAccessWgsl(g)}
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let v = linearIndex(wg, nwg, lid);
+  if (v >= 2u * LAMS) { return; }
+  var n = 0u;
+  for (var w = 0u; w < WORDS; w++) { n += countOneBits(loadWord(v, w)); }
+  offsets[v] = n;
+}
+`;
+}
+
+/** Readback, pass 2: the members of each variable row at its offset, ascending. */
+export function writeRowsWgsl(bindings: string, g: StoreGeometry): string {
+  return /* wgsl */ `${bindings}
+${storeAccessWgsl(g)}
+@compute @workgroup_size(${WORKGROUP})
+fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let v = linearIndex(wg, nwg, lid);
+  if (v >= 2u * LAMS) { return; }
+  var at = offsets[v];
+  for (var w = 0u; w < WORDS; w++) {
+    var bits = loadWord(v, w);
+    loop {
+      if (bits == 0u) { break; }
+      let b = firstTrailingBit(bits);
+      bits = bits & (bits - 1u);
+      out[at] = w * 32u + b;
+      at = at + 1u;
+    }
+  }
+}
+`;
+}
