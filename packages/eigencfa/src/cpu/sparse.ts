@@ -55,9 +55,9 @@ export function solveCpuSparse(
   const readStart = new Uint32Array(V + 1);
   for (let c = 0; c < calls; c++) {
     const f = fun[c] as number;
-    if (f >= L) readStart[f - L + 1]++;
+    if (f >= L) readStart[f - L + 1] = (readStart[f - L + 1] as number) + 1;
   }
-  for (let v = 0; v < V; v++) readStart[v + 1] += readStart[v] as number;
+  for (let v = 0; v < V; v++) readStart[v + 1] = (readStart[v + 1] as number) + (readStart[v] as number);
   const readCalls = new Uint32Array(readStart[V] as number);
   {
     const fill = readStart.slice(0, V);
