@@ -94,3 +94,4 @@ export {
 } from './solve';
 export { CfaStore, firstDifference, storeFromRows } from './store';
 export { solveWebGpu, type WebGpuSolveOptions, type WebGpuStatistics } from './webgpu/engine';
+export { type StoreGeometry, storeGeometry } from './webgpu/layout';

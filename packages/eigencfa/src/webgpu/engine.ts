@@ -98,7 +98,7 @@ export async function solveWebGpu(
   };
   try {
     const S = BufferUsage.STORAGE;
-    let capacity = Math.max(options.pairCapacity ?? 0, 2 * m.calls, 4096);
+    let capacity = Math.max(1, options.pairCapacity ?? Math.max(2 * m.calls, 4096));
     const state = await buffer('eigencfa state', STATE_WORDS * 4, S);
     const init = new Uint32Array(STATE_WORDS);
     init[STATE.round] = 1;
@@ -108,7 +108,8 @@ export async function solveWebGpu(
     const arg1 = await buffer('eigencfa Arg1', m.calls * 4, S, m.arg1);
     const arg2 = await buffer('eigencfa Arg2', m.calls * 4, S, m.arg2);
     const changedAt = await buffer('eigencfa changedAt', 2 * m.lams * 4, S);
-    const active = await buffer('eigencfa active calls', m.calls * 4, S);
+    // The selected calls, then one retry flag per call.
+    const active = await buffer('eigencfa active calls', 2 * m.calls * 4, S);
     const indirect = await buffer('eigencfa indirect args', 32, S | BufferUsage.INDIRECT);
     const stores: GPUBuffer[] = [];
     for (let k = 0; k < g.chunks; k++) {

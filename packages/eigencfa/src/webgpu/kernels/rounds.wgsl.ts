@@ -57,7 +57,10 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @
   let c = linearIndex(wg, nwg, lid);
   if (c >= CALLS) { return; }
   let round = atomicLoad(&state[${S('round')}]);
-  let selected = round == 1u || changedSince(fun[c], round) || changedSince(arg1[c], round) || changedSince(arg2[c], round);
+  // activeCalls[CALLS + c] is set by expand when call c's pairs did not fit in the pair buffer.
+  let retry = activeCalls[CALLS + c] != 0u;
+  if (retry) { activeCalls[CALLS + c] = 0u; }
+  let selected = retry || round == 1u || changedSince(fun[c], round) || changedSince(arg1[c], round) || changedSince(arg2[c], round);
   if (selected) {
     let i = atomicAdd(&state[${S('activeCount')}], 1u);
     activeCalls[i] = c;
@@ -93,14 +96,14 @@ fn main() {
 export function expandWgsl(bindings: string, g: StoreGeometry): string {
   return /* wgsl */ `${bindings}
 ${storeAccessWgsl(g)}
-fn append(c: u32, l: u32, at: u32, cap: u32, f: u32, round: u32) {
+fn append(c: u32, l: u32, at: u32, cap: u32) {
   if (at < cap) {
     pairs[2u * at] = c;
     pairs[2u * at + 1u] = l;
   } else {
     // No room: flag it and select this call again next round (the host grows the buffer).
     atomicStore(&state[${S('overflow')}], 1u);
-    if (f >= LAMS) { atomicMax(&changedAt[f - LAMS], round + 1u); }
+    activeCalls[CALLS + c] = 1u;
   }
 }
 
@@ -113,11 +116,10 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @
   let c = activeCalls[k];
   let f = fun[c];
   let cap = atomicLoad(&state[${S('pairCapacity')}]);
-  let round = atomicLoad(&state[${S('round')}]);
   if (f < LAMS) {
     if (w == 0u) {
       let at = atomicAdd(&state[${S('pairCount')}], 1u);
-      append(c, f, at, cap, f, round);
+      append(c, f, at, cap);
     }
     return;
   }
@@ -128,7 +130,7 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @
     if (bits == 0u) { break; }
     let b = firstTrailingBit(bits);
     bits = bits & (bits - 1u);
-    append(c, w * 32u + b, at, cap, f, round);
+    append(c, w * 32u + b, at, cap);
     at = at + 1u;
   }
 }
