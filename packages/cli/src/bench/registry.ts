@@ -1,4 +1,5 @@
 import { andersenBench, llvmBench } from '@gpumorph/andersen/bench';
+import { eigencfaBench } from '@gpumorph/eigencfa/bench';
 import { allocatorBench, type BenchSuite } from '@gpumorph/gpu-allocator/bench';
 import { primitivesBench } from '@gpumorph/gpu-primitives/bench';
 import { sparseBitVectorBench } from '@gpumorph/sparse-bitvector/bench';
@@ -19,6 +20,7 @@ export const benchSuites: Readonly<Record<string, BenchSuite>> = {
   'sparse-bitvector': sparseBitVectorBench,
   andersen: andersenBench,
   llvm: llvmBench,
+  eigencfa: eigencfaBench,
 };
 
 /** The names of {@link benchSuites}, in registration order. */
