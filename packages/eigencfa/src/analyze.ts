@@ -2,8 +2,14 @@
  * Scheme source → flow sets by source variable and callees by source call site.
  * @module
  */
-import { type CompiledScheme, type CompileOptions, compileScheme, type SourceResults, sourceResults } from './frontend/compile';
-import { type CfaResult, type CfaSolveOptions, createCfaSolver, type CfaSolver } from './solve';
+import {
+  type CompiledScheme,
+  type CompileOptions,
+  compileScheme,
+  type SourceResults,
+  sourceResults,
+} from './frontend/compile';
+import { type CfaResult, type CfaSolveOptions, type CfaSolver, createCfaSolver } from './solve';
 
 /** Options of {@link analyzeScheme}. */
 export interface AnalyzeSchemeOptions extends CfaSolveOptions, CompileOptions {
@@ -28,7 +34,10 @@ export interface SchemeAnalysis extends CfaResult {
  * a.source.callSites.map((s) => `${s.operator}@${s.pos} → ${s.callees.map(flowValueText)}`);
  * ```
  */
-export async function analyzeScheme(text: string, options: AnalyzeSchemeOptions = {}): Promise<SchemeAnalysis> {
+export async function analyzeScheme(
+  text: string,
+  options: AnalyzeSchemeOptions = {},
+): Promise<SchemeAnalysis> {
   const start = performance.now();
   const compiled = compileScheme(text, options);
   const compileMs = performance.now() - start;

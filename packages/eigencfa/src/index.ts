@@ -67,7 +67,7 @@ export {
 export { HIGHER_ORDER, PRIMITIVES } from './frontend/primitives';
 export { type Datum, datumToString, readScheme } from './frontend/reader';
 export { runTrampoline, type Tramp } from './frontend/trampoline';
-export { vanHornMairson, vanHornMairsonFile, type VhmVariant } from './generator/vhm';
+export { type VhmVariant, vanHornMairson, vanHornMairsonFile } from './generator/vhm';
 export {
   formatExpectedStore,
   formatMat,

@@ -123,11 +123,19 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter<CfaSolver
       const solveMs = performance.now() - t;
       result = {
         store,
-        statistics: { ...base, storeEntries: store.size, solveMs, setupMs: 0, readbackMs: 0, counters: { ...statistics } },
+        statistics: {
+          ...base,
+          storeEntries: store.size,
+          solveMs,
+          setupMs: 0,
+          readbackMs: 0,
+          counters: { ...statistics },
+        },
       };
     } else {
       const gpu = this.#options.gpu;
-      if (!gpu) throw new CfaEngineError('the WebGPU engine needs a GPU context (acquireGpu() found no adapter?)');
+      if (!gpu)
+        throw new CfaEngineError('the WebGPU engine needs a GPU context (acquireGpu() found no adapter?)');
       let solving = false;
       const { store, statistics } = await solveWebGpu(gpu, m, {
         signal,
@@ -137,13 +145,21 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter<CfaSolver
             solving = true;
             this.emit('phase', 'solve');
           }
-          this.emit('iteration', { engine, iteration: rounds, pending: changed ? 1 : 0, elapsedMs: performance.now() - start });
+          this.emit('iteration', {
+            engine,
+            iteration: rounds,
+            pending: changed ? 1 : 0,
+            elapsedMs: performance.now() - start,
+          });
         },
         onGrow: (from, to) => this.emit('grow', 'pairs', from, to),
       });
       this.emit('phase', 'readback');
       const { solveMs, setupMs, readbackMs, ...counters } = statistics;
-      result = { store, statistics: { ...base, storeEntries: store.size, solveMs, setupMs, readbackMs, counters } };
+      result = {
+        store,
+        statistics: { ...base, storeEntries: store.size, solveMs, setupMs, readbackMs, counters },
+      };
     }
     this.emit('phase', 'done');
     this.emit('done', result.statistics);

@@ -59,7 +59,8 @@ export class CfaStore {
   /** Rows with their sets, one per line (for debugging small programs). */
   dump(limit = 64): string {
     const lines: string[] = [];
-    for (let r = 0; r < Math.min(this.rows, limit); r++) lines.push(`${r}: {${Array.from(this.row(r)).join(' ')}}`);
+    for (let r = 0; r < Math.min(this.rows, limit); r++)
+      lines.push(`${r}: {${Array.from(this.row(r)).join(' ')}}`);
     if (this.rows > limit) lines.push(`… ${this.rows - limit} more rows`);
     return lines.join('\n');
   }
@@ -103,6 +104,8 @@ export function storeFromRows(rows: readonly (readonly number[] | Uint32Array | 
     offsets[r + 1] = total;
   });
   const data = new Uint32Array(total);
-  sorted.forEach((s, r) => data.set(s, offsets[r] as number));
+  sorted.forEach((s, r) => {
+    data.set(s, offsets[r] as number);
+  });
   return new CfaStore(offsets, data);
 }

@@ -16,8 +16,12 @@ export const vhmSizes: string[] = vhmDir
   ? readdirSync(vhmDir).sort((a, b) => (a === 'smallest' ? -1 : b === 'smallest' ? 1 : Number(a) - Number(b)))
   : [];
 /** Sizes with an expected-store.rkt. */
-export const expectedSizes = vhmSizes.filter((n) => vhmDir && existsSync(resolve(vhmDir, n, 'expected-store.rkt')));
+export const expectedSizes = vhmSizes.filter(
+  (n) => vhmDir && existsSync(resolve(vhmDir, n, 'expected-store.rkt')),
+);
 
 export const examplesDir = resolve(repoRoot, 'examples/eigencfa');
-export const examplePrograms = readdirSync(examplesDir).filter((f) => f.endsWith('.scm')).sort();
+export const examplePrograms = readdirSync(examplesDir)
+  .filter((f) => f.endsWith('.scm'))
+  .sort();
 export const readExample = (name: string) => readFileSync(resolve(examplesDir, name), 'utf8');

@@ -25,7 +25,9 @@ run('the front end on the data folder', () => {
   it.each(vhmSizes)('n = %s: program.scm compiles to the shipped Fun/Arg1/Arg2', async (n) => {
     const dir = resolve(vhmDir as string, n);
     const shipped = await readMatricesDir(dir);
-    const { matrices } = compileScheme(readFileSync(resolve(dir, 'program.scm'), 'utf8'), { file: 'program.scm' });
+    const { matrices } = compileScheme(readFileSync(resolve(dir, 'program.scm'), 'utf8'), {
+      file: 'program.scm',
+    });
     expect([matrices.lams, matrices.calls]).toEqual([shipped.lams, shipped.calls]);
     expect(same(matrices.fun, shipped.fun)).toBe(true);
     expect(same(matrices.arg1, shipped.arg1)).toBe(true);
@@ -41,7 +43,9 @@ run('the front end on the data folder', () => {
   it('maps flows of source variables: n = 2', () => {
     const compiled = compileScheme(vanHornMairson(2), { file: 'vhm2.scm' });
     const { store } = solveCpuSparse(compiled.matrices);
-    const flows = Object.fromEntries(sourceResults(compiled, store).variables.map((v) => [v.name, v.flow.map(flowValueText)]));
+    const flows = Object.fromEntries(
+      sourceResults(compiled, store).variables.map((v) => [v.name, v.flow.map(flowValueText)]),
+    );
     // f1 ← (lambda (x1) …); x1 ← the #t and #f of level 1; z ← (lambda (y1 y2) y1).
     expect(flows.f1).toEqual(['λ@vhm2.scm:1:46']);
     expect(flows.x1).toEqual(['#f@vhm2.scm:1:40', '#t@vhm2.scm:1:30']);
@@ -55,9 +59,9 @@ run('the front end on the data folder', () => {
 
 describe('the reader', () => {
   it('reads data with positions', () => {
-    const [d] = readScheme("(define (f x) 'x)\n  [a . b] #(1 2) \"s\\\"\" #\\a #t", 'r.scm');
+    const [d] = readScheme('(define (f x) \'x)\n  [a . b] #(1 2) "s\\"" #\\a #t', 'r.scm');
     expect(d?.pos).toEqual({ file: 'r.scm', line: 1, column: 1 });
-    const all = readScheme("(a) #| block |# #;(skipped) [a . b] #(1 2) \"s\" #\\( #f 1.5 -2", 'r.scm');
+    const all = readScheme('(a) #| block |# #;(skipped) [a . b] #(1 2) "s" #\\( #f 1.5 -2', 'r.scm');
     expect(all.map((x) => x.t)).toEqual(['list', 'list', 'vec', 'str', 'char', 'bool', 'num', 'num']);
     expect(all[1]?.pos).toEqual({ file: 'r.scm', line: 1, column: 29 });
   });
@@ -90,8 +94,8 @@ describe('the reader', () => {
 
 describe('the expander', () => {
   it.each([
-    ['(define-syntax foo (syntax-rules () ((_ x) x)))', 'e.scm:1:1: unsupported form \'define-syntax\''],
-    ['(let ((x 1))\n  (delay x))', 'e.scm:2:3: unsupported form \'delay\''],
+    ['(define-syntax foo (syntax-rules () ((_ x) x)))', "e.scm:1:1: unsupported form 'define-syntax'"],
+    ['(let ((x 1))\n  (delay x))', "e.scm:2:3: unsupported form 'delay'"],
     ['(lambda (x x) x)', "e.scm:1:12: lambda: duplicate parameter 'x'"],
     ['(f 1)', "e.scm:1:2: unbound variable 'f'"],
     ['(if)', 'e.scm:1:1: if: expected (if test then [else])'],

@@ -83,6 +83,8 @@ describeGpu('WebGPU engine', (gpu) => {
     expect(result.statistics.counters.rounds).toBeGreaterThan(0);
     const controller = new AbortController();
     controller.abort();
-    await expect(solveCfa(m, { engine: 'webgpu', gpu: gpu.ctx, signal: controller.signal })).rejects.toThrow(/cancelled/);
+    await expect(solveCfa(m, { engine: 'webgpu', gpu: gpu.ctx, signal: controller.signal })).rejects.toThrow(
+      /cancelled/,
+    );
   });
 });

@@ -29,8 +29,12 @@ describe('data-folder formats', () => {
   });
 
   it('checks the vectors against the parameters', () => {
-    expect(() => matricesFromTexts({ params: '1 2 2 32', fun: '(0)', arg1: '(0)', arg2: '(0)' })).toThrow(/Fun.mat: has 1 entries/);
-    expect(() => createCfaMatrices({ lams: 1, fun: [0], arg1: [3], arg2: [0] })).toThrow(/Arg1\[0\] = 3 is not a store row/);
+    expect(() => matricesFromTexts({ params: '1 2 2 32', fun: '(0)', arg1: '(0)', arg2: '(0)' })).toThrow(
+      /Fun.mat: has 1 entries/,
+    );
+    expect(() => createCfaMatrices({ lams: 1, fun: [0], arg1: [3], arg2: [0] })).toThrow(
+      /Arg1\[0\] = 3 is not a store row/,
+    );
     const m = createCfaMatrices({ lams: 1, fun: [0], arg1: [1], arg2: [2] });
     expect(m.rows).toBe(3);
     expect(termCount(m)).toBe(4);
@@ -42,7 +46,9 @@ describe('data-folder formats', () => {
     const store = parseExpectedStore(text);
     expect(store.toArrays()).toEqual([[0], [1], [], [0, 1]]);
     expect(parseExpectedStore(formatExpectedStore(store)).equals(store)).toBe(true);
-    expect(() => parseExpectedStore('#hash((0 . (0)) (2 . ()))')).toThrow(/has 2 rows, expected 3|row 1 is missing/);
+    expect(() => parseExpectedStore('#hash((0 . (0)) (2 . ()))')).toThrow(
+      /has 2 rows, expected 3|row 1 is missing/,
+    );
     expect(storeFromRows([[2, 1, 1]]).has(0, 2)).toBe(true);
   });
 });

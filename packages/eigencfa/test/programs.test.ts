@@ -38,7 +38,9 @@ describe('own programs', () => {
 
   it('sort.scm: each sort sees only the comparison it is given', () => {
     const r = flowsOf('sort.scm');
-    const less = Object.fromEntries(r.variables.filter((v) => v.name === 'less?').map((v) => [v.pos, v.flow.map(flowValueText)]));
+    const less = Object.fromEntries(
+      r.variables.filter((v) => v.name === 'less?').map((v) => [v.pos, v.flow.map(flowValueText)]),
+    );
     expect(less).toEqual({
       'sort.scm:2:23': ['λ(ascending)@sort.scm:24:1'],
       'sort.scm:6:29': ['λ(ascending)@sort.scm:24:1'],
@@ -49,7 +51,9 @@ describe('own programs', () => {
 
   it('evenodd.scm: pred calls both mutually recursive procedures', () => {
     const r = flowsOf('evenodd.scm');
-    expect(new Set(calleesAt(r, 'pred'))).toEqual(new Set(['λ(my-even?)@evenodd.scm:2:1', 'λ(my-odd?)@evenodd.scm:3:1']));
+    expect(new Set(calleesAt(r, 'pred'))).toEqual(
+      new Set(['λ(my-even?)@evenodd.scm:2:1', 'λ(my-odd?)@evenodd.scm:3:1']),
+    );
   });
 
   it('callcc.scm: the captured continuation flows to return and to saved', () => {
@@ -62,7 +66,9 @@ describe('own programs', () => {
 
   it('church.scm: numerals flow to succ, plus, mult and church->int', () => {
     const r = flowsOf('church.scm');
-    const n = Object.fromEntries(r.variables.filter((v) => v.name === 'n').map((v) => [v.pos, v.flow.map(flowValueText)]));
+    const n = Object.fromEntries(
+      r.variables.filter((v) => v.name === 'n').map((v) => [v.pos, v.flow.map(flowValueText)]),
+    );
     expect(n['church.scm:3:15']).toEqual(['λ@church.scm:4:20', 'λ(zero)@church.scm:2:14']); // succ: of zero and of plus
     expect(n['church.scm:13:22']).toEqual(['λ@church.scm:7:3']); // church->int: the predecessor's numeral
   });

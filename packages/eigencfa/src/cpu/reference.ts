@@ -43,7 +43,8 @@ export function collectCalls(top: CpsCall): CpsCall[] {
 export function referenceCfa(top: CpsCall, signal?: AbortSignal): AbstractStore {
   const sigma: AbstractStore = new Map();
   const calls = collectCalls(top);
-  const evaluate = (e: CpsExp): ReadonlySet<CpsLam> => (e.t === 'lam' ? new Set([e]) : (sigma.get(e.v) ?? new Set()));
+  const evaluate = (e: CpsExp): ReadonlySet<CpsLam> =>
+    e.t === 'lam' ? new Set([e]) : (sigma.get(e.v) ?? new Set());
   const join = (v: CpsVar, values: ReadonlySet<CpsLam>): boolean => {
     let set = sigma.get(v);
     if (!set) {
@@ -110,10 +111,20 @@ export function referenceStore(lambdas: readonly CpsLam[], sigma: AbstractStore)
 export function decompileMatrices(m: CfaMatrices): { top: CpsCall; lambdas: CpsLam[] } {
   const L = m.lams;
   if (m.calls !== L + 1)
-    throw new MatrixFormatError('<matrices>', `cannot rebuild terms: ${m.calls} calls for ${L} lambdas (expected lams + 1)`);
+    throw new MatrixFormatError(
+      '<matrices>',
+      `cannot rebuild terms: ${m.calls} calls for ${L} lambdas (expected lams + 1)`,
+    );
   const lambdas: CpsLam[] = [];
   const calls: CpsCall[] = [];
-  for (let c = 0; c < m.calls; c++) calls.push({ t: 'call', fn: null as unknown as CpsExp, a1: null as unknown as CpsExp, a2: null as unknown as CpsExp, id: c });
+  for (let c = 0; c < m.calls; c++)
+    calls.push({
+      t: 'call',
+      fn: null as unknown as CpsExp,
+      a1: null as unknown as CpsExp,
+      a2: null as unknown as CpsExp,
+      id: c,
+    });
   for (let l = 0; l < L; l++) {
     const lam = {
       t: 'lam',

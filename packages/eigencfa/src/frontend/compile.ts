@@ -101,7 +101,11 @@ export function describeLambda(origins: readonly CpsOrigin[], l: number): FlowVa
     case 'continuation':
       return { kind: 'continuation', lambda: l, pos: formatPos(o.pos) };
     case 'curried':
-      return { kind: 'internal', lambda: l, origin: `curried ${o.of.kind === 'lambda' ? formatPos(o.of.pos) : o.of.kind}` };
+      return {
+        kind: 'internal',
+        lambda: l,
+        origin: `curried ${o.of.kind === 'lambda' ? formatPos(o.of.pos) : o.of.kind}`,
+      };
     default:
       return { kind: 'internal', lambda: l, origin: o.kind };
   }
@@ -168,7 +172,9 @@ export function sourceResults(compiled: CompiledScheme, store: CfaStore): Source
       operator: site.operator,
       pos: pos(site.pos),
       call,
-      callees: Array.from(store.row(compiled.matrices.fun[call] as number), describe).filter((v) => v.kind !== 'internal'),
+      callees: Array.from(store.row(compiled.matrices.fun[call] as number), describe).filter(
+        (v) => v.kind !== 'internal',
+      ),
     })),
   };
 }

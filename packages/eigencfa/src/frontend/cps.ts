@@ -206,7 +206,12 @@ class Converter {
     let bodyCall: CpsCall;
     if (params.length <= 1) bodyCall = (yield this.cps(body, ref(k))) as CpsCall;
     else {
-      const next = (yield this.lambda(params.slice(1), body, { kind: 'curried', of: origin as LambdaOrigin }, true)) as CpsLam;
+      const next = (yield this.lambda(
+        params.slice(1),
+        body,
+        { kind: 'curried', of: origin as LambdaOrigin },
+        true,
+      )) as CpsLam;
       bodyCall = this.ret(ref(k), next);
     }
     if (p?.mutable) bodyCall = this.bindMutable(p, ref(first), bodyCall);
@@ -229,7 +234,8 @@ class Converter {
       case 'ref':
         return this.ret(k, ref(this.varOf(e.v)));
       case 'const':
-        if (e.value !== 'basic' && this.#booleans === 'church') return this.ret(k, this.church(e.value === 'true', e.pos));
+        if (e.value !== 'basic' && this.#booleans === 'church')
+          return this.ret(k, this.church(e.value === 'true', e.pos));
         return this.ret(k, this.basicRef());
       case 'lam': {
         const l = (yield this.lambda(e.params, e.body, e.origin, false)) as CpsLam;
@@ -256,7 +262,10 @@ class Converter {
         const rest = (yield this.cps(e.body, k)) as CpsCall;
         if (e.v.mutable) {
           const tmp = newVar(`${e.v.name}.in`);
-          return (yield this.cps(e.init, lam(tmp, newVar('_'), this.bindMutable(e.v, ref(tmp), rest), ADMIN))) as CpsCall;
+          return (yield this.cps(
+            e.init,
+            lam(tmp, newVar('_'), this.bindMutable(e.v, ref(tmp), rest), ADMIN),
+          )) as CpsCall;
         }
         return (yield this.cps(e.init, lam(this.varOf(e.v), newVar('_'), rest, ADMIN))) as CpsCall;
       }
@@ -271,24 +280,36 @@ class Converter {
       case 'prim': {
         let result = this.ret(k, this.basicRef());
         for (let i = e.args.length - 1; i >= 0; i--)
-          result = (yield this.cps(e.args[i] as Core, lam(newVar('_'), newVar('_'), result, ADMIN))) as CpsCall;
+          result = (yield this.cps(
+            e.args[i] as Core,
+            lam(newVar('_'), newVar('_'), result, ADMIN),
+          )) as CpsCall;
         return result;
       }
       case 'halt': {
         let result = call(haltLambda(), this.basicRef(), pad());
         for (let i = e.args.length - 1; i >= 0; i--)
-          result = (yield this.cps(e.args[i] as Core, lam(newVar('_'), newVar('_'), result, ADMIN))) as CpsCall;
+          result = (yield this.cps(
+            e.args[i] as Core,
+            lam(newVar('_'), newVar('_'), result, ADMIN),
+          )) as CpsCall;
         return result;
       }
       case 'callcc': {
         const pos = e.pos;
         const f = e.f;
-        return (yield this.withK(k, function* (this: Converter, kv: CpsVar): Tramp<CpsCall> {
-          const fv = newVar('f');
-          const v = newVar('v');
-          const reified = lam(v, newVar('k'), call(ref(kv), ref(v), pad()), { kind: 'continuation', pos });
-          return (yield this.cps(f, lam(fv, newVar('_'), call(ref(fv), reified, ref(kv)), ADMIN))) as CpsCall;
-        }.bind(this))) as CpsCall;
+        return (yield this.withK(
+          k,
+          function* (this: Converter, kv: CpsVar): Tramp<CpsCall> {
+            const fv = newVar('f');
+            const v = newVar('v');
+            const reified = lam(v, newVar('k'), call(ref(kv), ref(v), pad()), { kind: 'continuation', pos });
+            return (yield this.cps(
+              f,
+              lam(fv, newVar('_'), call(ref(fv), reified, ref(kv)), ADMIN),
+            )) as CpsCall;
+          }.bind(this),
+        )) as CpsCall;
       }
     }
   }

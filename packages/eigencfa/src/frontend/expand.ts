@@ -53,7 +53,13 @@ export type Core =
       readonly pos: SourcePos;
       readonly origin: LambdaOrigin;
     }
-  | { readonly k: 'app'; readonly fn: Core; readonly arg: Core | null; readonly pos: SourcePos; readonly site?: SourceCallSite }
+  | {
+      readonly k: 'app';
+      readonly fn: Core;
+      readonly arg: Core | null;
+      readonly pos: SourcePos;
+      readonly site?: SourceCallSite;
+    }
   | { readonly k: 'if'; readonly c: Core; readonly t: Core; readonly e: Core; readonly pos: SourcePos }
   | { readonly k: 'set'; readonly v: SourceVar; readonly e: Core; readonly pos: SourcePos }
   | { readonly k: 'bind'; readonly v: SourceVar; readonly init: Core; readonly body: Core }
@@ -73,15 +79,63 @@ export interface ExpandedProgram {
 type Binding = SourceVar | 'primitive';
 
 const SPECIAL = new Set([
-  'quote', 'quasiquote', 'unquote', 'unquote-splicing', 'lambda', 'define', 'let', 'let*', 'letrec', 'letrec*',
-  'if', 'cond', 'case', 'and', 'or', 'when', 'unless', 'do', 'begin', 'set!', 'call/cc',
-  'call-with-current-continuation', 'apply', 'error', 'else', '=>', 'named-lambda', 'delay', 'force',
-  'define-syntax', 'let-syntax', 'letrec-syntax', 'syntax-rules', 'let-values', 'call-with-values',
-  'dynamic-wind', 'define-record-type', 'guard', 'parameterize', 'case-lambda', 'define-values', 'assert',
+  'quote',
+  'quasiquote',
+  'unquote',
+  'unquote-splicing',
+  'lambda',
+  'define',
+  'let',
+  'let*',
+  'letrec',
+  'letrec*',
+  'if',
+  'cond',
+  'case',
+  'and',
+  'or',
+  'when',
+  'unless',
+  'do',
+  'begin',
+  'set!',
+  'call/cc',
+  'call-with-current-continuation',
+  'apply',
+  'error',
+  'else',
+  '=>',
+  'named-lambda',
+  'delay',
+  'force',
+  'define-syntax',
+  'let-syntax',
+  'letrec-syntax',
+  'syntax-rules',
+  'let-values',
+  'call-with-values',
+  'dynamic-wind',
+  'define-record-type',
+  'guard',
+  'parameterize',
+  'case-lambda',
+  'define-values',
+  'assert',
 ]);
 const UNSUPPORTED = new Set([
-  'delay', 'force', 'define-syntax', 'let-syntax', 'letrec-syntax', 'syntax-rules', 'let-values',
-  'call-with-values', 'dynamic-wind', 'define-record-type', 'guard', 'parameterize', 'case-lambda',
+  'delay',
+  'force',
+  'define-syntax',
+  'let-syntax',
+  'letrec-syntax',
+  'syntax-rules',
+  'let-values',
+  'call-with-values',
+  'dynamic-wind',
+  'define-record-type',
+  'guard',
+  'parameterize',
+  'case-lambda',
   'define-values',
 ]);
 
@@ -97,7 +151,7 @@ const UNSUPPORTED = new Set([
  */
 export function expandProgram(text: string, file = '<input>'): ExpandedProgram {
   const data = readScheme(text, file);
-  const expander = new Expander(file);
+  const expander = new Expander();
   const start = data[0]?.pos ?? { file, line: 1, column: 1 };
   const body = runTrampoline(expander.body(data, start));
   return { body, variables: expander.variables, callSites: expander.callSites };
@@ -105,18 +159,14 @@ export function expandProgram(text: string, file = '<input>'): ExpandedProgram {
 
 const isSym = (d: Datum | undefined, name?: string): d is Extract<Datum, { t: 'sym' }> =>
   d !== undefined && d.t === 'sym' && (name === undefined || d.name === name);
-const isList = (d: Datum | undefined): d is Extract<Datum, { t: 'list' }> => d !== undefined && d.t === 'list';
+const isList = (d: Datum | undefined): d is Extract<Datum, { t: 'list' }> =>
+  d !== undefined && d.t === 'list';
 
 class Expander {
   readonly variables: SourceVar[] = [];
   readonly callSites: SourceCallSite[] = [];
   readonly #env = new Map<string, Binding[]>();
-  readonly #file: string;
   #tmp = 0;
-
-  constructor(file: string) {
-    this.#file = file;
-  }
 
   fail(pos: SourcePos, reason: string): never {
     throw new SchemeSyntaxError(pos, reason);
@@ -184,7 +234,14 @@ class Expander {
         const again = seen.get(name);
         if (again !== undefined) {
           // A second define of the same name is an assignment.
-          order.push({ expr: { t: 'list', items: [{ t: 'sym', name: 'set!', pos: f.pos }, { t: 'sym', name, pos: namePos }, value], tail: null, pos: f.pos } });
+          order.push({
+            expr: {
+              t: 'list',
+              items: [{ t: 'sym', name: 'set!', pos: f.pos }, { t: 'sym', name, pos: namePos }, value],
+              tail: null,
+              pos: f.pos,
+            },
+          });
           continue;
         }
         const v = this.fresh(name, namePos, 'define');
@@ -214,7 +271,10 @@ class Expander {
     }
     for (let i = parts.length - 1; i >= 0; i--) {
       const p = parts[i] as (typeof parts)[number];
-      result = 'bind' in p ? { k: 'bind', v: p.bind, init: p.init, body: result } : { k: 'seq', first: p.expr, rest: result };
+      result =
+        'bind' in p
+          ? { k: 'bind', v: p.bind, init: p.init, body: result }
+          : { k: 'seq', first: p.expr, rest: result };
     }
     return result;
   }
@@ -229,12 +289,18 @@ class Expander {
       const head: Datum | undefined = target.items[0];
       if (head === undefined) this.fail(target.pos, 'define: empty procedure header');
       const formals: Datum = { t: 'list', items: target.items.slice(1), tail: target.tail, pos: target.pos };
-      const lam: Datum = { t: 'list', items: [{ t: 'sym', name: 'lambda', pos: target.pos }, formals, ...body], tail: null, pos: f.pos };
+      const lam: Datum = {
+        t: 'list',
+        items: [{ t: 'sym', name: 'lambda', pos: target.pos }, formals, ...body],
+        tail: null,
+        pos: f.pos,
+      };
       body = [lam];
       target = head;
     }
     if (!isSym(target)) this.fail(target.pos, `define: expected a name, got ${datumToString(target)}`);
-    if (body.length === 0) return { name: target.name, namePos: target.pos, value: { t: 'sym', name: '%void', pos: f.pos } };
+    if (body.length === 0)
+      return { name: target.name, namePos: target.pos, value: { t: 'sym', name: '%void', pos: f.pos } };
     if (body.length > 1) this.fail(f.pos, 'define: more than one expression');
     return { name: target.name, namePos: target.pos, value: body[0] as Datum };
   }
@@ -294,14 +360,21 @@ class Expander {
 
   /** A primitive used as a value: a procedure of any arity returning a basic value. */
   primitiveValue(name: string, pos: SourcePos): Core {
-    return this.restLambda([], this.temp(pos), { k: 'const', value: 'basic', pos }, pos, { kind: 'primitive', pos, name });
+    return this.restLambda([], this.temp(pos), { k: 'const', value: 'basic', pos }, pos, {
+      kind: 'primitive',
+      pos,
+      name,
+    });
   }
 
   /** `(map f l …)` and the like: the procedure is called with basic values, the result is basic. */
   higherOrder(name: string, ho: { fn: number; arity: number }, args: Core[], pos: SourcePos): Core {
     const arity = ho.arity < 0 ? Math.max(1, args.length - 1) : ho.arity;
     const fn = args[ho.fn] as Core;
-    const basics: Core[] = Array.from({ length: arity }, () => ({ k: 'const', value: 'basic', pos }) as const);
+    const basics: Core[] = Array.from(
+      { length: arity },
+      () => ({ k: 'const', value: 'basic', pos }) as const,
+    );
     const call = curriedApp(fn, basics, pos, undefined);
     const others = args.filter((_, i) => i !== ho.fn);
     return { k: 'prim', name, args: [...others, call], pos };
@@ -343,7 +416,12 @@ class Expander {
     return { k: 'lam', params: params.length > 0 ? params : [this.temp(pos)], body: inner, pos, origin };
   }
 
-  *lambda(d: Extract<Datum, { t: 'list' }>, formals: Datum | undefined, bodyForms: Datum[], name?: string): Tramp<Core> {
+  *lambda(
+    d: Extract<Datum, { t: 'list' }>,
+    formals: Datum | undefined,
+    bodyForms: Datum[],
+    name?: string,
+  ): Tramp<Core> {
     if (formals === undefined) this.fail(d.pos, 'lambda: missing parameter list');
     const params: SourceVar[] = [];
     let rest: SourceVar | null = null;
@@ -456,19 +534,32 @@ class Expander {
       case 'let*': {
         const bindings = this.bindings(items[1], 'let*', pos);
         if (bindings.length <= 1) {
-          const rewritten: Datum = { t: 'list', items: [{ t: 'sym', name: 'let', pos }, ...items.slice(1)], tail: null, pos };
+          const rewritten: Datum = {
+            t: 'list',
+            items: [{ t: 'sym', name: 'let', pos }, ...items.slice(1)],
+            tail: null,
+            pos,
+          };
           return (yield this.special_('let', rewritten as Extract<Datum, { t: 'list' }>)) as Core;
         }
         const [first, ...others] = (items[1] as Extract<Datum, { t: 'list' }>).items;
         const inner: Datum = {
           t: 'list',
-          items: [{ t: 'sym', name: 'let*', pos }, { t: 'list', items: others, tail: null, pos }, ...items.slice(2)],
+          items: [
+            { t: 'sym', name: 'let*', pos },
+            { t: 'list', items: others, tail: null, pos },
+            ...items.slice(2),
+          ],
           tail: null,
           pos,
         };
         const outer: Datum = {
           t: 'list',
-          items: [{ t: 'sym', name: 'let', pos }, { t: 'list', items: [first as Datum], tail: null, pos }, inner],
+          items: [
+            { t: 'sym', name: 'let', pos },
+            { t: 'list', items: [first as Datum], tail: null, pos },
+            inner,
+          ],
           tail: null,
           pos,
         };
@@ -481,10 +572,13 @@ class Expander {
         for (const v of vars) this.bind(v);
         const inits: Core[] = [];
         for (let i = 0; i < bindings.length; i++)
-          inits.push((yield this.expr((bindings[i] as { init: Datum }).init, (vars[i] as SourceVar).name)) as Core);
+          inits.push(
+            (yield this.expr((bindings[i] as { init: Datum }).init, (vars[i] as SourceVar).name)) as Core,
+          );
         let body = (yield this.body(items.slice(2), pos)) as Core;
         this.unbind(vars);
-        for (let i = vars.length - 1; i >= 0; i--) body = { k: 'bind', v: vars[i] as SourceVar, init: inits[i] as Core, body };
+        for (let i = vars.length - 1; i >= 0; i--)
+          body = { k: 'bind', v: vars[i] as SourceVar, init: inits[i] as Core, body };
         return body;
       }
       case 'and':
@@ -494,10 +588,16 @@ class Expander {
         let result = parts[parts.length - 1] as Core;
         for (let i = parts.length - 2; i >= 0; i--) {
           const p = parts[i] as Core;
-          if (name === 'and') result = { k: 'if', c: p, t: result, e: { k: 'const', value: 'false', pos }, pos };
+          if (name === 'and')
+            result = { k: 'if', c: p, t: result, e: { k: 'const', value: 'false', pos }, pos };
           else {
             const t = this.temp(pos);
-            result = { k: 'bind', v: t, init: p, body: { k: 'if', c: { k: 'ref', v: t, pos }, t: { k: 'ref', v: t, pos }, e: result, pos } };
+            result = {
+              k: 'bind',
+              v: t,
+              init: p,
+              body: { k: 'if', c: { k: 'ref', v: t, pos }, t: { k: 'ref', v: t, pos }, e: result, pos },
+            };
           }
         }
         return result;
@@ -537,7 +637,11 @@ class Expander {
     return result;
   }
 
-  bindings(d: Datum | undefined, form: string, pos: SourcePos): { name: string; pos: SourcePos; init: Datum }[] {
+  bindings(
+    d: Datum | undefined,
+    form: string,
+    pos: SourcePos,
+  ): { name: string; pos: SourcePos; init: Datum }[] {
     if (!isList(d)) this.fail(d?.pos ?? pos, `${form}: expected a list of bindings`);
     return this.items(d, form).map((b) => {
       if (!isList(b) || !isSym(b.items[0]) || b.items.length > 2)
@@ -554,10 +658,20 @@ class Expander {
     const inits = (yield this.exprs(bindings.map((b) => b.init))) as Core[];
     const loop = this.fresh(loopName.name, loopName.pos, 'let');
     this.bind(loop);
-    const formals: Datum = { t: 'list', items: bindings.map((b) => ({ t: 'sym', name: b.name, pos: b.pos }) as Datum), tail: null, pos };
+    const formals: Datum = {
+      t: 'list',
+      items: bindings.map((b) => ({ t: 'sym', name: b.name, pos: b.pos }) as Datum),
+      tail: null,
+      pos,
+    };
     const lam = (yield this.lambda(d, formals, items.slice(3), loopName.name)) as Core;
     this.unbind([loop]);
-    const site: SourceCallSite = { id: this.callSites.length, pos, operator: loopName.name, argumentCount: inits.length };
+    const site: SourceCallSite = {
+      id: this.callSites.length,
+      pos,
+      operator: loopName.name,
+      argumentCount: inits.length,
+    };
     this.callSites.push(site);
     return { k: 'bind', v: loop, init: lam, body: curriedApp({ k: 'ref', v: loop, pos }, inits, pos, site) };
   }
@@ -576,16 +690,31 @@ class Expander {
     if (parts.length === 1) {
       const t = this.temp(clause.pos);
       const ref: Core = { k: 'ref', v: t, pos: clause.pos };
-      return { k: 'bind', v: t, init: test, body: { k: 'if', c: ref, t: ref, e: otherwise, pos: clause.pos } };
+      return {
+        k: 'bind',
+        v: t,
+        init: test,
+        body: { k: 'if', c: ref, t: ref, e: otherwise, pos: clause.pos },
+      };
     }
     if (isSym(parts[1], '=>') && this.special('=>')) {
       if (parts.length !== 3) this.fail(clause.pos, 'cond: expected (test => receiver)');
       const receiver = (yield this.expr(parts[2] as Datum)) as Core;
       const t = this.temp(clause.pos);
-      const site: SourceCallSite = { id: this.callSites.length, pos: clause.pos, operator: datumToString(parts[2] as Datum).slice(0, 40), argumentCount: 1 };
+      const site: SourceCallSite = {
+        id: this.callSites.length,
+        pos: clause.pos,
+        operator: datumToString(parts[2] as Datum).slice(0, 40),
+        argumentCount: 1,
+      };
       this.callSites.push(site);
       const call = curriedApp(receiver, [{ k: 'ref', v: t, pos: clause.pos }], clause.pos, site);
-      return { k: 'bind', v: t, init: test, body: { k: 'if', c: { k: 'ref', v: t, pos: clause.pos }, t: call, e: otherwise, pos: clause.pos } };
+      return {
+        k: 'bind',
+        v: t,
+        init: test,
+        body: { k: 'if', c: { k: 'ref', v: t, pos: clause.pos }, t: call, e: otherwise, pos: clause.pos },
+      };
     }
     const then = (yield this.sequence(parts.slice(1), clause.pos)) as Core;
     return { k: 'if', c: test, t: then, e: otherwise, pos: clause.pos };
@@ -610,7 +739,15 @@ class Expander {
         const receiver = (yield this.expr(parts[2] as Datum)) as Core;
         body = curriedApp(receiver, [ref], clause.pos, undefined);
       } else body = (yield this.sequence(parts.slice(1), clause.pos)) as Core;
-      result = isElse ? body : { k: 'if', c: { k: 'const', value: 'basic', pos: clause.pos }, t: body, e: result, pos: clause.pos };
+      result = isElse
+        ? body
+        : {
+            k: 'if',
+            c: { k: 'const', value: 'basic', pos: clause.pos },
+            t: body,
+            e: result,
+            pos: clause.pos,
+          };
     }
     return { k: 'bind', v: t, init: key, body: result };
   }
@@ -619,12 +756,14 @@ class Expander {
     // (do ((v init step) …) (test result …) body …) → (let loop ((v init) …) (if test (begin result …) (begin body … (loop step …))))
     const specs = items[1];
     const exit = items[2];
-    if (!isList(specs) || !isList(exit) || exit.items.length === 0) this.fail(pos, 'do: expected (do ((var init step) …) (test result …) body …)');
+    if (!isList(specs) || !isList(exit) || exit.items.length === 0)
+      this.fail(pos, 'do: expected (do ((var init step) …) (test result …) body …)');
     const loop: Datum = { t: 'sym', name: `%do${this.#tmp++}`, pos };
     const bindings: Datum[] = [];
     const steps: Datum[] = [];
     for (const s of specs.items) {
-      if (!isList(s) || !isSym(s.items[0]) || s.items.length < 2 || s.items.length > 3) this.fail(s.pos, 'do: bad variable clause');
+      if (!isList(s) || !isSym(s.items[0]) || s.items.length < 2 || s.items.length > 3)
+        this.fail(s.pos, 'do: bad variable clause');
       bindings.push({ t: 'list', items: [s.items[0] as Datum, s.items[1] as Datum], tail: null, pos: s.pos });
       steps.push(s.items[2] ?? (s.items[0] as Datum));
     }
@@ -632,7 +771,12 @@ class Expander {
     const list = (...xs: Datum[]): Datum => ({ t: 'list', items: xs, tail: null, pos });
     const result = exit.items.length > 1 ? list(sym('begin'), ...exit.items.slice(1)) : sym('%void');
     const again = list(sym('begin'), ...items.slice(3), list(loop, ...steps));
-    const form = list(sym('let'), loop, list(...bindings), list(sym('if'), exit.items[0] as Datum, result, again));
+    const form = list(
+      sym('let'),
+      loop,
+      list(...bindings),
+      list(sym('if'), exit.items[0] as Datum, result, again),
+    );
     return (yield this.expr(form)) as Core;
   }
 
@@ -645,7 +789,12 @@ class Expander {
     const basic: Core = { k: 'const', value: 'basic', pos };
     const loop = this.temp(pos);
     const r = this.temp(pos);
-    const site: SourceCallSite = { id: this.callSites.length, pos, operator: datumToString(items[1] as Datum).slice(0, 40), argumentCount: -1 };
+    const site: SourceCallSite = {
+      id: this.callSites.length,
+      pos,
+      operator: datumToString(items[1] as Datum).slice(0, 40),
+      argumentCount: -1,
+    };
     this.callSites.push(site);
     // loop = (lambda (r) (if ? r (loop (r basic))))
     const loopLam: Core = {
@@ -655,7 +804,12 @@ class Expander {
         k: 'if',
         c: basic,
         t: { k: 'ref', v: r, pos },
-        e: curriedApp({ k: 'ref', v: loop, pos }, [curriedApp({ k: 'ref', v: r, pos }, [basic], pos, undefined)], pos, undefined),
+        e: curriedApp(
+          { k: 'ref', v: loop, pos },
+          [curriedApp({ k: 'ref', v: r, pos }, [basic], pos, undefined)],
+          pos,
+          undefined,
+        ),
         pos,
       },
       pos,
@@ -670,17 +824,35 @@ class Expander {
             k: 'if',
             c: basic,
             t: curriedApp(gRef, [], pos, site),
-            e: curriedApp({ k: 'ref', v: loop, pos }, [curriedApp(gRef, [basic], pos, undefined)], pos, undefined),
+            e: curriedApp(
+              { k: 'ref', v: loop, pos },
+              [curriedApp(gRef, [basic], pos, undefined)],
+              pos,
+              undefined,
+            ),
             pos,
           };
-    return { k: 'bind', v: g, init: fn, body: { k: 'seq', first: list, rest: { k: 'bind', v: loop, init: loopLam, body: start } } };
+    return {
+      k: 'bind',
+      v: g,
+      init: fn,
+      body: { k: 'seq', first: list, rest: { k: 'bind', v: loop, init: loopLam, body: start } },
+    };
   }
 }
 
 /** `(f a b c)` → `(((f a) b) c)`; `(f)` → `(f <void>)`. The first application carries the source site. */
-export function curriedApp(fn: Core, args: readonly Core[], pos: SourcePos, site: SourceCallSite | undefined): Core {
-  if (args.length === 0) return site ? { k: 'app', fn, arg: null, pos, site } : { k: 'app', fn, arg: null, pos };
-  let result: Core = site ? { k: 'app', fn, arg: args[0] as Core, pos, site } : { k: 'app', fn, arg: args[0] as Core, pos };
+export function curriedApp(
+  fn: Core,
+  args: readonly Core[],
+  pos: SourcePos,
+  site: SourceCallSite | undefined,
+): Core {
+  if (args.length === 0)
+    return site ? { k: 'app', fn, arg: null, pos, site } : { k: 'app', fn, arg: null, pos };
+  let result: Core = site
+    ? { k: 'app', fn, arg: args[0] as Core, pos, site }
+    : { k: 'app', fn, arg: args[0] as Core, pos };
   for (let i = 1; i < args.length; i++) result = { k: 'app', fn: result, arg: args[i] as Core, pos };
   return result;
 }

@@ -56,4 +56,7 @@ box unbox set-box! box? values string-split list-set! char->digit digit->char
 `;
 
 /** Names the front end treats as primitives when they are not bound by the program. */
-export const PRIMITIVES: ReadonlySet<string> = new Set([...NAMES.split(/\s+/).filter(Boolean), ...Object.keys(HIGHER_ORDER)]);
+export const PRIMITIVES: ReadonlySet<string> = new Set([
+  ...NAMES.split(/\s+/).filter(Boolean),
+  ...Object.keys(HIGHER_ORDER),
+]);

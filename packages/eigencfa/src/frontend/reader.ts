@@ -18,7 +18,12 @@ export type Datum =
   | { readonly t: 'bool'; readonly value: boolean; readonly pos: SourcePos };
 
 const DELIMITERS = new Set([' ', '\t', '\n', '\r', '\f', '(', ')', '[', ']', '"', ';']);
-const QUOTES: Record<string, string> = { "'": 'quote', '`': 'quasiquote', ',': 'unquote', ',@': 'unquote-splicing' };
+const QUOTES: Record<string, string> = {
+  "'": 'quote',
+  '`': 'quasiquote',
+  ',': 'unquote',
+  ',@': 'unquote-splicing',
+};
 
 interface Frame {
   kind: 'list' | 'vec' | 'quote' | 'skip';
@@ -138,7 +143,8 @@ export function readScheme(text: string, file = '<input>'): Datum[] {
       if (frame === undefined || (frame.kind !== 'list' && frame.kind !== 'vec'))
         fail(pos, `unexpected '${c}'`);
       const f = frame as Frame;
-      if (f.close !== c) fail(pos, `'${c}' closes '${f.close === ')' ? '(' : '['}' opened at ${f.pos.line}:${f.pos.column}`);
+      if (f.close !== c)
+        fail(pos, `'${c}' closes '${f.close === ')' ? '(' : '['}' opened at ${f.pos.line}:${f.pos.column}`);
       if (f.dotted && f.tail === null) fail(pos, 'nothing after the dot of a dotted list');
       advance();
       emit(
@@ -211,7 +217,11 @@ export function readScheme(text: string, file = '<input>'): Datum[] {
       emit({ t: 'bool', value: false, pos });
       continue;
     }
-    if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(atom) || /^[+-]?\d+\/\d+$/.test(atom) || /^#[xXbBoOdDeEiI]/.test(atom)) {
+    if (
+      /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(atom) ||
+      /^[+-]?\d+\/\d+$/.test(atom) ||
+      /^#[xXbBoOdDeEiI]/.test(atom)
+    ) {
       emit({ t: 'num', text: atom, pos });
       continue;
     }
@@ -220,7 +230,12 @@ export function readScheme(text: string, file = '<input>'): Datum[] {
   }
   const open = stack[stack.length - 1];
   if (open !== undefined) {
-    const what = open.kind === 'quote' ? `'${open.quoteName}' shorthand` : open.kind === 'skip' ? 'datum comment #;' : `'${open.close === ']' ? '[' : '('}'`;
+    const what =
+      open.kind === 'quote'
+        ? `'${open.quoteName}' shorthand`
+        : open.kind === 'skip'
+          ? 'datum comment #;'
+          : `'${open.close === ']' ? '[' : '('}'`;
     fail(open.pos, `${what} is never closed (end of input)`);
   }
   return top;

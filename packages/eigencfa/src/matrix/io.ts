@@ -19,7 +19,8 @@ import { type CfaMatrices, createCfaMatrices } from './program';
 export function parseMat(text: string, file = '<mat>'): Uint32Array {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
-  if (open < 0 || close < open) throw new MatrixFormatError(file, 'expected a parenthesised list of integers');
+  if (open < 0 || close < open)
+    throw new MatrixFormatError(file, 'expected a parenthesised list of integers');
   const out: number[] = [];
   let i = open + 1;
   let value = -1;
@@ -63,7 +64,10 @@ export function parseParams(
 ): { lams: number; vars: number; calls: number; wordSize: number } {
   const parts = text.trim().split(/\s+/).map(Number);
   if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0))
-    throw new MatrixFormatError(file, `expected four integers 'lams vars calls wordsize', got '${text.trim()}'`);
+    throw new MatrixFormatError(
+      file,
+      `expected four integers 'lams vars calls wordsize', got '${text.trim()}'`,
+    );
   const [lams, vars, calls, wordSize] = parts as [number, number, number, number];
   return { lams, vars, calls, wordSize };
 }
@@ -90,8 +94,19 @@ export function matricesFromTexts(
   const arg1 = parseMat(texts.arg1, `${dir}/Arg1.mat`);
   const arg2 = parseMat(texts.arg2, `${dir}/Arg2.mat`);
   if (fun.length !== params.calls)
-    throw new MatrixFormatError(`${dir}/Fun.mat`, `has ${fun.length} entries, program-params.lst says ${params.calls} calls`);
-  return createCfaMatrices({ lams: params.lams, vars: params.vars, wordSize: params.wordSize, fun, arg1, arg2, file: dir });
+    throw new MatrixFormatError(
+      `${dir}/Fun.mat`,
+      `has ${fun.length} entries, program-params.lst says ${params.calls} calls`,
+    );
+  return createCfaMatrices({
+    lams: params.lams,
+    vars: params.vars,
+    wordSize: params.wordSize,
+    fun,
+    arg1,
+    arg2,
+    file: dir,
+  });
 }
 
 /**
@@ -112,7 +127,12 @@ export async function readMatricesDir(dir: string): Promise<CfaMatrices> {
     }
   };
   return matricesFromTexts(
-    { params: await read('program-params.lst'), fun: await read('Fun.mat'), arg1: await read('Arg1.mat'), arg2: await read('Arg2.mat') },
+    {
+      params: await read('program-params.lst'),
+      fun: await read('Fun.mat'),
+      arg1: await read('Arg1.mat'),
+      arg2: await read('Arg2.mat'),
+    },
     dir,
   );
 }
@@ -161,7 +181,8 @@ export function parseExpectedStore(text: string, file = 'expected-store.rkt', ro
   }
   const n = rows ?? entries.length;
   if (count !== n) throw new MatrixFormatError(file, `has ${count} rows, expected ${n}`);
-  for (let r = 0; r < n; r++) if (entries[r] === undefined) throw new MatrixFormatError(file, `row ${r} is missing`);
+  for (let r = 0; r < n; r++)
+    if (entries[r] === undefined) throw new MatrixFormatError(file, `row ${r} is missing`);
   return storeFromRows(entries);
 }
 

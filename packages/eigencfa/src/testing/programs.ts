@@ -31,7 +31,8 @@ export function randomSchemeProgram(seed: number, size: number): string {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
   let fresh = 0;
   const expr = (scope: string[], depth: number): string => {
-    const leaf = () => (scope.length > 0 && random() < 0.7 ? pick(scope) : pick(['1', '#t', '#f', '"s"', "'q"]));
+    const leaf = () =>
+      scope.length > 0 && random() < 0.7 ? pick(scope) : pick(['1', '#t', '#f', '"s"', "'q"]);
     if (depth <= 0) return leaf();
     const d = depth - 1;
     const v = () => `v${fresh++}`;

@@ -19,7 +19,15 @@ import {
   selectWgsl,
   writeRowsWgsl,
 } from './kernels/rounds.wgsl';
-import { argsBindings, mainBindings, readbackBindings, STATE, STATE_WORDS, storeGeometry, WORKGROUP } from './layout';
+import {
+  argsBindings,
+  mainBindings,
+  readbackBindings,
+  STATE,
+  STATE_WORDS,
+  storeGeometry,
+  WORKGROUP,
+} from './layout';
 
 /** Options of {@link solveWebGpu}. */
 export interface WebGpuSolveOptions {
@@ -81,24 +89,39 @@ export async function solveWebGpu(
     );
   }
   const main = mainBindings(g);
-  const code = (build: (b: string, geometry: typeof g) => string, layout: { wgsl(): string }) => build(layout.wgsl(), g);
+  const code = (build: (b: string, geometry: typeof g) => string, layout: { wgsl(): string }) =>
+    build(layout.wgsl(), g);
   const [select, argsExpand, expand, argsPropagate, propagate] = await Promise.all([
     ctx.kernels.get({ label: 'eigencfa select', code: code(selectWgsl, main), layout: main }),
-    ctx.kernels.get({ label: 'eigencfa args expand', code: code(argsExpandWgsl, argsBindings), layout: argsBindings }),
+    ctx.kernels.get({
+      label: 'eigencfa args expand',
+      code: code(argsExpandWgsl, argsBindings),
+      layout: argsBindings,
+    }),
     ctx.kernels.get({ label: 'eigencfa expand', code: code(expandWgsl, main), layout: main }),
-    ctx.kernels.get({ label: 'eigencfa args propagate', code: code(argsPropagateWgsl, argsBindings), layout: argsBindings }),
+    ctx.kernels.get({
+      label: 'eigencfa args propagate',
+      code: code(argsPropagateWgsl, argsBindings),
+      layout: argsBindings,
+    }),
     ctx.kernels.get({ label: 'eigencfa propagate', code: code(propagateWgsl, main), layout: main }),
   ]);
   const owned: GPUBuffer[] = [];
   const buffer = async (label: string, size: number, usage: number, data?: Uint32Array) => {
-    const b = await ctx.createBuffer({ label, size: Math.max(16, size), usage: usage | BufferUsage.COPY_DST | BufferUsage.COPY_SRC });
+    const b = await ctx.createBuffer({
+      label,
+      size: Math.max(16, size),
+      usage: usage | BufferUsage.COPY_DST | BufferUsage.COPY_SRC,
+    });
     owned.push(b);
     if (data) await ctx.writeBuffer(b, 0, data);
     return b;
   };
   try {
     const S = BufferUsage.STORAGE;
-    let capacity = Math.max(1, options.pairCapacity ?? Math.max(2 * m.calls, 4096));
+    // pairs × words threads must stay below 2^31 (u32 thread indices); calls that do not fit retry.
+    const maxPairs = Math.max(1, Math.floor(2 ** 31 / g.words));
+    let capacity = Math.min(maxPairs, Math.max(1, options.pairCapacity ?? Math.max(2 * m.calls, 4096)));
     const state = await buffer('eigencfa state', STATE_WORDS * 4, S);
     const init = new Uint32Array(STATE_WORDS);
     init[STATE.round] = 1;
@@ -119,12 +142,22 @@ export async function solveWebGpu(
     let pairs = await buffer('eigencfa pairs', capacity * 8, S);
     const storeResources = () => Object.fromEntries(stores.map((b, k) => [`store${k}`, b]));
     const mainGroup = (kernel: typeof select) =>
-      kernel.bindGroup({ state, fun, arg1, arg2, changedAt, activeCalls: active, pairs, ...storeResources() } as never);
+      kernel.bindGroup({
+        state,
+        fun,
+        arg1,
+        arg2,
+        changedAt,
+        activeCalls: active,
+        pairs,
+        ...storeResources(),
+      } as never);
     let groups = { select: mainGroup(select), expand: mainGroup(expand), propagate: mainGroup(propagate) };
     const argsGroup = argsExpand.bindGroup({ state, indirect });
     const argsGroup2 = argsPropagate.bindGroup({ state, indirect });
     const selectGroups = Math.ceil(m.calls / WORKGROUP);
-    const selectGrid = selectGroups <= 65_535 ? [selectGroups, 1] : [65_535, Math.ceil(selectGroups / 65_535)];
+    const selectGrid =
+      selectGroups <= 65_535 ? [selectGroups, 1] : [65_535, Math.ceil(selectGroups / 65_535)];
     const setupMs = performance.now() - setupStart;
 
     const solveStart = performance.now();
@@ -134,7 +167,8 @@ export async function solveWebGpu(
     let rounds = 0;
     let peakPairs = 0;
     for (;;) {
-      if (options.signal?.aborted) throw new CfaAbortedError('CFA cancelled', { cause: options.signal.reason });
+      if (options.signal?.aborted)
+        throw new CfaAbortedError('CFA cancelled', { cause: options.signal.reason });
       const command = await ctx.guard('eigencfa rounds', () => {
         const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa rounds' });
         const pass = encoder.beginComputePass({ label: 'eigencfa rounds' });
@@ -168,10 +202,14 @@ export async function solveWebGpu(
       options.onBatch?.(rounds, changed);
       if (s[STATE.overflow]) {
         // Grow the pair buffer in place of a restart: the calls that did not fit were selected again.
-        const wanted = Math.max(2 * capacity, 2 * (s[STATE.pairPeak] as number));
+        const wanted = Math.min(maxPairs, Math.max(2 * capacity, 2 * (s[STATE.pairPeak] as number)));
+        await ctx.writeBuffer(state, STATE.overflow * 4, Uint32Array.of(0));
+        if (wanted === capacity) continue; // at the thread-index limit: the flagged calls retry
         options.onGrow?.(capacity, wanted);
         capacity = wanted;
+        const previous = pairs;
         pairs = await buffer('eigencfa pairs', capacity * 8, S);
+        previous.destroy();
         groups = { select: mainGroup(select), expand: mainGroup(expand), propagate: mainGroup(propagate) };
         const patch = Uint32Array.of(capacity);
         await ctx.writeBuffer(state, STATE.pairCapacity * 4, patch);

@@ -54,7 +54,12 @@ export interface StoreGeometry {
  * storeGeometry(1996, 1997, 128 * 2 ** 20); // one chunk of 3992 rows × 63 words
  * ```
  */
-export function storeGeometry(lams: number, calls: number, maxBindingBytes: number, rowsPerChunk?: number): StoreGeometry {
+export function storeGeometry(
+  lams: number,
+  calls: number,
+  maxBindingBytes: number,
+  rowsPerChunk?: number,
+): StoreGeometry {
   const words = Math.max(1, Math.ceil(lams / 32));
   const rows = 2 * lams;
   const fit = Math.max(1, Math.floor(maxBindingBytes / (words * 4)));
@@ -62,7 +67,11 @@ export function storeGeometry(lams: number, calls: number, maxBindingBytes: numb
   return { lams, calls, words, rowsPerChunk: per, chunks: Math.ceil(rows / per) };
 }
 
-const storage = (type: string, access: 'read' | 'read_write' = 'read_write'): BindingSpec => ({ kind: 'storage', type, access });
+const storage = (type: string, access: 'read' | 'read_write' = 'read_write'): BindingSpec => ({
+  kind: 'storage',
+  type,
+  access,
+});
 
 /** The bindings of the round kernels (select, expand, propagate) and the readback kernels. */
 export function mainBindings(g: StoreGeometry) {

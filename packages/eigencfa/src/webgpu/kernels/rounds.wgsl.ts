@@ -6,7 +6,7 @@
  * stale read is caught up in a later round because every new bit re-labels its row.
  * @module
  */
-import { type StoreGeometry, STATE, WORKGROUP } from '../layout';
+import { STATE, type StoreGeometry, WORKGROUP } from '../layout';
 
 const S = (name: keyof typeof STATE) => `${STATE[name]}u`;
 
