@@ -269,12 +269,20 @@ export function createProgram(
         .choices(['church', 'basic'])
         .default('church'),
     )
-    .option('--json', 'print one JSON object: engine, sizes, timings, "store" (rows of sorted lambda ids), flow sets')
+    .option(
+      '--json',
+      'print one JSON object: engine, sizes, timings, "store" (rows of sorted lambda ids), flow sets',
+    )
     .addHelpText('after', '\nExit status: 0 when analyzed, 1 on an error (positions name file:line:column).')
     .action(
       async (
         file: string | undefined,
-        options: { matrices?: string; engine: 'auto' | 'cpu' | 'webgpu'; booleans: 'church' | 'basic'; json?: boolean },
+        options: {
+          matrices?: string;
+          engine: 'auto' | 'cpu' | 'webgpu';
+          booleans: 'church' | 'basic';
+          json?: boolean;
+        },
         command: Command,
       ) => {
         if ((file === undefined) === (options.matrices === undefined)) {
@@ -285,7 +293,13 @@ export function createProgram(
         }
         setStatus(
           await runCfa(
-            { file, matrices: options.matrices, engine: options.engine, json: options.json ?? false, booleans: options.booleans },
+            {
+              file,
+              matrices: options.matrices,
+              engine: options.engine,
+              json: options.json ?? false,
+              booleans: options.booleans,
+            },
             io,
           ),
         );

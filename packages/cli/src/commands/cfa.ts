@@ -33,8 +33,19 @@ export interface CfaReport {
   readonly engine: 'cpu' | 'webgpu';
   /** The WebGPU adapter, or null when the CPU engine ran. */
   readonly adapter: string | null;
-  readonly sizes: { readonly lams: number; readonly vars: number; readonly calls: number; readonly terms: number; readonly storeEntries: number };
-  readonly timings: { readonly compileMs: number | null; readonly setupMs: number; readonly solveMs: number; readonly readbackMs: number };
+  readonly sizes: {
+    readonly lams: number;
+    readonly vars: number;
+    readonly calls: number;
+    readonly terms: number;
+    readonly storeEntries: number;
+  };
+  readonly timings: {
+    readonly compileMs: number | null;
+    readonly setupMs: number;
+    readonly solveMs: number;
+    readonly readbackMs: number;
+  };
   readonly counters: Readonly<Record<string, number>>;
   /** The fixpoint: row r's lambda ids, sorted (rows in the data folder's numbering). */
   readonly store: number[][];
@@ -63,7 +74,11 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
   const log = (line: string) => io.stderr.write(`${c.dim(line)}\n`);
   const gpu = await gpuFor(options.engine);
   try {
-    const progress = createProgress('cfa', 1, io.stderr.isTTY ? { stream: io.stderr as NodeJS.WriteStream } : {});
+    const progress = createProgress(
+      'cfa',
+      1,
+      io.stderr.isTTY ? { stream: io.stderr as NodeJS.WriteStream } : {},
+    );
     const hooks = {
       engine: options.engine,
       gpu,
@@ -82,7 +97,7 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
       if (options.matrices !== undefined) {
         input = { kind: 'matrices', path: options.matrices };
         const m = await readMatricesDir(options.matrices);
-        log(`cfa: ${formatNumber(m.lams)} lambdas, ${formatNumber(m.calls)} calls from ${options.matrices}`);
+        log(`cfa: ${m.lams.toLocaleString('en-US')} lambdas, ${m.calls.toLocaleString('en-US')} calls from ${options.matrices}`);
         result = await solveCfa(m, { engine: options.engine, gpu });
       } else {
         const file = options.file as string;
@@ -111,8 +126,18 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
       store: result.store.toArrays(),
       ...(source
         ? {
-            variables: source.variables.map((v) => ({ name: v.name, pos: v.pos, row: v.row, flow: v.flow.map(flowValueText) })),
-            callSites: source.callSites.map((k) => ({ operator: k.operator, pos: k.pos, call: k.call, callees: k.callees.map(flowValueText) })),
+            variables: source.variables.map((v) => ({
+              name: v.name,
+              pos: v.pos,
+              row: v.row,
+              flow: v.flow.map(flowValueText),
+            })),
+            callSites: source.callSites.map((k) => ({
+              operator: k.operator,
+              pos: k.pos,
+              call: k.call,
+              callees: k.callees.map(flowValueText),
+            })),
           }
         : {}),
     };
@@ -125,7 +150,9 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
       `program         ${formatNumber(s.lams)} lambdas, ${formatNumber(s.vars)} variables, ${formatNumber(s.calls)} calls (${formatNumber(s.terms)} terms)`,
       `store           ${formatNumber(s.storeEntries)} entries`,
       `time            ${compileMs !== null ? `front end ${formatNumber(compileMs)} ms, ` : ''}solve ${formatNumber(s.solveMs)} ms` +
-        (s.engine === 'webgpu' ? ` (+ setup ${formatNumber(s.setupMs)} ms, readback ${formatNumber(s.readbackMs)} ms)` : ''),
+        (s.engine === 'webgpu'
+          ? ` (+ setup ${formatNumber(s.setupMs)} ms, readback ${formatNumber(s.readbackMs)} ms)`
+          : ''),
     ];
     io.stdout.write(`${lines.join('\n')}\n`);
     if (source) {
@@ -133,7 +160,8 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
       io.stdout.write('\nflow sets of source variables:\n');
       for (const v of source.variables) io.stdout.write(`  ${v.name}@${v.pos} ← ${show(v.flow)}\n`);
       io.stdout.write('\ncallees of source call sites:\n');
-      for (const k of source.callSites) io.stdout.write(`  (${k.operator} …)@${k.pos} → ${show(k.callees)}\n`);
+      for (const k of source.callSites)
+        io.stdout.write(`  (${k.operator} …)@${k.pos} → ${show(k.callees)}\n`);
     }
     return 0;
   } finally {
