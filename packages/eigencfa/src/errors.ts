@@ -21,7 +21,14 @@ export interface SourcePos {
   readonly column: number;
 }
 
-/** Formats a position as `file:line:column`. */
+/**
+ * Formats a position as `file:line:column`.
+ *
+ * @example
+ * ```ts
+ * formatPos({ file: 'a.scm', line: 2, column: 7 }); // 'a.scm:2:7'
+ * ```
+ */
 export function formatPos(pos: SourcePos): string {
   return `${pos.file}:${pos.line}:${pos.column}`;
 }

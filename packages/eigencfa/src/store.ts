@@ -69,7 +69,14 @@ export class CfaStore {
   }
 }
 
-/** The first row where two stores differ, or undefined when they are equal. */
+/**
+ * The first row where two stores differ, or undefined when they are equal.
+ *
+ * @example
+ * ```ts
+ * firstDifference(storeFromRows([[0], [1]]), storeFromRows([[0], []])); // { row: 1, left: [1], right: [] }
+ * ```
+ */
 export function firstDifference(
   a: CfaStore,
   b: CfaStore,

@@ -13,7 +13,14 @@ import { type CfaStore, storeFromRows } from '../store';
 /** The abstract store σ̂ : Var → P(Lam). */
 export type AbstractStore = Map<CpsVar, Set<CpsLam>>;
 
-/** Every call site of a program, in any order. */
+/**
+ * Every call site of a program, in any order (each lambda's body once).
+ *
+ * @example
+ * ```ts
+ * collectCalls(convertToCps(expandProgram('((lambda (x) x) (lambda (y) y))').body).top).length; // 15
+ * ```
+ */
 export function collectCalls(top: CpsCall): CpsCall[] {
   const calls: CpsCall[] = [];
   const seen = new Set<CpsLam>();

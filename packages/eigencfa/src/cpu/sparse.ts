@@ -12,7 +12,14 @@ import { CfaAbortedError } from '../errors';
 import type { CfaMatrices } from '../matrix/program';
 import { CfaStore } from '../store';
 
-/** Rows with more members than this switch from a list scan to a bitset membership test. */
+/**
+ * Rows with more members than this switch from a list scan to a bitset membership test.
+ *
+ * @example
+ * ```ts
+ * SMALL_ROW; // 12
+ * ```
+ */
 export const SMALL_ROW = 12;
 
 /** Counters of one CPU run. */

@@ -82,7 +82,15 @@ export type FlowValue =
   | { readonly kind: 'continuation'; readonly lambda: number; readonly pos: string }
   | { readonly kind: 'internal'; readonly lambda: number; readonly origin: string };
 
-/** Names a lambda by its origin: `λ@f.scm:3:5 (fact)`, `#t@…`, `basic`, `k@…` (a reified continuation). */
+/**
+ * Names a lambda by its origin: a source lambda, a Church boolean, the basic value, a reified
+ * continuation, a primitive, or an internal lambda of the encodings.
+ *
+ * @example
+ * ```ts
+ * describeLambda(compiled.origins, 11); // { kind: 'lambda', lambda: 11, pos: 'id.scm:1:17' }
+ * ```
+ */
 export function describeLambda(origins: readonly CpsOrigin[], l: number): FlowValue {
   const o = origins[l];
   if (o === undefined) return { kind: 'internal', lambda: l, origin: 'unknown' };
@@ -111,7 +119,14 @@ export function describeLambda(origins: readonly CpsOrigin[], l: number): FlowVa
   }
 }
 
-/** Short text of a flow value: `λ(fact)@f.scm:3:5`, `#t@f.scm:1:2`, `basic`, `k@…`, `prim car`. */
+/**
+ * Short text of a flow value: `λ(fact)@f.scm:3:5`, `#t@f.scm:1:2`, `basic`, `k@…`, `prim car`.
+ *
+ * @example
+ * ```ts
+ * flowValueText({ kind: 'lambda', lambda: 3, pos: 'f.scm:3:5', name: 'fact' }); // 'λ(fact)@f.scm:3:5'
+ * ```
+ */
 export function flowValueText(v: FlowValue): string {
   switch (v.kind) {
     case 'lambda':

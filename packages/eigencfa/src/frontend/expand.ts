@@ -841,7 +841,14 @@ class Expander {
   }
 }
 
-/** `(f a b c)` → `(((f a) b) c)`; `(f)` → `(f <void>)`. The first application carries the source site. */
+/**
+ * `(f a b c)` → `(((f a) b) c)`; `(f)` → `(f <void>)`. The first application carries the source site.
+ *
+ * @example
+ * ```ts
+ * curriedApp(f, [a, b], pos, undefined); // { k: 'app', fn: { k: 'app', fn: f, arg: a, … }, arg: b, … }
+ * ```
+ */
 export function curriedApp(
   fn: Core,
   args: readonly Core[],

@@ -5,7 +5,14 @@
  * @module
  */
 
-/** Procedure arguments of higher-order primitives: index of the procedure → how many arguments it gets (−1: one per list argument). */
+/**
+ * Procedure arguments of higher-order primitives: index of the procedure → how many arguments it gets (−1: one per list argument).
+ *
+ * @example
+ * ```ts
+ * HIGHER_ORDER.sort; // { fn: 1, arity: 2 }: (sort lst less?) calls less? with two basic values
+ * ```
+ */
 export const HIGHER_ORDER: Readonly<Record<string, { readonly fn: number; readonly arity: number }>> = {
   map: { fn: 0, arity: -1 },
   'for-each': { fn: 0, arity: -1 },
@@ -55,7 +62,14 @@ hash-table-contains? hash-table-count hash-table-keys hash-table-values
 box unbox set-box! box? values string-split list-set! char->digit digit->char
 `;
 
-/** Names the front end treats as primitives when they are not bound by the program. */
+/**
+ * Names the front end treats as primitives when they are not bound by the program.
+ *
+ * @example
+ * ```ts
+ * PRIMITIVES.has('car'); // true
+ * ```
+ */
 export const PRIMITIVES: ReadonlySet<string> = new Set([
   ...NAMES.split(/\s+/).filter(Boolean),
   ...Object.keys(HIGHER_ORDER),

@@ -241,7 +241,14 @@ export function readScheme(text: string, file = '<input>'): Datum[] {
   return top;
 }
 
-/** Writes a datum back as text (for error messages and tests). */
+/**
+ * Writes a datum back as text (for error messages and tests).
+ *
+ * @example
+ * ```ts
+ * datumToString(readScheme('(a . (b))')[0]); // '(a . (b))'
+ * ```
+ */
 export function datumToString(d: Datum): string {
   const parts: string[] = [];
   const stack: (Datum | string)[] = [d];

@@ -72,7 +72,14 @@ export function parseParams(
   return { lams, vars, calls, wordSize };
 }
 
-/** The text of `program-params.lst` for a program. */
+/**
+ * The text of `program-params.lst` for a program.
+ *
+ * @example
+ * ```ts
+ * formatParams({ lams: 14, vars: 28, calls: 15, wordSize: 32 }); // '14 28 15 32'
+ * ```
+ */
 export function formatParams(m: Pick<CfaMatrices, 'lams' | 'vars' | 'calls' | 'wordSize'>): string {
   return `${m.lams} ${m.vars} ${m.calls} ${m.wordSize}`;
 }
@@ -186,7 +193,14 @@ export function parseExpectedStore(text: string, file = 'expected-store.rkt', ro
   return storeFromRows(entries);
 }
 
-/** Formats a store as `expected-store.rkt` text. */
+/**
+ * Formats a store as `expected-store.rkt` text.
+ *
+ * @example
+ * ```ts
+ * formatExpectedStore(storeFromRows([[0], []])); // '#hash((0 . (0)) (1 . ()))'
+ * ```
+ */
 export function formatExpectedStore(store: CfaStore): string {
   const parts: string[] = [];
   for (let r = 0; r < store.rows; r++) parts.push(`(${r} . (${Array.from(store.row(r)).join(' ')}))`);

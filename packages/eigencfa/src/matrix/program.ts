@@ -82,12 +82,26 @@ export function createCfaMatrices(init: {
   };
 }
 
-/** Total terms = lams + vars + calls (the "Terms" column of the paper's Table 1). */
+/**
+ * Total terms = lams + vars + calls (the "Terms" column of the paper's Table 1).
+ *
+ * @example
+ * ```ts
+ * termCount({ lams: 55_564, vars: 111_128, calls: 55_565 }); // 222257 (n = 1792)
+ * ```
+ */
 export function termCount(m: Pick<CfaMatrices, 'lams' | 'vars' | 'calls'>): number {
   return m.lams + m.vars + m.calls;
 }
 
-/** Names a store row the way the README does: `λ12`, `a12` (first formal of λ12), `b12` (second). */
+/**
+ * Names a store row the way the README does: `λ12`, `a12` (first formal of λ12), `b12` (second).
+ *
+ * @example
+ * ```ts
+ * rowName(14, 17); // 'a3'
+ * ```
+ */
 export function rowName(lams: number, row: number): string {
   if (row < lams) return `λ${row}`;
   if (row < 2 * lams) return `a${row - lams}`;
