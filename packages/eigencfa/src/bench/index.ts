@@ -185,7 +185,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
       let last: Awaited<ReturnType<typeof solveWebGpu>> | undefined;
       try {
         for (let r = 0; r < runs; r++) {
-          last = await solveWebGpu(gpu, m, { maxRoundsPerBatch: 2048 });
+          last = await solveWebGpu(gpu, m);
           times.push(last.statistics.solveMs);
         }
       } catch (error) {
@@ -209,6 +209,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
         terms,
         'store entries': store.size,
         rounds: s.rounds,
+        'rounds run': s.roundsRun,
         batches: s.batches,
         'setup ms': s.setupMs,
         'readback ms': s.readbackMs,

@@ -47,7 +47,10 @@ export interface WebGpuSolveOptions {
 
 /** Counters and times of one WebGPU run. */
 export interface WebGpuStatistics {
+  /** Rounds until a round changed nothing (that round included). */
   readonly rounds: number;
+  /** Rounds dispatched (the last batch may run no-op rounds past the fixpoint). */
+  readonly roundsRun: number;
   readonly batches: number;
   /** Most (call, λ) pairs of one round. */
   readonly peakPairs: number;
@@ -162,17 +165,16 @@ export async function solveWebGpu(
 
     const solveStart = performance.now();
     let batch = options.roundsPerBatch ?? 16;
-    const maxBatch = options.maxRoundsPerBatch ?? 1024;
+    const maxBatch = options.maxRoundsPerBatch ?? 256;
     let batches = 0;
     let rounds = 0;
     let peakPairs = 0;
-    for (;;) {
-      if (options.signal?.aborted)
-        throw new CfaAbortedError('CFA cancelled', { cause: options.signal.reason });
-      const command = await ctx.guard('eigencfa rounds', () => {
+    let fixpointRound = 0;
+    const encodeBatch = (count: number) =>
+      ctx.guard('eigencfa rounds', () => {
         const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa rounds' });
         const pass = encoder.beginComputePass({ label: 'eigencfa rounds' });
-        for (let r = 0; r < batch; r++) {
+        for (let r = 0; r < count; r++) {
           pass.setPipeline(select.pipeline);
           pass.setBindGroup(0, groups.select);
           pass.dispatchWorkgroups(selectGrid[0] as number, selectGrid[1] as number);
@@ -192,32 +194,48 @@ export async function solveWebGpu(
         pass.end();
         return encoder.finish();
       });
+    let command = await encodeBatch(batch);
+    for (;;) {
+      if (options.signal?.aborted)
+        throw new CfaAbortedError('CFA cancelled', { cause: options.signal.reason });
       await ctx.submit('eigencfa rounds', [command]);
       batches++;
+      // Encode the next batch while the GPU runs this one (dropped if this one reaches the fixpoint).
+      const nextBatch = Math.min(maxBatch, batch * 2);
+      const pending = encodeBatch(nextBatch);
+      pending.catch(() => {});
       const s = new Uint32Array(await ctx.readBuffer(state, 0, STATE_WORDS * 4));
       const next = s[STATE.round] as number;
       rounds = next - 1;
       peakPairs = Math.max(peakPairs, s[STATE.pairPeak] as number);
       const changed = (s[STATE.changedRound] as number) >= next;
+      // The round that found the store unchanged (rounds past it in the batch were no-ops).
+      fixpointRound = changed ? next : Math.max(1, s[STATE.changedRound] as number);
       options.onBatch?.(rounds, changed);
       if (s[STATE.overflow]) {
         // Grow the pair buffer in place of a restart: the calls that did not fit were selected again.
+        await pending;
         const wanted = Math.min(maxPairs, Math.max(2 * capacity, 2 * (s[STATE.pairPeak] as number)));
         await ctx.writeBuffer(state, STATE.overflow * 4, Uint32Array.of(0));
-        if (wanted === capacity) continue; // at the thread-index limit: the flagged calls retry
-        options.onGrow?.(capacity, wanted);
-        capacity = wanted;
-        const previous = pairs;
-        pairs = await buffer('eigencfa pairs', capacity * 8, S);
-        previous.destroy();
-        groups = { select: mainGroup(select), expand: mainGroup(expand), propagate: mainGroup(propagate) };
-        const patch = Uint32Array.of(capacity);
-        await ctx.writeBuffer(state, STATE.pairCapacity * 4, patch);
-        await ctx.writeBuffer(state, STATE.overflow * 4, Uint32Array.of(0));
+        if (wanted > capacity) {
+          options.onGrow?.(capacity, wanted);
+          capacity = wanted;
+          const previous = pairs;
+          pairs = await buffer('eigencfa pairs', capacity * 8, S);
+          previous.destroy();
+          groups = { select: mainGroup(select), expand: mainGroup(expand), propagate: mainGroup(propagate) };
+          await ctx.writeBuffer(state, STATE.pairCapacity * 4, Uint32Array.of(capacity));
+        }
+        // At the thread-index limit the flagged calls simply retry.
+        command = await encodeBatch(batch);
         continue;
       }
-      if (!changed && rounds > 0) break;
-      batch = Math.min(maxBatch, batch * 2);
+      if (!changed && rounds > 0) {
+        await pending;
+        break;
+      }
+      batch = nextBatch;
+      command = await pending;
     }
     const solveMs = performance.now() - solveStart;
 
@@ -269,7 +287,8 @@ export async function solveWebGpu(
     return {
       store: new CfaStore(offsets, data),
       statistics: {
-        rounds,
+        rounds: fixpointRound,
+        roundsRun: rounds,
         batches,
         peakPairs,
         storeChunks: g.chunks,

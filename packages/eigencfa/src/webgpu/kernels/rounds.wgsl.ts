@@ -57,6 +57,8 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @
   let c = linearIndex(wg, nwg, lid);
   if (c >= CALLS) { return; }
   let round = atomicLoad(&state[${S('round')}]);
+  // After a round without change (and without overflow) nothing can be selected: leave at once.
+  if (round > 1u && atomicLoad(&state[${S('changedRound')}]) < round && atomicLoad(&state[${S('overflow')}]) == 0u) { return; }
   // activeCalls[CALLS + c] is set by expand when call c's pairs did not fit in the pair buffer.
   let retry = activeCalls[CALLS + c] != 0u;
   if (retry) { activeCalls[CALLS + c] = 0u; }
