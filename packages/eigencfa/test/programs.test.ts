@@ -11,6 +11,7 @@ import {
   referenceStore,
   solveCpuSparse,
   sourceResults,
+  vanHornMairson,
 } from '../src/index';
 import { randomSchemeProgram } from '../src/testing/programs';
 import { examplePrograms, readExample } from './data';
@@ -77,6 +78,43 @@ describe('own programs', () => {
     const r = flowsOf('queue.scm');
     expect(new Set(calleesAt(r, 'q'))).toEqual(new Set(['λ@queue.scm:10:5']));
     expect(calleesAt(r, 'push!')).toEqual(['λ(push!)@queue.scm:4:5']);
+  });
+});
+
+const EVERY_FORM = `
+#| every supported form once |#
+(define ((adder a) b) (+ a b))
+(define (f . xs) (apply + xs))
+(define (g a #;ignored b . rest)
+  (define inner (lambda () (list a b rest)))
+  (begin (define more 1))
+  (inner))
+(let loop ((i 0))
+  (when (< i 3) (loop (+ i 1))))
+(let* ((x 1) (y (+ x 1))) (letrec* ((z (lambda () y))) (z)))
+(do ((i 0 (+ i 1)) (acc '())) ((= i 2) acc) (set! acc (cons i acc)))
+(cond ((assv 2 '((1 . a) (2 . b))) => cdr) ((f 1 2)) (else 'none))
+(case (* 2 3) ((2 3 5 7) 'prime) ((1 4 6 8 9) => (lambda (x) x)) (else 'other))
+(and 1 (or #f 2) (unless #f 3))
+\`(1 ,(f 2) ,@(list 3) #(4 ,(g 1 2)) "s\\"" #\\a)
+(call-with-current-continuation (lambda (k) (k (adder 1))))
+(if (null? '()) ((adder 1) 2) (error "never" 'here))
+`;
+
+describe('every supported form', () => {
+  it('compiles, and the CPU engine equals the oracle', () => {
+    checkAgainstOracle(EVERY_FORM, 'forms.scm');
+    const compiled = compileScheme(EVERY_FORM, { file: 'forms.scm' });
+    const r = sourceResults(compiled, solveCpuSparse(compiled.matrices).store);
+    const z = r.variables.find((v) => v.name === 'z');
+    expect(z?.flow.map(flowValueText)).toEqual(['λ(z)@forms.scm:11:40']);
+    expect(r.callSites.find((s) => s.operator === 'inner')?.callees.map(flowValueText)).toEqual([
+      'λ(inner)@forms.scm:6:17',
+    ]);
+  });
+
+  it('the plain Van Horn–Mairson family compiles and the CPU engine equals the oracle', () => {
+    checkAgainstOracle(vanHornMairson(6, 'plain'), 'plain.scm');
   });
 });
 
