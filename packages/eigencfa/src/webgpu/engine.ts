@@ -6,22 +6,14 @@
  * host reads one small state buffer per batch of rounds.
  * @module
  */
-import { BufferUsage, type GpuContext } from '@gpumorph/gpu-allocator';
+import { BufferUsage, type GpuContext, ShaderStage } from '@gpumorph/gpu-allocator';
 import { CfaAbortedError, CfaEngineError } from '../errors';
 import type { CfaMatrices } from '../matrix/program';
 import { CfaStore } from '../store';
+import { countRowsWgsl, expandWgsl, propagateWgsl, selectWgsl, writeRowsWgsl } from './kernels/rounds.wgsl';
 import {
-  argsExpandWgsl,
-  argsPropagateWgsl,
-  countRowsWgsl,
-  expandWgsl,
-  propagateWgsl,
-  selectWgsl,
-  writeRowsWgsl,
-} from './kernels/rounds.wgsl';
-import {
-  argsBindings,
   mainBindings,
+  ROUND_STRIDE,
   readbackBindings,
   STATE,
   STATE_WORDS,
@@ -37,6 +29,8 @@ export interface WebGpuSolveOptions {
   readonly maxRoundsPerBatch?: number;
   /** Cap on variable rows per store buffer (tests use it to exercise the chunked store). */
   readonly rowsPerChunk?: number;
+  /** Workgroups of the expand and propagate dispatches (default 1024; 8 on software adapters). */
+  readonly workgroups?: number;
   /** Initial capacity of the (call, λ) pair buffer. */
   readonly pairCapacity?: number;
   /** After each batch: rounds so far and whether the store changed in the last round. */
@@ -92,22 +86,49 @@ export async function solveWebGpu(
     );
   }
   const main = mainBindings(g);
-  const code = (build: (b: string, geometry: typeof g) => string, layout: { wgsl(): string }) =>
-    build(layout.wgsl(), g);
-  const [select, argsExpand, expand, argsPropagate, propagate] = await Promise.all([
-    ctx.kernels.get({ label: 'eigencfa select', code: code(selectWgsl, main), layout: main }),
-    ctx.kernels.get({
-      label: 'eigencfa args expand',
-      code: code(argsExpandWgsl, argsBindings),
-      layout: argsBindings,
-    }),
-    ctx.kernels.get({ label: 'eigencfa expand', code: code(expandWgsl, main), layout: main }),
-    ctx.kernels.get({
-      label: 'eigencfa args propagate',
-      code: code(argsPropagateWgsl, argsBindings),
-      layout: argsBindings,
-    }),
-    ctx.kernels.get({ label: 'eigencfa propagate', code: code(propagateWgsl, main), layout: main }),
+  // Group 0: the main bindings; group 1: the round number at a dynamic offset (one entry per round).
+  const layouts = await ctx.guard('eigencfa layouts', () => {
+    const group0 = ctx.device.createBindGroupLayout({ label: main.label, entries: main.entries() });
+    const group1 = ctx.device.createBindGroupLayout({
+      label: 'eigencfa round',
+      entries: [
+        {
+          binding: 0,
+          visibility: ShaderStage.COMPUTE,
+          buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: 16 },
+        },
+      ],
+    });
+    const pipeline = ctx.device.createPipelineLayout({
+      label: 'eigencfa rounds',
+      bindGroupLayouts: [group0, group1],
+    });
+    return { group0, group1, pipeline };
+  });
+  const pipeline = async (label: string, code: string) => {
+    let module: GPUShaderModule | undefined;
+    await ctx.guard(label, () => {
+      module = ctx.device.createShaderModule({ label, code });
+    });
+    try {
+      return await ctx.device.createComputePipelineAsync({
+        label,
+        layout: layouts.pipeline,
+        compute: { module: module as GPUShaderModule, entryPoint: 'main' },
+      });
+    } catch (cause) {
+      const info = await module?.getCompilationInfo().catch(() => undefined);
+      const lines = (info?.messages ?? []).map((x) => `${x.lineNum}:${x.linePos} ${x.message}`).join('; ');
+      throw new CfaEngineError(
+        `pipeline ${label}: ${cause instanceof Error ? cause.message : String(cause)} ${lines}`,
+        { cause },
+      );
+    }
+  };
+  const [select, expand, propagate] = await Promise.all([
+    pipeline('eigencfa select', selectWgsl(main.wgsl(), g)),
+    pipeline('eigencfa expand', expandWgsl(main.wgsl(), g)),
+    pipeline('eigencfa propagate', propagateWgsl(main.wgsl(), g)),
   ]);
   const owned: GPUBuffer[] = [];
   const buffer = async (label: string, size: number, usage: number, data?: Uint32Array) => {
@@ -127,7 +148,6 @@ export async function solveWebGpu(
     let capacity = Math.min(maxPairs, Math.max(1, options.pairCapacity ?? Math.max(2 * m.calls, 4096)));
     const state = await buffer('eigencfa state', STATE_WORDS * 4, S);
     const init = new Uint32Array(STATE_WORDS);
-    init[STATE.round] = 1;
     init[STATE.pairCapacity] = capacity;
     await ctx.writeBuffer(state, 0, init);
     const fun = await buffer('eigencfa Fun', m.calls * 4, S, m.fun);
@@ -136,84 +156,98 @@ export async function solveWebGpu(
     const changedAt = await buffer('eigencfa changedAt', 2 * m.lams * 4, S);
     // The selected calls, then one retry flag per call.
     const active = await buffer('eigencfa active calls', 2 * m.calls * 4, S);
-    const indirect = await buffer('eigencfa indirect args', 32, S | BufferUsage.INDIRECT);
     const stores: GPUBuffer[] = [];
     for (let k = 0; k < g.chunks; k++) {
       const rows = Math.min(g.rowsPerChunk, 2 * m.lams - k * g.rowsPerChunk);
       stores.push(await buffer(`eigencfa store chunk ${k}`, rows * g.words * 4, S));
     }
     let pairs = await buffer('eigencfa pairs', capacity * 8, S);
+    const batch0 = options.roundsPerBatch ?? 16;
+    const maxBatch = Math.max(batch0, options.maxRoundsPerBatch ?? 256);
+    // Two round-number buffers, so one batch's can be written while the other's runs.
+    const roundBuffers = [
+      await buffer('eigencfa rounds A', maxBatch * ROUND_STRIDE, BufferUsage.UNIFORM),
+      await buffer('eigencfa rounds B', maxBatch * ROUND_STRIDE, BufferUsage.UNIFORM),
+    ];
+    const roundGroups = roundBuffers.map((b) =>
+      ctx.device.createBindGroup({
+        label: 'eigencfa round',
+        layout: layouts.group1,
+        entries: [{ binding: 0, resource: { buffer: b, offset: 0, size: 16 } }],
+      }),
+    );
     const storeResources = () => Object.fromEntries(stores.map((b, k) => [`store${k}`, b]));
-    const mainGroup = (kernel: typeof select) =>
-      kernel.bindGroup({
-        state,
-        fun,
-        arg1,
-        arg2,
-        changedAt,
-        activeCalls: active,
-        pairs,
-        ...storeResources(),
-      } as never);
-    let groups = { select: mainGroup(select), expand: mainGroup(expand), propagate: mainGroup(propagate) };
-    const argsGroup = argsExpand.bindGroup({ state, indirect });
-    const argsGroup2 = argsPropagate.bindGroup({ state, indirect });
+    const mainGroup = () =>
+      ctx.device.createBindGroup({
+        label: 'eigencfa main',
+        layout: layouts.group0,
+        entries: main.bindGroupEntries({
+          state,
+          fun,
+          arg1,
+          arg2,
+          changedAt,
+          activeCalls: active,
+          pairs,
+          ...storeResources(),
+        } as never),
+      });
+    let group = await ctx.guard('eigencfa bind group', mainGroup);
     const selectGroups = Math.ceil(m.calls / WORKGROUP);
     const selectGrid =
       selectGroups <= 65_535 ? [selectGroups, 1] : [65_535, Math.ceil(selectGroups / 65_535)];
+    // expand and propagate loop over their items: a fixed grid (small on software adapters).
+    const workGroups = options.workgroups ?? (ctx.adapter.software ? 8 : 1024);
     const setupMs = performance.now() - setupStart;
 
     const solveStart = performance.now();
-    let batch = options.roundsPerBatch ?? 16;
-    const maxBatch = options.maxRoundsPerBatch ?? 256;
+    let batch = batch0;
     let batches = 0;
-    let rounds = 0;
+    let nextRound = 1;
     let peakPairs = 0;
     let fixpointRound = 0;
-    const encodeBatch = (count: number) =>
-      ctx.guard('eigencfa rounds', () => {
+    const encodeBatch = (first: number, count: number, slot: number) => {
+      const numbers = new Uint32Array((count * ROUND_STRIDE) / 4);
+      for (let r = 0; r < count; r++) numbers[(r * ROUND_STRIDE) / 4] = first + r;
+      ctx.queue.writeBuffer(roundBuffers[slot] as GPUBuffer, 0, numbers);
+      return ctx.guard('eigencfa rounds', () => {
         const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa rounds' });
         const pass = encoder.beginComputePass({ label: 'eigencfa rounds' });
+        pass.setBindGroup(0, group);
         for (let r = 0; r < count; r++) {
-          pass.setPipeline(select.pipeline);
-          pass.setBindGroup(0, groups.select);
+          pass.setBindGroup(1, roundGroups[slot] as GPUBindGroup, [r * ROUND_STRIDE]);
+          pass.setPipeline(select);
           pass.dispatchWorkgroups(selectGrid[0] as number, selectGrid[1] as number);
-          pass.setPipeline(argsExpand.pipeline);
-          pass.setBindGroup(0, argsGroup);
-          pass.dispatchWorkgroups(1);
-          pass.setPipeline(expand.pipeline);
-          pass.setBindGroup(0, groups.expand);
-          pass.dispatchWorkgroupsIndirect(indirect, 0);
-          pass.setPipeline(argsPropagate.pipeline);
-          pass.setBindGroup(0, argsGroup2);
-          pass.dispatchWorkgroups(1);
-          pass.setPipeline(propagate.pipeline);
-          pass.setBindGroup(0, groups.propagate);
-          pass.dispatchWorkgroupsIndirect(indirect, 16);
+          pass.setPipeline(expand);
+          pass.dispatchWorkgroups(workGroups);
+          pass.setPipeline(propagate);
+          pass.dispatchWorkgroups(workGroups);
         }
         pass.end();
         return encoder.finish();
       });
-    let command = await encodeBatch(batch);
+    };
+    let slot = 0;
+    let command = await encodeBatch(nextRound, batch, slot);
     for (;;) {
       if (options.signal?.aborted)
         throw new CfaAbortedError('CFA cancelled', { cause: options.signal.reason });
       await ctx.submit('eigencfa rounds', [command]);
       batches++;
+      const last = nextRound + batch - 1;
+      nextRound = last + 1;
       // Encode the next batch while the GPU runs this one (dropped if this one reaches the fixpoint).
       const nextBatch = Math.min(maxBatch, batch * 2);
-      const pending = encodeBatch(nextBatch);
+      const pending = encodeBatch(nextRound, nextBatch, 1 - slot);
       pending.catch(() => {});
       const s = new Uint32Array(await ctx.readBuffer(state, 0, STATE_WORDS * 4));
-      const next = s[STATE.round] as number;
-      rounds = next - 1;
       peakPairs = Math.max(peakPairs, s[STATE.pairPeak] as number);
-      const changed = (s[STATE.changedRound] as number) >= next;
-      // The round that found the store unchanged (rounds past it in the batch were no-ops).
-      fixpointRound = changed ? next : Math.max(1, s[STATE.changedRound] as number);
-      options.onBatch?.(rounds, changed);
+      // Changes in round r are labelled r + 1: the last round changed the store iff the label is past it.
+      const changed = (s[STATE.changedRound] as number) > last;
+      fixpointRound = changed ? last + 1 : Math.max(1, s[STATE.changedRound] as number);
+      options.onBatch?.(last, changed);
       if (s[STATE.overflow]) {
-        // Grow the pair buffer in place of a restart: the calls that did not fit were selected again.
+        // Grow the pair buffer in place of a restart: the calls that did not fit were flagged to retry.
         await pending;
         const wanted = Math.min(maxPairs, Math.max(2 * capacity, 2 * (s[STATE.pairPeak] as number)));
         await ctx.writeBuffer(state, STATE.overflow * 4, Uint32Array.of(0));
@@ -223,20 +257,23 @@ export async function solveWebGpu(
           const previous = pairs;
           pairs = await buffer('eigencfa pairs', capacity * 8, S);
           previous.destroy();
-          groups = { select: mainGroup(select), expand: mainGroup(expand), propagate: mainGroup(propagate) };
+          group = await ctx.guard('eigencfa bind group', mainGroup);
           await ctx.writeBuffer(state, STATE.pairCapacity * 4, Uint32Array.of(capacity));
         }
         // At the thread-index limit the flagged calls simply retry.
-        command = await encodeBatch(batch);
+        command = await encodeBatch(nextRound, batch, 1 - slot);
+        slot = 1 - slot;
         continue;
       }
-      if (!changed && rounds > 0) {
+      if (!changed) {
         await pending;
         break;
       }
       batch = nextBatch;
+      slot = 1 - slot;
       command = await pending;
     }
+    const rounds = nextRound - 1;
     const solveMs = performance.now() - solveStart;
 
     // Readback: counts per row, offsets on the host, then the rows' members in order.

@@ -6,19 +6,15 @@
  */
 import { type BindingSpec, defineBindings } from '@gpumorph/gpu-allocator';
 
-/** Slots of the `state` buffer (u32 atomics). */
+/** Slots of the `state` buffer (u32 atomics). Counters come in two copies, by the parity of the round. */
 export const STATE = {
-  /** The round being run (1 for the first). */
-  round: 0,
-  /** Calls selected in this round (counter while selecting). */
-  activeCount: 1,
-  /** Calls selected in this round (frozen for the expand kernel). */
-  activeN: 2,
-  /** (call, lambda) pairs appended in this round (may exceed the capacity: then the overflow flag is set). */
-  pairCount: 3,
-  /** Pairs the propagate kernel handles this round (≤ capacity). */
-  pairN: 4,
-  /** Label of the latest change: equal to `round` after a round that changed the store. */
+  /** Calls selected in a round of parity 0 / 1. */
+  activeCount0: 0,
+  activeCount1: 1,
+  /** (call, λ) pairs appended in a round of parity 0 / 1 (may exceed the capacity: then the overflow flag is set). */
+  pairCount0: 2,
+  pairCount1: 3,
+  /** Label of the latest change: round + 1 after a round that changed the store. */
   changedRound: 5,
   /** Set when a round had more pairs than the pair buffer holds (the host grows it). */
   overflow: 6,
@@ -27,6 +23,9 @@ export const STATE = {
   /** Largest pair count seen (for sizing). */
   pairPeak: 8,
 } as const;
+
+/** Bytes between two rounds' entries of the round-number uniform buffer (the dynamic-offset alignment). */
+export const ROUND_STRIDE = 256;
 
 /** Words of the state buffer. */
 export const STATE_WORDS = 16;
@@ -87,12 +86,6 @@ export function mainBindings(g: StoreGeometry) {
   for (let k = 0; k < g.chunks; k++) specs[`store${k}`] = storage('array<atomic<u32>>');
   return defineBindings(`eigencfa main (${g.chunks} store chunks)`, specs);
 }
-
-/** The bindings of the tiny kernels that write indirect dispatch arguments. */
-export const argsBindings = defineBindings('eigencfa args', {
-  state: storage('array<atomic<u32>>'),
-  indirect: storage('array<u32>'),
-});
 
 /** The bindings of the readback kernels (row counts, then row contents). */
 export function readbackBindings(g: StoreGeometry) {
