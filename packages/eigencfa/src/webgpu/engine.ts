@@ -21,6 +21,22 @@ import {
   WORKGROUP,
 } from './layout';
 
+/** Pipelines and layouts of the round kernels, per device. */
+const PIPELINES = new WeakMap<
+  GPUDevice,
+  {
+    layouts: Map<
+      string,
+      Promise<{ group0: GPUBindGroupLayout; group1: GPUBindGroupLayout; pipeline: GPUPipelineLayout }>
+    >;
+    pipelines: Map<string, Promise<GPUComputePipeline>>;
+  }
+>();
+
+function readEnv(name: string): string | undefined {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+}
+
 /** Options of {@link solveWebGpu}. */
 export interface WebGpuSolveOptions {
   readonly signal?: AbortSignal | undefined;
@@ -87,25 +103,39 @@ export async function solveWebGpu(
   }
   const main = mainBindings(g);
   // Group 0: the main bindings; group 1: the round number at a dynamic offset (one entry per round).
-  const layouts = await ctx.guard('eigencfa layouts', () => {
-    const group0 = ctx.device.createBindGroupLayout({ label: main.label, entries: main.entries() });
-    const group1 = ctx.device.createBindGroupLayout({
-      label: 'eigencfa round',
-      entries: [
-        {
-          binding: 0,
-          visibility: ShaderStage.COMPUTE,
-          buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: 16 },
-        },
-      ],
+  // Layouts and pipelines are cached per device, by the layout's shape and by the WGSL source.
+  let cache = PIPELINES.get(ctx.device);
+  if (!cache) {
+    cache = { layouts: new Map(), pipelines: new Map() };
+    PIPELINES.set(ctx.device, cache);
+  }
+  const pipelineCache = cache;
+  let layoutsPromise = pipelineCache.layouts.get(main.key);
+  if (!layoutsPromise) {
+    layoutsPromise = ctx.guard('eigencfa layouts', () => {
+      const group0 = ctx.device.createBindGroupLayout({ label: main.label, entries: main.entries() });
+      const group1 = ctx.device.createBindGroupLayout({
+        label: 'eigencfa round',
+        entries: [
+          {
+            binding: 0,
+            visibility: ShaderStage.COMPUTE,
+            buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: 16 },
+          },
+        ],
+      });
+      const pipeline = ctx.device.createPipelineLayout({
+        label: 'eigencfa rounds',
+        bindGroupLayouts: [group0, group1],
+      });
+      return { group0, group1, pipeline };
     });
-    const pipeline = ctx.device.createPipelineLayout({
-      label: 'eigencfa rounds',
-      bindGroupLayouts: [group0, group1],
-    });
-    return { group0, group1, pipeline };
-  });
-  const pipeline = async (label: string, code: string) => {
+    pipelineCache.layouts.set(main.key, layoutsPromise);
+    layoutsPromise.catch(() => pipelineCache.layouts.delete(main.key));
+  }
+  const layouts = await layoutsPromise;
+  const build = async (label: string, code: string): Promise<GPUComputePipeline> => {
+    if (readEnv('GPUMORPH_DUMP_WGSL') === '1') console.error(`// ===== WGSL: ${label}\n${code}`);
     let module: GPUShaderModule | undefined;
     await ctx.guard(label, () => {
       module = ctx.device.createShaderModule({ label, code });
@@ -124,6 +154,16 @@ export async function solveWebGpu(
         { cause },
       );
     }
+  };
+  const pipeline = (label: string, code: string): Promise<GPUComputePipeline> => {
+    const key = `${main.key}|${code}`;
+    let p = pipelineCache.pipelines.get(key);
+    if (!p) {
+      p = build(label, code);
+      pipelineCache.pipelines.set(key, p);
+      p.catch(() => pipelineCache.pipelines.delete(key));
+    }
+    return p;
   };
   const [select, expand, propagate] = await Promise.all([
     pipeline('eigencfa select', selectWgsl(main.wgsl(), g)),
