@@ -45,7 +45,7 @@ export interface WebGpuSolveOptions {
   readonly maxRoundsPerBatch?: number;
   /** Cap on variable rows per store buffer (tests use it to exercise the chunked store). */
   readonly rowsPerChunk?: number;
-  /** Workgroups of the expand and propagate dispatches (default 1024; 8 on software adapters). */
+  /** Workgroups of the expand and propagate dispatches (default 256, about two per SM of an H100; 8 on software adapters). */
   readonly workgroups?: number;
   /** Initial capacity of the (call, λ) pair buffer. */
   readonly pairCapacity?: number;
@@ -237,7 +237,7 @@ export async function solveWebGpu(
     const selectGrid =
       selectGroups <= 65_535 ? [selectGroups, 1] : [65_535, Math.ceil(selectGroups / 65_535)];
     // expand and propagate loop over their items: a fixed grid (small on software adapters).
-    const workGroups = options.workgroups ?? (ctx.adapter.software ? 8 : 1024);
+    const workGroups = options.workgroups ?? (ctx.adapter.software ? 8 : 256);
     const setupMs = performance.now() - setupStart;
 
     const solveStart = performance.now();
