@@ -3,6 +3,7 @@ import { benchSuiteNames, benchSuites } from './bench/registry';
 import { runAndersenSolve } from './commands/andersen';
 import { runAndersenLl } from './commands/andersen-ll';
 import { BENCH_ENGINES, runBench } from './commands/bench';
+import { runCfa } from './commands/cfa';
 import { runDoctor } from './commands/doctor';
 import { runOctagon } from './commands/octagon';
 import { EXIT_USAGE } from './errors';
@@ -247,6 +248,58 @@ export function createProgram(
               aliasReport: options.aliasReport ?? false,
               allocators: options.allocator,
               print: options.print ?? false,
+            },
+            io,
+          ),
+        );
+      },
+    );
+
+  program
+    .command('cfa')
+    .description("0CFA of a Scheme program, or of EigenCFA matrices (POPL'11): flow sets and callees")
+    .argument('[file.scm]', 'a Scheme program')
+    .option('--matrices <dir>', 'a data-folder program: program-params.lst, Fun.mat, Arg1.mat, Arg2.mat')
+    .addOption(
+      new Option('--engine <engine>', 'engine to solve on (auto: WebGPU when an adapter is found)')
+        .choices(['auto', 'cpu', 'webgpu'])
+        .default('auto'),
+    )
+    .addOption(
+      new Option('--booleans <encoding>', '#t/#f as Church booleans (as the data folder) or basic values')
+        .choices(['church', 'basic'])
+        .default('church'),
+    )
+    .option(
+      '--json',
+      'print one JSON object: engine, sizes, timings, "store" (rows of sorted lambda ids), flow sets',
+    )
+    .addHelpText('after', '\nExit status: 0 when analyzed, 1 on an error (positions name file:line:column).')
+    .action(
+      async (
+        file: string | undefined,
+        options: {
+          matrices?: string;
+          engine: 'auto' | 'cpu' | 'webgpu';
+          booleans: 'church' | 'basic';
+          json?: boolean;
+        },
+        command: Command,
+      ) => {
+        if ((file === undefined) === (options.matrices === undefined)) {
+          command.error('give a Scheme file or --matrices <dir> (one of them)', {
+            exitCode: EXIT_USAGE,
+            code: 'gpumorph.missingInput',
+          });
+        }
+        setStatus(
+          await runCfa(
+            {
+              file,
+              matrices: options.matrices,
+              engine: options.engine,
+              json: options.json ?? false,
+              booleans: options.booleans,
             },
             io,
           ),

@@ -1,4 +1,5 @@
 import { andersenBench, llvmBench } from '@gpumorph/andersen/bench';
+import { eigencfaBench } from '@gpumorph/eigencfa/bench';
 import { allocatorBench, type BenchSuite } from '@gpumorph/gpu-allocator/bench';
 import { primitivesBench } from '@gpumorph/gpu-primitives/bench';
 import { octagonBench } from '@gpumorph/octagon/bench';
@@ -6,7 +7,7 @@ import { sparseBitVectorBench } from '@gpumorph/sparse-bitvector/bench';
 
 /**
  * The benchmark suites `gpumorph bench` knows, by the name given on the command line. Each package
- * with a benchmark adds its suite here (`eigencfa` and `octagon` to come).
+ * with a benchmark adds its suite here.
  *
  * @example
  * ```ts
@@ -20,6 +21,7 @@ export const benchSuites: Readonly<Record<string, BenchSuite>> = {
   'sparse-bitvector': sparseBitVectorBench,
   andersen: andersenBench,
   llvm: llvmBench,
+  eigencfa: eigencfaBench,
   octagon: octagonBench,
 };
 

@@ -1,0 +1,15 @@
+;; call/cc for early exit and generators; set! on captured state.
+(define (find-first pred lst)
+  (call/cc
+    (lambda (return)
+      (for-each (lambda (x) (when (pred x) (return x))) lst)
+      #f)))
+(define saved #f)
+(define counter 0)
+(define (next!)
+  (set! counter (+ counter 1))
+  counter)
+(define (remember k) (set! saved k) k)
+(display (find-first (lambda (x) (> x 2)) '(1 2 3 4)))
+(call-with-current-continuation remember)
+(display (next!))

@@ -1,0 +1,13 @@
+;; Higher-order combinators: compose, curry, map with a lambda, quasiquote, strings and chars.
+(define (compose . fs)
+  (if (null? fs)
+      (lambda (x) x)
+      (lambda (x) ((car fs) ((apply compose (cdr fs)) x)))))
+(define (curry f x) (lambda (y) (f x y)))
+(define add1 (curry + 1))
+(define double (lambda (x) (* 2 x)))
+(define inc-then-double (compose double add1))
+(define results (map (lambda (x) (inc-then-double x)) '(1 2 3)))
+(display `(results ,results ,(string-append "a" "b") #\c))
+(display (and (add1 1) (or #f (double 2))))
+(unless (null? results) (display (double 5)))

@@ -1,0 +1,10 @@
+;; Hand-written continuation-passing style: factorial and Fibonacci with explicit continuations.
+(define (fact-k n k)
+  (if (= n 0) (k 1) (fact-k (- n 1) (lambda (v) (k (* n v))))))
+(define (fib-k n k)
+  (if (< n 2)
+      (k n)
+      (fib-k (- n 1) (lambda (a) (fib-k (- n 2) (lambda (b) (k (+ a b))))))))
+(define (identity x) x)
+(display (fact-k 5 identity))
+(display (fib-k 10 (lambda (v) v)))

@@ -1,0 +1,11 @@
+;; Mutually recursive procedures, internal definitions and a higher-order driver.
+(define (my-even? n) (if (= n 0) #t (my-odd? (- n 1))))
+(define (my-odd? n) (if (= n 0) #f (my-even? (- n 1))))
+(define (count-if pred lst)
+  (define (go lst acc)
+    (cond ((null? lst) acc)
+          ((pred (car lst)) (go (cdr lst) (+ acc 1)))
+          (else (go (cdr lst) acc))))
+  (go lst 0))
+(display (count-if my-even? '(1 2 3 4)))
+(display (count-if my-odd? '(1 2 3)))

@@ -1,0 +1,13 @@
+;; A regular-expression matcher with continuations (success and failure procedures).
+(define (match-char c) (lambda (s k) (and (pair? s) (char=? (car s) c) (k (cdr s)))))
+(define (match-any) (lambda (s k) (and (pair? s) (k (cdr s)))))
+(define (seq r1 r2) (lambda (s k) (r1 s (lambda (rest) (r2 rest k)))))
+(define (alt r1 r2) (lambda (s k) (or (r1 s k) (r2 s k))))
+(define (star r)
+  (define (loop s k) (or (k s) (r s (lambda (rest) (loop rest k)))))
+  loop)
+(define (matches? r str) (r (string->list str) null?))
+(define ab* (seq (match-char #\a) (star (match-char #\b))))
+(define pattern (alt ab* (seq (match-any) (match-char #\c))))
+(display (matches? pattern "abbb"))
+(display (matches? pattern "xc"))

@@ -1,0 +1,11 @@
+;; The Gabriel benchmarks' tak and a deriv-like symbolic differentiator.
+(define (tak x y z)
+  (if (not (< y x)) z (tak (tak (- x 1) y z) (tak (- y 1) z x) (tak (- z 1) x y))))
+(define (deriv e)
+  (cond ((number? e) 0)
+        ((symbol? e) (if (eq? e 'x) 1 0))
+        ((eq? (car e) '+) (list '+ (deriv (cadr e)) (deriv (caddr e))))
+        ((eq? (car e) '*) (list '+ (list '* (cadr e) (deriv (caddr e))) (list '* (deriv (cadr e)) (caddr e))))
+        (else (error "bad expression" e))))
+(display (tak 18 12 6))
+(display (deriv '(+ (* x x) 3)))

@@ -1,0 +1,170 @@
+import { readFile } from 'node:fs/promises';
+import {
+  analyzeScheme,
+  type CfaEngine,
+  type CfaResult,
+  type CfaStatistics,
+  type FlowValue,
+  flowValueText,
+  readMatricesDir,
+  type SourceResults,
+  solveCfa,
+} from '@gpumorph/eigencfa';
+import { acquireGpu, type GpuContext } from '@gpumorph/gpu-allocator';
+import { formatNumber } from '../format';
+import { type CliIo, colorsFor } from '../io';
+import { createProgress } from '../progress';
+
+/** Options of `gpumorph cfa`. */
+export interface CfaOptions {
+  /** A Scheme program (unless `matrices` is given). */
+  readonly file?: string | undefined;
+  /** A data-folder directory (`program-params.lst`, `Fun.mat`, `Arg1.mat`, `Arg2.mat`). */
+  readonly matrices?: string | undefined;
+  readonly engine: CfaEngine;
+  readonly json: boolean;
+  /** `#t`/`#f` as Church booleans (default, as the data folder) or as basic values. */
+  readonly booleans?: 'church' | 'basic' | undefined;
+}
+
+/** What `gpumorph cfa --json` prints. */
+export interface CfaReport {
+  readonly input: { readonly kind: 'scheme' | 'matrices'; readonly path: string };
+  readonly engine: 'cpu' | 'webgpu';
+  /** The WebGPU adapter, or null when the CPU engine ran. */
+  readonly adapter: string | null;
+  readonly sizes: {
+    readonly lams: number;
+    readonly vars: number;
+    readonly calls: number;
+    readonly terms: number;
+    readonly storeEntries: number;
+  };
+  readonly timings: {
+    readonly compileMs: number | null;
+    readonly setupMs: number;
+    readonly solveMs: number;
+    readonly readbackMs: number;
+  };
+  readonly counters: Readonly<Record<string, number>>;
+  /** The fixpoint: row r's lambda ids, sorted (rows in the data folder's numbering). */
+  readonly store: number[][];
+  /** Scheme input only: flow sets of source variables and callees of source call sites. */
+  readonly variables?: { name: string; pos: string; row: number; flow: string[] }[];
+  readonly callSites?: { operator: string; pos: string; call: number; callees: string[] }[];
+}
+
+async function gpuFor(engine: CfaEngine): Promise<GpuContext | null> {
+  if (engine === 'cpu') return null;
+  return acquireGpu(engine === 'webgpu' ? { require: true } : {});
+}
+
+/**
+ * `gpumorph cfa`: 0CFA of a Scheme program (flow sets by source variable, callees by call site)
+ * or of a data-folder program given as matrices; `--json` prints the fixpoint as `"store"`.
+ * Returns the exit status.
+ *
+ * @example
+ * ```ts
+ * await runCfa({ file: 'examples/eigencfa/church.scm', engine: 'cpu', json: true }, processIo());
+ * ```
+ */
+export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
+  const c = colorsFor(io);
+  const log = (line: string) => io.stderr.write(`${c.dim(line)}\n`);
+  const gpu = await gpuFor(options.engine);
+  try {
+    const progress = createProgress(
+      'cfa',
+      1,
+      io.stderr.isTTY ? { stream: io.stderr as NodeJS.WriteStream } : {},
+    );
+    const hooks = {
+      engine: options.engine,
+      gpu,
+      onSolver: (solver: { on(event: 'iteration', f: (e: { iteration: number }) => void): unknown }) => {
+        solver.on('iteration', (e) => {
+          progress.setTotal(e.iteration + 1);
+          progress.update(e.iteration, `cfa ${e.iteration}`);
+        });
+      },
+    };
+    let result: CfaResult;
+    let source: SourceResults | undefined;
+    let compileMs: number | null = null;
+    let input: CfaReport['input'];
+    try {
+      if (options.matrices !== undefined) {
+        input = { kind: 'matrices', path: options.matrices };
+        const m = await readMatricesDir(options.matrices);
+        log(`cfa: ${m.lams.toLocaleString('en-US')} lambdas, ${m.calls.toLocaleString('en-US')} calls from ${options.matrices}`);
+        result = await solveCfa(m, { engine: options.engine, gpu });
+      } else {
+        const file = options.file as string;
+        input = { kind: 'scheme', path: file };
+        const text = await readFile(file, 'utf8');
+        const analysis = await analyzeScheme(text, {
+          ...hooks,
+          file,
+          ...(options.booleans ? { booleans: options.booleans } : {}),
+        } as never);
+        result = analysis;
+        source = analysis.source;
+        compileMs = analysis.compileMs;
+      }
+    } finally {
+      progress.stop();
+    }
+    const s: CfaStatistics = result.statistics;
+    const report: CfaReport = {
+      input,
+      engine: s.engine,
+      adapter: s.engine === 'webgpu' && gpu ? String(gpu) : null,
+      sizes: { lams: s.lams, vars: s.vars, calls: s.calls, terms: s.terms, storeEntries: s.storeEntries },
+      timings: { compileMs, setupMs: s.setupMs, solveMs: s.solveMs, readbackMs: s.readbackMs },
+      counters: s.counters,
+      store: result.store.toArrays(),
+      ...(source
+        ? {
+            variables: source.variables.map((v) => ({
+              name: v.name,
+              pos: v.pos,
+              row: v.row,
+              flow: v.flow.map(flowValueText),
+            })),
+            callSites: source.callSites.map((k) => ({
+              operator: k.operator,
+              pos: k.pos,
+              call: k.call,
+              callees: k.callees.map(flowValueText),
+            })),
+          }
+        : {}),
+    };
+    if (options.json) {
+      io.stdout.write(`${JSON.stringify(report)}\n`);
+      return 0;
+    }
+    const lines = [
+      `engine          ${report.engine}${report.adapter ? ` (${report.adapter})` : ''}`,
+      `program         ${formatNumber(s.lams)} lambdas, ${formatNumber(s.vars)} variables, ${formatNumber(s.calls)} calls (${formatNumber(s.terms)} terms)`,
+      `store           ${formatNumber(s.storeEntries)} entries`,
+      `time            ${compileMs !== null ? `front end ${formatNumber(compileMs)} ms, ` : ''}solve ${formatNumber(s.solveMs)} ms` +
+        (s.engine === 'webgpu'
+          ? ` (+ setup ${formatNumber(s.setupMs)} ms, readback ${formatNumber(s.readbackMs)} ms)`
+          : ''),
+    ];
+    io.stdout.write(`${lines.join('\n')}\n`);
+    if (source) {
+      const show = (vs: readonly FlowValue[]) => `{${vs.map(flowValueText).join(', ')}}`;
+      io.stdout.write('\nflow sets of source variables:\n');
+      for (const v of source.variables) io.stdout.write(`  ${v.name}@${v.pos} ← ${show(v.flow)}\n`);
+      io.stdout.write('\ncallees of source call sites:\n');
+      for (const k of source.callSites)
+        io.stdout.write(`  (${k.operator} …)@${k.pos} → ${show(k.callees)}\n`);
+    }
+    return 0;
+  } finally {
+    gpu?.destroy();
+  }
+}

@@ -1,0 +1,865 @@
+/**
+ * The expander: Scheme data → the core language the CPS converter takes. It resolves every name to
+ * a unique {@link SourceVar} (alpha-renaming), turns derived forms into core ones, and rejects what
+ * it does not support with the form's position.
+ *
+ * Core forms: variable reference, `lambda` with fixed parameters, unary application (n-ary calls
+ * are curried here), `if`, `set!`, sequential binding (`letrec`/`define`), sequencing, constants,
+ * primitive application, `call/cc` and halting (`error`, `exit`).
+ * @module
+ */
+import { SchemeSyntaxError, type SourcePos } from '../errors';
+import { HIGHER_ORDER, PRIMITIVES } from './primitives';
+import { type Datum, datumToString, readScheme } from './reader';
+import { runTrampoline, type Tramp } from './trampoline';
+
+/** What a source variable was bound by. */
+export type SourceVarKind = 'parameter' | 'let' | 'define' | 'synthetic';
+
+/** A variable after alpha-renaming: one per binding occurrence in the source. */
+export interface SourceVar {
+  readonly name: string;
+  /** Unique among the program's variables. */
+  readonly id: number;
+  readonly pos: SourcePos;
+  readonly kind: SourceVarKind;
+  /** Assigned by some `set!` (such variables are read through a write procedure, §5.2.2). */
+  mutable: boolean;
+}
+
+/** Where a lambda term of the core (and then of the CPS program) comes from. */
+export type LambdaOrigin =
+  | { readonly kind: 'lambda'; readonly pos: SourcePos; readonly name?: string | undefined }
+  | { readonly kind: 'primitive'; readonly pos: SourcePos; readonly name: string }
+  | { readonly kind: 'absorb'; readonly pos: SourcePos }
+  | { readonly kind: 'thunk'; readonly pos: SourcePos };
+
+/** A source call site (an application in the program text). */
+export interface SourceCallSite {
+  readonly id: number;
+  readonly pos: SourcePos;
+  /** The operator as written (shortened). */
+  readonly operator: string;
+  readonly argumentCount: number;
+}
+
+/** The core language. */
+export type Core =
+  | { readonly k: 'ref'; readonly v: SourceVar; readonly pos: SourcePos }
+  | {
+      readonly k: 'lam';
+      readonly params: readonly SourceVar[];
+      readonly body: Core;
+      readonly pos: SourcePos;
+      readonly origin: LambdaOrigin;
+    }
+  | {
+      readonly k: 'app';
+      readonly fn: Core;
+      readonly arg: Core | null;
+      readonly pos: SourcePos;
+      readonly site?: SourceCallSite;
+    }
+  | { readonly k: 'if'; readonly c: Core; readonly t: Core; readonly e: Core; readonly pos: SourcePos }
+  | { readonly k: 'set'; readonly v: SourceVar; readonly e: Core; readonly pos: SourcePos }
+  | { readonly k: 'bind'; readonly v: SourceVar; readonly init: Core; readonly body: Core }
+  | { readonly k: 'seq'; readonly first: Core; readonly rest: Core }
+  | { readonly k: 'const'; readonly value: 'basic' | 'true' | 'false'; readonly pos: SourcePos }
+  | { readonly k: 'prim'; readonly name: string; readonly args: readonly Core[]; readonly pos: SourcePos }
+  | { readonly k: 'callcc'; readonly f: Core; readonly pos: SourcePos }
+  | { readonly k: 'halt'; readonly args: readonly Core[]; readonly pos: SourcePos };
+
+/** What {@link expandProgram} returns. */
+export interface ExpandedProgram {
+  readonly body: Core;
+  readonly variables: readonly SourceVar[];
+  readonly callSites: readonly SourceCallSite[];
+}
+
+type Binding = SourceVar | 'primitive';
+
+const SPECIAL = new Set([
+  'quote',
+  'quasiquote',
+  'unquote',
+  'unquote-splicing',
+  'lambda',
+  'define',
+  'let',
+  'let*',
+  'letrec',
+  'letrec*',
+  'if',
+  'cond',
+  'case',
+  'and',
+  'or',
+  'when',
+  'unless',
+  'do',
+  'begin',
+  'set!',
+  'call/cc',
+  'call-with-current-continuation',
+  'apply',
+  'error',
+  'else',
+  '=>',
+  'named-lambda',
+  'delay',
+  'force',
+  'define-syntax',
+  'let-syntax',
+  'letrec-syntax',
+  'syntax-rules',
+  'let-values',
+  'call-with-values',
+  'dynamic-wind',
+  'define-record-type',
+  'guard',
+  'parameterize',
+  'case-lambda',
+  'define-values',
+  'assert',
+]);
+const UNSUPPORTED = new Set([
+  'delay',
+  'force',
+  'define-syntax',
+  'let-syntax',
+  'letrec-syntax',
+  'syntax-rules',
+  'let-values',
+  'call-with-values',
+  'dynamic-wind',
+  'define-record-type',
+  'guard',
+  'parameterize',
+  'case-lambda',
+  'define-values',
+]);
+
+/**
+ * Reads and expands a Scheme program (a sequence of top-level forms; `define`s are mutually
+ * recursive, the value is the last expression's).
+ *
+ * @example
+ * ```ts
+ * const p = expandProgram('(define (id x) x) (id id)', 'id.scm');
+ * p.variables.map((v) => v.name); // ['id', 'x']
+ * ```
+ */
+export function expandProgram(text: string, file = '<input>'): ExpandedProgram {
+  const data = readScheme(text, file);
+  const expander = new Expander();
+  const start = data[0]?.pos ?? { file, line: 1, column: 1 };
+  const body = runTrampoline(expander.body(data, start));
+  return { body, variables: expander.variables, callSites: expander.callSites };
+}
+
+const isSym = (d: Datum | undefined, name?: string): d is Extract<Datum, { t: 'sym' }> =>
+  d !== undefined && d.t === 'sym' && (name === undefined || d.name === name);
+const isList = (d: Datum | undefined): d is Extract<Datum, { t: 'list' }> =>
+  d !== undefined && d.t === 'list';
+
+class Expander {
+  readonly variables: SourceVar[] = [];
+  readonly callSites: SourceCallSite[] = [];
+  readonly #env = new Map<string, Binding[]>();
+  #tmp = 0;
+
+  fail(pos: SourcePos, reason: string): never {
+    throw new SchemeSyntaxError(pos, reason);
+  }
+
+  fresh(name: string, pos: SourcePos, kind: SourceVarKind): SourceVar {
+    const v: SourceVar = { name, id: this.variables.length, pos, kind, mutable: false };
+    this.variables.push(v);
+    return v;
+  }
+
+  bind(v: SourceVar): void {
+    let list = this.#env.get(v.name);
+    if (!list) {
+      list = [];
+      this.#env.set(v.name, list);
+    }
+    list.push(v);
+  }
+
+  unbind(vs: readonly SourceVar[]): void {
+    for (const v of vs) this.#env.get(v.name)?.pop();
+  }
+
+  lookup(name: string): Binding | undefined {
+    const list = this.#env.get(name);
+    if (list && list.length > 0) return list[list.length - 1];
+    return PRIMITIVES.has(name) ? 'primitive' : undefined;
+  }
+
+  /** Whether `name` at the head of a form means the special form (not shadowed by a variable). */
+  special(name: string): boolean {
+    if (!SPECIAL.has(name)) return false;
+    const list = this.#env.get(name);
+    return !list || list.length === 0;
+  }
+
+  temp(pos: SourcePos): SourceVar {
+    return this.fresh(`%t${this.#tmp++}`, pos, 'synthetic');
+  }
+
+  items(d: Extract<Datum, { t: 'list' }>, what: string): Datum[] {
+    if (d.tail !== null) this.fail(d.tail.pos, `${what}: unexpected dotted list`);
+    return d.items;
+  }
+
+  // ---- bodies: internal defines become sequential (letrec*) bindings ------------------------------
+
+  *body(forms: readonly Datum[], pos: SourcePos): Tramp<Core> {
+    // Splice `begin`s at body level, collect the defined names.
+    const flat: Datum[] = [];
+    const stack = [...forms].reverse();
+    while (stack.length > 0) {
+      const f = stack.pop() as Datum;
+      if (isList(f) && isSym(f.items[0], 'begin') && this.special('begin') && f.tail === null) {
+        for (let i = f.items.length - 1; i >= 1; i--) stack.push(f.items[i] as Datum);
+      } else flat.push(f);
+    }
+    const defined: { v: SourceVar; init: Datum | null; lambda: Datum | null; form: Datum }[] = [];
+    const order: ({ def: number } | { expr: Datum })[] = [];
+    const seen = new Map<string, number>();
+    for (const f of flat) {
+      if (isList(f) && isSym(f.items[0], 'define') && this.special('define')) {
+        const { name, namePos, value } = this.parseDefine(f);
+        const again = seen.get(name);
+        if (again !== undefined) {
+          // A second define of the same name is an assignment.
+          order.push({
+            expr: {
+              t: 'list',
+              items: [{ t: 'sym', name: 'set!', pos: f.pos }, { t: 'sym', name, pos: namePos }, value],
+              tail: null,
+              pos: f.pos,
+            },
+          });
+          continue;
+        }
+        const v = this.fresh(name, namePos, 'define');
+        seen.set(name, defined.length);
+        order.push({ def: defined.length });
+        defined.push({ v, init: value, lambda: null, form: f });
+      } else order.push({ expr: f });
+    }
+    const vars = defined.map((d) => d.v);
+    for (const v of vars) this.bind(v);
+    // Build from the end: the value of a body is its last expression (void if it ends in a define).
+    const parts: ({ bind: SourceVar; init: Core } | { expr: Core })[] = [];
+    for (const item of order) {
+      if ('def' in item) {
+        const d = defined[item.def] as (typeof defined)[number];
+        const init = (yield this.expr(d.init as Datum, d.v.name)) as Core;
+        parts.push({ bind: d.v, init });
+      } else parts.push({ expr: (yield this.expr(item.expr)) as Core });
+    }
+    this.unbind(vars);
+    let result: Core;
+    const last = parts[parts.length - 1];
+    if (last === undefined || 'bind' in last) result = { k: 'const', value: 'basic', pos };
+    else {
+      parts.pop();
+      result = last.expr;
+    }
+    for (let i = parts.length - 1; i >= 0; i--) {
+      const p = parts[i] as (typeof parts)[number];
+      result =
+        'bind' in p
+          ? { k: 'bind', v: p.bind, init: p.init, body: result }
+          : { k: 'seq', first: p.expr, rest: result };
+    }
+    return result;
+  }
+
+  parseDefine(f: Extract<Datum, { t: 'list' }>): { name: string; namePos: SourcePos; value: Datum } {
+    const items = this.items(f, 'define');
+    let target = items[1];
+    if (target === undefined) this.fail(f.pos, 'define: missing name');
+    let body: Datum[] = items.slice(2);
+    // (define ((f a) b) …) curried defines, (define (f . args) …)
+    while (isList(target)) {
+      const head: Datum | undefined = target.items[0];
+      if (head === undefined) this.fail(target.pos, 'define: empty procedure header');
+      const formals: Datum = { t: 'list', items: target.items.slice(1), tail: target.tail, pos: target.pos };
+      const lam: Datum = {
+        t: 'list',
+        items: [{ t: 'sym', name: 'lambda', pos: target.pos }, formals, ...body],
+        tail: null,
+        pos: f.pos,
+      };
+      body = [lam];
+      target = head;
+    }
+    if (!isSym(target)) this.fail(target.pos, `define: expected a name, got ${datumToString(target)}`);
+    if (body.length === 0)
+      return { name: target.name, namePos: target.pos, value: { t: 'sym', name: '%void', pos: f.pos } };
+    if (body.length > 1) this.fail(f.pos, 'define: more than one expression');
+    return { name: target.name, namePos: target.pos, value: body[0] as Datum };
+  }
+
+  // ---- expressions ---------------------------------------------------------------------------
+
+  *exprs(ds: readonly Datum[]): Tramp<Core[]> {
+    const out: Core[] = [];
+    for (const d of ds) out.push((yield this.expr(d)) as Core);
+    return out;
+  }
+
+  *expr(d: Datum, name?: string): Tramp<Core> {
+    switch (d.t) {
+      case 'num':
+      case 'str':
+      case 'char':
+      case 'vec':
+        return { k: 'const', value: 'basic', pos: d.pos };
+      case 'bool':
+        return { k: 'const', value: d.value ? 'true' : 'false', pos: d.pos };
+      case 'sym': {
+        if (d.name === '%void') return { k: 'const', value: 'basic', pos: d.pos };
+        const b = this.lookup(d.name);
+        if (b === undefined) {
+          if (SPECIAL.has(d.name)) this.fail(d.pos, `'${d.name}' is a special form, not a value`);
+          this.fail(d.pos, `unbound variable '${d.name}'`);
+        }
+        if (b === 'primitive') return this.primitiveValue(d.name, d.pos);
+        return { k: 'ref', v: b, pos: d.pos };
+      }
+      case 'list':
+        break;
+    }
+    const head = d.items[0];
+    if (head === undefined) this.fail(d.pos, 'empty combination ()');
+    if (isSym(head) && this.special(head.name)) return (yield this.special_(head.name, d, name)) as Core;
+    // Application.
+    const items = this.items(d, 'application');
+    if (isSym(head) && this.lookup(head.name) === 'primitive') {
+      const args = (yield this.exprs(items.slice(1))) as Core[];
+      const ho = HIGHER_ORDER[head.name];
+      if (ho !== undefined && args[ho.fn] !== undefined) return this.higherOrder(head.name, ho, args, d.pos);
+      return { k: 'prim', name: head.name, args, pos: d.pos };
+    }
+    const fn = (yield this.expr(head)) as Core;
+    const args = (yield this.exprs(items.slice(1))) as Core[];
+    const site: SourceCallSite = {
+      id: this.callSites.length,
+      pos: d.pos,
+      operator: datumToString(head).slice(0, 40),
+      argumentCount: args.length,
+    };
+    this.callSites.push(site);
+    return curriedApp(fn, args, d.pos, site);
+  }
+
+  /** A primitive used as a value: a procedure of any arity returning a basic value. */
+  primitiveValue(name: string, pos: SourcePos): Core {
+    return this.restLambda([], this.temp(pos), { k: 'const', value: 'basic', pos }, pos, {
+      kind: 'primitive',
+      pos,
+      name,
+    });
+  }
+
+  /** `(map f l …)` and the like: the procedure is called with basic values, the result is basic. */
+  higherOrder(name: string, ho: { fn: number; arity: number }, args: Core[], pos: SourcePos): Core {
+    const arity = ho.arity < 0 ? Math.max(1, args.length - 1) : ho.arity;
+    const fn = args[ho.fn] as Core;
+    const basics: Core[] = Array.from(
+      { length: arity },
+      () => ({ k: 'const', value: 'basic', pos }) as const,
+    );
+    const call = curriedApp(fn, basics, pos, undefined);
+    const others = args.filter((_, i) => i !== ho.fn);
+    return { k: 'prim', name, args: [...others, call], pos };
+  }
+
+  /**
+   * `(lambda (p … . rest) body)`: rest arguments are lists, i.e. basic values. After the fixed
+   * parameters the procedure either runs its body or returns an absorber that takes one more
+   * argument and makes the same choice again, so a call with any number of extra arguments
+   * reaches the body with the right continuation.
+   */
+  restLambda(params: SourceVar[], rest: SourceVar, body: Core, pos: SourcePos, origin: LambdaOrigin): Core {
+    const thunk = this.temp(pos);
+    const absorb = this.temp(pos);
+    const x = this.temp(pos);
+    const choose = (): Core => ({
+      k: 'if',
+      c: { k: 'const', value: 'basic', pos },
+      t: curriedApp({ k: 'ref', v: thunk, pos }, [], pos, undefined),
+      e: { k: 'ref', v: absorb, pos },
+      pos,
+    });
+    const inner: Core = {
+      k: 'bind',
+      v: rest,
+      init: { k: 'const', value: 'basic', pos },
+      body: {
+        k: 'bind',
+        v: thunk,
+        init: { k: 'lam', params: [], body, pos, origin: { kind: 'thunk', pos } },
+        body: {
+          k: 'bind',
+          v: absorb,
+          init: { k: 'lam', params: [x], body: choose(), pos, origin: { kind: 'absorb', pos } },
+          body: choose(),
+        },
+      },
+    };
+    return { k: 'lam', params: params.length > 0 ? params : [this.temp(pos)], body: inner, pos, origin };
+  }
+
+  *lambda(
+    d: Extract<Datum, { t: 'list' }>,
+    formals: Datum | undefined,
+    bodyForms: Datum[],
+    name?: string,
+  ): Tramp<Core> {
+    if (formals === undefined) this.fail(d.pos, 'lambda: missing parameter list');
+    const params: SourceVar[] = [];
+    let rest: SourceVar | null = null;
+    const names = new Set<string>();
+    const param = (p: Datum): SourceVar => {
+      if (!isSym(p)) this.fail(p.pos, `lambda: parameter must be a name, got ${datumToString(p)}`);
+      if (names.has(p.name)) this.fail(p.pos, `lambda: duplicate parameter '${p.name}'`);
+      names.add(p.name);
+      return this.fresh(p.name, p.pos, 'parameter');
+    };
+    if (isSym(formals)) rest = param(formals);
+    else if (isList(formals)) {
+      for (const p of formals.items) params.push(param(p));
+      if (formals.tail !== null) rest = param(formals.tail);
+    } else this.fail(formals.pos, `lambda: bad parameter list ${datumToString(formals)}`);
+    if (bodyForms.length === 0) this.fail(d.pos, 'lambda: empty body');
+    const all = rest ? [...params, rest] : params;
+    for (const v of all) this.bind(v);
+    const body = (yield this.body(bodyForms, d.pos)) as Core;
+    this.unbind(all);
+    const origin: LambdaOrigin = { kind: 'lambda', pos: d.pos, name };
+    if (rest) return this.restLambda(params, rest, body, d.pos, origin);
+    return { k: 'lam', params, body, pos: d.pos, origin };
+  }
+
+  *special_(name: string, d: Extract<Datum, { t: 'list' }>, defName?: string): Tramp<Core> {
+    const pos = d.pos;
+    if (UNSUPPORTED.has(name)) this.fail(pos, `unsupported form '${name}'`);
+    const items = this.items(d, name);
+    const basic: Core = { k: 'const', value: 'basic', pos };
+    switch (name) {
+      case 'quote': {
+        if (items.length !== 2) this.fail(pos, 'quote: expected one datum');
+        const q = items[1] as Datum;
+        if (q.t === 'bool') return { k: 'const', value: q.value ? 'true' : 'false', pos };
+        return basic;
+      }
+      case 'quasiquote': {
+        if (items.length !== 2) this.fail(pos, 'quasiquote: expected one datum');
+        const unquoted: Datum[] = [];
+        const walk: { d: Datum; depth: number }[] = [{ d: items[1] as Datum, depth: 1 }];
+        while (walk.length > 0) {
+          const { d: x, depth } = walk.pop() as { d: Datum; depth: number };
+          if (x.t === 'vec') for (const y of x.items) walk.push({ d: y, depth });
+          if (x.t !== 'list') continue;
+          const h = x.items[0];
+          if (isSym(h, 'unquote') || isSym(h, 'unquote-splicing')) {
+            if (depth === 1) {
+              if (x.items[1] !== undefined) unquoted.push(x.items[1]);
+              continue;
+            }
+            for (const y of x.items.slice(1)) walk.push({ d: y, depth: depth - 1 });
+            continue;
+          }
+          const inner = isSym(h, 'quasiquote') ? depth + 1 : depth;
+          for (const y of x.items) walk.push({ d: y, depth: inner });
+          if (x.tail) walk.push({ d: x.tail, depth: inner });
+        }
+        unquoted.reverse();
+        return { k: 'prim', name: 'quasiquote', args: (yield this.exprs(unquoted)) as Core[], pos };
+      }
+      case 'unquote':
+      case 'unquote-splicing':
+      case 'else':
+      case '=>':
+        return this.fail(pos, `'${name}' outside its context`);
+      case 'lambda':
+        return (yield this.lambda(d, items[1], items.slice(2), defName)) as Core;
+      case 'named-lambda': {
+        const h = items[1];
+        if (!isList(h) || !isSym(h.items[0])) this.fail(pos, 'named-lambda: expected (name . formals)');
+        const formals: Datum = { t: 'list', items: h.items.slice(1), tail: h.tail, pos: h.pos };
+        return (yield this.lambda(d, formals, items.slice(2), (h.items[0] as { name: string }).name)) as Core;
+      }
+      case 'define':
+        return this.fail(pos, 'define is only allowed at the top level or at the start of a body');
+      case 'begin':
+        if (items.length === 1) return basic;
+        return (yield this.sequence(items.slice(1), pos)) as Core;
+      case 'if': {
+        if (items.length !== 3 && items.length !== 4) this.fail(pos, 'if: expected (if test then [else])');
+        const c = (yield this.expr(items[1] as Datum)) as Core;
+        const t = (yield this.expr(items[2] as Datum)) as Core;
+        const e = items[3] ? ((yield this.expr(items[3])) as Core) : basic;
+        return { k: 'if', c, t, e, pos };
+      }
+      case 'set!': {
+        const target = items[1];
+        if (items.length !== 3 || !isSym(target)) this.fail(pos, 'set!: expected (set! name expression)');
+        const b = this.lookup(target.name);
+        if (b === undefined) this.fail(target.pos, `set!: unbound variable '${target.name}'`);
+        const e = (yield this.expr(items[2] as Datum)) as Core;
+        if (b === 'primitive') return { k: 'prim', name: 'set!', args: [e], pos };
+        b.mutable = true;
+        return { k: 'set', v: b, e, pos };
+      }
+      case 'let': {
+        if (isSym(items[1])) return (yield this.namedLet(d, items)) as Core;
+        const bindings = this.bindings(items[1], 'let', pos);
+        if (bindings.length === 0) return (yield this.body(items.slice(2), pos)) as Core;
+        // ((lambda (v …) body …) init …), as the data folder's preprocessor does.
+        const inits = (yield this.exprs(bindings.map((b) => b.init))) as Core[];
+        const params = bindings.map((b) => this.fresh(b.name, b.pos, 'let'));
+        for (const v of params) this.bind(v);
+        const body = (yield this.body(items.slice(2), pos)) as Core;
+        this.unbind(params);
+        const lam: Core = { k: 'lam', params, body, pos, origin: { kind: 'lambda', pos, name: 'let' } };
+        return curriedApp(lam, inits, pos, undefined);
+      }
+      case 'let*': {
+        const bindings = this.bindings(items[1], 'let*', pos);
+        if (bindings.length <= 1) {
+          const rewritten: Datum = {
+            t: 'list',
+            items: [{ t: 'sym', name: 'let', pos }, ...items.slice(1)],
+            tail: null,
+            pos,
+          };
+          return (yield this.special_('let', rewritten as Extract<Datum, { t: 'list' }>)) as Core;
+        }
+        const [first, ...others] = (items[1] as Extract<Datum, { t: 'list' }>).items;
+        const inner: Datum = {
+          t: 'list',
+          items: [
+            { t: 'sym', name: 'let*', pos },
+            { t: 'list', items: others, tail: null, pos },
+            ...items.slice(2),
+          ],
+          tail: null,
+          pos,
+        };
+        const outer: Datum = {
+          t: 'list',
+          items: [
+            { t: 'sym', name: 'let', pos },
+            { t: 'list', items: [first as Datum], tail: null, pos },
+            inner,
+          ],
+          tail: null,
+          pos,
+        };
+        return (yield this.special_('let', outer as Extract<Datum, { t: 'list' }>)) as Core;
+      }
+      case 'letrec':
+      case 'letrec*': {
+        const bindings = this.bindings(items[1], name, pos);
+        const vars = bindings.map((b) => this.fresh(b.name, b.pos, 'let'));
+        for (const v of vars) this.bind(v);
+        const inits: Core[] = [];
+        for (let i = 0; i < bindings.length; i++)
+          inits.push(
+            (yield this.expr((bindings[i] as { init: Datum }).init, (vars[i] as SourceVar).name)) as Core,
+          );
+        let body = (yield this.body(items.slice(2), pos)) as Core;
+        this.unbind(vars);
+        for (let i = vars.length - 1; i >= 0; i--)
+          body = { k: 'bind', v: vars[i] as SourceVar, init: inits[i] as Core, body };
+        return body;
+      }
+      case 'and':
+      case 'or': {
+        if (items.length === 1) return { k: 'const', value: name === 'and' ? 'true' : 'false', pos };
+        const parts = (yield this.exprs(items.slice(1))) as Core[];
+        let result = parts[parts.length - 1] as Core;
+        for (let i = parts.length - 2; i >= 0; i--) {
+          const p = parts[i] as Core;
+          if (name === 'and')
+            result = { k: 'if', c: p, t: result, e: { k: 'const', value: 'false', pos }, pos };
+          else {
+            const t = this.temp(pos);
+            result = {
+              k: 'bind',
+              v: t,
+              init: p,
+              body: { k: 'if', c: { k: 'ref', v: t, pos }, t: { k: 'ref', v: t, pos }, e: result, pos },
+            };
+          }
+        }
+        return result;
+      }
+      case 'when':
+      case 'unless': {
+        if (items.length < 3) this.fail(pos, `${name}: expected (${name} test expression …)`);
+        const c = (yield this.expr(items[1] as Datum)) as Core;
+        const b = (yield this.sequence(items.slice(2), pos)) as Core;
+        return name === 'when' ? { k: 'if', c, t: b, e: basic, pos } : { k: 'if', c, t: basic, e: b, pos };
+      }
+      case 'cond':
+        return (yield this.cond(items.slice(1), pos)) as Core;
+      case 'case':
+        return (yield this.case_(items, pos)) as Core;
+      case 'do':
+        return (yield this.do_(items, pos)) as Core;
+      case 'call/cc':
+      case 'call-with-current-continuation': {
+        if (items.length !== 2) this.fail(pos, `${name}: expected one procedure`);
+        return { k: 'callcc', f: (yield this.expr(items[1] as Datum)) as Core, pos };
+      }
+      case 'apply':
+        return (yield this.apply(items, pos)) as Core;
+      case 'error':
+        return { k: 'halt', args: (yield this.exprs(items.slice(1))) as Core[], pos };
+      case 'assert':
+        return { k: 'prim', name: 'assert', args: (yield this.exprs(items.slice(1))) as Core[], pos };
+    }
+    return this.fail(pos, `unsupported form '${name}'`);
+  }
+
+  *sequence(forms: readonly Datum[], pos: SourcePos): Tramp<Core> {
+    const parts = (yield this.exprs(forms)) as Core[];
+    let result = (parts.pop() ?? { k: 'const', value: 'basic', pos }) as Core;
+    for (let i = parts.length - 1; i >= 0; i--) result = { k: 'seq', first: parts[i] as Core, rest: result };
+    return result;
+  }
+
+  bindings(
+    d: Datum | undefined,
+    form: string,
+    pos: SourcePos,
+  ): { name: string; pos: SourcePos; init: Datum }[] {
+    if (!isList(d)) this.fail(d?.pos ?? pos, `${form}: expected a list of bindings`);
+    return this.items(d, form).map((b) => {
+      if (!isList(b) || !isSym(b.items[0]) || b.items.length > 2)
+        this.fail(b.pos, `${form}: bad binding ${datumToString(b)}`);
+      const n = b.items[0] as Extract<Datum, { t: 'sym' }>;
+      return { name: n.name, pos: n.pos, init: b.items[1] ?? { t: 'sym', name: '%void', pos: b.pos } };
+    });
+  }
+
+  *namedLet(d: Extract<Datum, { t: 'list' }>, items: Datum[]): Tramp<Core> {
+    const pos = d.pos;
+    const loopName = items[1] as Extract<Datum, { t: 'sym' }>;
+    const bindings = this.bindings(items[2], 'let', pos);
+    const inits = (yield this.exprs(bindings.map((b) => b.init))) as Core[];
+    const loop = this.fresh(loopName.name, loopName.pos, 'let');
+    this.bind(loop);
+    const formals: Datum = {
+      t: 'list',
+      items: bindings.map((b) => ({ t: 'sym', name: b.name, pos: b.pos }) as Datum),
+      tail: null,
+      pos,
+    };
+    const lam = (yield this.lambda(d, formals, items.slice(3), loopName.name)) as Core;
+    this.unbind([loop]);
+    const site: SourceCallSite = {
+      id: this.callSites.length,
+      pos,
+      operator: loopName.name,
+      argumentCount: inits.length,
+    };
+    this.callSites.push(site);
+    return { k: 'bind', v: loop, init: lam, body: curriedApp({ k: 'ref', v: loop, pos }, inits, pos, site) };
+  }
+
+  *cond(clauses: readonly Datum[], pos: SourcePos): Tramp<Core> {
+    if (clauses.length === 0) return { k: 'const', value: 'basic', pos };
+    const [clause, ...rest] = clauses as [Datum, ...Datum[]];
+    if (!isList(clause) || clause.items.length === 0) this.fail(clause.pos, 'cond: bad clause');
+    const parts = this.items(clause, 'cond clause');
+    if (isSym(parts[0], 'else') && this.special('else')) {
+      if (rest.length > 0) this.fail(clause.pos, 'cond: else must be the last clause');
+      return (yield this.sequence(parts.slice(1), clause.pos)) as Core;
+    }
+    const test = (yield this.expr(parts[0] as Datum)) as Core;
+    const otherwise = (yield this.cond(rest, pos)) as Core;
+    if (parts.length === 1) {
+      const t = this.temp(clause.pos);
+      const ref: Core = { k: 'ref', v: t, pos: clause.pos };
+      return {
+        k: 'bind',
+        v: t,
+        init: test,
+        body: { k: 'if', c: ref, t: ref, e: otherwise, pos: clause.pos },
+      };
+    }
+    if (isSym(parts[1], '=>') && this.special('=>')) {
+      if (parts.length !== 3) this.fail(clause.pos, 'cond: expected (test => receiver)');
+      const receiver = (yield this.expr(parts[2] as Datum)) as Core;
+      const t = this.temp(clause.pos);
+      const site: SourceCallSite = {
+        id: this.callSites.length,
+        pos: clause.pos,
+        operator: datumToString(parts[2] as Datum).slice(0, 40),
+        argumentCount: 1,
+      };
+      this.callSites.push(site);
+      const call = curriedApp(receiver, [{ k: 'ref', v: t, pos: clause.pos }], clause.pos, site);
+      return {
+        k: 'bind',
+        v: t,
+        init: test,
+        body: { k: 'if', c: { k: 'ref', v: t, pos: clause.pos }, t: call, e: otherwise, pos: clause.pos },
+      };
+    }
+    const then = (yield this.sequence(parts.slice(1), clause.pos)) as Core;
+    return { k: 'if', c: test, t: then, e: otherwise, pos: clause.pos };
+  }
+
+  *case_(items: Datum[], pos: SourcePos): Tramp<Core> {
+    if (items.length < 2) this.fail(pos, 'case: missing key');
+    const key = (yield this.expr(items[1] as Datum)) as Core;
+    const t = this.temp(pos);
+    const ref: Core = { k: 'ref', v: t, pos };
+    let result: Core = { k: 'const', value: 'basic', pos };
+    const clauses = items.slice(2);
+    for (let i = clauses.length - 1; i >= 0; i--) {
+      const clause = clauses[i] as Datum;
+      if (!isList(clause) || clause.items.length < 2) this.fail(clause.pos, 'case: bad clause');
+      const parts = this.items(clause, 'case clause');
+      const isElse = isSym(parts[0], 'else');
+      if (!isElse && !isList(parts[0])) this.fail(clause.pos, 'case: expected a list of data or else');
+      if (isElse && i !== clauses.length - 1) this.fail(clause.pos, 'case: else must be the last clause');
+      let body: Core;
+      if (isSym(parts[1], '=>')) {
+        const receiver = (yield this.expr(parts[2] as Datum)) as Core;
+        body = curriedApp(receiver, [ref], clause.pos, undefined);
+      } else body = (yield this.sequence(parts.slice(1), clause.pos)) as Core;
+      result = isElse
+        ? body
+        : {
+            k: 'if',
+            c: { k: 'const', value: 'basic', pos: clause.pos },
+            t: body,
+            e: result,
+            pos: clause.pos,
+          };
+    }
+    return { k: 'bind', v: t, init: key, body: result };
+  }
+
+  *do_(items: Datum[], pos: SourcePos): Tramp<Core> {
+    // (do ((v init step) …) (test result …) body …) → (let loop ((v init) …) (if test (begin result …) (begin body … (loop step …))))
+    const specs = items[1];
+    const exit = items[2];
+    if (!isList(specs) || !isList(exit) || exit.items.length === 0)
+      this.fail(pos, 'do: expected (do ((var init step) …) (test result …) body …)');
+    const loop: Datum = { t: 'sym', name: `%do${this.#tmp++}`, pos };
+    const bindings: Datum[] = [];
+    const steps: Datum[] = [];
+    for (const s of specs.items) {
+      if (!isList(s) || !isSym(s.items[0]) || s.items.length < 2 || s.items.length > 3)
+        this.fail(s.pos, 'do: bad variable clause');
+      bindings.push({ t: 'list', items: [s.items[0] as Datum, s.items[1] as Datum], tail: null, pos: s.pos });
+      steps.push(s.items[2] ?? (s.items[0] as Datum));
+    }
+    const sym = (name: string): Datum => ({ t: 'sym', name, pos });
+    const list = (...xs: Datum[]): Datum => ({ t: 'list', items: xs, tail: null, pos });
+    const result = exit.items.length > 1 ? list(sym('begin'), ...exit.items.slice(1)) : sym('%void');
+    const again = list(sym('begin'), ...items.slice(3), list(loop, ...steps));
+    const form = list(
+      sym('let'),
+      loop,
+      list(...bindings),
+      list(sym('if'), exit.items[0] as Datum, result, again),
+    );
+    return (yield this.expr(form)) as Core;
+  }
+
+  *apply(items: Datum[], pos: SourcePos): Tramp<Core> {
+    // (apply f a … lst): f is called with a … and then with any number of further (basic) arguments.
+    if (items.length < 3) this.fail(pos, 'apply: expected (apply procedure argument … list)');
+    const fn = (yield this.expr(items[1] as Datum)) as Core;
+    const args = (yield this.exprs(items.slice(2))) as Core[];
+    const list = args.pop() as Core;
+    const basic: Core = { k: 'const', value: 'basic', pos };
+    const loop = this.temp(pos);
+    const r = this.temp(pos);
+    const site: SourceCallSite = {
+      id: this.callSites.length,
+      pos,
+      operator: datumToString(items[1] as Datum).slice(0, 40),
+      argumentCount: -1,
+    };
+    this.callSites.push(site);
+    // loop = (lambda (r) (if ? r (loop (r basic))))
+    const loopLam: Core = {
+      k: 'lam',
+      params: [r],
+      body: {
+        k: 'if',
+        c: basic,
+        t: { k: 'ref', v: r, pos },
+        e: curriedApp(
+          { k: 'ref', v: loop, pos },
+          [curriedApp({ k: 'ref', v: r, pos }, [basic], pos, undefined)],
+          pos,
+          undefined,
+        ),
+        pos,
+      },
+      pos,
+      origin: { kind: 'thunk', pos },
+    };
+    const g = this.temp(pos);
+    const gRef: Core = { k: 'ref', v: g, pos };
+    const start: Core =
+      args.length > 0
+        ? curriedApp({ k: 'ref', v: loop, pos }, [curriedApp(gRef, args, pos, site)], pos, undefined)
+        : {
+            k: 'if',
+            c: basic,
+            t: curriedApp(gRef, [], pos, site),
+            e: curriedApp(
+              { k: 'ref', v: loop, pos },
+              [curriedApp(gRef, [basic], pos, undefined)],
+              pos,
+              undefined,
+            ),
+            pos,
+          };
+    return {
+      k: 'bind',
+      v: g,
+      init: fn,
+      body: { k: 'seq', first: list, rest: { k: 'bind', v: loop, init: loopLam, body: start } },
+    };
+  }
+}
+
+/**
+ * `(f a b c)` → `(((f a) b) c)`; `(f)` → `(f <void>)`. The first application carries the source site.
+ *
+ * @example
+ * ```ts
+ * curriedApp(f, [a, b], pos, undefined); // { k: 'app', fn: { k: 'app', fn: f, arg: a, … }, arg: b, … }
+ * ```
+ */
+export function curriedApp(
+  fn: Core,
+  args: readonly Core[],
+  pos: SourcePos,
+  site: SourceCallSite | undefined,
+): Core {
+  if (args.length === 0)
+    return site ? { k: 'app', fn, arg: null, pos, site } : { k: 'app', fn, arg: null, pos };
+  let result: Core = site
+    ? { k: 'app', fn, arg: args[0] as Core, pos, site }
+    : { k: 'app', fn, arg: args[0] as Core, pos };
+  for (let i = 1; i < args.length; i++) result = { k: 'app', fn: result, arg: args[i] as Core, pos };
+  return result;
+}

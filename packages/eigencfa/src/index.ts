@@ -1,0 +1,97 @@
+/**
+ * `@gpumorph/eigencfa`: 0CFA as sparse Boolean linear algebra (EigenCFA, POPL'11) — a Scheme front
+ * end, binary CPS with abstract Church encodings, the Fun/Arg1/Arg2 look-up vectors, an exact CPU
+ * worklist engine, a WebGPU engine, a reference oracle and the Van Horn–Mairson generator.
+ *
+ * @example
+ * ```ts
+ * import { analyzeScheme } from '@gpumorph/eigencfa';
+ * const result = await analyzeScheme('(define (id x) x) (id (lambda (y) y))', { engine: 'cpu' });
+ * for (const v of result.source.variables) console.log(v.name, v.flow.map(flowValueText));
+ * ```
+ * @module
+ */
+export { type AnalyzeSchemeOptions, analyzeScheme, type SchemeAnalysis } from './analyze';
+export {
+  type AbstractStore,
+  collectCalls,
+  decompileMatrices,
+  referenceCfa,
+  referenceStore,
+} from './cpu/reference';
+export { type CpuSparseHooks, type CpuSparseStatistics, SMALL_ROW, solveCpuSparse } from './cpu/sparse';
+export {
+  CfaAbortedError,
+  CfaEngineError,
+  EigenCfaError,
+  formatPos,
+  MatrixFormatError,
+  SchemeSyntaxError,
+  type SourcePos,
+} from './errors';
+export {
+  type CompiledScheme,
+  type CompileOptions,
+  compileScheme,
+  describeLambda,
+  type FlowValue,
+  flowValueText,
+  type SourceCallRow,
+  type SourceResults,
+  type SourceVariableRow,
+  sourceResults,
+} from './frontend/compile';
+export {
+  type CpsCall,
+  type CpsExp,
+  type CpsLam,
+  type CpsOptions,
+  type CpsOrigin,
+  type CpsProgram,
+  type CpsRef,
+  type CpsVar,
+  convertToCps,
+  type NumberedProgram,
+  numberProgram,
+} from './frontend/cps';
+export {
+  type Core,
+  curriedApp,
+  type ExpandedProgram,
+  expandProgram,
+  type LambdaOrigin,
+  type SourceCallSite,
+  type SourceVar,
+  type SourceVarKind,
+} from './frontend/expand';
+export { HIGHER_ORDER, PRIMITIVES } from './frontend/primitives';
+export { type Datum, datumToString, readScheme } from './frontend/reader';
+export { runTrampoline, type Tramp } from './frontend/trampoline';
+export { type VhmVariant, vanHornMairson, vanHornMairsonFile } from './generator/vhm';
+export {
+  formatExpectedStore,
+  formatMat,
+  formatParams,
+  matricesFromTexts,
+  parseExpectedStore,
+  parseMat,
+  parseParams,
+  readMatricesDir,
+  writeMatricesDir,
+} from './matrix/io';
+export { type CfaMatrices, createCfaMatrices, rowName, termCount } from './matrix/program';
+export {
+  type CfaEngine,
+  type CfaIterationEvent,
+  type CfaPhase,
+  type CfaResult,
+  type CfaSolveOptions,
+  CfaSolver,
+  type CfaSolverEvents,
+  type CfaStatistics,
+  createCfaSolver,
+  solveCfa,
+} from './solve';
+export { CfaStore, firstDifference, storeFromRows } from './store';
+export { solveWebGpu, type WebGpuSolveOptions, type WebGpuStatistics } from './webgpu/engine';
+export { type StoreGeometry, storeGeometry } from './webgpu/layout';

@@ -1,0 +1,193 @@
+/**
+ * One entry point for both engines: {@link CfaSolver} (a typed event emitter with cancellation)
+ * and {@link solveCfa}, which picks the engine (`auto`: WebGPU when a context is given, else CPU).
+ * @module
+ */
+import { EventEmitter } from 'node:events';
+import type { GpuContext } from '@gpumorph/gpu-allocator';
+import type TypedEmitter from 'typed-emitter';
+import { solveCpuSparse } from './cpu/sparse';
+import { CfaAbortedError, CfaEngineError } from './errors';
+import { type CfaMatrices, termCount } from './matrix/program';
+import type { CfaStore } from './store';
+import { solveWebGpu } from './webgpu/engine';
+
+/** Which engine to run. */
+export type CfaEngine = 'cpu' | 'webgpu' | 'auto';
+
+/** Phases of a solve, in order. */
+export type CfaPhase = 'setup' | 'solve' | 'readback' | 'done';
+
+/** Progress: CPU worklist steps, or GPU rounds after each batch. */
+export interface CfaIterationEvent {
+  readonly engine: 'cpu' | 'webgpu';
+  /** CPU: rows taken off the worklist; WebGPU: rounds run. */
+  readonly iteration: number;
+  /** CPU: worklist length; WebGPU: 1 when the last round changed the store. */
+  readonly pending: number;
+  readonly elapsedMs: number;
+}
+
+/** Sizes, counters and times of a solve. */
+export interface CfaStatistics {
+  readonly engine: 'cpu' | 'webgpu';
+  readonly lams: number;
+  readonly vars: number;
+  readonly calls: number;
+  readonly terms: number;
+  /** Σ |σ(row)| over all rows (lambda rows included). */
+  readonly storeEntries: number;
+  /** Time to the fixpoint (CPU: the worklist; WebGPU: the rounds), ms. */
+  readonly solveMs: number;
+  /** WebGPU: pipelines and uploads; CPU: 0. */
+  readonly setupMs: number;
+  /** WebGPU: rows back to the host; CPU: building the sorted rows is inside solveMs. */
+  readonly readbackMs: number;
+  /** Engine-specific counters (steps, edges, rounds, …). */
+  readonly counters: Readonly<Record<string, number>>;
+}
+
+/** Events of {@link CfaSolver}. */
+export type CfaSolverEvents = {
+  phase: (phase: CfaPhase) => void;
+  iteration: (event: CfaIterationEvent) => void;
+  /** The WebGPU engine grew its (call, λ) pair buffer. */
+  grow: (what: string, from: number, to: number) => void;
+  done: (statistics: CfaStatistics) => void;
+};
+
+/** Options of a solve. */
+export interface CfaSolveOptions {
+  readonly engine?: CfaEngine;
+  /** The GPU for `webgpu` (and `auto`). */
+  readonly gpu?: GpuContext | null | undefined;
+  readonly signal?: AbortSignal | undefined;
+  /** WebGPU tuning: store buffer rows, rounds per command buffer. */
+  readonly webgpu?: { rowsPerChunk?: number; roundsPerBatch?: number; maxRoundsPerBatch?: number };
+}
+
+/** The fixpoint and how it was computed. */
+export interface CfaResult {
+  readonly store: CfaStore;
+  readonly statistics: CfaStatistics;
+}
+
+/**
+ * A 0CFA solve of one program, as an event emitter.
+ *
+ * @example
+ * ```ts
+ * const solver = createCfaSolver(matrices, { engine: 'cpu', signal: AbortSignal.timeout(10_000) });
+ * solver.on('iteration', (e) => console.error(`${e.iteration} steps`));
+ * const { store, statistics } = await solver.solve();
+ * ```
+ */
+export class CfaSolver extends (EventEmitter as new () => TypedEmitter<CfaSolverEvents>) {
+  readonly matrices: CfaMatrices;
+  readonly #options: CfaSolveOptions;
+  #started = false;
+
+  constructor(matrices: CfaMatrices, options: CfaSolveOptions = {}) {
+    super();
+    this.matrices = matrices;
+    this.#options = options;
+  }
+
+  /** The engine `solve()` will run. */
+  get engine(): 'cpu' | 'webgpu' {
+    const engine = this.#options.engine ?? 'auto';
+    if (engine === 'auto') return this.#options.gpu ? 'webgpu' : 'cpu';
+    return engine;
+  }
+
+  /** Solves to the least fixpoint; may be called once. Rejects with {@link CfaAbortedError} when cancelled. */
+  async solve(): Promise<CfaResult> {
+    if (this.#started) throw new Error('CfaSolver.solve() may be called once; create another solver');
+    this.#started = true;
+    const m = this.matrices;
+    const signal = this.#options.signal;
+    if (signal?.aborted) throw new CfaAbortedError('CFA cancelled', { cause: signal.reason });
+    const engine = this.engine;
+    const start = performance.now();
+    const base = { engine, lams: m.lams, vars: m.vars, calls: m.calls, terms: termCount(m) };
+    let result: CfaResult;
+    this.emit('phase', 'setup');
+    if (engine === 'cpu') {
+      this.emit('phase', 'solve');
+      const t = performance.now();
+      const { store, statistics } = solveCpuSparse(m, {
+        signal,
+        onProgress: (steps, pending) =>
+          this.emit('iteration', { engine, iteration: steps, pending, elapsedMs: performance.now() - start }),
+      });
+      const solveMs = performance.now() - t;
+      result = {
+        store,
+        statistics: {
+          ...base,
+          storeEntries: store.size,
+          solveMs,
+          setupMs: 0,
+          readbackMs: 0,
+          counters: { ...statistics },
+        },
+      };
+    } else {
+      const gpu = this.#options.gpu;
+      if (!gpu)
+        throw new CfaEngineError('the WebGPU engine needs a GPU context (acquireGpu() found no adapter?)');
+      let solving = false;
+      const { store, statistics } = await solveWebGpu(gpu, m, {
+        signal,
+        ...(this.#options.webgpu ?? {}),
+        onBatch: (rounds, changed) => {
+          if (!solving) {
+            solving = true;
+            this.emit('phase', 'solve');
+          }
+          this.emit('iteration', {
+            engine,
+            iteration: rounds,
+            pending: changed ? 1 : 0,
+            elapsedMs: performance.now() - start,
+          });
+        },
+        onGrow: (from, to) => this.emit('grow', 'pairs', from, to),
+      });
+      this.emit('phase', 'readback');
+      const { solveMs, setupMs, readbackMs, ...counters } = statistics;
+      result = {
+        store,
+        statistics: { ...base, storeEntries: store.size, solveMs, setupMs, readbackMs, counters },
+      };
+    }
+    this.emit('phase', 'done');
+    this.emit('done', result.statistics);
+    return result;
+  }
+}
+
+/**
+ * A new {@link CfaSolver}.
+ *
+ * @example
+ * ```ts
+ * const { store } = await createCfaSolver(matrices).solve();
+ * ```
+ */
+export function createCfaSolver(matrices: CfaMatrices, options: CfaSolveOptions = {}): CfaSolver {
+  return new CfaSolver(matrices, options);
+}
+
+/**
+ * Solves `matrices` on the chosen engine.
+ *
+ * @example
+ * ```ts
+ * const { store, statistics } = await solveCfa(await readMatricesDir('…/vhm/1024'), { engine: 'cpu' });
+ * console.log(statistics.solveMs, store.size);
+ * ```
+ */
+export function solveCfa(matrices: CfaMatrices, options: CfaSolveOptions = {}): Promise<CfaResult> {
+  return createCfaSolver(matrices, options).solve();
+}

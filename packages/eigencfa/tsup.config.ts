@@ -1,0 +1,7 @@
+import { definePackageConfig } from '../../tsup.base';
+
+export default definePackageConfig({
+  index: 'src/index.ts',
+  testing: 'src/testing/programs.ts',
+  bench: 'src/bench/index.ts',
+});
