@@ -63,8 +63,9 @@ async function run(options: BenchOptions): Promise<BenchReport> {
   ];
   // A quick (smoke) run uses IR already built and never downloads or compiles.
   if (!options.quick) ensureIr(directory, options.log);
-  const engines = options.engines.filter(
-    (engine) => engine === 'cpu' || (engine === 'webgpu' && options.ctx !== null),
+  // The CPU first, so that the WebGPU rows can be compared with its sets.
+  const engines = (['cpu', 'webgpu'] as const).filter(
+    (engine) => options.engines.includes(engine) && (engine === 'cpu' || options.ctx !== null),
   ) as AndersenEngine[];
   for (const name of REAL_C_CODE_BASES) {
     const file = resolve(directory, `${name}.ll`);
@@ -124,7 +125,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
   }
   return {
     suite: 'llvm',
-    adapter: options.ctx ? 'see the andersen suite' : 'none (CPU engine only)',
+    adapter: options.ctx ? String(options.ctx) : 'none (CPU engine only)',
     rows,
     notes,
   };
