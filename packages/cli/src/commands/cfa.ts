@@ -97,7 +97,9 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
       if (options.matrices !== undefined) {
         input = { kind: 'matrices', path: options.matrices };
         const m = await readMatricesDir(options.matrices);
-        log(`cfa: ${m.lams.toLocaleString('en-US')} lambdas, ${m.calls.toLocaleString('en-US')} calls from ${options.matrices}`);
+        log(
+          `cfa: ${m.lams.toLocaleString('en-US')} lambdas, ${m.calls.toLocaleString('en-US')} calls from ${options.matrices}`,
+        );
         result = await solveCfa(m, { engine: options.engine, gpu });
       } else {
         const file = options.file as string;
