@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   decompileMatrices,
   firstDifference,
@@ -11,11 +11,9 @@ import {
   solveCfa,
   solveCpuSparse,
 } from '../src/index';
-import { expectedSizes, vhmDir } from './data';
+import { describeWithData, expectedSizes, vhmDir } from './data';
 
-const run = vhmDir ? describe : describe.skip;
-
-run('fixpoints equal expected-store.rkt', () => {
+describeWithData('fixpoints equal expected-store.rkt', () => {
   it.each(expectedSizes)('n = %s: CPU sparse engine', async (n) => {
     const dir = resolve(vhmDir as string, n);
     const m = await readMatricesDir(dir);
@@ -41,7 +39,7 @@ run('fixpoints equal expected-store.rkt', () => {
   });
 });
 
-run('the CPU engine through solveCfa', () => {
+describeWithData('the CPU engine through solveCfa', () => {
   it('reports sizes and emits its events; an aborted signal cancels', async () => {
     const m = await readMatricesDir(resolve(vhmDir as string, '64'));
     const result = await solveCfa(m, { engine: 'cpu' });

@@ -16,12 +16,11 @@ import {
   type Tramp,
   vanHornMairson,
 } from '../src/index';
-import { vhmDir, vhmSizes } from './data';
+import { describeWithData, vhmDir, vhmSizes } from './data';
 
 const same = (a: Uint32Array, b: Uint32Array) => a.length === b.length && a.every((x, i) => x === b[i]);
-const run = vhmDir ? describe : describe.skip;
 
-run('the front end on the data folder', () => {
+describeWithData('the front end on the data folder', () => {
   it.each(vhmSizes)('n = %s: program.scm compiles to the shipped Fun/Arg1/Arg2', async (n) => {
     const dir = resolve(vhmDir as string, n);
     const shipped = await readMatricesDir(dir);
