@@ -21,9 +21,18 @@ export interface SourcePosition {
   readonly column: number;
 }
 
-/** An input file is malformed: bad syntax, a truncated or corrupt gzip stream, a missing section, an empty file. */
-export class ConstraintParseError extends GpumorphError {
-  override name = 'ConstraintParseError';
+/**
+ * Malformed input at a position: the message starts with `file:line:column:`. The base of
+ * {@link ConstraintParseError} (constraint files) and `LlvmParseError` (LLVM IR), so one
+ * `instanceof` check reports either.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof PositionedParseError) console.error(`${error.file}:${error.line}: ${error.reason}`);
+ * ```
+ */
+export class PositionedParseError extends GpumorphError {
+  override name = 'PositionedParseError';
   readonly file: string;
   readonly line: number;
   readonly column: number;
@@ -38,6 +47,11 @@ export class ConstraintParseError extends GpumorphError {
     this.line = position.line;
     this.column = position.column;
   }
+}
+
+/** An input file is malformed: bad syntax, a truncated or corrupt gzip stream, a missing section, an empty file. */
+export class ConstraintParseError extends PositionedParseError {
+  override name = 'ConstraintParseError';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { GpumorphError } from '@gpumorph/gpu-allocator';
-import type { SourcePosition } from '../errors';
+import { PositionedParseError } from '../errors';
 
 /**
  * Textual LLVM IR that this reader cannot parse: the message starts with `file:line:column`.
@@ -13,22 +13,8 @@ import type { SourcePosition } from '../errors';
  * }
  * ```
  */
-export class LlvmParseError extends GpumorphError {
+export class LlvmParseError extends PositionedParseError {
   override name = 'LlvmParseError';
-  readonly file: string;
-  readonly line: number;
-  readonly column: number;
-  constructor(
-    position: SourcePosition,
-    /** What is wrong, without the position. */
-    readonly reason: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`${position.file}:${position.line}:${position.column}: ${reason}`, options);
-    this.file = position.file;
-    this.line = position.line;
-    this.column = position.column;
-  }
 }
 
 /**
