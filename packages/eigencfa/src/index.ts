@@ -93,5 +93,6 @@ export {
   solveCfa,
 } from './solve';
 export { CfaStore, firstDifference, storeFromRows } from './store';
-export { solveWebGpu, type WebGpuSolveOptions, type WebGpuStatistics } from './webgpu/engine';
+export { solveWebGpu, type WebGpuSolveOptions, type WebGpuStatistics } from './webgpu/delta';
+export { solveWebGpuRounds, type WebGpuRoundsOptions, type WebGpuRoundsStatistics } from './webgpu/engine';
 export { type StoreGeometry, storeGeometry } from './webgpu/layout';

@@ -10,7 +10,8 @@ import { solveCpuSparse } from './cpu/sparse';
 import { CfaAbortedError, CfaEngineError } from './errors';
 import { type CfaMatrices, termCount } from './matrix/program';
 import type { CfaStore } from './store';
-import { solveWebGpu } from './webgpu/engine';
+import { solveWebGpu } from './webgpu/delta';
+import { solveWebGpuRounds } from './webgpu/engine';
 
 /** Which engine to run. */
 export type CfaEngine = 'cpu' | 'webgpu' | 'auto';
@@ -51,7 +52,7 @@ export interface CfaStatistics {
 export type CfaSolverEvents = {
   phase: (phase: CfaPhase) => void;
   iteration: (event: CfaIterationEvent) => void;
-  /** The WebGPU engine grew its (call, λ) pair buffer. */
+  /** The WebGPU engine grew a buffer: `items` or `members` (delta method), `pairs` (rounds method). */
   grow: (what: string, from: number, to: number) => void;
   done: (statistics: CfaStatistics) => void;
 };
@@ -62,8 +63,17 @@ export interface CfaSolveOptions {
   /** The GPU for `webgpu` (and `auto`). */
   readonly gpu?: GpuContext | null | undefined;
   readonly signal?: AbortSignal | undefined;
-  /** WebGPU tuning: store buffer rows, rounds per command buffer. */
-  readonly webgpu?: { rowsPerChunk?: number; roundsPerBatch?: number; maxRoundsPerBatch?: number };
+  /**
+   * WebGPU tuning. `method`: `delta` (default: word-level difference propagation, many rounds per
+   * dispatch in one workgroup) or `rounds` (the first engine: whole-row joins, three dispatches per
+   * round); store buffer rows; rounds per dispatch or command buffer.
+   */
+  readonly webgpu?: {
+    method?: 'delta' | 'rounds';
+    rowsPerChunk?: number;
+    roundsPerBatch?: number;
+    maxRoundsPerBatch?: number;
+  };
 }
 
 /** The fixpoint and how it was computed. */
@@ -137,23 +147,33 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter<CfaSolver
       if (!gpu)
         throw new CfaEngineError('the WebGPU engine needs a GPU context (acquireGpu() found no adapter?)');
       let solving = false;
-      const { store, statistics } = await solveWebGpu(gpu, m, {
-        signal,
-        ...(this.#options.webgpu ?? {}),
-        onBatch: (rounds, changed) => {
-          if (!solving) {
-            solving = true;
-            this.emit('phase', 'solve');
-          }
-          this.emit('iteration', {
-            engine,
-            iteration: rounds,
-            pending: changed ? 1 : 0,
-            elapsedMs: performance.now() - start,
-          });
-        },
-        onGrow: (from, to) => this.emit('grow', 'pairs', from, to),
-      });
+      const { method = 'delta', ...tuning } = this.#options.webgpu ?? {};
+      const onBatch = (rounds: number, changed: boolean) => {
+        if (!solving) {
+          solving = true;
+          this.emit('phase', 'solve');
+        }
+        this.emit('iteration', {
+          engine,
+          iteration: rounds,
+          pending: changed ? 1 : 0,
+          elapsedMs: performance.now() - start,
+        });
+      };
+      const { store, statistics } =
+        method === 'rounds'
+          ? await solveWebGpuRounds(gpu, m, {
+              signal,
+              ...tuning,
+              onBatch,
+              onGrow: (from, to) => this.emit('grow', 'pairs', from, to),
+            })
+          : await solveWebGpu(gpu, m, {
+              signal,
+              ...tuning,
+              onBatch,
+              onGrow: (what, from, to) => this.emit('grow', what, from, to),
+            });
       this.emit('phase', 'readback');
       const { solveMs, setupMs, readbackMs, ...counters } = statistics;
       result = {

@@ -12,6 +12,7 @@ import {
   solveCfa,
   solveCpuSparse,
   solveWebGpu,
+  solveWebGpuRounds,
   storeGeometry,
   vanHornMairson,
 } from '../src/index';
@@ -34,22 +35,53 @@ describeGpu('WebGPU engine', (gpu) => {
     }
   });
 
-  it('n = 64 with the store split over four buffers, one round per batch at first', async () => {
+  it('n = 64 with the store split over four buffers, one round per dispatch at first', async () => {
     const m = compileScheme(vanHornMairson(64)).matrices;
     const rowsPerChunk = Math.ceil((2 * m.lams) / 4);
     expect(storeGeometry(m.lams, m.calls, 2 ** 30, rowsPerChunk).chunks).toBe(4);
     const { store, statistics } = await solveWebGpu(gpu.ctx, m, { rowsPerChunk, roundsPerBatch: 1 });
     expect(statistics.storeChunks).toBe(4);
+    expect(statistics.batches).toBeGreaterThan(1);
     expect(firstDifference(store, solveCpuSparse(m).store)).toBeUndefined();
   });
 
-  it('grows the pair buffer without restarting when a round has more pairs than it holds', async () => {
+  it('grows the item buffer and the member pool in place when they run out (capacities of one)', async () => {
     const m = compileScheme(readExample('interp.scm')).matrices;
+    const grows: string[] = [];
+    const { store, statistics } = await solveWebGpu(gpu.ctx, m, {
+      itemCapacity: 1,
+      poolCapacity: 1,
+      onGrow: (what, from, to) => {
+        expect(to).toBeGreaterThan(from);
+        grows.push(what);
+      },
+    });
+    expect(grows).toContain('items');
+    expect(grows).toContain('members');
+    expect(statistics.grows).toBe(grows.length);
+    expect(firstDifference(store, solveCpuSparse(m).store)).toBeUndefined();
+  });
+
+  it('a small workgroup runs the same fixpoint', async () => {
+    const m = compileScheme(vanHornMairson(16)).matrices;
+    const { store } = await solveWebGpu(gpu.ctx, m, { threads: 32 });
+    expect(firstDifference(store, solveCpuSparse(m).store)).toBeUndefined();
+  });
+
+  it('the round engine: n = 16 == CPU, and its pair buffer grows without restarting', async () => {
+    const m = compileScheme(vanHornMairson(16)).matrices;
     const grows: number[] = [];
     // A capacity below the first round's pairs forces growth.
-    const { store } = await solveWebGpu(gpu.ctx, m, { pairCapacity: 1, onGrow: (_f, to) => grows.push(to) });
+    const { store, statistics } = await solveWebGpuRounds(gpu.ctx, m, {
+      pairCapacity: 1,
+      onGrow: (_f, to) => grows.push(to),
+    });
     expect(grows.length).toBeGreaterThan(0);
+    expect(statistics.rounds).toBeGreaterThan(1);
     expect(firstDifference(store, solveCpuSparse(m).store)).toBeUndefined();
+    const viaSolver = await solveCfa(m, { engine: 'webgpu', gpu: gpu.ctx, webgpu: { method: 'rounds' } });
+    expect(firstDifference(viaSolver.store, store)).toBeUndefined();
+    expect(viaSolver.statistics.counters.roundsRun).toBeGreaterThan(0);
   });
 
   it.each(examplePrograms)('%s: WebGPU == CPU', async (name) => {

@@ -1,5 +1,6 @@
 /**
- * The WebGPU engine: all selected call sites of a round in parallel, word-parallel joins with
+ * The round engine (the first WebGPU engine, kept for comparison; {@link ./delta} is the default):
+ * all selected call sites of a round in parallel, word-parallel joins with
  * atomicOr into full-width bitset rows (so a row never overflows and nothing restarts), work only
  * for calls whose rows changed in the previous round, many rounds per command buffer with the
  * round counter, selection counts and dispatch sizes kept on the GPU (indirect dispatches); the
@@ -9,17 +10,10 @@
 import { BufferUsage, type GpuContext, ShaderStage } from '@gpumorph/gpu-allocator';
 import { CfaAbortedError, CfaEngineError } from '../errors';
 import type { CfaMatrices } from '../matrix/program';
-import { CfaStore } from '../store';
-import { countRowsWgsl, expandWgsl, propagateWgsl, selectWgsl, writeRowsWgsl } from './kernels/rounds.wgsl';
-import {
-  mainBindings,
-  ROUND_STRIDE,
-  readbackBindings,
-  STATE,
-  STATE_WORDS,
-  storeGeometry,
-  WORKGROUP,
-} from './layout';
+import type { CfaStore } from '../store';
+import { expandWgsl, propagateWgsl, selectWgsl } from './kernels/rounds.wgsl';
+import { mainBindings, ROUND_STRIDE, STATE, STATE_WORDS, storeGeometry, WORKGROUP } from './layout';
+import { readStoreRows } from './readback';
 
 /** Pipelines and layouts of the round kernels, per device. */
 const PIPELINES = new WeakMap<
@@ -37,8 +31,8 @@ function readEnv(name: string): string | undefined {
   return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
 }
 
-/** Options of {@link solveWebGpu}. */
-export interface WebGpuSolveOptions {
+/** Options of {@link solveWebGpuRounds}. */
+export interface WebGpuRoundsOptions {
   readonly signal?: AbortSignal | undefined;
   /** Rounds in the first command buffer; later batches double up to `maxRoundsPerBatch`. */
   readonly roundsPerBatch?: number;
@@ -56,7 +50,7 @@ export interface WebGpuSolveOptions {
 }
 
 /** Counters and times of one WebGPU run. */
-export interface WebGpuStatistics {
+export interface WebGpuRoundsStatistics {
   /** Rounds until a round changed nothing (that round included). */
   readonly rounds: number;
   /** Rounds dispatched (the last batch may run no-op rounds past the fixpoint). */
@@ -75,22 +69,22 @@ export interface WebGpuStatistics {
 }
 
 /**
- * Solves on the GPU and returns the store as sorted rows (the same as the CPU engine's).
+ * Solves on the GPU with whole-row joins, three dispatches per round, and returns the store as sorted rows (the same as the CPU engine's).
  *
  * @example
  * ```ts
  * const ctx = await acquireGpu();
  * if (ctx) {
- *   const { store, statistics } = await solveWebGpu(ctx, await readMatricesDir('…/vhm/64'));
+ *   const { store, statistics } = await solveWebGpuRounds(ctx, await readMatricesDir('…/vhm/64'));
  *   console.log(statistics.rounds, store.size);
  * }
  * ```
  */
-export async function solveWebGpu(
+export async function solveWebGpuRounds(
   ctx: GpuContext,
   m: CfaMatrices,
-  options: WebGpuSolveOptions = {},
-): Promise<{ store: CfaStore; statistics: WebGpuStatistics }> {
+  options: WebGpuRoundsOptions = {},
+): Promise<{ store: CfaStore; statistics: WebGpuRoundsStatistics }> {
   const setupStart = performance.now();
   const maxBinding = Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize);
   const g = storeGeometry(m.lams, m.calls, maxBinding, options.rowsPerChunk);
@@ -316,53 +310,11 @@ export async function solveWebGpu(
     const rounds = nextRound - 1;
     const solveMs = performance.now() - solveStart;
 
-    // Readback: counts per row, offsets on the host, then the rows' members in order.
     const readStart = performance.now();
-    const rb = readbackBindings(g);
-    const [count, write] = await Promise.all([
-      ctx.kernels.get({ label: 'eigencfa count rows', code: countRowsWgsl(rb.wgsl(), g), layout: rb }),
-      ctx.kernels.get({ label: 'eigencfa write rows', code: writeRowsWgsl(rb.wgsl(), g), layout: rb }),
-    ]);
-    const V = 2 * m.lams;
-    const offsetsBuffer = await buffer('eigencfa row offsets', V * 4, S);
-    const rowGroups = Math.ceil(V / WORKGROUP);
-    const rowGrid = rowGroups <= 65_535 ? [rowGroups, 1] : [65_535, Math.ceil(rowGroups / 65_535)];
-    const run = async (kernel: typeof count, out: GPUBuffer) => {
-      const command = await ctx.guard('eigencfa readback', () => {
-        const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa readback' });
-        const pass = encoder.beginComputePass({ label: 'eigencfa readback' });
-        pass.setPipeline(kernel.pipeline);
-        pass.setBindGroup(0, kernel.bindGroup({ offsets: offsetsBuffer, out, ...storeResources() } as never));
-        pass.dispatchWorkgroups(rowGrid[0] as number, rowGrid[1] as number);
-        pass.end();
-        return encoder.finish();
-      });
-      await ctx.submit('eigencfa readback', [command]);
-    };
-    const dummy = await buffer('eigencfa readback dummy', 16, S);
-    await run(count, dummy);
-    const counts = new Uint32Array(await ctx.readBuffer(offsetsBuffer, 0, V * 4));
-    const offsets = new Uint32Array(3 * m.lams + 1);
-    for (let r = 0; r < m.lams; r++) offsets[r + 1] = r + 1;
-    let total = m.lams;
-    const starts = new Uint32Array(V);
-    for (let v = 0; v < V; v++) {
-      starts[v] = total - m.lams;
-      total += counts[v] as number;
-      offsets[m.lams + v + 1] = total;
-    }
-    const members = total - m.lams;
-    const data = new Uint32Array(total);
-    for (let r = 0; r < m.lams; r++) data[r] = r;
-    if (members > 0) {
-      await ctx.writeBuffer(offsetsBuffer, 0, starts);
-      const out = await buffer('eigencfa rows out', members * 4, S);
-      await run(write, out);
-      data.set(new Uint32Array(await ctx.readBuffer(out, 0, members * 4)), m.lams);
-    }
+    const store = await readStoreRows(ctx, g, stores, buffer);
     const readbackMs = performance.now() - readStart;
     return {
-      store: new CfaStore(offsets, data),
+      store,
       statistics: {
         rounds: fixpointRound,
         roundsRun: rounds,

@@ -1,0 +1,367 @@
+/**
+ * The delta engine on the host: builds the reader index, uploads it, and dispatches the persistent
+ * kernel of {@link ./kernels/delta.wgsl} batch after batch (each batch runs up to `maxRounds`
+ * rounds in one workgroup), growing the member pool or the item buffer when a batch reports that
+ * it ran out, until a batch ends with no items left.
+ * @module
+ */
+import { type BindingSpec, BufferUsage, defineBindings, type GpuContext } from '@gpumorph/gpu-allocator';
+import { CfaAbortedError, CfaEngineError } from '../errors';
+import type { CfaMatrices } from '../matrix/program';
+import type { CfaStore } from '../store';
+import {
+  DELTA_STATE,
+  DELTA_STATE_WORDS,
+  type DeltaGeometry,
+  deltaParams,
+  deltaWgsl,
+  graphSections,
+  ITEM_WORDS,
+  memberSegments,
+} from './kernels/delta.wgsl';
+import { storeGeometry } from './layout';
+import { readStoreRows } from './readback';
+
+/** Options of {@link solveWebGpu}. */
+export interface WebGpuSolveOptions {
+  readonly signal?: AbortSignal | undefined;
+  /** Rounds in the first dispatch; later dispatches double up to `maxRoundsPerBatch`. */
+  readonly roundsPerBatch?: number;
+  readonly maxRoundsPerBatch?: number;
+  /** Cap on variable rows per store buffer (tests use it to exercise the chunked store). */
+  readonly rowsPerChunk?: number;
+  /** Initial items per half of the item buffer (grows on demand; tests start it tiny). */
+  readonly itemCapacity?: number;
+  /** Initial members of the member pool (grows on demand; tests start it tiny). */
+  readonly poolCapacity?: number;
+  /** Threads of the persistent workgroup (default: up to 1024, as the device allows). */
+  readonly threads?: number;
+  /** After each dispatch: rounds so far, and whether items are left. */
+  readonly onBatch?: ((rounds: number, changed: boolean) => void) | undefined;
+  /** When the item buffer or the member pool grows (capacities in items or members). */
+  readonly onGrow?: ((what: 'items' | 'members', from: number, to: number) => void) | undefined;
+}
+
+/** Counters and times of one delta-engine run. */
+export interface WebGpuStatistics {
+  /** Rounds until no item was left. */
+  readonly rounds: number;
+  /** Dispatches of the persistent kernel. */
+  readonly batches: number;
+  /** Most items one round produced. */
+  readonly peakItems: number;
+  /** Members handed out from the pool (the member lists' segments). */
+  readonly poolMembers: number;
+  /** Times the item buffer or the pool grew. */
+  readonly grows: number;
+  readonly storeChunks: number;
+  readonly storeBytes: number;
+  /** Bytes of all buffers of the run (store, index, marks, members, items). */
+  readonly deviceBytes: number;
+  /** Wall clock from the first dispatch until the host saw no items left. */
+  readonly solveMs: number;
+  /** Building and uploading the index, and the pipeline. */
+  readonly setupMs: number;
+  /** Turning the bitsets into sorted rows and reading them back. */
+  readonly readbackMs: number;
+}
+
+/** The reader index and member slots of `m`, in the layout of {@link graphSections}. */
+function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
+  const L = m.lams;
+  const V = 2 * L;
+  const C = m.calls;
+  let entries = 0;
+  const degree = new Uint32Array(V);
+  const tally = (row: number) => {
+    if (row >= L) {
+      degree[row - L] = (degree[row - L] as number) + 1;
+      entries++;
+    }
+  };
+  for (let c = 0; c < C; c++) {
+    tally(m.fun[c] as number);
+    tally(m.arg1[c] as number);
+    tally(m.arg2[c] as number);
+  }
+  const sec = graphSections(C, V);
+  const graph = new Uint32Array(sec.readers + entries);
+  graph.set(m.fun, sec.fun);
+  graph.set(m.arg1, sec.arg1);
+  graph.set(m.arg2, sec.arg2);
+  let at = 0;
+  for (let v = 0; v < V; v++) {
+    graph[sec.readerStart + v] = at;
+    at += degree[v] as number;
+  }
+  graph[sec.readerStart + V] = at;
+  const fill = new Uint32Array(V);
+  const put = (row: number, c: number, kind: number) => {
+    if (row < L) return;
+    const v = row - L;
+    graph[sec.readers + (graph[sec.readerStart + v] as number) + (fill[v] as number)] = (c << 2) | kind;
+    fill[v] = (fill[v] as number) + 1;
+  };
+  graph.fill(0xffff_ffff, sec.funSlot, sec.funSlot + V);
+  let funRows = 0;
+  for (let c = 0; c < C; c++) {
+    const f = m.fun[c] as number;
+    put(f, c, 0);
+    put(m.arg1[c] as number, c, 1);
+    put(m.arg2[c] as number, c, 2);
+    if (f >= L && graph[sec.funSlot + f - L] === 0xffff_ffff) graph[sec.funSlot + f - L] = funRows++;
+  }
+  return { graph, funRows };
+}
+
+const storage = (type: string, access: 'read' | 'read_write' = 'read_write') => ({
+  kind: 'storage' as const,
+  type,
+  access,
+});
+
+/**
+ * Solves on the GPU with word-level difference propagation in one persistent workgroup, and
+ * returns the store as sorted rows (the same as the CPU engine's).
+ *
+ * @example
+ * ```ts
+ * const ctx = await acquireGpu();
+ * if (ctx) {
+ *   const { store, statistics } = await solveWebGpu(ctx, await readMatricesDir('…/vhm/1792'));
+ *   console.log(statistics.rounds, statistics.solveMs, store.size);
+ * }
+ * ```
+ */
+export async function solveWebGpu(
+  ctx: GpuContext,
+  m: CfaMatrices,
+  options: WebGpuSolveOptions = {},
+): Promise<{ store: CfaStore; statistics: WebGpuStatistics }> {
+  const setupStart = performance.now();
+  if (m.calls >= 2 ** 30)
+    throw new CfaEngineError(`${m.calls} calls: the reader index holds call numbers below 2^30`);
+  const maxBinding = Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize);
+  const sg = storeGeometry(m.lams, m.calls, maxBinding, options.rowsPerChunk);
+  const storageLimit = ctx.limits.maxStorageBuffersPerShaderStage;
+  if (sg.chunks + 6 > storageLimit) {
+    throw new CfaEngineError(
+      `the store (${2 * m.lams} rows × ${sg.words} words) needs ${sg.chunks} buffers of at most ${maxBinding} bytes, ` +
+        `but a kernel may bind only ${storageLimit} storage buffers (6 besides the store)`,
+    );
+  }
+  const { graph, funRows } = buildGraph(m);
+  const threads =
+    options.threads ??
+    Math.min(1024, ctx.limits.maxComputeInvocationsPerWorkgroup, ctx.limits.maxComputeWorkgroupSizeX);
+  const V = 2 * m.lams;
+  // Duplicates (from recovered dirty words) can push a list past |Lam|; 4·|Lam| leaves room.
+  const g: DeltaGeometry = {
+    ...sg,
+    summaryWords: Math.ceil(sg.words / 32),
+    funRows: Math.max(1, funRows),
+    segments: memberSegments(4 * m.lams),
+    threads,
+  };
+  const specs: Record<string, BindingSpec> = {
+    params: { kind: 'uniform', type: 'DeltaParams' },
+    state: storage('array<atomic<u32>>'),
+    graph: storage('array<u32>', 'read'),
+    marks: storage('array<atomic<u32>>'),
+    memIndex: storage('array<atomic<u32>>'),
+    pool: storage('array<u32>'),
+    items: storage('array<u32>'),
+  };
+  for (let k = 0; k < g.chunks; k++) specs[`store${k}`] = storage('array<atomic<u32>>');
+  const layout = defineBindings(`eigencfa delta (${g.chunks} store chunks)`, specs);
+  const kernel = await ctx.kernels.get({
+    label: 'eigencfa delta',
+    code: deltaWgsl(layout.wgsl(), { chunks: g.chunks, threads }),
+    layout,
+  });
+
+  const owned = new Set<GPUBuffer>();
+  let deviceBytes = 0;
+  const buffer = async (label: string, size: number, usage: number, data?: Uint32Array) => {
+    const bytes = Math.max(16, Math.ceil(size / 4) * 4);
+    const b = await ctx.createBuffer({
+      label,
+      size: bytes,
+      usage: usage | BufferUsage.COPY_DST | BufferUsage.COPY_SRC,
+    });
+    owned.add(b);
+    deviceBytes += bytes;
+    if (data) await ctx.writeBuffer(b, 0, data);
+    return b;
+  };
+  const release = (b: GPUBuffer) => {
+    owned.delete(b);
+    deviceBytes -= b.size;
+    b.destroy();
+  };
+  const copy = async (
+    label: string,
+    from: GPUBuffer,
+    fromOffset: number,
+    to: GPUBuffer,
+    toOffset: number,
+    bytes: number,
+  ) => {
+    if (bytes === 0) return;
+    const command = await ctx.guard(label, () => {
+      const encoder = ctx.device.createCommandEncoder({ label });
+      encoder.copyBufferToBuffer(from, fromOffset, to, toOffset, bytes);
+      return encoder.finish();
+    });
+    await ctx.submit(label, [command]);
+  };
+  try {
+    const S = BufferUsage.STORAGE;
+    const maxItems = Math.floor(maxBinding / (2 * ITEM_WORDS * 4));
+    const maxPool = Math.floor(maxBinding / 4);
+    let itemCapacity = Math.min(maxItems, Math.max(1, options.itemCapacity ?? Math.max(4096, m.calls)));
+    let poolCapacity = Math.min(maxPool, Math.max(1, options.poolCapacity ?? Math.max(4096, 4 * m.calls)));
+    const params = await buffer('eigencfa delta params', 64, BufferUsage.UNIFORM, deltaParams(g));
+    const state = await buffer('eigencfa delta state', DELTA_STATE_WORDS * 4, S);
+    const graphBuffer = await buffer('eigencfa delta index', graph.length * 4, S, graph);
+    const marks = await buffer('eigencfa delta marks', 2 * V * g.summaryWords * 4, S);
+    const memIndex = await buffer('eigencfa delta member index', g.funRows * (1 + g.segments) * 4, S);
+    let pool = await buffer('eigencfa delta member pool', poolCapacity * 4, S);
+    let items = await buffer('eigencfa delta items', 2 * itemCapacity * ITEM_WORDS * 4, S);
+    const stores: GPUBuffer[] = [];
+    for (let k = 0; k < g.chunks; k++) {
+      const rows = Math.min(g.rowsPerChunk, V - k * g.rowsPerChunk);
+      stores.push(await buffer(`eigencfa store chunk ${k}`, rows * g.words * 4, S));
+    }
+    const init = new Uint32Array(DELTA_STATE_WORDS);
+    init[DELTA_STATE.itemCapacity] = itemCapacity;
+    init[DELTA_STATE.poolCapacity] = poolCapacity;
+    await ctx.writeBuffer(state, 0, init);
+    const bindGroup = () =>
+      kernel.bindGroup({
+        params,
+        state,
+        graph: graphBuffer,
+        marks,
+        memIndex,
+        pool,
+        items,
+        ...Object.fromEntries(stores.map((b, k) => [`store${k}`, b])),
+      } as never);
+    let group = await ctx.guard('eigencfa delta bind group', bindGroup);
+    const setupMs = performance.now() - setupStart;
+
+    const solveStart = performance.now();
+    let batch = Math.max(1, options.roundsPerBatch ?? 512);
+    const maxBatch = Math.max(batch, options.maxRoundsPerBatch ?? 1 << 16);
+    let batches = 0;
+    let grows = 0;
+    let s: Uint32Array;
+    for (;;) {
+      if (options.signal?.aborted)
+        throw new CfaAbortedError('CFA cancelled', { cause: options.signal.reason });
+      await ctx.writeBuffer(state, DELTA_STATE.maxRounds * 4, Uint32Array.of(batch));
+      const command = await ctx.guard('eigencfa delta', () => {
+        const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa delta' });
+        const pass = encoder.beginComputePass({ label: 'eigencfa delta' });
+        pass.setPipeline(kernel.pipeline);
+        pass.setBindGroup(0, group);
+        pass.dispatchWorkgroups(1);
+        pass.end();
+        return encoder.finish();
+      });
+      await ctx.submit('eigencfa delta', [command]);
+      batches++;
+      s = new Uint32Array(await ctx.readBuffer(state, 0, DELTA_STATE_WORDS * 4));
+      if (s[DELTA_STATE.segmentOverflow]) {
+        throw new CfaEngineError(
+          'a member list passed its last segment (more than 4·|Lam| members): the index is inconsistent',
+        );
+      }
+      const count = s[DELTA_STATE.count] as number;
+      options.onBatch?.(s[DELTA_STATE.rounds] as number, count > 0);
+      if (s[DELTA_STATE.poolOverflow]) {
+        // The round was undone before it started: grow the pool (members keep their indices) and run it again.
+        const need = (s[DELTA_STATE.poolNext] as number) + (s[DELTA_STATE.poolDemand] as number);
+        const wanted = Math.min(maxPool, Math.max(2 * poolCapacity, 2 * need));
+        if (wanted < need)
+          throw new CfaEngineError(`the member pool needs ${need} members, more than one binding holds`);
+        const next = await buffer('eigencfa delta member pool', wanted * 4, S);
+        await copy(
+          'eigencfa grow members',
+          pool,
+          0,
+          next,
+          0,
+          Math.min(s[DELTA_STATE.poolNext] as number, poolCapacity) * 4,
+        );
+        release(pool);
+        pool = next;
+        options.onGrow?.('members', poolCapacity, wanted);
+        poolCapacity = wanted;
+        grows++;
+        await ctx.writeBuffer(state, DELTA_STATE.poolOverflow * 4, Uint32Array.of(0));
+        await ctx.writeBuffer(state, DELTA_STATE.poolCapacity * 4, Uint32Array.of(poolCapacity));
+        group = await ctx.guard('eigencfa delta bind group', bindGroup);
+        continue;
+      }
+      if (s[DELTA_STATE.itemOverflow]) {
+        // The items that did not fit are dirty marks: grow, keep the current half, and recover them.
+        const wanted = Math.min(
+          maxItems,
+          Math.max(2 * itemCapacity, 2 * (s[DELTA_STATE.itemPeak] as number)),
+        );
+        if (wanted <= itemCapacity)
+          throw new CfaEngineError(`a round needs more items than one binding holds (${itemCapacity})`);
+        const next = await buffer('eigencfa delta items', 2 * wanted * ITEM_WORDS * 4, S);
+        const parity = s[DELTA_STATE.parity] as number;
+        const bytes = count * ITEM_WORDS * 4;
+        await copy(
+          'eigencfa grow items',
+          items,
+          parity * itemCapacity * ITEM_WORDS * 4,
+          next,
+          parity * wanted * ITEM_WORDS * 4,
+          bytes,
+        );
+        release(items);
+        items = next;
+        options.onGrow?.('items', itemCapacity, wanted);
+        itemCapacity = wanted;
+        grows++;
+        const update = new Uint32Array(DELTA_STATE_WORDS);
+        update.set(s);
+        update[DELTA_STATE.itemOverflow] = 0;
+        update[DELTA_STATE.itemCapacity] = itemCapacity;
+        update[DELTA_STATE.recover] = 1;
+        await ctx.writeBuffer(state, 0, update);
+        group = await ctx.guard('eigencfa delta bind group', bindGroup);
+        continue;
+      }
+      if (count === 0) break;
+      batch = Math.min(maxBatch, batch * 2);
+    }
+    const solveMs = performance.now() - solveStart;
+    const readStart = performance.now();
+    const store = await readStoreRows(ctx, g, stores, buffer);
+    const readbackMs = performance.now() - readStart;
+    return {
+      store,
+      statistics: {
+        rounds: s[DELTA_STATE.rounds] as number,
+        batches,
+        peakItems: s[DELTA_STATE.itemPeak] as number,
+        poolMembers: s[DELTA_STATE.poolNext] as number,
+        grows,
+        storeChunks: g.chunks,
+        storeBytes: V * g.words * 4,
+        deviceBytes,
+        solveMs,
+        setupMs,
+        readbackMs,
+      },
+    };
+  } finally {
+    for (const b of owned) b.destroy();
+  }
+}

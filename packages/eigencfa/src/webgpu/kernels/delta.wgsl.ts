@@ -1,0 +1,497 @@
+/**
+ * WGSL of the delta engine: word-level difference propagation in one persistent workgroup.
+ *
+ * The round engine ({@link ./rounds.wgsl}) re-joins whole rows for every selected call, so its work
+ * per round is pairs × words although a round changes only a few hundred words of the store; and it
+ * needs three dispatches per round while the Van Horn–Mairson programs need about 3n rounds. Here a
+ * round's work is a list of *items* (row v, word w, bits newly set in that word): each bit of the
+ * store travels as an item exactly once (atomicOr hands every new bit to exactly one writer), so the
+ * items of a whole solve are as many as the store's entries. One workgroup runs many rounds inside
+ * one dispatch, separated by workgroup barriers, so a round costs a few barriers instead of
+ * three dispatches. For an item of row v:
+ * - a call c with `Arg1[c] = v` (`Arg2`) joins the item's bits into word w of a_λ (b_λ) for every λ
+ *   in σ(Fun[c]); σ(Fun[c]) is read from the row's append-only member list;
+ * - a call c with `Fun[c] = v` gets each new λ of the item as a new (call, λ) pair, which joins all of
+ *   σ(Arg1[c]) into a_λ and σ(Arg2[c]) into b_λ, word by word over the row's nonzero-word summary.
+ * Member lists grow in place: segment s of a row holds `MEMBER_BASE·2^s` members and is carved from
+ * the member pool by a bump pointer when the row's count first reaches it. A round whose segments do
+ * not fit in the pool is undone before it starts and the host grows the pool; items that do not fit
+ * in the item list leave a mark in a dirty bitmap, and the next dispatch turns marked words back into
+ * items (with all their bits, which is redundant but exact), so nothing is lost either way.
+ * @module
+ */
+import type { StoreGeometry } from '../layout';
+
+/** Slots of the delta engine's `state` buffer (u32 atomics, read and written by the host between dispatches). */
+export const DELTA_STATE = {
+  /** Which half of the item buffer holds the current round's items. */
+  parity: 0,
+  /** Items of the current round. */
+  count: 1,
+  /** Rounds completed so far. */
+  rounds: 2,
+  /** 1 once the initial pairs (calls on a lambda) have been joined. */
+  started: 3,
+  /** Set by the host after growing the item buffer: turn dirty marks back into items first. */
+  recover: 4,
+  /** Most rounds to run in this dispatch (written by the host). */
+  maxRounds: 5,
+  /** Capacity of each half of the item buffer, in items (written by the host). */
+  itemCapacity: 6,
+  /** Capacity of the member pool, in members (written by the host). */
+  poolCapacity: 7,
+  /** Members handed out by the bump pointer. */
+  poolNext: 8,
+  /** Set when a round's segments did not fit in the pool (the round was undone). */
+  poolOverflow: 9,
+  /** Members the undone round needed. */
+  poolDemand: 10,
+  /** Set when a round produced more items than a half holds (the rest are dirty marks). */
+  itemOverflow: 11,
+  /** Most items a round produced (capacity overflow included). */
+  itemPeak: 12,
+  /** Set when a member list would pass its last segment (cannot happen on valid input). */
+  segmentOverflow: 13,
+} as const;
+
+/** Words of the delta state buffer. */
+export const DELTA_STATE_WORDS = 16;
+
+/** Members in a row's first segment; segment s holds MEMBER_BASE·2^s. */
+export const MEMBER_BASE = 8;
+
+/** u32 words per item: row, word, new bits, and a scratch word (the item's first member index). */
+export const ITEM_WORDS = 4;
+
+/** What the delta kernel's WGSL depends on: the number of store buffers and the workgroup size. */
+export interface DeltaShape {
+  readonly chunks: number;
+  readonly threads: number;
+}
+
+/** Sizes of one program in the delta engine (sent to the kernel as a uniform). */
+export interface DeltaGeometry extends StoreGeometry {
+  /** Summary words per row: ⌈words / 32⌉ (one bit per store word that is nonzero). */
+  readonly summaryWords: number;
+  /** Rows that are the function of some call (and so keep a member list). */
+  readonly funRows: number;
+  /** Segments per member list. */
+  readonly segments: number;
+  /** Workgroup size of the persistent kernel. */
+  readonly threads: number;
+}
+
+/**
+ * Segments a member list needs to hold `maxMembers` members.
+ *
+ * @example
+ * ```ts
+ * memberSegments(8); // 1
+ * memberSegments(24); // 2 (8 + 16)
+ * ```
+ */
+export function memberSegments(maxMembers: number): number {
+  let s = 0;
+  while (MEMBER_BASE * (2 ** s - 1) < maxMembers) s++;
+  return Math.max(1, s);
+}
+
+/**
+ * Word offsets of the sections of the read-only `graph` buffer: Fun, Arg1, Arg2, the readers of
+ * each row (CSR start and entries `call << 2 | kind`, kind 0 = Fun, 1 = Arg1, 2 = Arg2) and each
+ * row's member-list slot (`0xffffffff` when no call has the row as its function).
+ *
+ * @example
+ * ```ts
+ * graphSections(10, 5).readerStart; // 15
+ * ```
+ */
+export function graphSections(calls: number, rows: number) {
+  const fun = 0;
+  const arg1 = calls;
+  const arg2 = 2 * calls;
+  const readerStart = 3 * calls;
+  const funSlot = readerStart + rows + 1;
+  const readers = funSlot + rows;
+  return { fun, arg1, arg2, readerStart, funSlot, readers };
+}
+
+/**
+ * The delta kernel's uniform (16 u32, the layout of the WGSL struct `DeltaParams`).
+ *
+ * @example
+ * ```ts
+ * ctx.queue.writeBuffer(paramsBuffer, 0, deltaParams(geometry));
+ * ```
+ */
+export function deltaParams(g: DeltaGeometry): Uint32Array {
+  const rows = 2 * g.lams;
+  const sec = graphSections(g.calls, rows);
+  return Uint32Array.of(
+    g.lams,
+    g.calls,
+    g.words,
+    g.rowsPerChunk,
+    g.summaryWords,
+    g.funRows,
+    g.segments,
+    rows,
+    sec.arg1,
+    sec.arg2,
+    sec.readerStart,
+    sec.funSlot,
+    sec.readers,
+    0,
+    0,
+    0,
+  );
+}
+
+const S = (name: keyof typeof DELTA_STATE) => `${DELTA_STATE[name]}u`;
+
+/**
+ * The persistent delta kernel (dispatched as one workgroup).
+ *
+ * @example
+ * ```ts
+ * const code = deltaWgsl(bindings.wgsl(), geometry);
+ * ```
+ */
+export function deltaWgsl(bindings: string, shape: DeltaShape): string {
+  const branches = (body: (k: number, local: string) => string) => {
+    const parts: string[] = [];
+    for (let k = 0; k < shape.chunks; k++) {
+      const local = `(v - ${k}u * P_ROWS_PER_CHUNK) * WORDS + w`;
+      const cond = k === shape.chunks - 1 ? '' : `if (v < ${k + 1}u * P_ROWS_PER_CHUNK) `;
+      parts.push(`  ${cond}{ ${body(k, local)} }`);
+    }
+    return parts.join('\n');
+  };
+  return /* wgsl */ `${bindings}
+struct DeltaParams {
+  lams: u32, calls: u32, words: u32, rowsPerChunk: u32,
+  summaryWords: u32, funRows: u32, segments: u32, rows: u32,
+  arg1: u32, arg2: u32, readerStart: u32, funSlot: u32,
+  readers: u32, pad0: u32, pad1: u32, pad2: u32,
+}
+// Sizes come from the uniform, not from constants, so one pipeline serves every program (a
+// software adapter spends seconds compiling each one).
+const BASE: u32 = ${MEMBER_BASE}u;
+const T: u32 = ${shape.threads}u;
+const NONE: u32 = 0xffffffffu;
+var<private> LAMS: u32;
+var<private> CALLS: u32;
+var<private> WORDS: u32;
+var<private> P_ROWS_PER_CHUNK: u32;
+var<private> SW: u32;
+var<private> DIRTY: u32;
+var<private> FUNROWS: u32;
+var<private> SEGS: u32;
+var<private> G_FUN: u32;
+var<private> G_ARG1: u32;
+var<private> G_ARG2: u32;
+var<private> G_RSTART: u32;
+var<private> G_FUNSLOT: u32;
+var<private> G_READERS: u32;
+
+fn loadParams() {
+  LAMS = params.lams;
+  CALLS = params.calls;
+  WORDS = params.words;
+  P_ROWS_PER_CHUNK = params.rowsPerChunk;
+  SW = params.summaryWords;
+  DIRTY = params.rows * params.summaryWords;
+  FUNROWS = params.funRows;
+  SEGS = params.segments;
+  G_FUN = 0u;
+  G_ARG1 = params.arg1;
+  G_ARG2 = params.arg2;
+  G_RSTART = params.readerStart;
+  G_FUNSLOT = params.funSlot;
+  G_READERS = params.readers;
+}
+
+// Word w of variable row v (row lams + v of the store).
+fn loadWord(v: u32, w: u32) -> u32 {
+${branches((k, local) => `return atomicLoad(&store${k}[${local}]);`)}
+}
+
+// ORs bits into word w of variable row v; returns the word's previous value.
+fn orWord(v: u32, w: u32, bits: u32) -> u32 {
+${branches((k, local) => `return atomicOr(&store${k}[${local}], bits);`)}
+}
+
+var<workgroup> wgNext: atomic<u32>;
+var<workgroup> wgDemand: atomic<u32>;
+var<workgroup> wgOverflow: atomic<u32>;
+// One variable per broadcast, so a fast invocation never overwrites a value a slow one has yet to read.
+var<workgroup> ctlParity: u32;
+var<workgroup> ctlCount: u32;
+var<workgroup> ctlMaxRounds: u32;
+var<workgroup> ctlPhase: u32;
+var<workgroup> ctlCapacity: u32;
+var<workgroup> ctlFirst: u32;
+var<workgroup> ctlFull: u32;
+var<workgroup> ctlProduced: u32;
+var<private> outBase: u32;
+var<private> cap: u32;
+
+// Appends an item to the output half, or marks its word dirty when the half is full.
+fn emit(v: u32, w: u32, bits: u32) {
+  let i = atomicAdd(&wgNext, 1u);
+  if (i < cap) {
+    let at = outBase + ${ITEM_WORDS}u * i;
+    items[at] = v;
+    items[at + 1u] = w;
+    items[at + 2u] = bits;
+  } else {
+    atomicOr(&marks[DIRTY + v * SW + (w >> 5u)], 1u << (w & 31u));
+    atomicStore(&wgOverflow, 1u);
+  }
+}
+
+// Joins bits into word w of variable row v; new bits become an item.
+fn join(v: u32, w: u32, bits: u32) {
+  if (bits == 0u) { return; }
+  let old = orWord(v, w, bits);
+  let fresh = bits & ~old;
+  if (fresh == 0u) { return; }
+  if (old == 0u) { atomicOr(&marks[v * SW + (w >> 5u)], 1u << (w & 31u)); }
+  emit(v, w, fresh);
+}
+
+// Joins all of store row src (a lambda row or variable row src - LAMS) into variable row dst.
+fn joinRow(src: u32, dst: u32) {
+  if (src < LAMS) {
+    join(dst, src >> 5u, 1u << (src & 31u));
+    return;
+  }
+  let s = src - LAMS;
+  for (var sw = 0u; sw < SW; sw++) {
+    var nz = atomicLoad(&marks[s * SW + sw]);
+    loop {
+      if (nz == 0u) { break; }
+      let b = firstTrailingBit(nz);
+      nz = nz & (nz - 1u);
+      let w = sw * 32u + b;
+      join(dst, w, loadWord(s, w));
+    }
+  }
+}
+
+// A new (call, λ) pair: σ(Arg1[c]) ⊆ a_λ and σ(Arg2[c]) ⊆ b_λ.
+fn newPair(c: u32, l: u32) {
+  joinRow(graph[G_ARG1 + c], l);
+  joinRow(graph[G_ARG2 + c], LAMS + l);
+}
+
+fn segmentOf(i: u32) -> u32 { return firstLeadingBit(i / BASE + 1u); }
+fn segmentStart(s: u32) -> u32 { return BASE * ((1u << s) - 1u); }
+
+// Member i of the list in slot f.
+fn member(f: u32, i: u32) -> u32 {
+  let s = segmentOf(i);
+  return pool[atomicLoad(&memIndex[FUNROWS + f * SEGS + s]) + i - segmentStart(s)];
+}
+
+// Total size of the segments whose first index lies in [start, start + k).
+fn segmentDemand(start: u32, k: u32) -> u32 {
+  var s = segmentOf(start);
+  if (segmentStart(s) != start) { s++; }
+  var total = 0u;
+  loop {
+    if (s >= SEGS || segmentStart(s) >= start + k) { break; }
+    total += BASE << s;
+    s++;
+  }
+  return total;
+}
+
+fn itemRow(base: u32, i: u32) -> u32 { return items[base + ${ITEM_WORDS}u * i]; }
+
+@compute @workgroup_size(${shape.threads})
+fn main(@builtin(local_invocation_index) lid: u32) {
+  loadParams();
+  if (lid == 0u) {
+    ctlParity = atomicLoad(&state[${S('parity')}]);
+    ctlCount = atomicLoad(&state[${S('count')}]);
+    ctlMaxRounds = atomicLoad(&state[${S('maxRounds')}]);
+    ctlPhase = atomicLoad(&state[${S('started')}]) | (atomicLoad(&state[${S('recover')}]) << 1u);
+    ctlCapacity = atomicLoad(&state[${S('itemCapacity')}]);
+    atomicStore(&wgOverflow, 0u);
+    atomicStore(&wgNext, ctlCount);
+  }
+  var parity = workgroupUniformLoad(&ctlParity);
+  var count = workgroupUniformLoad(&ctlCount);
+  let maxRounds = workgroupUniformLoad(&ctlMaxRounds);
+  let phase = workgroupUniformLoad(&ctlPhase);
+  let capacity = workgroupUniformLoad(&ctlCapacity);
+  cap = capacity;
+  var stop = false;
+
+  if ((phase & 1u) == 0u || (phase & 2u) != 0u) {
+    // Into the current half, after the items already there.
+    outBase = parity * capacity * ${ITEM_WORDS}u;
+    if ((phase & 1u) == 0u) {
+      // First dispatch: the calls whose function is a lambda are pairs from the start.
+      for (var c = lid; c < CALLS; c += T) {
+        let f = graph[G_FUN + c];
+        if (f < LAMS) { newPair(c, f); }
+      }
+    } else {
+      // After the item buffer grew: every dirty word becomes an item again, with all its bits.
+      for (var i = lid; i < DIRTY; i += T) {
+        var m = atomicExchange(&marks[DIRTY + i], 0u);
+        loop {
+          if (m == 0u) { break; }
+          let b = firstTrailingBit(m);
+          m = m & (m - 1u);
+          let v = i / SW;
+          let w = (i % SW) * 32u + b;
+          emit(v, w, loadWord(v, w));
+        }
+      }
+    }
+    storageBarrier();
+    workgroupBarrier();
+    if (lid == 0u) { ctlFirst = atomicLoad(&wgNext); }
+    let produced = workgroupUniformLoad(&ctlFirst);
+    count = min(produced, capacity);
+    stop = produced > capacity;
+  }
+
+  var r = 0u;
+  loop {
+    if (stop || r >= maxRounds || count == 0u) { break; }
+    let inBase = parity * capacity * ${ITEM_WORDS}u;
+    outBase = (1u - parity) * capacity * ${ITEM_WORDS}u;
+    if (lid == 0u) {
+      atomicStore(&wgNext, 0u);
+      atomicStore(&wgDemand, 0u);
+    }
+    workgroupBarrier();
+    // A: reserve member indices for the new λs of function rows, and sum the segments they open.
+    for (var i = lid; i < count; i += T) {
+      let v = itemRow(inBase, i);
+      let f = graph[G_FUNSLOT + v];
+      if (f != NONE) {
+        let k = countOneBits(items[inBase + ${ITEM_WORDS}u * i + 2u]);
+        let start = atomicAdd(&memIndex[f], k);
+        items[inBase + ${ITEM_WORDS}u * i + 3u] = start;
+        atomicAdd(&wgDemand, segmentDemand(start, k));
+        if (segmentOf(start + k - 1u) >= SEGS) { atomicStore(&state[${S('segmentOverflow')}], 1u); }
+      }
+    }
+    storageBarrier();
+    workgroupBarrier();
+    if (lid == 0u) {
+      let demand = atomicLoad(&wgDemand);
+      let next = atomicLoad(&state[${S('poolNext')}]);
+      let poolCap = atomicLoad(&state[${S('poolCapacity')}]);
+      var full = 0u;
+      if (demand > poolCap - min(next, poolCap) || atomicLoad(&state[${S('segmentOverflow')}]) != 0u) {
+        full = 1u;
+        atomicStore(&state[${S('poolOverflow')}], 1u);
+        atomicStore(&state[${S('poolDemand')}], demand);
+      }
+      ctlFull = full;
+    }
+    if (workgroupUniformLoad(&ctlFull) != 0u) {
+      // Undo the reservations: the round runs again once the host has grown the pool.
+      for (var i = lid; i < count; i += T) {
+        let f = graph[G_FUNSLOT + itemRow(inBase, i)];
+        if (f != NONE) {
+          atomicSub(&memIndex[f], countOneBits(items[inBase + ${ITEM_WORDS}u * i + 2u]));
+        }
+      }
+      break;
+    }
+    // B: carve the segments that start inside each reservation.
+    for (var i = lid; i < count; i += T) {
+      let f = graph[G_FUNSLOT + itemRow(inBase, i)];
+      if (f != NONE) {
+        let start = items[inBase + ${ITEM_WORDS}u * i + 3u];
+        let k = countOneBits(items[inBase + ${ITEM_WORDS}u * i + 2u]);
+        var s = segmentOf(start);
+        if (segmentStart(s) != start) { s++; }
+        loop {
+          if (s >= SEGS || segmentStart(s) >= start + k) { break; }
+          atomicStore(&memIndex[FUNROWS + f * SEGS + s], atomicAdd(&state[${S('poolNext')}], BASE << s));
+          s++;
+        }
+      }
+    }
+    storageBarrier();
+    workgroupBarrier();
+    // C: write the new members.
+    for (var i = lid; i < count; i += T) {
+      let f = graph[G_FUNSLOT + itemRow(inBase, i)];
+      if (f != NONE) {
+        let w = items[inBase + ${ITEM_WORDS}u * i + 1u];
+        var bits = items[inBase + ${ITEM_WORDS}u * i + 2u];
+        var at = items[inBase + ${ITEM_WORDS}u * i + 3u];
+        loop {
+          if (bits == 0u) { break; }
+          let b = firstTrailingBit(bits);
+          bits = bits & (bits - 1u);
+          let s = segmentOf(at);
+          pool[atomicLoad(&memIndex[FUNROWS + f * SEGS + s]) + at - segmentStart(s)] = w * 32u + b;
+          at++;
+        }
+      }
+    }
+    storageBarrier();
+    workgroupBarrier();
+    // D: propagate every item along the calls that read its row.
+    for (var i = lid; i < count; i += T) {
+      let at = inBase + ${ITEM_WORDS}u * i;
+      let v = items[at];
+      let w = items[at + 1u];
+      let bits = items[at + 2u];
+      let end = graph[G_RSTART + v + 1u];
+      for (var e = graph[G_RSTART + v]; e < end; e++) {
+        let entry = graph[G_READERS + e];
+        let c = entry >> 2u;
+        let kind = entry & 3u;
+        if (kind == 0u) {
+          var fresh = bits;
+          loop {
+            if (fresh == 0u) { break; }
+            let b = firstTrailingBit(fresh);
+            fresh = fresh & (fresh - 1u);
+            newPair(c, w * 32u + b);
+          }
+          continue;
+        }
+        let dst = select(LAMS, 0u, kind == 1u);
+        let f = graph[G_FUN + c];
+        if (f < LAMS) {
+          join(dst + f, w, bits);
+          continue;
+        }
+        let slot = graph[G_FUNSLOT + f - LAMS];
+        let n = atomicLoad(&memIndex[slot]);
+        for (var j = 0u; j < n; j++) { join(dst + member(slot, j), w, bits); }
+      }
+    }
+    storageBarrier();
+    workgroupBarrier();
+    if (lid == 0u) { ctlProduced = atomicLoad(&wgNext); }
+    let produced = workgroupUniformLoad(&ctlProduced);
+    if (lid == 0u) { atomicMax(&state[${S('itemPeak')}], produced); }
+    parity = 1u - parity;
+    count = min(produced, capacity);
+    r++;
+    stop = produced > capacity;
+  }
+  if (lid == 0u) {
+    atomicStore(&state[${S('parity')}], parity);
+    atomicStore(&state[${S('count')}], count);
+    atomicAdd(&state[${S('rounds')}], r);
+    atomicStore(&state[${S('started')}], 1u);
+    atomicStore(&state[${S('recover')}], 0u);
+    if (atomicLoad(&wgOverflow) != 0u) { atomicStore(&state[${S('itemOverflow')}], 1u); }
+  }
+}
+`;
+}
