@@ -85,7 +85,7 @@ function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
     tally(m.arg2[c] as number);
   }
   const sec = graphSections(C, V);
-  const graph = new Uint32Array(sec.readers + entries);
+  const graph = new Uint32Array(sec.readers + 2 * entries);
   graph.set(m.fun, sec.fun);
   graph.set(m.arg1, sec.arg1);
   graph.set(m.arg2, sec.arg2);
@@ -95,21 +95,28 @@ function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
     at += degree[v] as number;
   }
   graph[sec.readerStart + V] = at;
-  const fill = new Uint32Array(V);
-  const put = (row: number, c: number, kind: number) => {
-    if (row < L) return;
-    const v = row - L;
-    graph[sec.readers + (graph[sec.readerStart + v] as number) + (fill[v] as number)] = (c << 2) | kind;
-    fill[v] = (fill[v] as number) + 1;
-  };
   graph.fill(0xffff_ffff, sec.funSlot, sec.funSlot + V);
   let funRows = 0;
   for (let c = 0; c < C; c++) {
     const f = m.fun[c] as number;
-    put(f, c, 0);
+    if (f >= L && graph[sec.funSlot + f - L] === 0xffff_ffff) graph[sec.funSlot + f - L] = funRows++;
+  }
+  const fill = new Uint32Array(V);
+  const put = (row: number, c: number, kind: number) => {
+    if (row < L) return;
+    const v = row - L;
+    const e = sec.readers + 2 * ((graph[sec.readerStart + v] as number) + (fill[v] as number));
+    graph[e] = (c << 2) | kind;
+    if (kind !== 0) {
+      const f = m.fun[c] as number;
+      graph[e + 1] = f < L ? f : L + (graph[sec.funSlot + f - L] as number);
+    }
+    fill[v] = (fill[v] as number) + 1;
+  };
+  for (let c = 0; c < C; c++) {
+    put(m.fun[c] as number, c, 0);
     put(m.arg1[c] as number, c, 1);
     put(m.arg2[c] as number, c, 2);
-    if (f >= L && graph[sec.funSlot + f - L] === 0xffff_ffff) graph[sec.funSlot + f - L] = funRows++;
   }
   return { graph, funRows };
 }

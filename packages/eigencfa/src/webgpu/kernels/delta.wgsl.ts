@@ -52,16 +52,21 @@ export const DELTA_STATE = {
   itemPeak: 12,
   /** Set when a member list would pass its last segment (cannot happen on valid input). */
   segmentOverflow: 13,
+  /** Items of the current round whose rows have member lists (0: the member phases are skipped). */
+  funItems: 14,
 } as const;
 
 /** Words of the delta state buffer. */
 export const DELTA_STATE_WORDS = 16;
 
+/** Items one invocation may hold while it follows rows without member lists depth first. */
+export const DEPTH_FIRST_STACK = 16;
+
 /** Members in a row's first segment; segment s holds MEMBER_BASE·2^s. */
 export const MEMBER_BASE = 8;
 
-/** u32 words per item: row, word, new bits, and a scratch word (the item's first member index). */
-export const ITEM_WORDS = 4;
+/** u32 words per item: row, word, new bits, the row's member-list slot, and the item's first member index (scratch). */
+export const ITEM_WORDS = 5;
 
 /** What the delta kernel's WGSL depends on: the number of store buffers and the workgroup size. */
 export interface DeltaShape {
@@ -179,6 +184,7 @@ struct DeltaParams {
 const BASE: u32 = ${MEMBER_BASE}u;
 const T: u32 = ${shape.threads}u;
 const NONE: u32 = 0xffffffffu;
+const STACK: u32 = ${DEPTH_FIRST_STACK}u;
 var<private> LAMS: u32;
 var<private> CALLS: u32;
 var<private> WORDS: u32;
@@ -222,7 +228,7 @@ ${branches((k, local) => `return atomicOr(&store${k}[${local}], bits);`)}
 }
 
 var<workgroup> wgNext: atomic<u32>;
-var<workgroup> wgDemand: atomic<u32>;
+var<workgroup> wgFull: atomic<u32>;
 var<workgroup> wgOverflow: atomic<u32>;
 // One variable per broadcast, so a fast invocation never overwrites a value a slow one has yet to read.
 var<workgroup> ctlParity: u32;
@@ -233,17 +239,25 @@ var<workgroup> ctlCapacity: u32;
 var<workgroup> ctlFirst: u32;
 var<workgroup> ctlFull: u32;
 var<workgroup> ctlProduced: u32;
+var<workgroup> ctlFunItems: u32;
+var<workgroup> ctlPoolStart: u32;
+var<workgroup> wgFunItems: atomic<u32>;
 var<private> outBase: u32;
+var<private> useStack: bool;
+var<private> depth: u32;
+var<private> stack: array<vec3u, STACK>;
 var<private> cap: u32;
 
 // Appends an item to the output half, or marks its word dirty when the half is full.
-fn emit(v: u32, w: u32, bits: u32) {
+fn emit(v: u32, w: u32, bits: u32, slot: u32) {
+  if (slot != NONE) { atomicAdd(&wgFunItems, 1u); }
   let i = atomicAdd(&wgNext, 1u);
   if (i < cap) {
     let at = outBase + ${ITEM_WORDS}u * i;
     items[at] = v;
     items[at + 1u] = w;
     items[at + 2u] = bits;
+    items[at + 3u] = slot;
   } else {
     atomicOr(&marks[DIRTY + v * SW + (w >> 5u)], 1u << (w & 31u));
     atomicStore(&wgOverflow, 1u);
@@ -253,11 +267,19 @@ fn emit(v: u32, w: u32, bits: u32) {
 // Joins bits into word w of variable row v; new bits become an item.
 fn join(v: u32, w: u32, bits: u32) {
   if (bits == 0u) { return; }
+  let slot = graph[G_FUNSLOT + v];
   let old = orWord(v, w, bits);
   let fresh = bits & ~old;
   if (fresh == 0u) { return; }
   if (old == 0u) { atomicOr(&marks[v * SW + (w >> 5u)], 1u << (w & 31u)); }
-  emit(v, w, fresh);
+  // Rows without a member list need no member phase: during propagation the invocation that made
+  // the item follows it at once, depth first (chains of such rows then cost no round each).
+  if (useStack && slot == NONE && depth < STACK) {
+    stack[depth] = vec3u(v, w, fresh);
+    depth++;
+    return;
+  }
+  emit(v, w, fresh, slot);
 }
 
 // Joins all of store row src (a lambda row or variable row src - LAMS) into variable row dst.
@@ -294,20 +316,34 @@ fn member(f: u32, i: u32) -> u32 {
   return pool[atomicLoad(&memIndex[FUNROWS + f * SEGS + s]) + i - segmentStart(s)];
 }
 
-// Total size of the segments whose first index lies in [start, start + k).
-fn segmentDemand(start: u32, k: u32) -> u32 {
-  var s = segmentOf(start);
-  if (segmentStart(s) != start) { s++; }
-  var total = 0u;
-  loop {
-    if (s >= SEGS || segmentStart(s) >= start + k) { break; }
-    total += BASE << s;
-    s++;
+// Joins the bits of item (v, w) into every row that a call reading row v makes depend on it.
+fn propagate(v: u32, w: u32, bits: u32) {
+  let end = graph[G_RSTART + v + 1u];
+  for (var e = graph[G_RSTART + v]; e < end; e++) {
+    let entry = graph[G_READERS + 2u * e];
+    let callee = graph[G_READERS + 2u * e + 1u];
+    let c = entry >> 2u;
+    let kind = entry & 3u;
+    if (kind == 0u) {
+      var fresh = bits;
+      loop {
+        if (fresh == 0u) { break; }
+        let b = firstTrailingBit(fresh);
+        fresh = fresh & (fresh - 1u);
+        newPair(c, w * 32u + b);
+      }
+      continue;
+    }
+    let dst = select(LAMS, 0u, kind == 1u);
+    if (callee < LAMS) {
+      join(dst + callee, w, bits);
+      continue;
+    }
+    let slot = callee - LAMS;
+    let n = atomicLoad(&memIndex[slot]);
+    for (var j = 0u; j < n; j++) { join(dst + member(slot, j), w, bits); }
   }
-  return total;
 }
-
-fn itemRow(base: u32, i: u32) -> u32 { return items[base + ${ITEM_WORDS}u * i]; }
 
 @compute @workgroup_size(${shape.threads})
 fn main(@builtin(local_invocation_index) lid: u32) {
@@ -320,6 +356,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     ctlCapacity = atomicLoad(&state[${S('itemCapacity')}]);
     atomicStore(&wgOverflow, 0u);
     atomicStore(&wgNext, ctlCount);
+    atomicStore(&wgFunItems, atomicLoad(&state[${S('funItems')}]));
   }
   var parity = workgroupUniformLoad(&ctlParity);
   var count = workgroupUniformLoad(&ctlCount);
@@ -348,7 +385,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
           m = m & (m - 1u);
           let v = i / SW;
           let w = (i % SW) * 32u + b;
-          emit(v, w, loadWord(v, w));
+          emit(v, w, loadWord(v, w), graph[G_FUNSLOT + v]);
         }
       }
     }
@@ -366,114 +403,94 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     let inBase = parity * capacity * ${ITEM_WORDS}u;
     outBase = (1u - parity) * capacity * ${ITEM_WORDS}u;
     if (lid == 0u) {
+      ctlFunItems = atomicLoad(&wgFunItems);
       atomicStore(&wgNext, 0u);
-      atomicStore(&wgDemand, 0u);
+      atomicStore(&wgFunItems, 0u);
     }
-    workgroupBarrier();
-    // A: reserve member indices for the new λs of function rows, and sum the segments they open.
-    for (var i = lid; i < count; i += T) {
-      let v = itemRow(inBase, i);
-      let f = graph[G_FUNSLOT + v];
-      if (f != NONE) {
-        let k = countOneBits(items[inBase + ${ITEM_WORDS}u * i + 2u]);
-        let start = atomicAdd(&memIndex[f], k);
-        items[inBase + ${ITEM_WORDS}u * i + 3u] = start;
-        atomicAdd(&wgDemand, segmentDemand(start, k));
-        if (segmentOf(start + k - 1u) >= SEGS) { atomicStore(&state[${S('segmentOverflow')}], 1u); }
-      }
-    }
-    storageBarrier();
-    workgroupBarrier();
-    if (lid == 0u) {
-      let demand = atomicLoad(&wgDemand);
-      let next = atomicLoad(&state[${S('poolNext')}]);
+    let funItems = workgroupUniformLoad(&ctlFunItems);
+    // Phases A–C only when the round has items of rows with member lists.
+    if (funItems != 0u) {
+      // A: reserve member indices for the new λs of function rows and carve the segments that start
+      // inside each reservation (undone below if the pool is too small).
+      if (lid == 0u) { ctlPoolStart = atomicLoad(&state[${S('poolNext')}]); }
+      let poolStart = workgroupUniformLoad(&ctlPoolStart);
       let poolCap = atomicLoad(&state[${S('poolCapacity')}]);
-      var full = 0u;
-      if (demand > poolCap - min(next, poolCap) || atomicLoad(&state[${S('segmentOverflow')}]) != 0u) {
-        full = 1u;
-        atomicStore(&state[${S('poolOverflow')}], 1u);
-        atomicStore(&state[${S('poolDemand')}], demand);
-      }
-      ctlFull = full;
-    }
-    if (workgroupUniformLoad(&ctlFull) != 0u) {
-      // Undo the reservations: the round runs again once the host has grown the pool.
       for (var i = lid; i < count; i += T) {
-        let f = graph[G_FUNSLOT + itemRow(inBase, i)];
+        let at = inBase + ${ITEM_WORDS}u * i;
+        let f = items[at + 3u];
         if (f != NONE) {
-          atomicSub(&memIndex[f], countOneBits(items[inBase + ${ITEM_WORDS}u * i + 2u]));
+          let k = countOneBits(items[at + 2u]);
+          let start = atomicAdd(&memIndex[f], k);
+          items[at + 4u] = start;
+          if (segmentOf(start + k - 1u) >= SEGS) { atomicStore(&state[${S('segmentOverflow')}], 1u); }
+          var s = segmentOf(start);
+          if (segmentStart(s) != start) { s++; }
+          loop {
+            if (s >= SEGS || segmentStart(s) >= start + k) { break; }
+            let base = atomicAdd(&state[${S('poolNext')}], BASE << s);
+            if (base > poolCap || (BASE << s) > poolCap - base) { atomicStore(&wgFull, 1u); }
+            atomicStore(&memIndex[FUNROWS + f * SEGS + s], base);
+            s++;
+          }
         }
       }
-      break;
-    }
-    // B: carve the segments that start inside each reservation.
-    for (var i = lid; i < count; i += T) {
-      let f = graph[G_FUNSLOT + itemRow(inBase, i)];
-      if (f != NONE) {
-        let start = items[inBase + ${ITEM_WORDS}u * i + 3u];
-        let k = countOneBits(items[inBase + ${ITEM_WORDS}u * i + 2u]);
-        var s = segmentOf(start);
-        if (segmentStart(s) != start) { s++; }
-        loop {
-          if (s >= SEGS || segmentStart(s) >= start + k) { break; }
-          atomicStore(&memIndex[FUNROWS + f * SEGS + s], atomicAdd(&state[${S('poolNext')}], BASE << s));
-          s++;
+      storageBarrier();
+      workgroupBarrier();
+      if (lid == 0u) {
+        var full = atomicLoad(&wgFull);
+        if (atomicLoad(&state[${S('segmentOverflow')}]) != 0u) { full = 1u; }
+        if (full != 0u) {
+          atomicStore(&state[${S('poolOverflow')}], 1u);
+          atomicStore(&state[${S('poolDemand')}], atomicLoad(&state[${S('poolNext')}]) - poolStart);
+          atomicStore(&state[${S('poolNext')}], poolStart);
+          atomicStore(&wgFull, 0u);
+        }
+        ctlFull = full;
+      }
+      if (workgroupUniformLoad(&ctlFull) != 0u) {
+        // Undo the reservations: the round runs again once the host has grown the pool (the segments
+        // carved above are carved again then, over the same pool range).
+        if (lid == 0u) { atomicStore(&wgFunItems, funItems); }
+        for (var i = lid; i < count; i += T) {
+          let at = inBase + ${ITEM_WORDS}u * i;
+          let f = items[at + 3u];
+          if (f != NONE) { atomicSub(&memIndex[f], countOneBits(items[at + 2u])); }
+        }
+        break;
+      }
+      // C: write the new members.
+      for (var i = lid; i < count; i += T) {
+        let f = items[inBase + ${ITEM_WORDS}u * i + 3u];
+        if (f != NONE) {
+          let w = items[inBase + ${ITEM_WORDS}u * i + 1u];
+          var bits = items[inBase + ${ITEM_WORDS}u * i + 2u];
+          var at = items[inBase + ${ITEM_WORDS}u * i + 4u];
+          loop {
+            if (bits == 0u) { break; }
+            let b = firstTrailingBit(bits);
+            bits = bits & (bits - 1u);
+            let s = segmentOf(at);
+            pool[atomicLoad(&memIndex[FUNROWS + f * SEGS + s]) + at - segmentStart(s)] = w * 32u + b;
+            at++;
+          }
         }
       }
+      storageBarrier();
+      workgroupBarrier();
     }
-    storageBarrier();
-    workgroupBarrier();
-    // C: write the new members.
-    for (var i = lid; i < count; i += T) {
-      let f = graph[G_FUNSLOT + itemRow(inBase, i)];
-      if (f != NONE) {
-        let w = items[inBase + ${ITEM_WORDS}u * i + 1u];
-        var bits = items[inBase + ${ITEM_WORDS}u * i + 2u];
-        var at = items[inBase + ${ITEM_WORDS}u * i + 3u];
-        loop {
-          if (bits == 0u) { break; }
-          let b = firstTrailingBit(bits);
-          bits = bits & (bits - 1u);
-          let s = segmentOf(at);
-          pool[atomicLoad(&memIndex[FUNROWS + f * SEGS + s]) + at - segmentStart(s)] = w * 32u + b;
-          at++;
-        }
-      }
-    }
-    storageBarrier();
-    workgroupBarrier();
-    // D: propagate every item along the calls that read its row.
+    // D: propagate every item along the calls that read its row, and what that makes, depth first.
+    useStack = true;
     for (var i = lid; i < count; i += T) {
       let at = inBase + ${ITEM_WORDS}u * i;
-      let v = items[at];
-      let w = items[at + 1u];
-      let bits = items[at + 2u];
-      let end = graph[G_RSTART + v + 1u];
-      for (var e = graph[G_RSTART + v]; e < end; e++) {
-        let entry = graph[G_READERS + e];
-        let c = entry >> 2u;
-        let kind = entry & 3u;
-        if (kind == 0u) {
-          var fresh = bits;
-          loop {
-            if (fresh == 0u) { break; }
-            let b = firstTrailingBit(fresh);
-            fresh = fresh & (fresh - 1u);
-            newPair(c, w * 32u + b);
-          }
-          continue;
-        }
-        let dst = select(LAMS, 0u, kind == 1u);
-        let f = graph[G_FUN + c];
-        if (f < LAMS) {
-          join(dst + f, w, bits);
-          continue;
-        }
-        let slot = graph[G_FUNSLOT + f - LAMS];
-        let n = atomicLoad(&memIndex[slot]);
-        for (var j = 0u; j < n; j++) { join(dst + member(slot, j), w, bits); }
+      propagate(items[at], items[at + 1u], items[at + 2u]);
+      loop {
+        if (depth == 0u) { break; }
+        depth--;
+        let next = stack[depth];
+        propagate(next.x, next.y, next.z);
       }
     }
+    useStack = false;
     storageBarrier();
     workgroupBarrier();
     if (lid == 0u) { ctlProduced = atomicLoad(&wgNext); }
@@ -487,6 +504,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
   if (lid == 0u) {
     atomicStore(&state[${S('parity')}], parity);
     atomicStore(&state[${S('count')}], count);
+    atomicStore(&state[${S('funItems')}], atomicLoad(&wgFunItems));
     atomicAdd(&state[${S('rounds')}], r);
     atomicStore(&state[${S('started')}], 1u);
     atomicStore(&state[${S('recover')}], 0u);
