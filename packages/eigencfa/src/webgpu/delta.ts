@@ -34,6 +34,8 @@ export interface WebGpuSolveOptions {
   readonly itemCapacity?: number;
   /** Initial members of the member pool (grows on demand; tests start it tiny). */
   readonly poolCapacity?: number;
+  /** Follow items of function rows depth first too (default: `GPUMORPH_CFA_FOLLOW=1`, else false). */
+  readonly followFunctionRows?: boolean;
   /** Threads of the persistent workgroup (default: up to 1024, as the device allows). */
   readonly threads?: number;
   /** After each dispatch: rounds so far, and whether items are left. */
@@ -64,6 +66,12 @@ export interface WebGpuStatistics {
   readonly setupMs: number;
   /** Turning the bitsets into sorted rows and reading them back. */
   readonly readbackMs: number;
+}
+
+function readEnvFlag(name: string): boolean {
+  return (
+    (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name] === '1'
+  );
 }
 
 /** The reader index and member slots of `m`, in the layout of {@link graphSections}. */
@@ -183,7 +191,11 @@ export async function solveWebGpu(
   const layout = defineBindings(`eigencfa delta (${g.chunks} store chunks)`, specs);
   const kernel = await ctx.kernels.get({
     label: 'eigencfa delta',
-    code: deltaWgsl(layout.wgsl(), { chunks: g.chunks, threads }),
+    code: deltaWgsl(layout.wgsl(), {
+      chunks: g.chunks,
+      threads,
+      followFunctionRows: options.followFunctionRows ?? readEnvFlag('GPUMORPH_CFA_FOLLOW'),
+    }),
     layout,
   });
 

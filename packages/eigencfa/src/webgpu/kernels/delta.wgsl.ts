@@ -72,6 +72,8 @@ export const ITEM_WORDS = 5;
 export interface DeltaShape {
   readonly chunks: number;
   readonly threads: number;
+  /** Also follow items of function rows at once (they still go to the next round for their member phase). */
+  readonly followFunctionRows?: boolean;
 }
 
 /** Sizes of one program in the delta engine (sent to the kernel as a uniform). */
@@ -185,6 +187,7 @@ const BASE: u32 = ${MEMBER_BASE}u;
 const T: u32 = ${shape.threads}u;
 const NONE: u32 = 0xffffffffu;
 const STACK: u32 = ${DEPTH_FIRST_STACK}u;
+const FOLLOW_FUNCTION_ROWS: bool = ${shape.followFunctionRows ? 'true' : 'false'};
 var<private> LAMS: u32;
 var<private> CALLS: u32;
 var<private> WORDS: u32;
@@ -274,10 +277,12 @@ fn join(v: u32, w: u32, bits: u32) {
   if (old == 0u) { atomicOr(&marks[v * SW + (w >> 5u)], 1u << (w & 31u)); }
   // Rows without a member list need no member phase: during propagation the invocation that made
   // the item follows it at once, depth first (chains of such rows then cost no round each).
-  if (useStack && slot == NONE && depth < STACK) {
+  // With FOLLOW_FUNCTION_ROWS, items of rows with member lists are followed as well and also go to
+  // the next round, whose propagation repeats their new pairs once the members are in their lists.
+  if (useStack && depth < STACK && (slot == NONE || FOLLOW_FUNCTION_ROWS)) {
     stack[depth] = vec3u(v, w, fresh);
     depth++;
-    return;
+    if (slot == NONE) { return; }
   }
   emit(v, w, fresh, slot);
 }
