@@ -72,13 +72,16 @@ beforeAll(async () => {
     `${JSON.stringify({ name: 'gpumorph-scratch', private: true, type: 'module' }, null, 2)}\n`,
   );
   // All tarballs at the top level: the packages' dependencies on each other (exact versions) are
-  // then met by them, not fetched. Third-party packages come from npm's cache, which `npm ci`
-  // filled; --offline proves it, and the fallback keeps a cold cache from failing the run.
+  // then met by them, not fetched. Third-party tarballs come from npm's cache, which `npm ci`
+  // filled. `npm ci` caches tarballs but not the registry's package documents that resolving a
+  // range needs, so on a fresh CI machine --offline fails (ENOTCACHED); --prefer-offline then asks
+  // the registry for those documents only. Where they are cached (any earlier `npm install`),
+  // the install runs fully offline.
   const install = ['install', '--no-audit', '--no-fund', ...tarballs];
   try {
     await npm([...install, '--offline'], project);
-  } catch (offline) {
-    process.stderr.write(`packaging: offline install failed, retrying with --prefer-offline: ${offline}\n`);
+  } catch {
+    process.stderr.write('packaging: not everything is in npm’s cache; installing with --prefer-offline\n');
     await npm([...install, '--prefer-offline'], project);
   }
   await writeFile(
