@@ -2,6 +2,27 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    projects: ['packages/*'],
+    projects: [
+      'packages/*',
+      {
+        test: {
+          name: 'examples',
+          environment: 'node',
+          include: ['test/examples.test.ts'],
+          // Each example is a tsx process; the GPU ones compile WGSL on lavapipe.
+          testTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'packaging',
+          environment: 'node',
+          include: ['test/packaging.test.ts'],
+          // npm pack + install, then examples that may compile WGSL on lavapipe.
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
   },
 });

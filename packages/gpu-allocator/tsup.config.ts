@@ -1,7 +1,10 @@
-import { definePackageConfig } from '../../tsup.base';
+import { definePackageConfig, WEBGPU_TYPES } from '../../tsup.base';
 
-export default definePackageConfig({
-  index: 'src/index.ts',
-  testing: 'src/testing/index.ts',
-  bench: 'src/bench/index.ts',
-});
+export default definePackageConfig(
+  {
+    index: 'src/index.ts',
+    testing: 'src/testing/index.ts',
+    bench: 'src/bench/index.ts',
+  },
+  WEBGPU_TYPES,
+);

@@ -6,7 +6,7 @@ import { BENCH_ENGINES, runBench } from './commands/bench';
 import { runCfa } from './commands/cfa';
 import { runDoctor } from './commands/doctor';
 import { runOctagon } from './commands/octagon';
-import { EXIT_USAGE } from './errors';
+import { EXIT_FAILURE, EXIT_GPU, EXIT_INTERNAL, EXIT_USAGE } from './errors';
 import { type CliIo, processIo } from './io';
 import { VERSION } from './version';
 
@@ -20,6 +20,111 @@ function parseEngines(value: string): string[] {
     throw new InvalidArgumentError(`engines are a comma-separated subset of ${BENCH_ENGINES.join(',')}`);
   }
   return [...new Set(engines)];
+}
+
+/** The `--json` option's help of every analysis command (they share one shape: see report.ts). */
+const JSON_OPTION_HELP =
+  'print one JSON object: { command, input, engine, adapter, sizes, timings, result, ok }';
+
+/** What `--help` adds under a command's options: examples, and what its exit status 1 means. */
+interface CommandHelp {
+  /** Command lines after `gpumorph`, each with a `#` comment. */
+  readonly examples: readonly string[];
+  /** When this command exits with status 1 (omit for commands that have no checks). */
+  readonly failure?: string;
+}
+
+const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
+  '': {
+    examples: [
+      'doctor                      # is there a WebGPU adapter, and does it work?',
+      'andersen solve --input examples/andersen/callbacks.constraints.txt --print',
+      'cfa examples/eigencfa/church.scm --json',
+      'octagon examples/octagon/count.oct',
+      'bench allocator --quick',
+    ],
+  },
+  doctor: {
+    examples: [
+      'doctor                      # the adapter, its limits, and the allocator self-check',
+      'doctor --json               # the same as one JSON object',
+      'doctor --no-subgroups       # check the workgroup-memory paths',
+    ],
+    failure: 'a self-check failed (no adapter is not a failure: analyses then use the CPU engine)',
+  },
+  bench: {
+    examples: [
+      'bench                       # every suite, WebGPU and CPU',
+      'bench primitives --quick --engine cpu',
+      'bench andersen --json results/andersen.json',
+    ],
+  },
+  andersen: {
+    examples: [
+      'andersen solve --input examples/andersen/callbacks.constraints.txt --print',
+      'andersen ll prog.ll --alias-report',
+    ],
+  },
+  'andersen solve': {
+    examples: [
+      'andersen solve --input examples/andersen/callbacks.constraints.txt --print',
+      'andersen solve --input ../shared/data/andersen/hardekopf/perl   # verified against the reference',
+      'andersen solve --nodes x_nodes.txt --constraints x_constraints.txt --offline-hcd --json',
+      'andersen solve --input prog.gmc --engine webgpu --out prog.pts',
+    ],
+    failure: 'the points-to sets differ from the reference (--verify, or a Hardekopf _correct_soln)',
+  },
+  'andersen ll': {
+    examples: [
+      'andersen ll prog.ll                  # call graph and sizes',
+      'andersen ll prog.ll --alias-report   # judge the MAYALIAS/NOALIAS calls of the module',
+      'andersen ll prog.ll --print --engine cpu',
+      '(make prog.ll with: clang-16 -S -emit-llvm -O0 -Xclang -disable-O0-optnone -g prog.c, then opt-16 -passes=mem2reg)',
+    ],
+    failure: 'an alias check of --alias-report failed',
+  },
+  cfa: {
+    examples: [
+      'cfa examples/eigencfa/church.scm               # flow sets and callees',
+      'cfa examples/eigencfa/queue.scm --json --engine cpu',
+      'cfa --matrices ../shared/data/eigencfa/8       # a data-folder program',
+    ],
+  },
+  octagon: {
+    examples: [
+      'octagon examples/octagon/count.oct',
+      'octagon examples/octagon/relational.oct --loops-only --engine exact',
+      'octagon examples/octagon/unproved.oct --json   # exit status 1: not everything is proved',
+    ],
+    failure: 'an assertion or an array-bound check is not proved',
+  },
+};
+
+/** The `--help` epilogue of the command at `path` (`''` for the program itself). */
+function helpEpilogue(path: string): string {
+  const help = COMMAND_HELP[path];
+  if (!help) throw new Error(`no help examples for 'gpumorph ${path}': add them to COMMAND_HELP`);
+  const lines = [
+    '',
+    'Examples:',
+    ...help.examples.map((e) => (e.startsWith('(') ? `  ${e}` : `  $ gpumorph ${e}`)),
+  ];
+  lines.push(
+    '',
+    'Exit status:',
+    '  0 success',
+    ...(help.failure ? [`  ${EXIT_FAILURE} ${help.failure}`] : []),
+    `  ${EXIT_USAGE} usage error, or an input file that cannot be read or parsed`,
+    `  ${EXIT_GPU} no WebGPU adapter where one is required (--engine webgpu, GPUMORPH_REQUIRE_GPU=1), or a WebGPU error`,
+    `  ${EXIT_INTERNAL} an unexpected error (GPUMORPH_DEBUG=1 prints its stack)`,
+  );
+  return lines.join('\n');
+}
+
+/** Adds {@link helpEpilogue} to `command` and to every subcommand under it. */
+function addHelpEpilogues(command: Command, path: string): void {
+  command.addHelpText('after', helpEpilogue(path));
+  for (const sub of command.commands) addHelpEpilogues(sub, path ? `${path} ${sub.name()}` : sub.name());
 }
 
 /**
@@ -61,11 +166,6 @@ export function createProgram(
     .option('--json', 'print one JSON object (adapter, features, limits, selfCheck, ok)')
     .option('--no-subgroups', 'leave the subgroups feature off (checks the workgroup-memory paths)')
     .option('--dawn-flag <flag...>', 'extra Dawn toggles, e.g. enable-dawn-features=allow_unsafe_apis')
-    .addHelpText(
-      'after',
-      '\nExit status: 0 when the self-check passes or no adapter exists (analyses then use the CPU engine),\n' +
-        '1 when a check fails, or when GPUMORPH_REQUIRE_GPU=1 and no adapter exists.',
-    )
     .action(async (options: { json?: boolean; subgroups: boolean; dawnFlag?: string[] }) => {
       setStatus(
         await runDoctor(
@@ -149,12 +249,8 @@ export function createProgram(
       '--out <file>',
       'write the points-to sets (gpumorph-points-to 1, see packages/andersen/FORMATS.md)',
     )
-    .option('--json', 'print one JSON object (engine, sizes, times, iterations, peak memory, verification)')
+    .option('--json', JSON_OPTION_HELP)
     .option('--print', 'print every non-empty points-to set by node name (small programs)')
-    .addHelpText(
-      'after',
-      '\nExit status: 0 when solved (and verified, if a reference was given), 1 on a difference or an error.',
-    )
     .action(
       async (
         options: {
@@ -214,7 +310,7 @@ export function createProgram(
         .choices(['auto', 'cpu', 'webgpu'])
         .default('auto'),
     )
-    .option('--json', 'print one JSON object (sizes, times, call graph, and the checks with --alias-report)')
+    .option('--json', JSON_OPTION_HELP)
     .option(
       '--alias-report',
       'judge every MAYALIAS/NOALIAS/MUSTALIAS/PARTIALALIAS/EXPECTEDFAIL_* call of the module (SVF test-suite rules)',
@@ -224,10 +320,6 @@ export function createProgram(
       'functions that return a fresh heap object per call site (beside malloc, calloc, …)',
     )
     .option('--print', 'print the points-to set of every pointer value (small modules)')
-    .addHelpText(
-      'after',
-      '\nExit status: 0 when analyzed (and every check passed), 1 when a check failed or on an error.',
-    )
     .action(
       async (
         file: string,
@@ -270,11 +362,7 @@ export function createProgram(
         .choices(['church', 'basic'])
         .default('church'),
     )
-    .option(
-      '--json',
-      'print one JSON object: engine, sizes, timings, "store" (rows of sorted lambda ids), flow sets',
-    )
-    .addHelpText('after', '\nExit status: 0 when analyzed, 1 on an error (positions name file:line:column).')
+    .option('--json', JSON_OPTION_HELP)
     .action(
       async (
         file: string | undefined,
@@ -321,12 +409,8 @@ export function createProgram(
         .choices(['auto', 'exact', 'f64', 'webgpu'])
         .default('auto'),
     )
-    .option('--json', 'print one JSON object (variables, points, assertions, time)')
+    .option('--json', JSON_OPTION_HELP)
     .option('--loops-only', 'print the invariants at loop heads and at the end only')
-    .addHelpText(
-      'after',
-      '\nExit status: 0 when every assertion and array-bound check is proved, 1 otherwise.',
-    )
     .action(
       async (
         file: string,
@@ -346,6 +430,7 @@ export function createProgram(
       },
     );
 
+  addHelpEpilogues(program, '');
   return program;
 }
 

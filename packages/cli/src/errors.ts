@@ -1,20 +1,110 @@
-import { GpumorphError } from '@gpumorph/gpu-allocator';
+import { readFile } from 'node:fs/promises';
+import { EngineUnavailableError, PositionedParseError } from '@gpumorph/andersen';
+import { CfaEngineError, MatrixFormatError, SchemeSyntaxError } from '@gpumorph/eigencfa';
+import {
+  GpuDeviceLostError,
+  GpuInternalError,
+  GpuLimitError,
+  GpumorphError,
+  GpuOutOfMemoryError,
+  GpuUnavailableError,
+  GpuValidationError,
+} from '@gpumorph/gpu-allocator';
+import { OctagonParseError } from '@gpumorph/octagon';
 import { CommanderError } from 'commander';
 import { type CliIo, colorsFor } from './io';
 
-/** Exit status of a run that failed (a check failed, a GPU error, no adapter under `GPUMORPH_REQUIRE_GPU=1`). */
+// The exit statuses of every command (packages/cli/README.md lists them; test/exit-status.test.ts
+// holds each command to them). Scripts branch on them, so they never change meaning.
+
+/** Exit status of a run whose analysis found a problem: a verification difference, a failed alias check, an unproved assertion, a failed self-check. */
 export const EXIT_FAILURE = 1;
-/** Exit status of a command line that could not be understood (unknown command, option or suite). */
+/** Exit status of a command line that could not be understood, or an input file that cannot be read or parsed. */
 export const EXIT_USAGE = 2;
+/** Exit status when the GPU is missing but required (`--engine webgpu`, `GPUMORPH_REQUIRE_GPU=1`) or WebGPU failed. */
+export const EXIT_GPU = 3;
+/** Exit status of an unexpected error: a bug in gpumorph (run with `GPUMORPH_DEBUG=1` and report it). */
+export const EXIT_INTERNAL = 4;
+
+/**
+ * An input file that cannot be read (missing, a directory, not readable).
+ *
+ * @example
+ * ```ts
+ * throw new InputFileError('prog.scm', { cause }); // "prog.scm: cannot read the file (ENOENT: …)"
+ * ```
+ */
+export class InputFileError extends GpumorphError {
+  override name = 'InputFileError';
+  readonly file: string;
+  constructor(file: string, options: { cause: unknown }) {
+    const why = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    super(`${file}: cannot read the file (${why})`, options);
+    this.file = file;
+  }
+}
+
+/**
+ * Reads a UTF-8 input file; failures become an {@link InputFileError} (exit status 2).
+ *
+ * @example
+ * ```ts
+ * const text = await readInputFile('examples/eigencfa/church.scm');
+ * ```
+ */
+export async function readInputFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (cause) {
+    throw new InputFileError(file, { cause });
+  }
+}
+
+/** Errors in what the user gave: a file that cannot be read or parsed. */
+function isInputError(error: unknown): boolean {
+  if (
+    error instanceof InputFileError ||
+    error instanceof PositionedParseError ||
+    error instanceof OctagonParseError ||
+    error instanceof SchemeSyntaxError ||
+    error instanceof MatrixFormatError
+  ) {
+    return true;
+  }
+  // A file the analysis packages opened themselves (Node's fs errors carry `code` and `path`).
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    error instanceof Error &&
+    typeof (error as { path?: unknown }).path === 'string' &&
+    (code === 'ENOENT' || code === 'EISDIR' || code === 'ENOTDIR' || code === 'EACCES')
+  );
+}
+
+function isGpuError(error: unknown): boolean {
+  return [
+    GpuUnavailableError,
+    GpuValidationError,
+    GpuOutOfMemoryError,
+    GpuDeviceLostError,
+    GpuInternalError,
+    GpuLimitError,
+    // The analyses' own words for "this engine cannot run here".
+    EngineUnavailableError,
+    CfaEngineError,
+  ].some((type) => error instanceof type);
+}
 
 /**
  * Reports an error thrown by {@link runCli} on `io.stderr` and returns the exit status to use.
  *
  * - commander's `--help` / `--version` exits: nothing printed, status 0;
  * - usage errors (commander's, and unknown bench suites): `error: <message>` in red, status 2;
- * - {@link GpumorphError}s (no adapter, WebGPU validation, out of memory…): `error: <message>`
- *   plus the cause's message when it adds something, status 1;
- * - anything else: the message, and the stack only with `GPUMORPH_DEBUG=1`, status 1.
+ * - input files that cannot be read or parsed: `error: file:line:column: …`, status 2;
+ * - no adapter where one is required, WebGPU validation, out of memory, device lost: status 3;
+ * - other {@link GpumorphError}s and anything else: the message, status 4 (only other errors get
+ *   the hint about `GPUMORPH_DEBUG=1`, which prints the stack).
+ *
+ * Every {@link GpumorphError} line adds the cause's message when it says something more.
  *
  * @example
  * ```ts
@@ -43,16 +133,17 @@ export function reportCliError(
     const cause = causeMessage(error);
     line(cause ? `${error.message} (cause: ${cause})` : error.message);
     if (debug && error.stack) io.stderr.write(`${c.dim(error.stack)}\n`);
-    return EXIT_FAILURE;
+    return isInputError(error) ? EXIT_USAGE : isGpuError(error) ? EXIT_GPU : EXIT_INTERNAL;
   }
   const message = error instanceof Error ? error.message : String(error);
   line(message);
+  if (isInputError(error)) return EXIT_USAGE;
   if (debug && error instanceof Error && error.stack) {
     io.stderr.write(`${c.dim(error.stack)}\n`);
   } else {
     io.stderr.write(`${c.dim('(unexpected error: set GPUMORPH_DEBUG=1 to print its stack trace)')}\n`);
   }
-  return EXIT_FAILURE;
+  return EXIT_INTERNAL;
 }
 
 /** The cause's message when it is not already part of the error's own message. */

@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import type { CliIo } from './io';
 
 /** A progress indicator for a long command (a no-op where no terminal is attached). */
 export interface Progress {
@@ -73,4 +74,19 @@ export function createProgress(label: string, total: number, options: ProgressOp
       bar.stop();
     },
   };
+}
+
+/**
+ * The progress bar of a command: drawn on `io.stderr` when that is a terminal, else a no-op (so
+ * piped output, logs, CI and tests that capture output see no bar).
+ *
+ * @example
+ * ```ts
+ * const progress = progressFor(io, 'andersen', 1);
+ * await solveAndersen(program, { onIteration: (e) => progress.update(e.round) }).finally(() => progress.stop());
+ * ```
+ */
+export function progressFor(io: CliIo, label: string, total: number): Progress {
+  if (io.stderr.isTTY !== true) return NO_PROGRESS;
+  return createProgress(label, total, { stream: io.stderr as NodeJS.WriteStream });
 }

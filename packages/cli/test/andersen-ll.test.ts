@@ -46,14 +46,15 @@ describe('gpumorph andersen ll', () => {
     const run = await runCliCaptured(['andersen', 'll', file, '--json', '--alias-report', '--engine', 'cpu']);
     const report = JSON.parse(run.stdout) as AndersenLlReport;
     expect(report.engine).toBe('cpu');
-    expect(report.callGraph['@main']).toEqual(['@MAYALIAS', '@NOALIAS', '@pick']);
-    expect(report.checks?.map((c) => [c.kind, c.function, c.irLine, c.result, c.pass])).toEqual([
+    expect(report.result.callGraph['@main']).toEqual(['@MAYALIAS', '@NOALIAS', '@pick']);
+    expect(report.result.checks?.map((c) => [c.kind, c.function, c.irLine, c.result, c.pass])).toEqual([
       ['MAYALIAS', 'main', 16, 'may', true],
       ['NOALIAS', 'main', 17, 'no', true],
       // p may be &a or &b: the analysis (rightly) says may-alias, so this NOALIAS fails.
       ['NOALIAS', 'main', 18, 'may', false],
     ]);
-    expect([report.passed, report.failed]).toEqual([2, 1]);
+    expect([report.result.passed, report.result.failed]).toEqual([2, 1]);
+    expect(report.ok).toBe(false);
     expect(run.code).toBe(1);
   });
 
@@ -70,7 +71,7 @@ describe('gpumorph andersen ll', () => {
     const file = join(dir, 'bad.ll');
     await writeFile(file, 'define i32 @main() {\nentry:\n  %x = load ptr, ptr @g ?\n}\n');
     const run = await runCliCaptured(['andersen', 'll', file]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${file}:3:25: unexpected character '?'`);
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });

@@ -37,12 +37,19 @@ describe('gpumorph andersen solve', () => {
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as AndersenSolveReport;
     expect(report.engine).toBe('cpu');
-    expect(report.nodes).toBe(32);
-    expect(report.constraints).toEqual({ total: 22, addressOf: 8, copy: 7, load: 4, store: 3, offset: 0 });
-    expect(report.verification).toBeNull();
-    expect(report.iterations).toBeGreaterThan(0);
-    expect(report.peakMemoryBytes).toBeGreaterThan(0);
-    expect(report.pointsToEdges).toBe(40);
+    expect(report.sizes.nodes).toBe(32);
+    expect(report.sizes.constraints).toEqual({
+      total: 22,
+      addressOf: 8,
+      copy: 7,
+      load: 4,
+      store: 3,
+      offset: 0,
+    });
+    expect(report.result.verification).toBeNull();
+    expect(report.result.iterations).toBeGreaterThan(0);
+    expect(report.sizes.peakMemoryBytes).toBeGreaterThan(0);
+    expect(report.result.pointsToEdges).toBe(40);
     const written = parsePointsTo(await readFile(out), { file: out });
     const total = written.classes.reduce((sum, c) => sum + c.variables.length * c.pointsTo.length, 0);
     expect(total).toBe(40);
@@ -68,7 +75,7 @@ describe('gpumorph andersen solve', () => {
     const broken = join(dir, 'broken.txt');
     await writeFile(broken, 'gpumorph-constraints 1\nnodes 2\np = &&q\n');
     const run = await spawnCli(['andersen', 'solve', '--input', broken]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${broken}:3:`);
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
@@ -88,7 +95,7 @@ describe('gpumorph andersen solve', () => {
       expect(report.engine).toBe('webgpu');
       expect(report.adapter).not.toBeNull();
     } else {
-      expect(run.code).toBe(1);
+      expect(run.code).toBe(3);
       expect(run.stderr).toContain('no WebGPU adapter');
     }
   }, 120_000);
@@ -99,11 +106,11 @@ describe('gpumorph andersen solve', () => {
       const run = await runCliCaptured(['andersen', 'solve', '--input', join(data, 'ex'), '--json']);
       expect(run.code).toBe(0);
       const report = JSON.parse(run.stdout) as AndersenSolveReport;
-      expect(report.nodes).toBe(11078);
-      expect(report.hcd).toEqual({ offlineMerges: 1574, onlinePairs: 110 });
-      expect(report.verification?.exact).toBe(true);
-      expect(report.verification?.checked).toBe(11077);
-      expect(report.verification?.ignored).toEqual([
+      expect(report.sizes.nodes).toBe(11078);
+      expect(report.sizes.hcd).toEqual({ offlineMerges: 1574, onlinePairs: 110 });
+      expect(report.result.verification?.exact).toBe(true);
+      expect(report.result.verification?.checked).toBe(11077);
+      expect(report.result.verification?.ignored).toEqual([
         expect.objectContaining({ variable: 1, wouldDiffer: true }),
       ]);
     },
@@ -127,7 +134,7 @@ describe('gpumorph andersen solve', () => {
         '--json',
       ]);
       expect(run.code).toBe(0);
-      expect((JSON.parse(run.stdout) as AndersenSolveReport).verification?.exact).toBe(true);
+      expect((JSON.parse(run.stdout) as AndersenSolveReport).result.verification?.exact).toBe(true);
     },
     60_000,
   );
@@ -140,9 +147,9 @@ describe('gpumorph andersen solve usage', () => {
     expect(run.stderr).toContain('give --input <prefix|file>, or both --nodes and --constraints');
   });
 
-  it('reports a missing file by name', async () => {
+  it('reports a missing file by name, as an input error (status 2)', async () => {
     const run = await runCliCaptured(['andersen', 'solve', '--input', join(dir, 'nowhere')]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain('nowhere');
   });
 });

@@ -34,10 +34,10 @@ describe('gpumorph cfa', () => {
     const report = JSON.parse(run.stdout) as CfaReport;
     expect(report.engine).toBe('cpu');
     expect(report.sizes.vars).toBe(2 * report.sizes.lams);
-    expect(report.store).toHaveLength(3 * report.sizes.lams);
-    expect(report.store[0]).toEqual([0]);
+    expect(report.result.store).toHaveLength(3 * report.sizes.lams);
+    expect(report.result.store[0]).toEqual([0]);
     expect(report.timings.solveMs).toBeGreaterThanOrEqual(0);
-    expect(report.variables?.find((v) => v.name === 'loop')?.flow).toEqual([
+    expect(report.result.variables?.find((v) => v.name === 'loop')?.flow).toEqual([
       expect.stringMatching(/^λ\(loop\)@/),
     ]);
   });
@@ -47,7 +47,7 @@ describe('gpumorph cfa', () => {
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as CfaReport;
     const expected = parseExpectedStore(await readFile(join(data, '8/expected-store.rkt'), 'utf8'));
-    expect(report.store).toEqual(expected.toArrays());
+    expect(report.result.store).toEqual(expected.toArrays());
     expect(report.sizes).toMatchObject({ lams: 260, vars: 520, calls: 261, terms: 1041 });
   });
 
@@ -55,7 +55,7 @@ describe('gpumorph cfa', () => {
     const bad = join(dir, 'bad.scm');
     await writeFile(bad, '(define (f x)\n  (delay x))\n');
     const run = await spawnCli(['cfa', bad, '--engine', 'cpu']);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toContain(`${bad}:2:3: unsupported form 'delay'`);
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });

@@ -48,11 +48,19 @@ describe.runIf(process.platform === 'linux')('gpumorph doctor without an adapter
     });
   });
 
-  it('fails with status 1 and one error line under GPUMORPH_REQUIRE_GPU=1', async () => {
+  it('fails with status 3 (the GPU) and one error line under GPUMORPH_REQUIRE_GPU=1', async () => {
     const run = await spawnCli(['doctor'], { env: { ...NO_VULKAN, GPUMORPH_REQUIRE_GPU: '1' } });
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(3);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^error: no WebGPU adapter/m);
+    // Still the way to a software adapter, before the error.
+    expect(run.stderr).toContain('apt-get install -y -t bookworm-backports mesa-vulkan-drivers');
+    expect(
+      run.stderr
+        .trim()
+        .split('\n')
+        .filter((line) => line.startsWith('error:')),
+    ).toHaveLength(1);
     expect(run.stderr).not.toMatch(JS_STACK_LINE);
   });
 });

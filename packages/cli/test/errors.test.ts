@@ -1,7 +1,7 @@
 import { GpumorphError, GpuUnavailableError, GpuValidationError } from '@gpumorph/gpu-allocator';
 import { CommanderError } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EXIT_FAILURE, EXIT_USAGE, reportCliError } from '../src/errors';
+import { EXIT_GPU, EXIT_INTERNAL, EXIT_USAGE, InputFileError, reportCliError } from '../src/errors';
 
 function report(error: unknown): { code: number; text: string } {
   let text = '';
@@ -14,10 +14,29 @@ describe('reportCliError', () => {
     vi.unstubAllEnvs();
   });
 
-  it('maps a GpumorphError to one line and status 1', () => {
+  it('maps a GPU error to one line and status 3', () => {
     const { code, text } = report(new GpuUnavailableError('no WebGPU adapter (none)'));
-    expect(code).toBe(EXIT_FAILURE);
+    expect(code).toBe(EXIT_GPU);
     expect(text).toBe('error: no WebGPU adapter (none)\n');
+  });
+
+  it('maps input errors (unreadable files, parse errors) to status 2', () => {
+    const missing = Object.assign(new Error("ENOENT: no such file or directory, open 'x.scm'"), {
+      code: 'ENOENT',
+      path: 'x.scm',
+    });
+    expect(report(new InputFileError('x.scm', { cause: missing }))).toEqual({
+      code: EXIT_USAGE,
+      text: "error: x.scm: cannot read the file (ENOENT: no such file or directory, open 'x.scm')\n",
+    });
+    expect(report(missing).code).toBe(EXIT_USAGE);
+  });
+
+  it('maps other GpumorphErrors to status 4 without the debugging hint', () => {
+    expect(report(new GpumorphError('pool: capacity 0'))).toEqual({
+      code: EXIT_INTERNAL,
+      text: 'error: pool: capacity 0\n',
+    });
   });
 
   it('adds the cause when the message does not already contain it', () => {
@@ -41,7 +60,7 @@ describe('reportCliError', () => {
   it('prints the stack of an unexpected error only with GPUMORPH_DEBUG=1', () => {
     vi.stubEnv('GPUMORPH_DEBUG', '');
     const plain = report(new TypeError('x is not a function'));
-    expect(plain.code).toBe(EXIT_FAILURE);
+    expect(plain.code).toBe(EXIT_INTERNAL);
     expect(plain.text).toMatch(/^error: x is not a function\n/);
     expect(plain.text).not.toMatch(/^\s+at /m);
     vi.stubEnv('GPUMORPH_DEBUG', '1');

@@ -1,8 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AnalysisResult } from '@gpumorph/octagon';
 import { describe, expect, it } from 'vitest';
+import type { OctagonReport } from '../src/commands/octagon';
 import { repoRoot, runCliCaptured } from './helpers';
 
 const example = (name: string) => join(repoRoot, 'examples/octagon', name);
@@ -20,21 +20,22 @@ describe('gpumorph octagon', () => {
   it('--json reports array-bound checks; exits 1 when a check is not proved', async () => {
     const run = await runCliCaptured(['octagon', example('unproved.oct'), '--engine', 'exact', '--json']);
     expect(run.code).toBe(1);
-    const result = JSON.parse(run.stdout) as AnalysisResult;
-    expect(result.engine).toBe('exact');
-    expect(result.assertions.map((a) => [a.kind, a.proved])).toEqual([
+    const report = JSON.parse(run.stdout) as OctagonReport;
+    expect(report.engine).toBe('exact');
+    expect(report.ok).toBe(false);
+    expect(report.result.assertions.map((a) => [a.kind, a.proved])).toEqual([
       ['bounds', false],
       ['assert', false],
     ]);
   });
 
-  it('reports a syntax error with file:line:column and exit status 1', async () => {
+  it('reports a syntax error with file:line:column and exit status 2', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gpumorph-octagon-'));
     try {
       const file = join(dir, 'bad.oct');
       await writeFile(file, 'x = 1;\ny = ;\n');
       const run = await runCliCaptured(['octagon', file, '--engine', 'f64']);
-      expect(run.code).toBe(1);
+      expect(run.code).toBe(2);
       expect(run.stderr).toMatch(/error: .*bad\.oct:2:5: expected an expression, found ';'/);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -5,7 +5,9 @@
  */
 import { EventEmitter } from 'node:events';
 import type { GpuContext } from '@gpumorph/gpu-allocator';
-import type TypedEmitter from 'typed-emitter';
+// A namespace import: typed-emitter is CommonJS with `export default`, which a default import
+// mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
+import type * as TypedEmitter from 'typed-emitter';
 import { solveCpuSparse } from './cpu/sparse';
 import { CfaAbortedError, CfaEngineError } from './errors';
 import { type CfaMatrices, termCount } from './matrix/program';
@@ -92,7 +94,7 @@ export interface CfaResult {
  * const { store, statistics } = await solver.solve();
  * ```
  */
-export class CfaSolver extends (EventEmitter as new () => TypedEmitter<CfaSolverEvents>) {
+export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<CfaSolverEvents>) {
   readonly matrices: CfaMatrices;
   readonly #options: CfaSolveOptions;
   #started = false;

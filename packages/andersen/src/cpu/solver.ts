@@ -1,6 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { type SparseBitVector, SparseBitVectorPool } from '@gpumorph/sparse-bitvector';
-import type TypedEmitter from 'typed-emitter';
+// A namespace import: typed-emitter is CommonJS with `export default`, which a default import
+// mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
+import type * as TypedEmitter from 'typed-emitter';
 import { SolveAbortedError } from '../errors';
 import { ConstraintKind, type ConstraintProgram } from '../model/program';
 import type { HcdPairs } from '../offline/hcd-pairs';
@@ -71,7 +73,7 @@ const NONE = -1;
  * result.pointsTo(v);
  * ```
  */
-export class CpuSolver extends (EventEmitter as new () => TypedEmitter<CpuSolverEvents>) {
+export class CpuSolver extends (EventEmitter as new () => TypedEmitter.default<CpuSolverEvents>) {
   readonly program: ConstraintProgram;
   readonly #options: CpuSolverOptions;
   #solved = false;

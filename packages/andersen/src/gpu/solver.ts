@@ -23,7 +23,9 @@ import {
   type TeamKind,
   unpackVectors,
 } from '@gpumorph/sparse-bitvector';
-import type TypedEmitter from 'typed-emitter';
+// A namespace import: typed-emitter is CommonJS with `export default`, which a default import
+// mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
+import type * as TypedEmitter from 'typed-emitter';
 import type { IterationEvent, SolvePhase } from '../cpu/solver';
 import { EngineUnavailableError, SolveAbortedError } from '../errors';
 import type { ConstraintProgram } from '../model/program';
@@ -204,7 +206,7 @@ const NONE = NO_ELEMENT;
  * }
  * ```
  */
-export class GpuSolver extends (EventEmitter as new () => TypedEmitter<GpuSolverEvents>) {
+export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<GpuSolverEvents>) {
   readonly program: ConstraintProgram;
   readonly ctx: GpuContext;
   readonly #ownsContext: boolean;

@@ -6,10 +6,14 @@ import {
   countByKind,
   LlvmParseError,
   type ModuleAnalysis,
+  type SolvedAndersen,
 } from '@gpumorph/andersen';
 import { EXIT_FAILURE } from '../errors';
 
 import { type CliIo, colorsFor } from '../io';
+import { progressFor } from '../progress';
+import { type AnalysisReport, writeReport } from '../report';
+import type { ConstraintCounts } from './andersen';
 
 /** Options of `gpumorph andersen ll`. */
 export interface AndersenLlOptions {
@@ -25,36 +29,31 @@ export interface AndersenLlOptions {
   readonly print?: boolean | undefined;
 }
 
-/** What `gpumorph andersen ll --json` prints (`aliasReport` only with `--alias-report`). */
-export interface AndersenLlReport {
-  readonly file: string;
-  readonly engine: string;
-  readonly irBytes: number;
-  readonly functions: number;
-  readonly definedFunctions: number;
-  readonly globals: number;
-  readonly instructions: number;
-  readonly heapSites: number;
-  readonly nodes: number;
-  readonly constraints: {
-    readonly total: number;
-    readonly addressOf: number;
-    readonly copy: number;
-    readonly load: number;
-    readonly store: number;
-    readonly offset: number;
-  };
-  readonly indirectCalls: number;
-  readonly unknownExternalCalls: number;
-  readonly parseMs: number;
-  readonly solveMs: number;
-  readonly pointsToEdges: number;
-  /** Caller → callees with indirect calls resolved. */
-  readonly callGraph: Record<string, string[]>;
-  readonly checks?: AliasReport['checks'];
-  readonly passed?: number;
-  readonly failed?: number;
-}
+/** What `gpumorph andersen ll --json` prints (the common {@link AnalysisReport} shape; `checks`, `passed` and `failed` only with `--alias-report`). */
+export type AndersenLlReport = AnalysisReport<
+  { readonly file: string },
+  {
+    readonly irBytes: number;
+    readonly functions: number;
+    readonly definedFunctions: number;
+    readonly globals: number;
+    readonly instructions: number;
+    readonly heapSites: number;
+    readonly indirectCalls: number;
+    readonly unknownExternalCalls: number;
+    readonly nodes: number;
+    readonly constraints: ConstraintCounts;
+  },
+  { readonly parseMs: number; readonly solveMs: number },
+  {
+    readonly pointsToEdges: number;
+    /** Caller → callees with indirect calls resolved. */
+    readonly callGraph: Record<string, string[]>;
+    readonly checks?: AliasReport['checks'];
+    readonly passed?: number;
+    readonly failed?: number;
+  }
+>;
 
 /**
  * `gpumorph andersen ll <file.ll>`: points-to analysis of an LLVM module. Prints a summary and the
@@ -81,50 +80,62 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
     );
   }
   const start = performance.now();
+  const progress = progressFor(io, 'andersen ll', 1);
   const analysis = await analyzeModule(text, {
     file: options.file,
     engine: options.engine,
     allocators: options.allocators,
-  });
+    onIteration: (event) => {
+      progress.setTotal(event.round + 1);
+      progress.update(event.round, `round ${event.round}: ${count(event.propagated)} nodes propagated`);
+    },
+  }).finally(() => progress.stop());
   const totalMs = performance.now() - start;
   const { extracted, result } = analysis;
   const solveMs = result.statistics.solveMs;
   const [addressOf, copy, load, store, offset] = countByKind(extracted.program.constraints);
+  const aliasReport = options.aliasReport ? analysis.aliasReport() : undefined;
   const report: AndersenLlReport = {
-    file: options.file,
+    command: 'andersen ll',
+    input: { file: options.file },
     engine: analysis.engine,
-    irBytes: text.length,
-    ...extracted.statistics,
-    nodes: extracted.program.nodeCount,
-    constraints: { total: extracted.program.constraints.length, addressOf, copy, load, store, offset },
-    parseMs: totalMs - solveMs,
-    solveMs,
-    pointsToEdges: result.pointsToEdges,
-    callGraph: Object.fromEntries(analysis.callGraph()),
-    ...(options.aliasReport ? analysis.aliasReport() : {}),
+    adapter: (result as Partial<SolvedAndersen>).gpu?.adapter ?? null,
+    sizes: {
+      irBytes: text.length,
+      ...extracted.statistics,
+      nodes: extracted.program.nodeCount,
+      constraints: { total: extracted.program.constraints.length, addressOf, copy, load, store, offset },
+    },
+    timings: { parseMs: totalMs - solveMs, solveMs },
+    result: {
+      pointsToEdges: result.pointsToEdges,
+      callGraph: Object.fromEntries(analysis.callGraph()),
+      ...(aliasReport ?? {}),
+    },
+    ok: (aliasReport?.failed ?? 0) === 0,
   };
   if (options.json) {
-    io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    writeReport(io, report);
   } else {
     io.stdout.write(
-      `${c.bold(options.file)}: ${count(report.definedFunctions)} functions, ${count(report.instructions)} instructions → ` +
-        `${count(report.nodes)} nodes, ${count(report.constraints.total)} constraints; ` +
-        `solved on ${report.engine} in ${solveMs.toFixed(1)} ms, ${count(report.pointsToEdges)} points-to edges\n`,
+      `${c.bold(options.file)}: ${count(report.sizes.definedFunctions)} functions, ${count(report.sizes.instructions)} instructions → ` +
+        `${count(report.sizes.nodes)} nodes, ${count(report.sizes.constraints.total)} constraints; ` +
+        `solved on ${report.engine} in ${solveMs.toFixed(1)} ms, ${count(report.result.pointsToEdges)} points-to edges\n`,
     );
     printCallGraph(analysis, io);
     if (options.print) printPointsTo(analysis, io);
-    if (report.checks !== undefined) {
-      for (const check of report.checks) {
+    if (aliasReport !== undefined) {
+      for (const check of aliasReport.checks) {
         const verdict = check.pass ? c.green('pass') : c.red('FAIL');
         io.stdout.write(
           `  ${verdict} ${check.kind} in ${check.function} at line ${check.line}: ${check.result}-alias\n`,
         );
       }
-      const summary = `${report.passed} passed, ${report.failed} failed`;
-      io.stdout.write(`${report.failed === 0 ? c.green(summary) : c.red(summary)}\n`);
+      const summary = `${aliasReport.passed} passed, ${aliasReport.failed} failed`;
+      io.stdout.write(`${aliasReport.failed === 0 ? c.green(summary) : c.red(summary)}\n`);
     }
   }
-  return report.failed !== undefined && report.failed > 0 ? EXIT_FAILURE : 0;
+  return report.ok ? 0 : EXIT_FAILURE;
 }
 
 function printCallGraph(analysis: ModuleAnalysis, io: CliIo): void {

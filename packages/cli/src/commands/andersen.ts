@@ -26,7 +26,8 @@ import {
 import { EXIT_FAILURE } from '../errors';
 import { formatNumber } from '../format';
 import { type CliIo, colorsFor } from '../io';
-import { createProgress } from '../progress';
+import { progressFor } from '../progress';
+import { type AnalysisReport, writeReport } from '../report';
 
 /** Options of `gpumorph andersen solve`. */
 export interface AndersenSolveOptions {
@@ -53,41 +54,47 @@ export interface AndersenSolveOptions {
   readonly print?: boolean | undefined;
 }
 
-/** What `gpumorph andersen solve --json` prints. */
-export interface AndersenSolveReport {
-  readonly engine: string;
-  /** The WebGPU adapter, or null when the CPU engine ran. */
-  readonly adapter: string | null;
-  readonly files: Record<string, string>;
-  readonly nodes: number;
-  readonly constraints: {
-    readonly total: number;
-    readonly addressOf: number;
-    readonly copy: number;
-    readonly load: number;
-    readonly store: number;
-    readonly offset: number;
-  };
-  readonly hcd: { readonly offlineMerges: number; readonly onlinePairs: number } | null;
-  /** Reading and parsing the input files. */
-  readonly readMs: number;
-  /** Offline passes run here (--offline-hcd, --hvn); 0 when none ran (a shipped HCD table costs only its reading). */
-  readonly offlineMs: number;
-  readonly solveMs: number;
-  readonly iterations: number;
-  /** The process's peak resident set size, bytes. */
-  readonly peakMemoryBytes: number;
-  readonly pointsToEdges: number;
-  readonly statistics: Record<string, number>;
-  readonly verification: {
-    readonly file: string;
-    readonly exact: boolean;
-    readonly checked: number;
-    readonly differing: number;
-    readonly ignored: VerificationReport['ignored'];
-    readonly firstDifferences: { variable: number; expected: number[]; actual: number[] }[];
-  } | null;
+/** Constraint counts by kind. */
+export interface ConstraintCounts {
+  readonly total: number;
+  readonly addressOf: number;
+  readonly copy: number;
+  readonly load: number;
+  readonly store: number;
+  readonly offset: number;
 }
+
+/** What `gpumorph andersen solve --json` prints (the common {@link AnalysisReport} shape). */
+export type AndersenSolveReport = AnalysisReport<
+  Record<string, string>,
+  {
+    readonly nodes: number;
+    readonly constraints: ConstraintCounts;
+    readonly hcd: { readonly offlineMerges: number; readonly onlinePairs: number } | null;
+    /** The process's peak resident set size, bytes. */
+    readonly peakMemoryBytes: number;
+  },
+  {
+    /** Reading and parsing the input files. */
+    readonly readMs: number;
+    /** Offline passes run here (--offline-hcd, --hvn); 0 when none ran (a shipped HCD table costs only its reading). */
+    readonly offlineMs: number;
+    readonly solveMs: number;
+  },
+  {
+    readonly iterations: number;
+    readonly pointsToEdges: number;
+    readonly statistics: Record<string, number>;
+    readonly verification: {
+      readonly file: string;
+      readonly exact: boolean;
+      readonly checked: number;
+      readonly differing: number;
+      readonly ignored: VerificationReport['ignored'];
+      readonly firstDifferences: { variable: number; expected: number[]; actual: number[] }[];
+    } | null;
+  }
+>;
 
 async function isFile(path: string): Promise<boolean> {
   try {
@@ -211,11 +218,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
       ` read in ${formatNumber(readMs)} ms`,
   );
 
-  const progress = createProgress(
-    'andersen',
-    1,
-    io.stderr.isTTY ? { stream: io.stderr as NodeJS.WriteStream } : {},
-  );
+  const progress = progressFor(io, 'andersen', 1);
   const result = await solveAndersen(solvedProgram, {
     engine: options.engine,
     hcd,
@@ -226,7 +229,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
   }).finally(() => progress.stop());
   const statistics = result.statistics;
 
-  let verification: AndersenSolveReport['verification'] = null;
+  let verification: AndersenSolveReport['result']['verification'] = null;
   if (solution !== undefined) {
     const report = verifySolution(
       result,
@@ -252,22 +255,26 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
   }
   const [addressOf, copy, load, store, offset] = countByKind(program.constraints);
   const report: AndersenSolveReport = {
+    command: 'andersen solve',
+    input: files,
     engine: result.engine,
     adapter: result.gpu?.adapter ?? null,
-    files,
-    nodes: program.nodeCount,
-    constraints: { total: program.constraints.length, addressOf, copy, load, store, offset },
-    hcd: hcd ? { offlineMerges: hcd.offlineMerges.length / 2, onlinePairs: hcd.online.length / 2 } : null,
-    readMs,
-    offlineMs,
-    solveMs: statistics.solveMs,
-    iterations: statistics.rounds,
-    peakMemoryBytes: process.resourceUsage().maxRSS * 1024,
-    pointsToEdges: result.pointsToEdges,
-    statistics: { ...statistics },
-    verification,
+    sizes: {
+      nodes: program.nodeCount,
+      constraints: { total: program.constraints.length, addressOf, copy, load, store, offset },
+      hcd: hcd ? { offlineMerges: hcd.offlineMerges.length / 2, onlinePairs: hcd.online.length / 2 } : null,
+      peakMemoryBytes: process.resourceUsage().maxRSS * 1024,
+    },
+    timings: { readMs, offlineMs, solveMs: statistics.solveMs },
+    result: {
+      iterations: statistics.rounds,
+      pointsToEdges: result.pointsToEdges,
+      statistics: { ...statistics },
+      verification,
+    },
+    ok: verification?.exact ?? true,
   };
-  if (options.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (options.json) writeReport(io, report);
   else io.stdout.write(summaryText(report, c));
   if (options.print && !options.json) {
     const name = (id: number) => program.names?.[id] ?? `n${id}`;
@@ -291,17 +298,18 @@ function count(n: number): string {
 }
 
 function summaryText(report: AndersenSolveReport, c: ReturnType<typeof colorsFor>): string {
+  const sizes = report.sizes;
   const lines = [
     c.bold('andersen solve'),
     `  engine          ${report.engine}`,
-    `  nodes           ${count(report.nodes)}`,
-    `  constraints     ${count(report.constraints.total)} (addr ${report.constraints.addressOf}, copy ${report.constraints.copy}, load ${report.constraints.load}, store ${report.constraints.store}, offset ${report.constraints.offset})`,
-    `  read            ${formatNumber(report.readMs)} ms`,
-    `  solve           ${formatNumber(report.solveMs)} ms in ${report.iterations} rounds`,
-    `  peak memory     ${formatNumber(report.peakMemoryBytes / 2 ** 20)} MiB`,
-    `  points-to edges ${count(report.pointsToEdges)}`,
+    `  nodes           ${count(sizes.nodes)}`,
+    `  constraints     ${count(sizes.constraints.total)} (addr ${sizes.constraints.addressOf}, copy ${sizes.constraints.copy}, load ${sizes.constraints.load}, store ${sizes.constraints.store}, offset ${sizes.constraints.offset})`,
+    `  read            ${formatNumber(report.timings.readMs)} ms`,
+    `  solve           ${formatNumber(report.timings.solveMs)} ms in ${report.result.iterations} rounds`,
+    `  peak memory     ${formatNumber(sizes.peakMemoryBytes / 2 ** 20)} MiB`,
+    `  points-to edges ${count(report.result.pointsToEdges)}`,
   ];
-  const v = report.verification;
+  const v = report.result.verification;
   if (v) {
     const verdict = v.exact ? c.green('exact') : c.red(`${v.differing} variables differ`);
     lines.push(`  verification    ${verdict}: ${count(v.checked)} variables against ${v.file}`);

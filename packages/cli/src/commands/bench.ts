@@ -4,6 +4,7 @@ import { acquireGpu, type GpuAdapterReport, type GpuContext } from '@gpumorph/gp
 import type { BenchReport, BenchSuite } from '@gpumorph/gpu-allocator/bench';
 import { formatNumber, renderTable } from '../format';
 import { type CliIo, type Colors, colorsFor } from '../io';
+import { progressFor } from '../progress';
 
 /** Engines a suite can be asked to run. */
 export const BENCH_ENGINES = ['webgpu', 'cpu'] as const;
@@ -52,10 +53,15 @@ export async function runBench(options: BenchCommandOptions, io: CliIo): Promise
     if (!ctx) log('bench: no WebGPU adapter; running the CPU rows only (see gpumorph doctor)');
   }
   const reports: BenchReport[] = [];
+  const progress = progressFor(io, 'bench', options.suites.length);
+  // The suites' own log lines would tear the bar: with a bar they wait until it is gone.
+  const held: string[] = [];
+  const suiteLog = progress.active ? (line: string) => held.push(line) : log;
   try {
-    for (const suite of options.suites) {
-      log(`bench: ${suite.name} — ${suite.description}${options.quick ? ' (quick)' : ''}`);
-      const report = await suite.run({ ctx, engines: options.engines, quick: options.quick, log });
+    for (const [index, suite] of options.suites.entries()) {
+      progress.update(index, `bench ${suite.name}`);
+      suiteLog(`bench: ${suite.name} — ${suite.description}${options.quick ? ' (quick)' : ''}`);
+      const report = await suite.run({ ctx, engines: options.engines, quick: options.quick, log: suiteLog });
       reports.push(report);
       io.stdout.write(`${reportText(report, c)}\n`);
       // Written after every suite, so a later failure does not lose what was measured.
@@ -68,6 +74,8 @@ export async function runBench(options: BenchCommandOptions, io: CliIo): Promise
         });
     }
   } finally {
+    progress.stop();
+    for (const line of held) log(line);
     ctx?.destroy();
   }
   if (options.json) log(`bench: wrote ${resolve(options.json)}`);

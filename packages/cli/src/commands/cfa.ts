@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import {
   analyzeScheme,
   type CfaEngine,
@@ -11,9 +10,11 @@ import {
   solveCfa,
 } from '@gpumorph/eigencfa';
 import { acquireGpu, type GpuContext } from '@gpumorph/gpu-allocator';
+import { readInputFile } from '../errors';
 import { formatNumber } from '../format';
 import { type CliIo, colorsFor } from '../io';
-import { createProgress } from '../progress';
+import { progressFor } from '../progress';
+import { type AnalysisReport, writeReport } from '../report';
 
 /** Options of `gpumorph cfa`. */
 export interface CfaOptions {
@@ -27,32 +28,32 @@ export interface CfaOptions {
   readonly booleans?: 'church' | 'basic' | undefined;
 }
 
-/** What `gpumorph cfa --json` prints. */
-export interface CfaReport {
-  readonly input: { readonly kind: 'scheme' | 'matrices'; readonly path: string };
-  readonly engine: 'cpu' | 'webgpu';
-  /** The WebGPU adapter, or null when the CPU engine ran. */
-  readonly adapter: string | null;
-  readonly sizes: {
+/** What `gpumorph cfa --json` prints (the common {@link AnalysisReport} shape). */
+export type CfaReport = AnalysisReport<
+  { readonly kind: 'scheme' | 'matrices'; readonly path: string },
+  {
     readonly lams: number;
     readonly vars: number;
     readonly calls: number;
     readonly terms: number;
     readonly storeEntries: number;
-  };
-  readonly timings: {
+  },
+  {
+    /** The Scheme front end (null for matrices). */
     readonly compileMs: number | null;
     readonly setupMs: number;
     readonly solveMs: number;
     readonly readbackMs: number;
-  };
-  readonly counters: Readonly<Record<string, number>>;
-  /** The fixpoint: row r's lambda ids, sorted (rows in the data folder's numbering). */
-  readonly store: number[][];
-  /** Scheme input only: flow sets of source variables and callees of source call sites. */
-  readonly variables?: { name: string; pos: string; row: number; flow: string[] }[];
-  readonly callSites?: { operator: string; pos: string; call: number; callees: string[] }[];
-}
+  },
+  {
+    readonly counters: Readonly<Record<string, number>>;
+    /** The fixpoint: row r's lambda ids, sorted (rows in the data folder's numbering). */
+    readonly store: number[][];
+    /** Scheme input only: flow sets of source variables and callees of source call sites. */
+    readonly variables?: { name: string; pos: string; row: number; flow: string[] }[];
+    readonly callSites?: { operator: string; pos: string; call: number; callees: string[] }[];
+  }
+>;
 
 async function gpuFor(engine: CfaEngine): Promise<GpuContext | null> {
   if (engine === 'cpu') return null;
@@ -72,13 +73,11 @@ async function gpuFor(engine: CfaEngine): Promise<GpuContext | null> {
 export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
   const c = colorsFor(io);
   const log = (line: string) => io.stderr.write(`${c.dim(line)}\n`);
+  // Read before acquiring the GPU: a mistyped path should fail at once, as an input error.
+  const text = options.file !== undefined ? await readInputFile(options.file) : undefined;
   const gpu = await gpuFor(options.engine);
   try {
-    const progress = createProgress(
-      'cfa',
-      1,
-      io.stderr.isTTY ? { stream: io.stderr as NodeJS.WriteStream } : {},
-    );
+    const progress = progressFor(io, 'cfa', 1);
     const hooks = {
       engine: options.engine,
       gpu,
@@ -104,12 +103,14 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
       } else {
         const file = options.file as string;
         input = { kind: 'scheme', path: file };
-        const text = await readFile(file, 'utf8');
-        const analysis = await analyzeScheme(text, {
-          ...hooks,
-          file,
-          ...(options.booleans ? { booleans: options.booleans } : {}),
-        } as never);
+        const analysis = await analyzeScheme(
+          text as string,
+          {
+            ...hooks,
+            file,
+            ...(options.booleans ? { booleans: options.booleans } : {}),
+          } as never,
+        );
         result = analysis;
         source = analysis.source;
         compileMs = analysis.compileMs;
@@ -119,32 +120,36 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
     }
     const s: CfaStatistics = result.statistics;
     const report: CfaReport = {
+      command: 'cfa',
       input,
       engine: s.engine,
       adapter: s.engine === 'webgpu' && gpu ? String(gpu) : null,
       sizes: { lams: s.lams, vars: s.vars, calls: s.calls, terms: s.terms, storeEntries: s.storeEntries },
       timings: { compileMs, setupMs: s.setupMs, solveMs: s.solveMs, readbackMs: s.readbackMs },
-      counters: s.counters,
-      store: result.store.toArrays(),
-      ...(source
-        ? {
-            variables: source.variables.map((v) => ({
-              name: v.name,
-              pos: v.pos,
-              row: v.row,
-              flow: v.flow.map(flowValueText),
-            })),
-            callSites: source.callSites.map((k) => ({
-              operator: k.operator,
-              pos: k.pos,
-              call: k.call,
-              callees: k.callees.map(flowValueText),
-            })),
-          }
-        : {}),
+      result: {
+        counters: s.counters,
+        store: result.store.toArrays(),
+        ...(source
+          ? {
+              variables: source.variables.map((v) => ({
+                name: v.name,
+                pos: v.pos,
+                row: v.row,
+                flow: v.flow.map(flowValueText),
+              })),
+              callSites: source.callSites.map((k) => ({
+                operator: k.operator,
+                pos: k.pos,
+                call: k.call,
+                callees: k.callees.map(flowValueText),
+              })),
+            }
+          : {}),
+      },
+      ok: true,
     };
     if (options.json) {
-      io.stdout.write(`${JSON.stringify(report)}\n`);
+      writeReport(io, report);
       return 0;
     }
     const lines = [

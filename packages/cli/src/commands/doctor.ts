@@ -4,6 +4,7 @@ import {
   type GpuContext,
   type GpuFeatures,
   type GpuLimits,
+  GpuUnavailableError,
 } from '@gpumorph/gpu-allocator';
 import { runSelfCheck, type SelfCheckResult } from '../doctor/self-check';
 import { SOFTWARE_ADAPTER_STEPS } from '../doctor/software-adapter';
@@ -49,7 +50,15 @@ export async function runDoctor(options: DoctorOptions, io: CliIo): Promise<numb
     if (!options.json) io.stderr.write(`${c.dim(line)}\n`);
   };
   log('looking for a WebGPU adapter…');
-  const ctx = await acquireGpu({ subgroups: options.subgroups ?? true, dawnFlags: options.dawnFlags ?? [] });
+  let ctx: GpuContext | null;
+  try {
+    ctx = await acquireGpu({ subgroups: options.subgroups ?? true, dawnFlags: options.dawnFlags ?? [] });
+  } catch (error) {
+    // GPUMORPH_REQUIRE_GPU=1 and no adapter: still say how to get one (on stderr, so --json's
+    // stdout stays empty), then fail with the error's exit status.
+    if (error instanceof GpuUnavailableError) io.stderr.write(await noAdapterText(c));
+    throw error;
+  }
   if (!ctx) {
     if (options.json) {
       writeJson(io, { adapter: null, features: null, limits: null, selfCheck: [], ok: true });

@@ -8,6 +8,8 @@ import {
 } from '@gpumorph/octagon';
 import { EXIT_FAILURE } from '../errors';
 import { type CliIo, colorsFor } from '../io';
+import { progressFor } from '../progress';
+import { type AnalysisReport, writeReport } from '../report';
 
 /** Options of `gpumorph octagon <file>`. */
 export interface OctagonCommandOptions {
@@ -18,6 +20,17 @@ export interface OctagonCommandOptions {
   /** Print only the loop heads and the end, not the state before every statement. */
   readonly loopsOnly?: boolean | undefined;
 }
+
+/** What `gpumorph octagon --json` prints (the common {@link AnalysisReport} shape). */
+export type OctagonReport = AnalysisReport<
+  { readonly file: string },
+  { readonly variables: number; readonly points: number; readonly checks: number },
+  { readonly analyzeMs: number },
+  Pick<AnalysisResult, 'variables' | 'points' | 'assertions'> & {
+    readonly proved: number;
+    readonly unproved: number;
+  }
+>;
 
 /**
  * `gpumorph octagon <file>`: analyzes a program of the octagon package's tiny language over
@@ -45,16 +58,44 @@ export async function runOctagon(options: OctagonCommandOptions, io: CliIo): Pro
   }
   let ctx: GpuContext | null = null;
   let engine: AnalyzerEngine = options.engine === 'auto' ? 'f64' : options.engine;
+  // The analyzer reports no steps of its own: the bar shows the two slow phases (finding the
+  // GPU, which compiles nothing yet; then the analysis, which compiles the WGSL on first use).
+  const progress = progressFor(io, 'octagon', 2);
   try {
     if (options.engine === 'auto' || options.engine === 'webgpu') {
+      progress.update(0, 'octagon: looking for a WebGPU adapter');
       ctx = await acquireGpu({ require: options.engine === 'webgpu' });
       if (ctx) engine = 'webgpu';
     }
-    const result = await analyzeProgram(source, { engine, ctx, file: options.file });
-    if (options.json) io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    else printResult(result, options, io);
+    progress.update(1, `octagon: analyzing on ${engine}`);
+    const result = await analyzeProgram(source, { engine, ctx, file: options.file }).finally(() =>
+      progress.stop(),
+    );
     const failed = result.assertions.filter((a) => !a.proved).length;
-    if (!options.json) {
+    if (options.json) {
+      const report: OctagonReport = {
+        command: 'octagon',
+        input: { file: options.file },
+        engine: result.engine,
+        adapter: result.engine === 'webgpu' && ctx ? String(ctx) : null,
+        sizes: {
+          variables: result.variables.length,
+          points: result.points.length,
+          checks: result.assertions.length,
+        },
+        timings: { analyzeMs: result.timeMs },
+        result: {
+          variables: result.variables,
+          points: result.points,
+          assertions: result.assertions,
+          proved: result.assertions.length - failed,
+          unproved: failed,
+        },
+        ok: failed === 0,
+      };
+      writeReport(io, report);
+    } else {
+      printResult(result, options, io);
       const summary = `${result.assertions.length - failed} of ${result.assertions.length} checks proved (${result.engine} engine, ${result.timeMs.toFixed(1)} ms)`;
       io.stdout.write(`${failed === 0 ? c.green(summary) : c.red(summary)}\n`);
     }

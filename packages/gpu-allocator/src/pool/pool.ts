@@ -1,5 +1,7 @@
 import { EventEmitter } from 'events';
-import type TypedEmitter from 'typed-emitter';
+// A namespace import: typed-emitter is CommonJS with `export default`, which a default import
+// mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
+import type * as TypedEmitter from 'typed-emitter';
 import type { GpuContext } from '../context/context';
 import { PoolCapacityError } from '../errors';
 import type { WgslModule } from '../kernels/wgsl';
@@ -77,7 +79,7 @@ export interface RunGrowingResult {
  * pool.on('grow', ({ from, to }) => console.log(`pool grew ${from} → ${to}`));
  * ```
  */
-export class ElementPool extends (EventEmitter as new () => TypedEmitter<ElementPoolEvents>) {
+export class ElementPool extends (EventEmitter as new () => TypedEmitter.default<ElementPoolEvents>) {
   readonly #ctx: GpuContext;
   readonly name: string;
   readonly elementWords: number;
