@@ -3,8 +3,8 @@
  * and {@link solveCfa}, which picks the engine (`auto`: WebGPU when a context is given, else CPU).
  * @module
  */
-import { EventEmitter } from 'node:events';
 import type { GpuContext } from '@gpumorph/gpu-allocator';
+import { EventEmitter } from 'events';
 import type TypedEmitter from 'typed-emitter';
 import { solveCpuSparse } from './cpu/sparse';
 import { CfaAbortedError, CfaEngineError } from './errors';

@@ -1,5 +1,5 @@
-import { EventEmitter } from 'node:events';
 import { type SparseBitVector, SparseBitVectorPool } from '@gpumorph/sparse-bitvector';
+import { EventEmitter } from 'events';
 import type TypedEmitter from 'typed-emitter';
 import { SolveAbortedError } from '../errors';
 import { ConstraintKind, type ConstraintProgram } from '../model/program';

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import {
   acquireGpu,
   BufferUsage,
@@ -23,6 +22,7 @@ import {
   type TeamKind,
   unpackVectors,
 } from '@gpumorph/sparse-bitvector';
+import { EventEmitter } from 'events';
 import type TypedEmitter from 'typed-emitter';
 import type { IterationEvent, SolvePhase } from '../cpu/solver';
 import { EngineUnavailableError, SolveAbortedError } from '../errors';
