@@ -3,8 +3,8 @@
  * and {@link solveCfa}, which picks the engine (`auto`: WebGPU when a context is given, else CPU).
  * @module
  */
-import { EventEmitter } from 'node:events';
 import type { GpuContext } from '@gpumorph/gpu-allocator';
+import { EventEmitter } from 'events';
 // A namespace import: typed-emitter is CommonJS with `export default`, which a default import
 // mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
 import type * as TypedEmitter from 'typed-emitter';

@@ -1,5 +1,5 @@
-import { EventEmitter } from 'node:events';
 import { type SparseBitVector, SparseBitVectorPool } from '@gpumorph/sparse-bitvector';
+import { EventEmitter } from 'events';
 // A namespace import: typed-emitter is CommonJS with `export default`, which a default import
 // mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
 import type * as TypedEmitter from 'typed-emitter';

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import {
   acquireGpu,
   BufferUsage,
@@ -23,6 +22,7 @@ import {
   type TeamKind,
   unpackVectors,
 } from '@gpumorph/sparse-bitvector';
+import { EventEmitter } from 'events';
 // A namespace import: typed-emitter is CommonJS with `export default`, which a default import
 // mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
 import type * as TypedEmitter from 'typed-emitter';
