@@ -68,6 +68,22 @@ describeGpu('WebGPU engine', (gpu) => {
     expect(firstDifference(store, solveCpuSparse(m).store)).toBeUndefined();
   });
 
+  it('following function rows at once gives the same fixpoint in fewer rounds, and with pools growing from one', async () => {
+    const vhm = compileScheme(vanHornMairson(16)).matrices;
+    const plain = await solveWebGpu(gpu.ctx, vhm);
+    const followed = await solveWebGpu(gpu.ctx, vhm, { followFunctionRows: true });
+    expect(firstDifference(followed.store, solveCpuSparse(vhm).store)).toBeUndefined();
+    expect(followed.statistics.rounds).toBeLessThan(plain.statistics.rounds);
+    const interp = compileScheme(readExample('interp.scm')).matrices;
+    const grown = await solveWebGpu(gpu.ctx, interp, {
+      followFunctionRows: true,
+      itemCapacity: 1,
+      poolCapacity: 1,
+    });
+    expect(grown.statistics.grows).toBeGreaterThan(0);
+    expect(firstDifference(grown.store, solveCpuSparse(interp).store)).toBeUndefined();
+  });
+
   it('the round engine: n = 16 == CPU, and its pair buffer grows without restarting', async () => {
     const m = compileScheme(vanHornMairson(16)).matrices;
     const grows: number[] = [];
