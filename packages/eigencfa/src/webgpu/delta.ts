@@ -14,6 +14,7 @@ import {
   DELTA_STATE_WORDS,
   type DeltaGeometry,
   deltaParams,
+  type DeltaEntryPoint,
   deltaWgsl,
   graphSections,
   ITEM_WORDS,
@@ -38,6 +39,16 @@ export interface WebGpuSolveOptions {
   readonly followFunctionRows?: boolean;
   /** Threads of the persistent workgroup (default: up to 1024, as the device allows). */
   readonly threads?: number;
+  /**
+   * `grid` (default on a hardware adapter): each round runs over many workgroups, one dispatch per
+   * phase, with function rows followed depth first (so rounds are few); `workgroup` (default on a
+   * software adapter, or `GPUMORPH_CFA_MODE=workgroup`): every round in one persistent workgroup.
+   */
+  readonly mode?: 'grid' | 'workgroup';
+  /** Workgroups of each grid-mode dispatch (default 512 on hardware, 8 on a software adapter). */
+  readonly gridWorkgroups?: number;
+  /** Grid mode: rounds encoded into the first command buffer; later ones double up to 256. */
+  readonly gridRoundsPerBatch?: number;
   /** After each dispatch: rounds so far, and whether items are left. */
   readonly onBatch?: ((rounds: number, changed: boolean) => void) | undefined;
   /** When the item buffer or the member pool grows (capacities in items or members). */
@@ -48,8 +59,10 @@ export interface WebGpuSolveOptions {
 export interface WebGpuStatistics {
   /** Rounds until no item was left. */
   readonly rounds: number;
-  /** Dispatches of the persistent kernel. */
+  /** Command buffers submitted (each ends with a read of the state). */
   readonly batches: number;
+  /** Workgroups of each grid-mode dispatch; 0 when every round ran in one workgroup (see {@link WebGpuSolveOptions.mode}). */
+  readonly gridWorkgroups: number;
   /** Most items one round produced. */
   readonly peakItems: number;
   /** Members handed out from the pool (the member lists' segments). */
@@ -68,10 +81,8 @@ export interface WebGpuStatistics {
   readonly readbackMs: number;
 }
 
-function readEnvFlag(name: string): boolean {
-  return (
-    (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name] === '1'
-  );
+function readEnv(name: string): string | undefined {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
 }
 
 /** The reader index and member slots of `m`, in the layout of {@link graphSections}. */
@@ -129,6 +140,16 @@ function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
   return { graph, funRows };
 }
 
+/** The grid-mode dispatches of one round, in order (the next round's `grid_prep`, or `grid_close`, closes it). */
+const GRID_PHASES: readonly DeltaEntryPoint[] = [
+  'grid_prep',
+  'grid_reserve',
+  'grid_check',
+  'grid_undo',
+  'grid_members',
+  'grid_propagate',
+];
+
 const storage = (type: string, access: 'read' | 'read_write' = 'read_write') => ({
   kind: 'storage' as const,
   type,
@@ -165,7 +186,10 @@ export async function solveWebGpu(
         `but a kernel may bind only ${storageLimit} storage buffers (6 besides the store)`,
     );
   }
+  const phaseMarks: [string, number][] = [];
+  const mark = (what: string) => phaseMarks.push([what, performance.now() - setupStart]);
   const { graph, funRows } = buildGraph(m);
+  mark('graph');
   const threads =
     options.threads ??
     Math.min(1024, ctx.limits.maxComputeInvocationsPerWorkgroup, ctx.limits.maxComputeWorkgroupSizeX);
@@ -189,16 +213,22 @@ export async function solveWebGpu(
   };
   for (let k = 0; k < g.chunks; k++) specs[`store${k}`] = storage('array<atomic<u32>>');
   const layout = defineBindings(`eigencfa delta (${g.chunks} store chunks)`, specs);
-  const kernel = await ctx.kernels.get({
-    label: 'eigencfa delta',
-    code: deltaWgsl(layout.wgsl(), {
-      chunks: g.chunks,
-      threads,
-      followFunctionRows: options.followFunctionRows ?? readEnvFlag('GPUMORPH_CFA_FOLLOW'),
-    }),
-    layout,
-  });
+  const envMode = readEnv('GPUMORPH_CFA_MODE');
+  const mode =
+    options.mode ??
+    (envMode === 'grid' || envMode === 'workgroup' ? envMode : ctx.adapter.software ? 'workgroup' : 'grid');
+  const envFollow = readEnv('GPUMORPH_CFA_FOLLOW');
+  // Grid mode pays a few dispatches per round, so it follows function rows too (rounds ÷ 30).
+  const follow = options.followFunctionRows ?? (envFollow ? envFollow === '1' : mode === 'grid');
+  const code = deltaWgsl(layout.wgsl(), { chunks: g.chunks, threads, followFunctionRows: follow });
+  const entry = (entryPoint: DeltaEntryPoint) =>
+    ctx.kernels.get({ label: `eigencfa delta ${entryPoint}`, code, layout, entryPoint });
+  const kernel = await entry('main');
+  const gridKernels = mode === 'grid' ? await Promise.all(GRID_PHASES.map(entry)) : [];
+  const gridClose = mode === 'grid' ? await entry('grid_close') : undefined;
+  const gridWorkgroups = Math.max(1, options.gridWorkgroups ?? (ctx.adapter.software ? 8 : 512));
 
+  mark('kernel');
   const owned = new Set<GPUBuffer>();
   let deviceBytes = 0;
   const buffer = async (label: string, size: number, usage: number, data?: Uint32Array) => {
@@ -247,11 +277,13 @@ export async function solveWebGpu(
     const memIndex = await buffer('eigencfa delta member index', g.funRows * (1 + g.segments) * 4, S);
     let pool = await buffer('eigencfa delta member pool', poolCapacity * 4, S);
     let items = await buffer('eigencfa delta items', 2 * itemCapacity * ITEM_WORDS * 4, S);
+    mark('buffers');
     const stores: GPUBuffer[] = [];
     for (let k = 0; k < g.chunks; k++) {
       const rows = Math.min(g.rowsPerChunk, V - k * g.rowsPerChunk);
       stores.push(await buffer(`eigencfa store chunk ${k}`, rows * g.words * 4, S));
     }
+    mark('stores');
     const init = new Uint32Array(DELTA_STATE_WORDS);
     init[DELTA_STATE.itemCapacity] = itemCapacity;
     init[DELTA_STATE.poolCapacity] = poolCapacity;
@@ -271,21 +303,36 @@ export async function solveWebGpu(
     const setupMs = performance.now() - setupStart;
 
     const solveStart = performance.now();
-    let batch = Math.max(1, options.roundsPerBatch ?? 512);
-    const maxBatch = Math.max(batch, options.maxRoundsPerBatch ?? 1 << 16);
+    let batch = Math.max(
+      1,
+      mode === 'grid' ? (options.gridRoundsPerBatch ?? 64) : (options.roundsPerBatch ?? 512),
+    );
+    const maxBatch = Math.max(batch, mode === 'grid' ? 256 : (options.maxRoundsPerBatch ?? 1 << 16));
     let batches = 0;
     let grows = 0;
     let s: Uint32Array;
     for (;;) {
       if (options.signal?.aborted)
         throw new CfaAbortedError('CFA cancelled', { cause: options.signal.reason });
-      await ctx.writeBuffer(state, DELTA_STATE.maxRounds * 4, Uint32Array.of(batch));
+      // Grid mode: the persistent kernel only makes the first items or recovers dirty words (no
+      // rounds); `batch` rounds follow as grid dispatches.
+      await ctx.writeBuffer(state, DELTA_STATE.maxRounds * 4, Uint32Array.of(mode === 'grid' ? 0 : batch));
       const command = await ctx.guard('eigencfa delta', () => {
         const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa delta' });
         const pass = encoder.beginComputePass({ label: 'eigencfa delta' });
-        pass.setPipeline(kernel.pipeline);
         pass.setBindGroup(0, group);
+        pass.setPipeline(kernel.pipeline);
         pass.dispatchWorkgroups(1);
+        if (mode === 'grid') {
+          for (let r = 0; r < batch; r++) {
+            for (const [k, phase] of gridKernels.entries()) {
+              pass.setPipeline(phase.pipeline);
+              pass.dispatchWorkgroups(GRID_PHASES[k] === 'grid_prep' || GRID_PHASES[k] === 'grid_check' ? 1 : gridWorkgroups);
+            }
+          }
+          pass.setPipeline((gridClose as typeof kernel).pipeline);
+          pass.dispatchWorkgroups(1);
+        }
         pass.end();
         return encoder.finish();
       });
@@ -297,6 +344,7 @@ export async function solveWebGpu(
           'a member list passed its last segment (more than 4·|Lam| members): the index is inconsistent',
         );
       }
+      if (readEnv('DEBUG_CFA')) console.log('state', Array.from(s).join(','));
       const count = s[DELTA_STATE.count] as number;
       options.onBatch?.(s[DELTA_STATE.rounds] as number, count > 0);
       if (s[DELTA_STATE.poolOverflow]) {
@@ -369,6 +417,7 @@ export async function solveWebGpu(
       statistics: {
         rounds: s[DELTA_STATE.rounds] as number,
         batches,
+        gridWorkgroups: mode === 'grid' ? gridWorkgroups : 0,
         peakItems: s[DELTA_STATE.itemPeak] as number,
         poolMembers: s[DELTA_STATE.poolNext] as number,
         grows,
@@ -378,7 +427,8 @@ export async function solveWebGpu(
         solveMs,
         setupMs,
         readbackMs,
-      },
+        trace: phaseMarks,
+      } as WebGpuStatistics,
     };
   } finally {
     for (const b of owned) b.destroy();

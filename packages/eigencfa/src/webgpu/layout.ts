@@ -87,12 +87,13 @@ export function mainBindings(g: StoreGeometry) {
   return defineBindings(`eigencfa main (${g.chunks} store chunks)`, specs);
 }
 
-/** The bindings of the readback kernels (row counts, then row contents). */
+/** The bindings of the readback kernels (block counts and places, row starts, row contents). */
 export function readbackBindings(g: StoreGeometry) {
   const specs: Record<string, BindingSpec> = {
-    offsets: storage('array<u32>'),
+    blocks: storage('array<u32>'),
+    rowStarts: storage('array<u32>'),
     out: storage('array<u32>'),
   };
-  for (let k = 0; k < g.chunks; k++) specs[`store${k}`] = storage('array<atomic<u32>>');
+  for (let k = 0; k < g.chunks; k++) specs[`store${k}`] = storage('array<u32>', 'read');
   return defineBindings(`eigencfa readback (${g.chunks} store chunks)`, specs);
 }

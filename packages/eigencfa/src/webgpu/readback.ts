@@ -1,12 +1,14 @@
 /**
  * Reading the GPU store back as sorted rows, shared by both WebGPU engines: one kernel counts the
- * members of every variable row, the host turns the counts into offsets, and a second kernel writes
- * each row's members in ascending order at its offset.
+ * members of every block of 32 words of every variable row, an exclusive scan (gpu-primitives)
+ * turns the counts into places in the output, and a second kernel writes each block's members in
+ * ascending order at its place (see {@link ./kernels/readback.wgsl}).
  * @module
  */
 import { BufferUsage, type GpuContext } from '@gpumorph/gpu-allocator';
+import { createScan } from '@gpumorph/gpu-primitives';
 import { CfaStore } from '../store';
-import { countRowsWgsl, writeRowsWgsl } from './kernels/rounds.wgsl';
+import { countBlocksWgsl, readbackBlocks, writeBlocksWgsl } from './kernels/readback.wgsl';
 import { readbackBindings, type StoreGeometry, WORKGROUP } from './layout';
 
 /** Makes a buffer that the caller owns and destroys. */
@@ -34,46 +36,61 @@ export async function readStoreRows(
   const S = BufferUsage.STORAGE;
   const rb = readbackBindings(g);
   const [count, write] = await Promise.all([
-    ctx.kernels.get({ label: 'eigencfa count rows', code: countRowsWgsl(rb.wgsl(), g), layout: rb }),
-    ctx.kernels.get({ label: 'eigencfa write rows', code: writeRowsWgsl(rb.wgsl(), g), layout: rb }),
+    ctx.kernels.get({ label: 'eigencfa count blocks', code: countBlocksWgsl(rb.wgsl(), g), layout: rb }),
+    ctx.kernels.get({ label: 'eigencfa write blocks', code: writeBlocksWgsl(rb.wgsl(), g), layout: rb }),
   ]);
   const storeResources = Object.fromEntries(stores.map((b, k) => [`store${k}`, b]));
   const V = 2 * g.lams;
-  const offsetsBuffer = await buffer('eigencfa row offsets', V * 4, S);
-  const rowGroups = Math.ceil(V / WORKGROUP);
-  const rowGrid = rowGroups <= 65_535 ? [rowGroups, 1] : [65_535, Math.ceil(rowGroups / 65_535)];
-  const run = async (kernel: typeof count, out: GPUBuffer) => {
+  const blockCount = V * readbackBlocks(g.words);
+  const counts = await buffer('eigencfa block counts', blockCount * 4, S);
+  const places = await buffer('eigencfa block places', blockCount * 4, S);
+  const rowStarts = await buffer('eigencfa row starts', V * 4, S);
+  const groups = Math.ceil(blockCount / WORKGROUP);
+  const grid = groups <= 65_535 ? [groups, 1] : [65_535, Math.ceil(groups / 65_535)];
+  const run = async (kernel: typeof count, resources: Record<string, GPUBuffer>) => {
     const command = await ctx.guard('eigencfa readback', () => {
       const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa readback' });
       const pass = encoder.beginComputePass({ label: 'eigencfa readback' });
       pass.setPipeline(kernel.pipeline);
-      pass.setBindGroup(0, kernel.bindGroup({ offsets: offsetsBuffer, out, ...storeResources } as never));
-      pass.dispatchWorkgroups(rowGrid[0] as number, rowGrid[1] as number);
+      pass.setBindGroup(0, kernel.bindGroup({ ...resources, ...storeResources } as never));
+      pass.dispatchWorkgroups(grid[0] as number, grid[1] as number);
       pass.end();
       return encoder.finish();
     });
     await ctx.submit('eigencfa readback', [command]);
   };
+  // Pass 1 writes only the counts; its other writable bindings must still be distinct buffers.
   const dummy = await buffer('eigencfa readback dummy', 16, S);
-  await run(count, dummy);
-  const counts = new Uint32Array(await ctx.readBuffer(offsetsBuffer, 0, V * 4));
+  await run(count, { blocks: counts, rowStarts, out: dummy });
+  const scan = createScan(ctx);
+  try {
+    await scan.run({ input: counts, output: places, count: blockCount, kind: 'exclusive', op: 'add' });
+  } finally {
+    scan.destroy();
+  }
+  const last = (blockCount - 1) * 4;
+  const [lastCount, lastPlace] = await Promise.all([
+    ctx.readBuffer(counts, last, 4).then((b) => new Uint32Array(b)[0] as number),
+    ctx.readBuffer(places, last, 4).then((b) => new Uint32Array(b)[0] as number),
+  ]);
+  const members = lastPlace + lastCount;
+  const total = g.lams + members;
   const offsets = new Uint32Array(3 * g.lams + 1);
   for (let r = 0; r < g.lams; r++) offsets[r + 1] = r + 1;
-  let total = g.lams;
-  const starts = new Uint32Array(V);
-  for (let v = 0; v < V; v++) {
-    starts[v] = total - g.lams;
-    total += counts[v] as number;
-    offsets[g.lams + v + 1] = total;
-  }
-  const members = total - g.lams;
   const data = new Uint32Array(total);
   for (let r = 0; r < g.lams; r++) data[r] = r;
   if (members > 0) {
-    await ctx.writeBuffer(offsetsBuffer, 0, starts);
     const out = await buffer('eigencfa rows out', members * 4, S);
-    await run(write, out);
-    data.set(new Uint32Array(await ctx.readBuffer(out, 0, members * 4)), g.lams);
+    await run(write, { blocks: places, rowStarts, out });
+    const [starts, rows] = await Promise.all([
+      ctx.readBuffer(rowStarts, 0, V * 4).then((b) => new Uint32Array(b)),
+      ctx.readBuffer(out, 0, members * 4).then((b) => new Uint32Array(b)),
+    ]);
+    for (let v = 0; v < V; v++) offsets[g.lams + v] = g.lams + (starts[v] as number);
+    data.set(rows, g.lams);
+  } else {
+    offsets.fill(g.lams, g.lams);
   }
+  offsets[3 * g.lams] = total;
   return new CfaStore(offsets, data);
 }

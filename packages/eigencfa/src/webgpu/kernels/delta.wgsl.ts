@@ -54,10 +54,50 @@ export const DELTA_STATE = {
   segmentOverflow: 13,
   /** Items of the current round whose rows have member lists (0: the member phases are skipped). */
   funItems: 14,
+  /** Grid mode: items the open round has produced so far. */
+  gridNext: 15,
+  /** Grid mode: of those, items of rows with member lists. */
+  gridFunItems: 16,
+  /** Grid mode: 1 while a round is open (opened by `grid_prep`, closed by the next `grid_prep`). */
+  gridActive: 17,
+  /** Grid mode: the pool's bump pointer when the open round began (restored if the round is undone). */
+  gridPoolStart: 18,
+  /** Grid mode: set by `grid_reserve` when a segment did not fit in the pool. */
+  gridFull: 19,
+  /** Grid mode: 1 when the open round runs the member phases (it has items of rows with member lists). */
+  gridMembers: 20,
+  /** Grid mode: 1 when `grid_undo` must take back the open round's reservations. */
+  gridUndo: 21,
 } as const;
 
 /** Words of the delta state buffer. */
-export const DELTA_STATE_WORDS = 16;
+export const DELTA_STATE_WORDS = 24;
+
+/** Invocations per workgroup of the grid-mode kernels. */
+export const GRID_WORKGROUP = 256;
+
+/** Items a grid-mode workgroup collects in workgroup memory before it reserves room for them at once. */
+export const GRID_STAGE = 512;
+
+/**
+ * Entry points of {@link deltaWgsl}: `main` is the persistent single-workgroup kernel (it also
+ * makes the first items and recovers dirty words in grid mode, with no rounds); the `grid_*`
+ * kernels run one round over many workgroups, one dispatch per phase, in the order
+ * prep, reserve, check, undo, members, propagate (and `grid_close` ends a batch).
+ */
+export const DELTA_ENTRY_POINTS = [
+  'main',
+  'grid_prep',
+  'grid_reserve',
+  'grid_check',
+  'grid_undo',
+  'grid_members',
+  'grid_propagate',
+  'grid_close',
+] as const;
+
+/** One entry point of {@link deltaWgsl}. */
+export type DeltaEntryPoint = (typeof DELTA_ENTRY_POINTS)[number];
 
 /** Items one invocation may hold while it follows rows without member lists depth first. */
 export const DEPTH_FIRST_STACK = 16;
@@ -250,9 +290,40 @@ var<private> useStack: bool;
 var<private> depth: u32;
 var<private> stack: array<vec3u, STACK>;
 var<private> cap: u32;
+var<private> gridMode: bool;
+var<workgroup> stageCount: atomic<u32>;
+var<workgroup> stageFunItems: atomic<u32>;
+var<workgroup> staged: array<vec4u, ${GRID_STAGE}>;
+var<workgroup> ctlStageBase: u32;
+
+// Grid mode: puts an item at place i of the round's output, or marks its word dirty when the half is full.
+fn place(i: u32, v: u32, w: u32, bits: u32, slot: u32) {
+  if (i < cap) {
+    let at = outBase + ${ITEM_WORDS}u * i;
+    items[at] = v;
+    items[at + 1u] = w;
+    items[at + 2u] = bits;
+    items[at + 3u] = slot;
+  } else {
+    atomicOr(&marks[DIRTY + v * SW + (w >> 5u)], 1u << (w & 31u));
+    atomicStore(&state[${S('itemOverflow')}], 1u);
+  }
+}
 
 // Appends an item to the output half, or marks its word dirty when the half is full.
 fn emit(v: u32, w: u32, bits: u32, slot: u32) {
+  if (gridMode) {
+    // Staged in workgroup memory so that the workgroup takes one shared counter value for all
+    // (a global counter hit by every item would serialise the grid); past the stage, one each.
+    let k = atomicAdd(&stageCount, 1u);
+    if (k < ${GRID_STAGE}u) {
+      staged[k] = vec4u(v, w, bits, slot);
+      return;
+    }
+    if (slot != NONE) { atomicAdd(&state[${S('gridFunItems')}], 1u); }
+    place(atomicAdd(&state[${S('gridNext')}], 1u), v, w, bits, slot);
+    return;
+  }
   if (slot != NONE) { atomicAdd(&wgFunItems, 1u); }
   let i = atomicAdd(&wgNext, 1u);
   if (i < cap) {
@@ -347,6 +418,180 @@ fn propagate(v: u32, w: u32, bits: u32) {
     let slot = callee - LAMS;
     let n = atomicLoad(&memIndex[slot]);
     for (var j = 0u; j < n; j++) { join(dst + member(slot, j), w, bits); }
+  }
+}
+
+// ---- Grid mode: one round over many workgroups, one dispatch per phase ----
+
+fn gridItems() -> u32 { return atomicLoad(&state[${S('count')}]); }
+fn gridInBase() -> u32 {
+  return atomicLoad(&state[${S('parity')}]) * atomicLoad(&state[${S('itemCapacity')}]) * ${ITEM_WORDS}u;
+}
+fn gridStride(nwg: vec3u) -> u32 { return nwg.x * nwg.y * ${GRID_WORKGROUP}u; }
+fn gridIndex(wg: vec3u, nwg: vec3u, lid: u32) -> u32 { return (wg.x + wg.y * nwg.x) * ${GRID_WORKGROUP}u + lid; }
+
+// Closes the open round, if one ran: its output becomes the current items.
+fn gridCloseRound() {
+  if (atomicLoad(&state[${S('gridActive')}]) == 0u) { return; }
+  let produced = atomicLoad(&state[${S('gridNext')}]);
+  atomicMax(&state[${S('itemPeak')}], produced);
+  atomicStore(&state[${S('parity')}], 1u - atomicLoad(&state[${S('parity')}]));
+  atomicStore(&state[${S('count')}], min(produced, atomicLoad(&state[${S('itemCapacity')}])));
+  atomicStore(&state[${S('funItems')}], atomicLoad(&state[${S('gridFunItems')}]));
+  atomicAdd(&state[${S('rounds')}], 1u);
+  atomicStore(&state[${S('gridActive')}], 0u);
+}
+
+// The last dispatch of a batch: closes its last round, so the host reads a settled state.
+@compute @workgroup_size(1)
+fn grid_close() { gridCloseRound(); }
+
+// Closes the open round and opens the next one, unless something halts the batch: no items, or an
+// overflow the host must handle.
+@compute @workgroup_size(1)
+fn grid_prep() {
+  gridCloseRound();
+  let count = atomicLoad(&state[${S('count')}]);
+  atomicStore(&state[${S('gridUndo')}], 0u);
+  let halted = count == 0u || atomicLoad(&state[${S('itemOverflow')}]) != 0u ||
+    atomicLoad(&state[${S('poolOverflow')}]) != 0u || atomicLoad(&state[${S('segmentOverflow')}]) != 0u;
+  if (halted) { return; }
+  atomicStore(&state[${S('gridNext')}], 0u);
+  atomicStore(&state[${S('gridFunItems')}], 0u);
+  atomicStore(&state[${S('gridFull')}], 0u);
+  atomicStore(&state[${S('gridPoolStart')}], atomicLoad(&state[${S('poolNext')}]));
+  atomicStore(&state[${S('gridMembers')}], select(0u, 1u, atomicLoad(&state[${S('funItems')}]) != 0u));
+  atomicStore(&state[${S('gridActive')}], 1u);
+}
+
+fn gridRunsMembers() -> bool {
+  return atomicLoad(&state[${S('gridActive')}]) != 0u && atomicLoad(&state[${S('gridMembers')}]) != 0u;
+}
+
+// A: reserve member indices for the new λs of function rows and carve the segments they start.
+@compute @workgroup_size(${GRID_WORKGROUP})
+fn grid_reserve(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  loadParams();
+  if (!gridRunsMembers()) { return; }
+  let count = gridItems();
+  let inBase = gridInBase();
+  let poolCap = atomicLoad(&state[${S('poolCapacity')}]);
+  for (var i = gridIndex(wg, nwg, lid); i < count; i += gridStride(nwg)) {
+    let at = inBase + ${ITEM_WORDS}u * i;
+    let f = items[at + 3u];
+    if (f == NONE) { continue; }
+    let k = countOneBits(items[at + 2u]);
+    let start = atomicAdd(&memIndex[f], k);
+    items[at + 4u] = start;
+    if (segmentOf(start + k - 1u) >= SEGS) { atomicStore(&state[${S('segmentOverflow')}], 1u); }
+    var s = segmentOf(start);
+    if (segmentStart(s) != start) { s++; }
+    loop {
+      if (s >= SEGS || segmentStart(s) >= start + k) { break; }
+      let base = atomicAdd(&state[${S('poolNext')}], BASE << s);
+      if (base > poolCap || (BASE << s) > poolCap - base) { atomicStore(&state[${S('gridFull')}], 1u); }
+      atomicStore(&memIndex[FUNROWS + f * SEGS + s], base);
+      s++;
+    }
+  }
+}
+
+// After A: if the pool was too small, the round is undone (grid_undo) and the batch halts.
+@compute @workgroup_size(1)
+fn grid_check() {
+  if (!gridRunsMembers()) { return; }
+  let full = atomicLoad(&state[${S('gridFull')}]) != 0u || atomicLoad(&state[${S('segmentOverflow')}]) != 0u;
+  if (!full) { return; }
+  let poolStart = atomicLoad(&state[${S('gridPoolStart')}]);
+  atomicStore(&state[${S('poolOverflow')}], 1u);
+  atomicStore(&state[${S('poolDemand')}], atomicLoad(&state[${S('poolNext')}]) - poolStart);
+  atomicStore(&state[${S('poolNext')}], poolStart);
+  atomicStore(&state[${S('gridUndo')}], 1u);
+  // The round stays unclosed: its items are still the current ones when the host resumes.
+  atomicStore(&state[${S('gridActive')}], 0u);
+}
+
+@compute @workgroup_size(${GRID_WORKGROUP})
+fn grid_undo(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  if (atomicLoad(&state[${S('gridUndo')}]) == 0u) { return; }
+  let count = gridItems();
+  let inBase = gridInBase();
+  for (var i = gridIndex(wg, nwg, lid); i < count; i += gridStride(nwg)) {
+    let at = inBase + ${ITEM_WORDS}u * i;
+    let f = items[at + 3u];
+    if (f != NONE) { atomicSub(&memIndex[f], countOneBits(items[at + 2u])); }
+  }
+}
+
+// C: write the new members.
+@compute @workgroup_size(${GRID_WORKGROUP})
+fn grid_members(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  loadParams();
+  if (!gridRunsMembers()) { return; }
+  let count = gridItems();
+  let inBase = gridInBase();
+  for (var i = gridIndex(wg, nwg, lid); i < count; i += gridStride(nwg)) {
+    let at0 = inBase + ${ITEM_WORDS}u * i;
+    let f = items[at0 + 3u];
+    if (f == NONE) { continue; }
+    let w = items[at0 + 1u];
+    var bits = items[at0 + 2u];
+    var at = items[at0 + 4u];
+    loop {
+      if (bits == 0u) { break; }
+      let b = firstTrailingBit(bits);
+      bits = bits & (bits - 1u);
+      let s = segmentOf(at);
+      pool[atomicLoad(&memIndex[FUNROWS + f * SEGS + s]) + at - segmentStart(s)] = w * 32u + b;
+      at++;
+    }
+  }
+}
+
+// D: propagate every item, and what that makes, depth first; the workgroup's staged output is
+// placed with one shared counter value.
+@compute @workgroup_size(${GRID_WORKGROUP})
+fn grid_propagate(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
+  loadParams();
+  gridMode = true;
+  if (lid == 0u) {
+    ctlFirst = atomicLoad(&state[${S('gridActive')}]);
+    atomicStore(&stageCount, 0u);
+    atomicStore(&stageFunItems, 0u);
+  }
+  if (workgroupUniformLoad(&ctlFirst) == 0u) { return; }
+  let count = gridItems();
+  let inBase = gridInBase();
+  cap = atomicLoad(&state[${S('itemCapacity')}]);
+  outBase = (1u - atomicLoad(&state[${S('parity')}])) * cap * ${ITEM_WORDS}u;
+  useStack = true;
+  for (var i = gridIndex(wg, nwg, lid); i < count; i += gridStride(nwg)) {
+    let at = inBase + ${ITEM_WORDS}u * i;
+    propagate(items[at], items[at + 1u], items[at + 2u]);
+    loop {
+      if (depth == 0u) { break; }
+      depth--;
+      let next = stack[depth];
+      propagate(next.x, next.y, next.z);
+    }
+  }
+  workgroupBarrier();
+  let n = min(atomicLoad(&stageCount), ${GRID_STAGE}u);
+  var fun = 0u;
+  for (var k = lid; k < n; k += ${GRID_WORKGROUP}u) {
+    if (staged[k].w != NONE) { fun++; }
+  }
+  if (fun != 0u) { atomicAdd(&stageFunItems, fun); }
+  if (lid == 0u) { ctlStageBase = atomicAdd(&state[${S('gridNext')}], n); }
+  let base = workgroupUniformLoad(&ctlStageBase);
+  for (var k = lid; k < n; k += ${GRID_WORKGROUP}u) {
+    let it = staged[k];
+    place(base + k, it.x, it.y, it.z, it.w);
+  }
+  workgroupBarrier();
+  if (lid == 0u) {
+    let f = atomicLoad(&stageFunItems);
+    if (f != 0u) { atomicAdd(&state[${S('gridFunItems')}], f); }
   }
 }
 
