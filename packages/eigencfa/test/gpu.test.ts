@@ -84,6 +84,45 @@ describeGpu('WebGPU engine', (gpu) => {
     expect(firstDifference(grown.store, solveCpuSparse(interp).store)).toBeUndefined();
   });
 
+  it.each(small)('grid mode, n = %s: several workgroups per round give the CPU fixpoint', async (n) => {
+    const m = await readMatricesDir(resolve(vhmDir as string, n));
+    const { store, statistics } = await solveWebGpu(gpu.ctx, m, { mode: 'grid', gridWorkgroups: 3 });
+    expect(statistics.gridWorkgroups).toBe(3);
+    expect(firstDifference(store, solveCpuSparse(m).store)).toBeUndefined();
+  });
+
+  it('grid mode: item buffer and member pool grow from one, a round undone and rerun, one round per batch', async () => {
+    for (const m of [
+      compileScheme(readExample('interp.scm')).matrices,
+      compileScheme(vanHornMairson(16)).matrices,
+    ]) {
+      const grows: string[] = [];
+      const { store, statistics } = await solveWebGpu(gpu.ctx, m, {
+        mode: 'grid',
+        gridWorkgroups: 2,
+        gridRoundsPerBatch: 1,
+        itemCapacity: 1,
+        poolCapacity: 1,
+        onGrow: (what) => grows.push(what),
+      });
+      expect(grows).toContain('items');
+      expect(grows).toContain('members');
+      expect(statistics.batches).toBeGreaterThan(statistics.grows);
+      expect(firstDifference(store, solveCpuSparse(m).store)).toBeUndefined();
+    }
+  });
+
+  it('grid mode on random programs == CPU (fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer(), fc.integer({ min: 1, max: 5 }), async (seed, size) => {
+        const m = compileScheme(randomSchemeProgram(seed, size)).matrices;
+        const { store } = await solveWebGpu(gpu.ctx, m, { mode: 'grid', gridWorkgroups: 4 });
+        expect(firstDifference(store, solveCpuSparse(m).store)).toBeUndefined();
+      }),
+      { numRuns: 10 },
+    );
+  });
+
   it('the round engine: n = 16 == CPU, and its pair buffer grows without restarting', async () => {
     const m = compileScheme(vanHornMairson(16)).matrices;
     const grows: number[] = [];

@@ -12,9 +12,9 @@ import type { CfaStore } from '../store';
 import {
   DELTA_STATE,
   DELTA_STATE_WORDS,
+  type DeltaEntryPoint,
   type DeltaGeometry,
   deltaParams,
-  type DeltaEntryPoint,
   deltaWgsl,
   graphSections,
   ITEM_WORDS,
@@ -75,8 +75,12 @@ export interface WebGpuStatistics {
   readonly deviceBytes: number;
   /** Wall clock from the first dispatch until the host saw no items left. */
   readonly solveMs: number;
-  /** Building and uploading the index, and the pipeline. */
+  /** Building and uploading the index, the pipelines, and allocating every buffer. */
   readonly setupMs: number;
+  /** Of the setup: building the reader index on the host. */
+  readonly indexMs: number;
+  /** Of the setup: creating the buffers and uploading the index (a store of hundreds of MiB takes most). */
+  readonly allocMs: number;
   /** Turning the bitsets into sorted rows and reading them back. */
   readonly readbackMs: number;
 }
@@ -186,10 +190,8 @@ export async function solveWebGpu(
         `but a kernel may bind only ${storageLimit} storage buffers (6 besides the store)`,
     );
   }
-  const phaseMarks: [string, number][] = [];
-  const mark = (what: string) => phaseMarks.push([what, performance.now() - setupStart]);
   const { graph, funRows } = buildGraph(m);
-  mark('graph');
+  const indexMs = performance.now() - setupStart;
   const threads =
     options.threads ??
     Math.min(1024, ctx.limits.maxComputeInvocationsPerWorkgroup, ctx.limits.maxComputeWorkgroupSizeX);
@@ -228,7 +230,7 @@ export async function solveWebGpu(
   const gridClose = mode === 'grid' ? await entry('grid_close') : undefined;
   const gridWorkgroups = Math.max(1, options.gridWorkgroups ?? (ctx.adapter.software ? 8 : 512));
 
-  mark('kernel');
+  const allocStart = performance.now();
   const owned = new Set<GPUBuffer>();
   let deviceBytes = 0;
   const buffer = async (label: string, size: number, usage: number, data?: Uint32Array) => {
@@ -277,13 +279,11 @@ export async function solveWebGpu(
     const memIndex = await buffer('eigencfa delta member index', g.funRows * (1 + g.segments) * 4, S);
     let pool = await buffer('eigencfa delta member pool', poolCapacity * 4, S);
     let items = await buffer('eigencfa delta items', 2 * itemCapacity * ITEM_WORDS * 4, S);
-    mark('buffers');
     const stores: GPUBuffer[] = [];
     for (let k = 0; k < g.chunks; k++) {
       const rows = Math.min(g.rowsPerChunk, V - k * g.rowsPerChunk);
       stores.push(await buffer(`eigencfa store chunk ${k}`, rows * g.words * 4, S));
     }
-    mark('stores');
     const init = new Uint32Array(DELTA_STATE_WORDS);
     init[DELTA_STATE.itemCapacity] = itemCapacity;
     init[DELTA_STATE.poolCapacity] = poolCapacity;
@@ -300,6 +300,7 @@ export async function solveWebGpu(
         ...Object.fromEntries(stores.map((b, k) => [`store${k}`, b])),
       } as never);
     let group = await ctx.guard('eigencfa delta bind group', bindGroup);
+    const allocMs = performance.now() - allocStart;
     const setupMs = performance.now() - setupStart;
 
     const solveStart = performance.now();
@@ -327,7 +328,9 @@ export async function solveWebGpu(
           for (let r = 0; r < batch; r++) {
             for (const [k, phase] of gridKernels.entries()) {
               pass.setPipeline(phase.pipeline);
-              pass.dispatchWorkgroups(GRID_PHASES[k] === 'grid_prep' || GRID_PHASES[k] === 'grid_check' ? 1 : gridWorkgroups);
+              pass.dispatchWorkgroups(
+                GRID_PHASES[k] === 'grid_prep' || GRID_PHASES[k] === 'grid_check' ? 1 : gridWorkgroups,
+              );
             }
           }
           pass.setPipeline((gridClose as typeof kernel).pipeline);
@@ -344,7 +347,6 @@ export async function solveWebGpu(
           'a member list passed its last segment (more than 4·|Lam| members): the index is inconsistent',
         );
       }
-      if (readEnv('DEBUG_CFA')) console.log('state', Array.from(s).join(','));
       const count = s[DELTA_STATE.count] as number;
       options.onBatch?.(s[DELTA_STATE.rounds] as number, count > 0);
       if (s[DELTA_STATE.poolOverflow]) {
@@ -427,8 +429,9 @@ export async function solveWebGpu(
         solveMs,
         setupMs,
         readbackMs,
-        trace: phaseMarks,
-      } as WebGpuStatistics,
+        indexMs,
+        allocMs,
+      },
     };
   } finally {
     for (const b of owned) b.destroy();
