@@ -40,9 +40,10 @@ export interface WebGpuSolveOptions {
   /** Threads of the persistent workgroup (default: up to 1024, as the device allows). */
   readonly threads?: number;
   /**
-   * `grid` (default on a hardware adapter): each round runs over many workgroups, one dispatch per
-   * phase, with function rows followed depth first (so rounds are few); `workgroup` (default on a
-   * software adapter, or `GPUMORPH_CFA_MODE=workgroup`): every round in one persistent workgroup.
+   * `grid`: each round runs over many workgroups, one dispatch per phase, with function rows
+   * followed depth first (so rounds are few); `workgroup`: every round in one persistent workgroup.
+   * Default: `grid` on a hardware adapter for programs of 100,000 calls or more, else `workgroup`;
+   * `GPUMORPH_CFA_MODE=grid|workgroup` overrides the default.
    */
   readonly mode?: 'grid' | 'workgroup';
   /** Workgroups of each grid-mode dispatch (default 512 on hardware, 8 on a software adapter). */
@@ -144,6 +145,12 @@ function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
   return { graph, funRows };
 }
 
+/**
+ * Programs with fewer calls run every round in one workgroup by default: on the H100 that was as
+ * fast or faster up to n = 2048 (63 k calls), and grid mode faster from n = 4096 (127 k calls) on.
+ */
+const GRID_MIN_CALLS = 100_000;
+
 /** The grid-mode dispatches of one round, in order (the next round's `grid_prep`, or `grid_close`, closes it). */
 const GRID_PHASES: readonly DeltaEntryPoint[] = [
   'grid_prep',
@@ -218,7 +225,11 @@ export async function solveWebGpu(
   const envMode = readEnv('GPUMORPH_CFA_MODE');
   const mode =
     options.mode ??
-    (envMode === 'grid' || envMode === 'workgroup' ? envMode : ctx.adapter.software ? 'workgroup' : 'grid');
+    (envMode === 'grid' || envMode === 'workgroup'
+      ? envMode
+      : !ctx.adapter.software && m.calls >= GRID_MIN_CALLS
+        ? 'grid'
+        : 'workgroup');
   const envFollow = readEnv('GPUMORPH_CFA_FOLLOW');
   // Grid mode pays a few dispatches per round, so it follows function rows too (rounds ÷ 30).
   const follow = options.followFunctionRows ?? (envFollow ? envFollow === '1' : mode === 'grid');
