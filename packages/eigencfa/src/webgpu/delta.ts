@@ -42,7 +42,7 @@ export interface WebGpuSolveOptions {
   /**
    * `grid`: each round runs over many workgroups, one dispatch per phase, with function rows
    * followed depth first (so rounds are few); `workgroup`: every round in one persistent workgroup.
-   * Default: `grid` on a hardware adapter for programs of 100,000 calls or more, else `workgroup`;
+   * Default: `grid` on a hardware adapter for programs of 40,000 calls or more, else `workgroup`;
    * `GPUMORPH_CFA_MODE=grid|workgroup` overrides the default.
    */
   readonly mode?: 'grid' | 'workgroup';
@@ -146,11 +146,11 @@ function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
 }
 
 /**
- * Programs with fewer calls run every round in one workgroup by default. On the H100 grid mode was
- * faster at n = 4096 and 8192 (127 k and 254 k calls) in every run; between n = 1536 and 2048 it was
- * faster in some runs and much slower in others (207 ms against 85 ms at n = 1792), at 1024 slower.
+ * Programs with fewer calls run every round in one workgroup by default. Measured on the H100, both
+ * modes in one run: one workgroup was faster at n = 1024 (31.8 k calls), grid mode at n = 1536
+ * (47.6 k calls) and above.
  */
-const GRID_MIN_CALLS = 100_000;
+const GRID_MIN_CALLS = 40_000;
 
 /** The grid-mode dispatches of one round, in order (the next round's `grid_prep`, or `grid_close`, closes it). */
 const GRID_PHASES: readonly DeltaEntryPoint[] = [
