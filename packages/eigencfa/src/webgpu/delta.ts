@@ -42,7 +42,7 @@ export interface WebGpuSolveOptions {
   /**
    * `grid`: each round runs over many workgroups, one dispatch per phase, with function rows
    * followed depth first (so rounds are few); `workgroup`: every round in one persistent workgroup.
-   * Default: `grid` on a hardware adapter for programs of 40,000 calls or more, else `workgroup`;
+   * Default: `grid` on a hardware adapter for programs of 100,000 calls or more, else `workgroup`;
    * `GPUMORPH_CFA_MODE=grid|workgroup` overrides the default.
    */
   readonly mode?: 'grid' | 'workgroup';
@@ -146,11 +146,10 @@ function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
 }
 
 /**
- * Programs with fewer calls run every round in one workgroup by default. Measured on the H100, both
- * modes in one run: one workgroup was faster at n = 1024 (31.8 k calls), grid mode at n = 1536
- * (47.6 k calls) and above.
+ * Programs with fewer calls run every round in one workgroup by default: on the H100 that was as
+ * fast or faster up to n = 2048 (63 k calls), and grid mode faster from n = 4096 (127 k calls) on.
  */
-const GRID_MIN_CALLS = 40_000;
+const GRID_MIN_CALLS = 100_000;
 
 /** The grid-mode dispatches of one round, in order (the next round's `grid_prep`, or `grid_close`, closes it). */
 const GRID_PHASES: readonly DeltaEntryPoint[] = [
