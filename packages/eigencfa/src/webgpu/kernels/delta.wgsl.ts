@@ -105,12 +105,8 @@ export const DEPTH_FIRST_STACK = 16;
 /** Members in a row's first segment; segment s holds MEMBER_BASE·2^s. */
 export const MEMBER_BASE = 8;
 
-/**
- * u32 words per item: row, word, new bits, the row's member-list slot, the item's first member
- * index (scratch), and the row's reader range (start, end): read while the word is joined, so that
- * propagating the item waits for one load fewer.
- */
-export const ITEM_WORDS = 7;
+/** u32 words per item: row, word, new bits, the row's member-list slot, and the item's first member index (scratch). */
+export const ITEM_WORDS = 5;
 
 /** What the delta kernel's WGSL depends on: the number of store buffers and the workgroup size. */
 export interface DeltaShape {
@@ -287,39 +283,27 @@ var<workgroup> ctlFirst: u32;
 var<workgroup> ctlFull: u32;
 var<workgroup> ctlProduced: u32;
 var<workgroup> ctlFunItems: u32;
+var<workgroup> ctlPoolStart: u32;
 var<workgroup> wgFunItems: atomic<u32>;
-// The pool's bump pointer while the persistent kernel runs (written back at its end): one
-// workgroup owns the pool then, so carving needs no global atomic.
-var<workgroup> wgPoolNext: atomic<u32>;
-// Each invocation's first item of the round, loaded once for phases A, C and D.
-var<private> myW: u32;
-var<private> myBits: u32;
-var<private> mySlot: u32;
-var<private> myStart: u32;
-var<private> myReaders: vec2u;
 var<private> outBase: u32;
 var<private> useStack: bool;
 var<private> depth: u32;
-var<private> stack: array<vec4u, STACK>;
-var<private> stackEnd: array<u32, STACK>;
+var<private> stack: array<vec3u, STACK>;
 var<private> cap: u32;
 var<private> gridMode: bool;
 var<workgroup> stageCount: atomic<u32>;
 var<workgroup> stageFunItems: atomic<u32>;
 var<workgroup> staged: array<vec4u, ${GRID_STAGE}>;
-var<workgroup> stagedReaders: array<vec2u, ${GRID_STAGE}>;
 var<workgroup> ctlStageBase: u32;
 
 // Grid mode: puts an item at place i of the round's output, or marks its word dirty when the half is full.
-fn place(i: u32, v: u32, w: u32, bits: u32, slot: u32, readers: vec2u) {
+fn place(i: u32, v: u32, w: u32, bits: u32, slot: u32) {
   if (i < cap) {
     let at = outBase + ${ITEM_WORDS}u * i;
     items[at] = v;
     items[at + 1u] = w;
     items[at + 2u] = bits;
     items[at + 3u] = slot;
-    items[at + 5u] = readers.x;
-    items[at + 6u] = readers.y;
   } else {
     atomicOr(&marks[DIRTY + v * SW + (w >> 5u)], 1u << (w & 31u));
     atomicStore(&state[${S('itemOverflow')}], 1u);
@@ -327,18 +311,17 @@ fn place(i: u32, v: u32, w: u32, bits: u32, slot: u32, readers: vec2u) {
 }
 
 // Appends an item to the output half, or marks its word dirty when the half is full.
-fn emit(v: u32, w: u32, bits: u32, slot: u32, readers: vec2u) {
+fn emit(v: u32, w: u32, bits: u32, slot: u32) {
   if (gridMode) {
     // Staged in workgroup memory so that the workgroup takes one shared counter value for all
     // (a global counter hit by every item would serialise the grid); past the stage, one each.
     let k = atomicAdd(&stageCount, 1u);
     if (k < ${GRID_STAGE}u) {
       staged[k] = vec4u(v, w, bits, slot);
-      stagedReaders[k] = readers;
       return;
     }
     if (slot != NONE) { atomicAdd(&state[${S('gridFunItems')}], 1u); }
-    place(atomicAdd(&state[${S('gridNext')}], 1u), v, w, bits, slot, readers);
+    place(atomicAdd(&state[${S('gridNext')}], 1u), v, w, bits, slot);
     return;
   }
   if (slot != NONE) { atomicAdd(&wgFunItems, 1u); }
@@ -349,22 +332,16 @@ fn emit(v: u32, w: u32, bits: u32, slot: u32, readers: vec2u) {
     items[at + 1u] = w;
     items[at + 2u] = bits;
     items[at + 3u] = slot;
-    items[at + 5u] = readers.x;
-    items[at + 6u] = readers.y;
   } else {
     atomicOr(&marks[DIRTY + v * SW + (w >> 5u)], 1u << (w & 31u));
     atomicStore(&wgOverflow, 1u);
   }
 }
 
-// The range of row v's entries in the reader index.
-fn rowReaders(v: u32) -> vec2u { return vec2u(graph[G_RSTART + v], graph[G_RSTART + v + 1u]); }
-
 // Joins bits into word w of variable row v; new bits become an item.
 fn join(v: u32, w: u32, bits: u32) {
   if (bits == 0u) { return; }
   let slot = graph[G_FUNSLOT + v];
-  let readers = rowReaders(v);
   let old = orWord(v, w, bits);
   let fresh = bits & ~old;
   if (fresh == 0u) { return; }
@@ -374,12 +351,11 @@ fn join(v: u32, w: u32, bits: u32) {
   // With FOLLOW_FUNCTION_ROWS, items of rows with member lists are followed as well and also go to
   // the next round, whose propagation repeats their new pairs once the members are in their lists.
   if (useStack && depth < STACK && (slot == NONE || FOLLOW_FUNCTION_ROWS)) {
-    stack[depth] = vec4u(v, w, fresh, readers.x);
-    stackEnd[depth] = readers.y;
+    stack[depth] = vec3u(v, w, fresh);
     depth++;
     if (slot == NONE) { return; }
   }
-  emit(v, w, fresh, slot, readers);
+  emit(v, w, fresh, slot);
 }
 
 // Joins all of store row src (a lambda row or variable row src - LAMS) into variable row dst.
@@ -417,8 +393,9 @@ fn member(f: u32, i: u32) -> u32 {
 }
 
 // Joins the bits of item (v, w) into every row that a call reading row v makes depend on it.
-fn propagate(w: u32, bits: u32, readers: vec2u) {
-  for (var e = readers.x; e < readers.y; e++) {
+fn propagate(v: u32, w: u32, bits: u32) {
+  let end = graph[G_RSTART + v + 1u];
+  for (var e = graph[G_RSTART + v]; e < end; e++) {
     let entry = graph[G_READERS + 2u * e];
     let callee = graph[G_READERS + 2u * e + 1u];
     let c = entry >> 2u;
@@ -590,12 +567,12 @@ fn grid_propagate(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg
   useStack = true;
   for (var i = gridIndex(wg, nwg, lid); i < count; i += gridStride(nwg)) {
     let at = inBase + ${ITEM_WORDS}u * i;
-    propagate(items[at + 1u], items[at + 2u], vec2u(items[at + 5u], items[at + 6u]));
+    propagate(items[at], items[at + 1u], items[at + 2u]);
     loop {
       if (depth == 0u) { break; }
       depth--;
       let next = stack[depth];
-      propagate(next.y, next.z, vec2u(next.w, stackEnd[depth]));
+      propagate(next.x, next.y, next.z);
     }
   }
   workgroupBarrier();
@@ -609,7 +586,7 @@ fn grid_propagate(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg
   let base = workgroupUniformLoad(&ctlStageBase);
   for (var k = lid; k < n; k += ${GRID_WORKGROUP}u) {
     let it = staged[k];
-    place(base + k, it.x, it.y, it.z, it.w, stagedReaders[k]);
+    place(base + k, it.x, it.y, it.z, it.w);
   }
   workgroupBarrier();
   if (lid == 0u) {
@@ -630,7 +607,6 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     atomicStore(&wgOverflow, 0u);
     atomicStore(&wgNext, ctlCount);
     atomicStore(&wgFunItems, atomicLoad(&state[${S('funItems')}]));
-    atomicStore(&wgPoolNext, atomicLoad(&state[${S('poolNext')}]));
   }
   var parity = workgroupUniformLoad(&ctlParity);
   var count = workgroupUniformLoad(&ctlCount);
@@ -638,10 +614,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
   let phase = workgroupUniformLoad(&ctlPhase);
   let capacity = workgroupUniformLoad(&ctlCapacity);
   cap = capacity;
-  let poolCap = atomicLoad(&state[${S('poolCapacity')}]);
   var stop = false;
-  var roundPoolStart = 0u;
-  var peak = 0u;
 
   if ((phase & 1u) == 0u || (phase & 2u) != 0u) {
     // Into the current half, after the items already there.
@@ -662,7 +635,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
           m = m & (m - 1u);
           let v = i / SW;
           let w = (i % SW) * 32u + b;
-          emit(v, w, loadWord(v, w), graph[G_FUNSLOT + v], rowReaders(v));
+          emit(v, w, loadWord(v, w), graph[G_FUNSLOT + v]);
         }
       }
     }
@@ -683,40 +656,28 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       ctlFunItems = atomicLoad(&wgFunItems);
       atomicStore(&wgNext, 0u);
       atomicStore(&wgFunItems, 0u);
-      roundPoolStart = atomicLoad(&wgPoolNext);
-    }
-    if (lid < count) {
-      let at = inBase + ${ITEM_WORDS}u * lid;
-      myW = items[at + 1u];
-      myBits = items[at + 2u];
-      mySlot = items[at + 3u];
-      myReaders = vec2u(items[at + 5u], items[at + 6u]);
     }
     let funItems = workgroupUniformLoad(&ctlFunItems);
     // Phases A–C only when the round has items of rows with member lists.
     if (funItems != 0u) {
       // A: reserve member indices for the new λs of function rows and carve the segments that start
       // inside each reservation (undone below if the pool is too small).
+      if (lid == 0u) { ctlPoolStart = atomicLoad(&state[${S('poolNext')}]); }
+      let poolStart = workgroupUniformLoad(&ctlPoolStart);
+      let poolCap = atomicLoad(&state[${S('poolCapacity')}]);
       for (var i = lid; i < count; i += T) {
         let at = inBase + ${ITEM_WORDS}u * i;
-        var f = mySlot;
-        var k = countOneBits(myBits);
-        if (i != lid) {
-          f = items[at + 3u];
-          k = countOneBits(items[at + 2u]);
-        }
+        let f = items[at + 3u];
         if (f != NONE) {
+          let k = countOneBits(items[at + 2u]);
           let start = atomicAdd(&memIndex[f], k);
-          if (i == lid) { myStart = start; } else { items[at + 4u] = start; }
-          if (segmentOf(start + k - 1u) >= SEGS) {
-            atomicStore(&state[${S('segmentOverflow')}], 1u);
-            atomicStore(&wgFull, 1u);
-          }
+          items[at + 4u] = start;
+          if (segmentOf(start + k - 1u) >= SEGS) { atomicStore(&state[${S('segmentOverflow')}], 1u); }
           var s = segmentOf(start);
           if (segmentStart(s) != start) { s++; }
           loop {
             if (s >= SEGS || segmentStart(s) >= start + k) { break; }
-            let base = atomicAdd(&wgPoolNext, BASE << s);
+            let base = atomicAdd(&state[${S('poolNext')}], BASE << s);
             if (base > poolCap || (BASE << s) > poolCap - base) { atomicStore(&wgFull, 1u); }
             atomicStore(&memIndex[FUNROWS + f * SEGS + s], base);
             s++;
@@ -726,11 +687,12 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       storageBarrier();
       workgroupBarrier();
       if (lid == 0u) {
-        let full = atomicLoad(&wgFull);
+        var full = atomicLoad(&wgFull);
+        if (atomicLoad(&state[${S('segmentOverflow')}]) != 0u) { full = 1u; }
         if (full != 0u) {
           atomicStore(&state[${S('poolOverflow')}], 1u);
-          atomicStore(&state[${S('poolDemand')}], atomicLoad(&wgPoolNext) - roundPoolStart);
-          atomicStore(&wgPoolNext, roundPoolStart);
+          atomicStore(&state[${S('poolDemand')}], atomicLoad(&state[${S('poolNext')}]) - poolStart);
+          atomicStore(&state[${S('poolNext')}], poolStart);
           atomicStore(&wgFull, 0u);
         }
         ctlFull = full;
@@ -748,18 +710,11 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       }
       // C: write the new members.
       for (var i = lid; i < count; i += T) {
-        let item = inBase + ${ITEM_WORDS}u * i;
-        var f = mySlot;
-        var w = myW;
-        var bits = myBits;
-        var at = myStart;
-        if (i != lid) {
-          f = items[item + 3u];
-          w = items[item + 1u];
-          bits = items[item + 2u];
-          at = items[item + 4u];
-        }
+        let f = items[inBase + ${ITEM_WORDS}u * i + 3u];
         if (f != NONE) {
+          let w = items[inBase + ${ITEM_WORDS}u * i + 1u];
+          var bits = items[inBase + ${ITEM_WORDS}u * i + 2u];
+          var at = items[inBase + ${ITEM_WORDS}u * i + 4u];
           loop {
             if (bits == 0u) { break; }
             let b = firstTrailingBit(bits);
@@ -776,17 +731,13 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     // D: propagate every item along the calls that read its row, and what that makes, depth first.
     useStack = true;
     for (var i = lid; i < count; i += T) {
-      if (i == lid) {
-        propagate(myW, myBits, myReaders);
-      } else {
-        let at = inBase + ${ITEM_WORDS}u * i;
-        propagate(items[at + 1u], items[at + 2u], vec2u(items[at + 5u], items[at + 6u]));
-      }
+      let at = inBase + ${ITEM_WORDS}u * i;
+      propagate(items[at], items[at + 1u], items[at + 2u]);
       loop {
         if (depth == 0u) { break; }
         depth--;
         let next = stack[depth];
-        propagate(next.y, next.z, vec2u(next.w, stackEnd[depth]));
+        propagate(next.x, next.y, next.z);
       }
     }
     useStack = false;
@@ -794,7 +745,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     workgroupBarrier();
     if (lid == 0u) { ctlProduced = atomicLoad(&wgNext); }
     let produced = workgroupUniformLoad(&ctlProduced);
-    peak = max(peak, produced);
+    if (lid == 0u) { atomicMax(&state[${S('itemPeak')}], produced); }
     parity = 1u - parity;
     count = min(produced, capacity);
     r++;
@@ -805,8 +756,6 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     atomicStore(&state[${S('count')}], count);
     atomicStore(&state[${S('funItems')}], atomicLoad(&wgFunItems));
     atomicAdd(&state[${S('rounds')}], r);
-    atomicMax(&state[${S('itemPeak')}], peak);
-    atomicStore(&state[${S('poolNext')}], atomicLoad(&wgPoolNext));
     atomicStore(&state[${S('started')}], 1u);
     atomicStore(&state[${S('recover')}], 0u);
     if (atomicLoad(&wgOverflow) != 0u) { atomicStore(&state[${S('itemOverflow')}], 1u); }
