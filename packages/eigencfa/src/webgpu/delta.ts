@@ -146,8 +146,9 @@ function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
 }
 
 /**
- * Programs with fewer calls run every round in one workgroup by default: on the H100 that was as
- * fast or faster up to n = 2048 (63 k calls), and grid mode faster from n = 4096 (127 k calls) on.
+ * Programs with fewer calls run every round in one workgroup by default. On the H100 grid mode was
+ * faster at n = 4096 and 8192 (127 k and 254 k calls) in every run; between n = 1536 and 2048 it was
+ * faster in some runs and much slower in another (207 ms against 85 ms at n = 1792), at 1024 slower.
  */
 const GRID_MIN_CALLS = 100_000;
 
