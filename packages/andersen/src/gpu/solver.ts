@@ -41,6 +41,7 @@ import {
   CONTROL_ARRAY_COUNT,
   CONTROL_ARRAYS,
   FIXED_STORAGE_BINDINGS,
+  NODE_SET_SLOTS,
   STATUS,
   STATUS_WORDS,
   solverLayout,
@@ -95,6 +96,19 @@ export interface GpuSolverOptions {
    * sorts twice, by source and then by key, as larger programs must. @internal For tests.
    */
   readonly compositeSort?: boolean | undefined;
+  /**
+   * Pulls (copy⁻¹ unions) per chunk when a representative's pulls are split over several teams
+   * (default 32): a representative with p pulls runs them as ⌈p / pullChunk⌉ chunks, each on its own
+   * team, whose partial sets a tree of unions folds into N. @internal Tests force 1 to split small inputs.
+   */
+  readonly pullChunk?: number | undefined;
+  /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
+  readonly maxPullChunks?: number | undefined;
+  /**
+   * Extra chunks (beyond each representative's first) one iteration may hand out (default: the node
+   * count, at least 4,096); a representative whose chunks do not fit runs unsplit. @internal For tests.
+   */
+  readonly pullChunkCapacity?: number | undefined;
 }
 
 /**
@@ -139,7 +153,12 @@ export interface GpuSolveReport {
 const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   begin_iteration: 'rules',
   begin_attempt: 'rules',
-  rules: 'rules',
+  pull_count: 'rules',
+  pull_items: 'rules',
+  pull_sources: 'rules',
+  member_rules: 'rules',
+  merge_partials: 'rules',
+  next_pull_level: 'rules',
   mark_segments: 'worklist',
   apply_pairs: 'worklist',
   guard_update: 'update',
@@ -323,7 +342,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     await ctx.writeBuffer(edges.header, 0, Uint32Array.of(edgeElements));
 
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC;
-    const pointsHeads = new Uint32Array(3 * n).fill(NONE);
+    const pullChunk = Math.max(1, Math.floor(this.#options.pullChunk ?? 32));
+    const maxPullChunks = Math.max(1, Math.floor(this.#options.maxPullChunks ?? 1024));
+    const chunkCapacity = Math.max(1, Math.floor(this.#options.pullChunkCapacity ?? Math.max(4096, n)));
+    // Head slots: P, ΔP and N per node, then one partial set per extra pull chunk.
+    const pointsHeads = new Uint32Array(NODE_SET_SLOTS * n + chunkCapacity).fill(NONE);
     const edgeHeads = new Uint32Array(3 * n).fill(NONE);
     [...prepared.initialPoints.keys()].forEach((v, i) => {
       pointsHeads[2 * n + v] = pointsPacked.heads[i] as number;
@@ -335,7 +358,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const edgHeads = await this.#buffer('andersen edg heads', edgeHeads, storage);
     const nodes = await this.#buffer('andersen nodes', prepared.nodes, storage);
     const rules = await this.#buffer('andersen rules', prepared.rules, storage);
-    const controlWords = new Uint32Array(STATUS_WORDS + CONTROL_ARRAY_COUNT * n);
+    // Status, the per-node arrays, then the extra pull chunks' owners.
+    const controlWords = new Uint32Array(STATUS_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity);
     const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => STATUS_WORDS + CONTROL_ARRAYS[name] * n;
     controlWords.set(prepared.parent, arrayAt('parent'));
     // The initial sets sit in the pending slots like the sets merges leave there: the first update
@@ -355,7 +379,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let pairs = await this.#createPairs(pairCapacity);
     const params = await this.#buffer(
       'andersen params',
-      Uint32Array.of(n, prepared.ruleCount, prepared.hcdCount, pairCapacity, compositeBits, 0, 0, 0),
+      Uint32Array.of(
+        n,
+        prepared.ruleCount,
+        prepared.hcdCount,
+        pairCapacity,
+        compositeBits,
+        pullChunk,
+        maxPullChunks,
+        chunkCapacity,
+      ),
       BufferUsage.UNIFORM,
     );
     const sorter = createRadixSort(ctx);
@@ -387,7 +420,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         SolverEntryPoint,
         Kernel
       >;
-      const bindGroup = (kernels.rules as Kernel).bindGroup({
+      const bindGroup = (kernels.pull_sources as Kernel).bindGroup({
         params,
         ...points.resources(),
         pts_heads: ptsHeads,
@@ -433,14 +466,24 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           16 * maxPasses,
         )
       : undefined;
-    const itemsOf = (entry: SolverEntryPoint, pairCount: number) =>
-      entry === 'hcd_hook'
-        ? prepared.hcdCount
-        : entry === 'mark_segments'
-          ? pairCount
-          : entry === 'apply_pairs'
-            ? 2 * n
-            : n;
+    const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
+      switch (entry) {
+        case 'hcd_hook':
+          return prepared.hcdCount;
+        case 'mark_segments':
+          return pairCount;
+        case 'apply_pairs':
+          return 2 * n;
+        case 'member_rules':
+          return prepared.ruleCount;
+        case 'pull_sources':
+          return n + chunkCapacity;
+        case 'merge_partials':
+          return chunkCapacity;
+        default:
+          return n;
+      }
+    };
     /** Encodes `entries` (after sorting the worklist's `sortCount` pairs, when given) as one submission; returns the status words. */
     const run = async (
       label: string,
@@ -551,7 +594,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
 
     const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0 };
-    const rulesEntries: SolverEntryPoint[] = ['begin_attempt', 'rules'];
+    const rulesEntries: SolverEntryPoint[] = [
+      'begin_attempt',
+      'pull_count',
+      'pull_items',
+      'pull_sources',
+      'member_rules',
+    ];
     const updateEntries: SolverEntryPoint[] = [
       'mark_segments',
       'apply_pairs',
@@ -574,7 +623,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       for (;;) {
         checkFatal(status);
         const pairCount = status[STATUS.pairCount] as number;
-        if (pairCount <= pairCapacity) return run(label, updateEntries, pairCount);
+        if (pairCount <= pairCapacity) {
+          // One level of the partial-merge tree per doubling of the most chunks one representative got.
+          const levels = Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
+          const merges: SolverEntryPoint[] = [];
+          for (let level = 0; level < levels; level++) merges.push('merge_partials', 'next_pull_level');
+          return run(label, [...merges, ...updateEntries], pairCount);
+        }
         stats.reruns++;
         pairCapacity = Math.max(2 * pairCapacity, 2 * pairCount);
         pairs = await this.#createPairs(pairCapacity, pairs);
