@@ -44,6 +44,11 @@ function smallProgram() {
   return { program: b.build(), s, x, p, pp, q, r, t, u };
 }
 
+/** The node named `hub`. */
+function hub(program: ConstraintProgram): number {
+  return program.names?.indexOf('hub') ?? -1;
+}
+
 /** Every node's set from the GPU result equals the CPU engine's. */
 async function expectSameAsCpu(program: ConstraintProgram, gpu: AndersenResult, hcd?: HcdPairs) {
   const cpu = await solveAndersen(program, { engine: 'cpu', hcd });
@@ -143,6 +148,106 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         },
       ),
       { numRuns: 15 },
+    );
+  }, 120_000);
+
+  /**
+   * A hub that 1,200 pointers are copied into (in chains, so that sources keep gaining for a few
+   * rounds), merged offline with 300 members that each load, store and offset through it, and
+   * stores through the hub that give every object many copy sources of its own.
+   */
+  function hubProgram() {
+    const b = createConstraintBuilder();
+    const hub = b.variable('hub');
+    const objects = Array.from({ length: 400 }, (_, i) => b.object(`o${i}`, { fields: 2 }));
+    const sources = Array.from({ length: 1200 }, (_, i) => b.variable(`s${i}`));
+    sources.forEach((s, i) => {
+      b.addressOf(s, objects[(i * 7) % objects.length] as number);
+      b.copy(hub, s);
+      if (i % 6 !== 5) b.copy(s, sources[i + 1] as number);
+    });
+    const members = Array.from({ length: 300 }, (_, j) => b.variable(`m${j}`));
+    members.forEach((m, j) => {
+      const s = sources[(j * 11) % sources.length] as number;
+      if (j % 3 === 0) b.load(m, s, j % 2);
+      else if (j % 3 === 1) b.store(m, s, j % 2);
+      else b.offset(m, s, 1);
+    });
+    b.store(hub, sources[3] as number).load(b.variable('sink'), hub, 1);
+    const offlineMerges = new Uint32Array(2 * members.length);
+    members.forEach((m, j) => {
+      offlineMerges[2 * j] = m;
+      offlineMerges[2 * j + 1] = hub;
+    });
+    return { program: b.build(), hcd: { offlineMerges, online: new Uint32Array(0) } satisfies HcdPairs };
+  }
+
+  it.each([
+    {
+      name: 'one pull per chunk, at most 7 chunks (a 3-level merge tree)',
+      pullChunk: 1,
+      maxPullChunks: 7,
+      pullChunkCapacity: 1 << 16,
+    },
+    {
+      name: 'three pulls per chunk, up to 1,024 chunks',
+      pullChunk: 3,
+      maxPullChunks: 1024,
+      pullChunkCapacity: 1 << 16,
+    },
+    {
+      name: 'a chunk capacity of 10 (most representatives refused, run unsplit)',
+      pullChunk: 1,
+      maxPullChunks: 64,
+      pullChunkCapacity: 10,
+    },
+    {
+      name: 'tiny pools (split pulls and merges re-run)',
+      pullChunk: 2,
+      maxPullChunks: 16,
+      initialPoolElements: 2,
+      pullChunkCapacity: 1 << 16,
+    },
+  ])(
+    'splits a representative with 1,200 copy sources and 300 members over teams: $name',
+    async (split) => {
+      const { program, hcd } = hubProgram();
+      const { name: _, ...options } = split;
+      const { result, solver } = await solve(program, { hcd, ...options });
+      const report = solver.report?.pullSplit;
+      expect(report?.extraChunks).toBeGreaterThan(0);
+      expect(report?.maxChunks).toBeGreaterThan(1);
+      expect(report?.maxChunks).toBeLessThanOrEqual(split.maxPullChunks);
+      if (split.pullChunkCapacity < 1 << 16) expect(report?.refused).toBeGreaterThan(0);
+      else expect(report?.refused).toBe(0);
+      if (split.initialPoolElements !== undefined) expect(solver.report?.reruns).toBeGreaterThan(0);
+      expect(result.pointsTo(hub(program)).length).toBeGreaterThan(300);
+      await expectSameAsCpu(program, result, hcd);
+    },
+    120_000,
+  );
+
+  it('equals the CPU engine on random programs with the pulls of every representative split into chunks', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        constraintProgram({ maxNodes: 60, maxConstraints: 160 }),
+        fc.constantFrom<'none' | 'merge' | 'online'>('none', 'merge', 'online'),
+        fc.integer({ min: 1, max: 9 }),
+        fc.integer({ min: 1, max: 40 }),
+        async (program, mode, maxPullChunks, pullChunkCapacity) => {
+          const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
+          const { result } = await solve(program, {
+            hcd,
+            initialPoolElements: 2,
+            initialPairCapacity: 16,
+            pullChunk: 1,
+            maxPullChunks,
+            pullChunkCapacity,
+          });
+          await expectSameAsCpu(program, result, hcd);
+        },
+      ),
+      { numRuns: 80 },
     );
   }, 120_000);
 

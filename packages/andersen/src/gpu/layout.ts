@@ -45,6 +45,8 @@ export const STATUS = {
   pullMaxChunks: 19,
   /** The level of the tree that merges a representative's partial pulls (merge_partials, next_pull_level). */
   pullLevel: 20,
+  /** Representatives whose extra chunks did not fit in the chunk capacity this attempt (they ran unsplit). */
+  pullRefused: 21,
 } as const;
 
 /** Words of {@link STATUS} (the control buffer's first words). */

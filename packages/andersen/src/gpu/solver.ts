@@ -146,6 +146,12 @@ export interface GpuSolveReport {
   readonly readbackBytes: number;
   /** Adapter the solve ran on. */
   readonly adapter: string;
+  /**
+   * How the copy⁻¹ pulls were split over teams, summed over every attempt of every iteration: extra
+   * chunks handed out beside the representatives' own teams; the most chunks one representative ran
+   * in; representatives refused a split because the chunk capacity was full (they ran unsplit).
+   */
+  readonly pullSplit: { readonly extraChunks: number; readonly maxChunks: number; readonly refused: number };
   /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
   readonly phaseMs?: Readonly<Record<GpuSolvePhase, number>> | undefined;
 }
@@ -594,6 +600,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
 
     const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0 };
+    const pullSplit = { extraChunks: 0, maxChunks: 1, refused: 0 };
     const rulesEntries: SolverEntryPoint[] = [
       'begin_attempt',
       'pull_count',
@@ -624,6 +631,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         checkFatal(status);
         const pairCount = status[STATUS.pairCount] as number;
         if (pairCount <= pairCapacity) {
+          pullSplit.extraChunks += Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity);
+          pullSplit.maxChunks = Math.max(pullSplit.maxChunks, status[STATUS.pullMaxChunks] as number);
+          pullSplit.refused += status[STATUS.pullRefused] as number;
           // One level of the partial-merge tree per doubling of the most chunks one representative got.
           const levels = Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
           const merges: SolverEntryPoint[] = [];
@@ -769,6 +779,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       transferMs,
       readbackBytes: words.byteLength + 8 * n,
       adapter: String(ctx),
+      pullSplit,
       phaseMs: profile ? phaseMs : undefined,
     };
     querySet?.destroy();

@@ -611,7 +611,8 @@ ${singleKernel(
   atomicStore(&control[${S('merged')}], 0u);
   atomicStore(&control[${S('pullChunkCount')}], 0u);
   atomicStore(&control[${S('pullMaxChunks')}], 1u);
-  atomicStore(&control[${S('pullLevel')}], 0u);`,
+  atomicStore(&control[${S('pullLevel')}], 0u);
+  atomicStore(&control[${S('pullRefused')}], 0u);`,
 )}
 ${teamKernel(
   'pull_count',
@@ -682,6 +683,7 @@ fn pull_items(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
         atomicMax(&control[${S('pullMaxChunks')}], extra + 1u);
       } else {
         atomicStore(&control[${A('pullChunks')} + r], 1u);
+        atomicAdd(&control[${S('pullRefused')}], 1u);
         if (first < params.chunk_capacity) {
           for (var j = first; j < min(first + extra, params.chunk_capacity); j++) {
             atomicStore(&control[pull_owner_word(j)], NONE);
