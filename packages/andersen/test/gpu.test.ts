@@ -44,6 +44,37 @@ function smallProgram() {
   return { program: b.build(), s, x, p, pp, q, r, t, u };
 }
 
+/**
+ * A hub that 1,200 pointers are copied into (in chains, so that sources keep gaining for a few
+ * rounds), merged offline with 300 members that each load, store and offset through it, and
+ * stores through the hub that give every object many copy sources of its own.
+ */
+function hubProgram() {
+  const b = createConstraintBuilder();
+  const hub = b.variable('hub');
+  const objects = Array.from({ length: 400 }, (_, i) => b.object(`o${i}`, { fields: 2 }));
+  const sources = Array.from({ length: 1200 }, (_, i) => b.variable(`s${i}`));
+  sources.forEach((s, i) => {
+    b.addressOf(s, objects[(i * 7) % objects.length] as number);
+    b.copy(hub, s);
+    if (i % 6 !== 5) b.copy(s, sources[i + 1] as number);
+  });
+  const members = Array.from({ length: 300 }, (_, j) => b.variable(`m${j}`));
+  members.forEach((m, j) => {
+    const s = sources[(j * 11) % sources.length] as number;
+    if (j % 3 === 0) b.load(m, s, j % 2);
+    else if (j % 3 === 1) b.store(m, s, j % 2);
+    else b.offset(m, s, 1);
+  });
+  b.store(hub, sources[3] as number).load(b.variable('sink'), hub, 1);
+  const offlineMerges = new Uint32Array(2 * members.length);
+  members.forEach((m, j) => {
+    offlineMerges[2 * j] = m;
+    offlineMerges[2 * j + 1] = hub;
+  });
+  return { program: b.build(), hcd: { offlineMerges, online: new Uint32Array(0) } satisfies HcdPairs };
+}
+
 /** The node named `hub`. */
 function hub(program: ConstraintProgram): number {
   return program.names?.indexOf('hub') ?? -1;
@@ -150,37 +181,6 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       { numRuns: 15 },
     );
   }, 120_000);
-
-  /**
-   * A hub that 1,200 pointers are copied into (in chains, so that sources keep gaining for a few
-   * rounds), merged offline with 300 members that each load, store and offset through it, and
-   * stores through the hub that give every object many copy sources of its own.
-   */
-  function hubProgram() {
-    const b = createConstraintBuilder();
-    const hub = b.variable('hub');
-    const objects = Array.from({ length: 400 }, (_, i) => b.object(`o${i}`, { fields: 2 }));
-    const sources = Array.from({ length: 1200 }, (_, i) => b.variable(`s${i}`));
-    sources.forEach((s, i) => {
-      b.addressOf(s, objects[(i * 7) % objects.length] as number);
-      b.copy(hub, s);
-      if (i % 6 !== 5) b.copy(s, sources[i + 1] as number);
-    });
-    const members = Array.from({ length: 300 }, (_, j) => b.variable(`m${j}`));
-    members.forEach((m, j) => {
-      const s = sources[(j * 11) % sources.length] as number;
-      if (j % 3 === 0) b.load(m, s, j % 2);
-      else if (j % 3 === 1) b.store(m, s, j % 2);
-      else b.offset(m, s, 1);
-    });
-    b.store(hub, sources[3] as number).load(b.variable('sink'), hub, 1);
-    const offlineMerges = new Uint32Array(2 * members.length);
-    members.forEach((m, j) => {
-      offlineMerges[2 * j] = m;
-      offlineMerges[2 * j + 1] = hub;
-    });
-    return { program: b.build(), hcd: { offlineMerges, online: new Uint32Array(0) } satisfies HcdPairs };
-  }
 
   it.each([
     {
@@ -373,15 +373,22 @@ describeGpu(
   'WebGPU Andersen engine',
   (gpu) => {
     it.skipIf(!slowGpuTests)(
-      'equals the CPU engine on random programs with workgroup-memory teams (GPUMORPH_SLOW_GPU_TESTS=1)',
+      'equals the CPU engine on random programs and the split hub with workgroup-memory teams (GPUMORPH_SLOW_GPU_TESTS=1)',
       async () => {
         await fc.assert(
           fc.asyncProperty(
             constraintProgram({ maxNodes: 25, maxConstraints: 40 }),
             fc.boolean(),
-            async (program, h) => {
+            fc.boolean(),
+            async (program, h, split) => {
               const hcd = h ? computeOfflineHcd(program) : undefined;
-              const solver = await createGpuSolver(program, { gpu: gpu.ctx, hcd, initialPoolElements: 2 });
+              const solver = await createGpuSolver(program, {
+                gpu: gpu.ctx,
+                hcd,
+                initialPoolElements: 2,
+                // Split every representative's pulls (one pull per chunk, at most five chunks).
+                ...(split ? { pullChunk: 1, maxPullChunks: 5, pullChunkCapacity: 64 } : {}),
+              });
               try {
                 await expectSameAsCpu(program, await solver.solve(), hcd);
               } finally {
@@ -389,8 +396,23 @@ describeGpu(
               }
             },
           ),
-          { numRuns: 4 },
+          { numRuns: 6 },
         );
+        const { program, hcd } = hubProgram();
+        const solver = await createGpuSolver(program, {
+          gpu: gpu.ctx,
+          hcd,
+          pullChunk: 2,
+          maxPullChunks: 16,
+          pullChunkCapacity: 1 << 16,
+        });
+        try {
+          const result = await solver.solve();
+          expect(solver.report?.pullSplit.maxChunks).toBeGreaterThan(1);
+          await expectSameAsCpu(program, result, hcd);
+        } finally {
+          solver.destroy();
+        }
       },
       900_000,
     );
