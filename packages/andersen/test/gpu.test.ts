@@ -46,8 +46,9 @@ function smallProgram() {
 
 /**
  * A hub that 1,200 pointers are copied into (in chains, so that sources keep gaining for a few
- * rounds), merged offline with 300 members that each load, store and offset through it, and
- * stores through the hub that give every object many copy sources of its own.
+ * rounds), merged offline with 300 members that each load, store and offset through it, stores
+ * through the hub that give every object many copy sources of its own, and 200 mirrors of one
+ * pointer copied into the hub (equal ΔPs).
  */
 function hubProgram() {
   const b = createConstraintBuilder();
@@ -67,6 +68,14 @@ function hubProgram() {
     else b.offset(m, s, 1);
   });
   b.store(hub, sources[3] as number).load(b.variable('sink'), hub, 1);
+  // 200 mirrors of one pointer: the hub pulls 200 equal ΔPs in the same rounds (ΔP-equivalence).
+  const common = b.variable('common');
+  for (let i = 0; i < 5; i++) b.addressOf(common, objects[i * 13] as number);
+  b.copy(common, sources[600] as number);
+  for (let j = 0; j < 200; j++) {
+    const mirror = b.variable(`mirror${j}`);
+    b.copy(mirror, common).copy(hub, mirror);
+  }
   const offlineMerges = new Uint32Array(2 * members.length);
   members.forEach((m, j) => {
     offlineMerges[2 * j] = m;
@@ -202,6 +211,13 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       pullChunkCapacity: 10,
     },
     {
+      name: 'a ΔP table of two slots (unequal ΔPs collide)',
+      pullChunk: 4,
+      maxPullChunks: 32,
+      pullChunkCapacity: 1 << 16,
+      deltaTableSlots: 2,
+    },
+    {
       name: 'tiny pools (split pulls and merges re-run)',
       pullChunk: 2,
       maxPullChunks: 16,
@@ -216,6 +232,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       const { result, solver } = await solve(program, { hcd, ...options });
       const report = solver.report?.pullSplit;
       expect(report?.extraChunks).toBeGreaterThan(0);
+      expect(report?.skippedEqualDeltas).toBeGreaterThan(0);
       expect(report?.maxChunks).toBeGreaterThan(1);
       expect(report?.maxChunks).toBeLessThanOrEqual(split.maxPullChunks);
       if (split.pullChunkCapacity < 1 << 16) expect(report?.refused).toBeGreaterThan(0);
@@ -227,22 +244,28 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     120_000,
   );
 
-  it('equals the CPU engine on random programs with the pulls of every representative split into chunks', async () => {
+  it('equals the CPU engine on random programs with pulls split into chunks and a tiny ΔP table', async () => {
     await fc.assert(
       fc.asyncProperty(
         constraintProgram({ maxNodes: 60, maxConstraints: 160 }),
         fc.constantFrom<'none' | 'merge' | 'online'>('none', 'merge', 'online'),
         fc.integer({ min: 1, max: 9 }),
         fc.integer({ min: 1, max: 40 }),
-        async (program, mode, maxPullChunks, pullChunkCapacity) => {
+        // A ΔP table of one to four slots: unequal ΔPs collide and must be told apart.
+        fc.integer({ min: 1, max: 4 }),
+        // One pull per chunk splits the most; 1,000 keeps all of a representative's pulls on one
+        // team, whose record of pulled ΔPs then skips the most.
+        fc.constantFrom(1, 2, 1000),
+        async (program, mode, maxPullChunks, pullChunkCapacity, deltaTableSlots, pullChunk) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result } = await solve(program, {
             hcd,
             initialPoolElements: 2,
             initialPairCapacity: 16,
-            pullChunk: 1,
+            pullChunk,
             maxPullChunks,
             pullChunkCapacity,
+            deltaTableSlots,
           });
           await expectSameAsCpu(program, result, hcd);
         },

@@ -47,6 +47,8 @@ export const STATUS = {
   pullLevel: 20,
   /** Representatives whose extra chunks did not fit in the chunk capacity this attempt (they ran unsplit). */
   pullRefused: 21,
+  /** ΔP pulls skipped this attempt because the team had already pulled an equal ΔP (§6.3). */
+  pullsSkipped: 22,
 } as const;
 
 /** Words of {@link STATUS} (the control buffer's first words). */
@@ -60,8 +62,10 @@ export const STATUS_WORDS = 32;
  * `mergedList`, `hcdSlot` (the HCD target a root's online pairs name, so that targets of
  * merged pointers merge), and the pull split of each root: `pullSlots` (words of its E and F lists
  * that the chunks share out), `pullChunks` (chunks its pulls run in), `pullBase` (the extra chunk
- * index of its chunk 1). After the per-node arrays come the extra chunks' owners (one word per
- * extra chunk: the representative, or `NONE`).
+ * index of its chunk 1), and ΔP-equivalence (§6.3): `deltaHash` (the hash of a root's ΔP) and
+ * `deltaLeader` (a root whose ΔP is equal, the same for all of them). After the per-node arrays
+ * come the extra chunks' owners (one word per extra chunk: the representative, or `NONE`), then the
+ * open-addressed table (a power of two of words) that finds the ΔP leaders.
  *
  * @example
  * ```ts
@@ -79,10 +83,12 @@ export const CONTROL_ARRAYS = {
   pullSlots: 9,
   pullChunks: 10,
   pullBase: 11,
+  deltaHash: 12,
+  deltaLeader: 13,
 } as const;
 
 /** Per-node words of the control buffer after the status words. */
-export const CONTROL_ARRAY_COUNT = 12;
+export const CONTROL_ARRAY_COUNT = 14;
 
 /** Pool bit of a worklist key `2·node + pool`: 0 = the node's pending copy⁻¹ set, 1 = its pending points-to set. */
 export const PAIR_POOL = { edges: 0, points: 1 } as const;

@@ -109,6 +109,11 @@ export interface GpuSolverOptions {
    * count, at least 4,096); a representative whose chunks do not fit runs unsplit. @internal For tests.
    */
   readonly pullChunkCapacity?: number | undefined;
+  /**
+   * Slots of the table that finds equal ΔPs (rounded up to a power of two; default: at least twice
+   * the nodes). @internal Tests force one or a few slots so that unequal sets collide.
+   */
+  readonly deltaTableSlots?: number | undefined;
 }
 
 /**
@@ -151,7 +156,13 @@ export interface GpuSolveReport {
    * chunks handed out beside the representatives' own teams; the most chunks one representative ran
    * in; representatives refused a split because the chunk capacity was full (they ran unsplit).
    */
-  readonly pullSplit: { readonly extraChunks: number; readonly maxChunks: number; readonly refused: number };
+  readonly pullSplit: {
+    readonly extraChunks: number;
+    readonly maxChunks: number;
+    readonly refused: number;
+    /** ΔP pulls skipped because the team had already pulled an equal ΔP (ΔP-equivalent sources, §6.3). */
+    readonly skippedEqualDeltas: number;
+  };
   /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
   readonly phaseMs?: Readonly<Record<GpuSolvePhase, number>> | undefined;
 }
@@ -159,6 +170,8 @@ export interface GpuSolveReport {
 const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   begin_iteration: 'rules',
   begin_attempt: 'rules',
+  delta_clear: 'rules',
+  delta_leaders: 'rules',
   pull_count: 'rules',
   pull_items: 'rules',
   pull_sources: 'rules',
@@ -364,8 +377,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const edgHeads = await this.#buffer('andersen edg heads', edgeHeads, storage);
     const nodes = await this.#buffer('andersen nodes', prepared.nodes, storage);
     const rules = await this.#buffer('andersen rules', prepared.rules, storage);
-    // Status, the per-node arrays, then the extra pull chunks' owners.
-    const controlWords = new Uint32Array(STATUS_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity);
+    // Status, the per-node arrays, the extra pull chunks' owners, then the ΔP leader table (a power
+    // of two of at least twice the nodes, so probe sequences stay short).
+    const deltaTableSize =
+      2 ** Math.ceil(Math.log2(Math.max(1, this.#options.deltaTableSlots ?? Math.max(1024, 2 * n))));
+    const controlWords = new Uint32Array(
+      STATUS_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity + deltaTableSize,
+    );
     const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => STATUS_WORDS + CONTROL_ARRAYS[name] * n;
     controlWords.set(prepared.parent, arrayAt('parent'));
     // The initial sets sit in the pending slots like the sets merges leave there: the first update
@@ -394,6 +412,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         pullChunk,
         maxPullChunks,
         chunkCapacity,
+        deltaTableSize - 1,
+        0,
+        0,
+        0,
       ),
       BufferUsage.UNIFORM,
     );
@@ -486,6 +508,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           return n + chunkCapacity;
         case 'merge_partials':
           return chunkCapacity;
+        case 'delta_clear':
+          return deltaTableSize;
         default:
           return n;
       }
@@ -600,9 +624,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
 
     const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0 };
-    const pullSplit = { extraChunks: 0, maxChunks: 1, refused: 0 };
+    const pullSplit = { extraChunks: 0, maxChunks: 1, refused: 0, skippedEqualDeltas: 0 };
     const rulesEntries: SolverEntryPoint[] = [
       'begin_attempt',
+      'delta_clear',
+      'delta_leaders',
       'pull_count',
       'pull_items',
       'pull_sources',
@@ -634,6 +660,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           pullSplit.extraChunks += Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity);
           pullSplit.maxChunks = Math.max(pullSplit.maxChunks, status[STATUS.pullMaxChunks] as number);
           pullSplit.refused += status[STATUS.pullRefused] as number;
+          pullSplit.skippedEqualDeltas += status[STATUS.pullsSkipped] as number;
           // One level of the partial-merge tree per doubling of the most chunks one representative got.
           const levels = Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
           const merges: SolverEntryPoint[] = [];

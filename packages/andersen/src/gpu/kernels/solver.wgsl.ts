@@ -121,11 +121,15 @@ ${body}
     }`;
   };
 
-  // One chunk of a representative's copy⁻¹ pulls: the sources in the word slots [lo, hi) of its E
-  // list followed by its F list (slot = element ordinal · 30 + word, counted on in `ordinal`). E
-  // sources pull ΔP, F sources all of P, each as one `dst ∪= src − P(r)` (dst: N(r) for chunk 0, the
-  // chunk's partial set otherwise). Elements wholly below `lo` are skipped without reading words.
-  const pullRange = (list: 'points' | 'delta', source: 'delta' | 'points') => {
+  // Scans the sources of a representative r in the word slots [lo, hi) of list `list` of its edge
+  // sets (slot = element ordinal · 30 + word, counted on in `ordinal`, so that E then F form one
+  // range), for each source other than r whose `source` set is not empty runs `action(src)` as a team
+  // (src team-uniform). Elements wholly below `lo` are skipped without reading their words.
+  const scanSources = (
+    list: 'points' | 'delta',
+    source: 'delta' | 'points',
+    action: (src: string) => string,
+  ) => {
     const s = `_${decodeCount++}`;
     const header = /* wgsl */ `
       var e${s} = pts_team_u(edg_heads[${slot(list, 'r')}]);
@@ -141,8 +145,8 @@ ${body}
         steps${s}++;
       }`;
     if (subgroups) {
-      // Lanes scan their own words for sources that have something to give; the team then runs one
-      // union per such source, smallest first (so duplicates in the same step merge).
+      // Lanes scan their own words for sources that have something to give; the team then acts on
+      // one such source at a time, smallest first (so duplicates in the same step merge).
       return /* wgsl */ `
     {${header}
           for (var k = 0u; k < ${lw}u; k++) {
@@ -161,7 +165,7 @@ ${body}
               }
               let pick = subgroupMin(mine);
               if (pick == NONE) { break; }
-              status |= pts_union_minus(dst, ${slot(source, 'pick')}, ${slot('points', 'r')});
+              ${action('pick')}
               if (mine == pick) { mine = NONE; }
             }
           }${footer}
@@ -181,45 +185,28 @@ ${body}
               word &= word - 1u;
               let src = pts_team_u(find(m));
               if (src != r && pts_team_u(pts_heads[${slot(source, 'src')}]) != NONE) {
-                status |= pts_union_minus(dst, ${slot(source, 'src')}, ${slot('points', 'r')});
+                ${action('src')}
               }
             }
           }${footer}
     }`;
   };
-
-  // Counts a representative's pulls in list `list` (sources other than r whose `source` set is
-  // not empty: what one pull would union) lane by lane, and the list's elements.
-  const countPulls = (list: 'points' | 'delta', source: 'delta' | 'points') => {
-    const s = `_${decodeCount++}`;
-    return /* wgsl */ `
-    {
-      var e${s} = pts_team_u(edg_heads[${slot(list, 'r')}]);
-      var steps${s} = 0u;
-      loop {
-        if (e${s} == NONE || steps${s} > list_limit) { break; }
-        let h${s} = pts_team_u2(vec2u(edg_load(e${s}, 30u), edg_load(e${s}, 31u)));
-        for (var k = 0u; k < ${lw}u; k++) {
-          let w = pts_lane + k * pts_lanes;
-          var word = 0u;
-          if (w < 30u) { word = edg_load(e${s}, w); }
-          loop {
-            if (word == 0u) { break; }
-            let m = h${s}.x * 960u + w * 32u + firstTrailingBit(word);
-            word &= word - 1u;
-            let src = find(m);
-            if (src != r && pts_heads[${slot(source, 'src')}] != NONE) { pulls++; }
-          }
-        }
-        elements++;
-        e${s} = h${s}.y;
-        steps${s}++;
-      }
-    }`;
-  };
+  // An E source's pull of ΔP: skipped when the team already pulled an equal ΔP in this unit.
+  const pullDelta = (src: string) => /* wgsl */ `
+              if (pull_seen(pts_team_u(atomicLoad(&control[${A('deltaLeader')} + ${src}])))) {
+                skipped++;
+              } else {
+                status |= pts_union_minus(dst, ${slot('delta', src)}, ${slot('points', 'r')});
+              }`;
+  const pullPoints = (src: string) => /* wgsl */ `
+              status |= pts_union_minus(dst, ${slot('points', src)}, ${slot('points', 'r')});`;
+  const countDelta = (src: string) => /* wgsl */ `
+              if (!pull_seen(pts_team_u(atomicLoad(&control[${A('deltaLeader')} + ${src}])))) { pulls++; }`;
+  const countPoints = (_src: string) => /* wgsl */ `
+              pulls++;`;
 
   const code = /* wgsl */ `
-struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32 }
+struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, pad0: u32, pad1: u32, pad2: u32 }
 ${params.layoutWgsl}
 
 const NONE: u32 = ${NONE};
@@ -228,6 +215,24 @@ const NONE: u32 = ${NONE};
 fn pull_owner_word(i: u32) -> u32 { return ${STATUS_WORDS}u + ${CONTROL_ARRAY_COUNT}u * params.n + i; }
 // The points-to head slot of extra pull chunk i's partial set (after the per-node slots).
 fn partial_slot(i: u32) -> u32 { return ${NODE_SET_SLOTS}u * params.n + i; }
+// The control word of slot i of the ΔP leader table (after the extra chunks' owners).
+fn delta_table_word(i: u32) -> u32 { return ${STATUS_WORDS}u + ${CONTROL_ARRAY_COUNT}u * params.n + params.chunk_capacity + i; }
+
+// A team's record of the ΔP leaders it has pulled in this unit: lane (leader mod lanes) keeps the
+// leaders that map to it, 16 per lane, direct-mapped (a leader evicted by another is pulled again,
+// which is only wasted work).
+var<private> pull_cache: array<u32, 16>;
+fn pull_cache_reset() { for (var i = 0u; i < 16u; i++) { pull_cache[i] = NONE; } }
+// True when the team already pulled ΔP leader \`lead\` in this unit; otherwise records it. A team
+// function: call it with a team-uniform \`lead\` in team-uniform control flow.
+fn pull_seen(lead: u32) -> bool {
+  var hit = 0u;
+  if (pts_lane == lead % pts_lanes) {
+    let at = (lead / pts_lanes) % 16u;
+    if (pull_cache[at] == lead) { hit = 1u; } else { pull_cache[at] = lead; }
+  }
+  return pts_team_or(hit) != 0u;
+}
 const FATAL_CORRUPT: u32 = 1u;
 const FATAL_EXHAUSTED: u32 = 2u;
 
@@ -612,7 +617,52 @@ ${singleKernel(
   atomicStore(&control[${S('pullChunkCount')}], 0u);
   atomicStore(&control[${S('pullMaxChunks')}], 1u);
   atomicStore(&control[${S('pullLevel')}], 0u);
-  atomicStore(&control[${S('pullRefused')}], 0u);`,
+  atomicStore(&control[${S('pullRefused')}], 0u);
+  atomicStore(&control[${S('pullsSkipped')}], 0u);`,
+)}
+${threadKernel(
+  'delta_clear',
+  /* wgsl */ `
+  for (var i = first_item; i <= params.table_mask; i += item_stride) {
+    atomicStore(&control[delta_table_word(i)], NONE);
+  }`,
+)}
+${teamKernel(
+  'delta_leaders',
+  /* wgsl */ `
+  // ΔP-equivalent variables (§6.3): every root with a ΔP finds a root whose ΔP is equal (the first
+  // to claim a slot of the hash's probe sequence) through an open-addressed table. An equal hash is
+  // checked with pts_equals, so only equal sets share a leader; a missed match (probe limit, a stale
+  // hash) only costs a pull that could have been skipped.
+  for (var s = first_team; s < params.n; s += team_stride) {
+    var lead = s;
+    if (pts_team_u(find(s)) == s && pts_team_u(pts_heads[${slot('delta', 's')}]) != NONE) {
+      let h = pts_hash(${slot('delta', 's')}, 0u);
+      if (pts_lane == 0u) { atomicStore(&control[${A('deltaHash')} + s], h); }
+      var at = h & params.table_mask;
+      for (var probe = 0u; probe < 64u; probe++) {
+        var occupant = NONE;
+        if (pts_lane == 0u) {
+          loop {
+            let claimed = atomicCompareExchangeWeak(&control[delta_table_word(at)], NONE, s);
+            if (claimed.exchanged) { break; }
+            // A weak exchange may fail spuriously: retry until the slot holds someone.
+            if (claimed.old_value != NONE) { occupant = claimed.old_value; break; }
+          }
+        }
+        occupant = pts_team_u(occupant);
+        if (occupant == NONE || occupant == s) { break; }
+        if (pts_team_u(atomicLoad(&control[${A('deltaHash')} + occupant])) == h) {
+          if (pts_equals(${slot('delta', 'occupant')}, ${slot('delta', 's')})) {
+            lead = occupant;
+            break;
+          }
+        }
+        at = (at + 1u) & params.table_mask;
+      }
+    }
+    if (pts_lane == 0u) { atomicStore(&control[${A('deltaLeader')} + s], lead); }
+  }`,
 )}
 ${teamKernel(
   'pull_count',
@@ -625,13 +675,16 @@ ${teamKernel(
     var chunks = 0u;
     var slots = 0u;
     if (pts_team_u(find(r)) == r) {
+      // Pulls of a ΔP equal to one already counted are not counted (the pulls skip them too).
+      pull_cache_reset();
       var pulls = 0u;
-      var elements = 0u;
-      ${countPulls('points', 'delta')}
-      ${countPulls('delta', 'points')}
-      let total = pts_team_add(pulls);
-      chunks = min(params.max_chunks, (total + params.pull_chunk - 1u) / params.pull_chunk);
-      slots = 30u * elements;
+      var ordinal = 0u;
+      let lo = 0u;
+      let hi = NONE;
+      ${scanSources('points', 'delta', countDelta)}
+      ${scanSources('delta', 'points', countPoints)}
+      chunks = min(params.max_chunks, (pulls + params.pull_chunk - 1u) / params.pull_chunk);
+      slots = 30u * ordinal;
     }
     if (pts_lane == 0u) {
       atomicStore(&control[${A('pullChunks')} + r], chunks);
@@ -722,9 +775,14 @@ ${teamKernel(
     let hi = lo + share + select(0u, 1u, c < rest);
     var status = 0u;
     var ordinal = 0u;
-    ${pullRange('points', 'delta')}
-    ${pullRange('delta', 'points')}
-    if ((status & pts_CORRUPT) != 0u && pts_lane == 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }
+    var skipped = 0u;
+    pull_cache_reset();
+    ${scanSources('points', 'delta', pullDelta)}
+    ${scanSources('delta', 'points', pullPoints)}
+    if (pts_lane == 0u) {
+      if (skipped > 0u) { atomicAdd(&control[${S('pullsSkipped')}], skipped); }
+      if ((status & pts_CORRUPT) != 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }
+    }
   }`,
 )}
 ${teamKernel(
@@ -1066,6 +1124,8 @@ ${singleKernel(
 export const SOLVER_ENTRY_POINTS = {
   begin_iteration: 'single',
   begin_attempt: 'single',
+  delta_clear: 'thread',
+  delta_leaders: 'team',
   pull_count: 'team',
   pull_items: 'thread',
   pull_sources: 'team',
