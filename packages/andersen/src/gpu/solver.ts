@@ -221,11 +221,12 @@ const NONE = NO_ELEMENT;
  * The WebGPU Andersen engine (PPoPP'12 §5–6 on WebGPU). Every node has a points-to set P, what it
  * gained in the last update (ΔP) and what the rules gathered this iteration (N), and three copy⁻¹
  * edge sets — E (propagated), F (added by the last update) and G (gathered) — all wide sparse bit
- * vectors in two growable element pools (points-to and edges). One iteration is one command buffer:
- * the rules kernel gives each class representative a team that pulls ΔP of its E sources and P of
- * its F sources into N, turns new pointees of its loads into copy⁻¹ sources of itself and of its
- * offsets into members, and emits the copy edges of its stores into a worklist linked per target,
- * which a second kernel adds to the targets' G; a guarded update sets ΔP = N − P, P ∪= ΔP,
+ * vectors in two growable element pools (points-to and edges). Each iteration, every class
+ * representative pulls ΔP of its E sources and P of its F sources into N — split into chunks on
+ * separate teams when it has many (partial sets merged by a tree of unions), skipping a ΔP equal to
+ * one the team already pulled (ΔP-equivalence) — and one team per load, store and offset turns new
+ * pointees into worklist pairs (copy⁻¹ sources, copy edges, field addresses), which are sorted and
+ * merged into the targets' G / N; a guarded update sets ΔP = N − P, P ∪= ΔP,
  * F = G − E, E ∪= F; HCD online pairs hook every new pointee under the pair's target with a
  * lock-free union–find, and the merged classes' sets are moved to the representative. The host reads
  * 128 bytes of status per iteration; when a pool or the worklist ran short the guard committed
