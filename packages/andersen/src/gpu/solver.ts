@@ -98,8 +98,9 @@ export interface GpuSolverOptions {
   readonly compositeSort?: boolean | undefined;
   /**
    * Pulls (copy⁻¹ unions) per chunk when a representative's pulls are split over several teams
-   * (default 32): a representative with p pulls runs them as ⌈p / pullChunk⌉ chunks, each on its own
-   * team, whose partial sets a tree of unions folds into N. @internal Tests force 1 to split small inputs.
+   * (default 8, the better of 8 and 32 in the CPU model of the rounds): a representative with p
+   * pulls runs them as ⌈p / pullChunk⌉ chunks, each on its own team, whose partial sets a tree of
+   * unions folds into N. @internal Tests force 1 to split small inputs.
    */
   readonly pullChunk?: number | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
@@ -362,7 +363,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     await ctx.writeBuffer(edges.header, 0, Uint32Array.of(edgeElements));
 
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC;
-    const pullChunk = Math.max(1, Math.floor(this.#options.pullChunk ?? 32));
+    const pullChunk = Math.max(1, Math.floor(this.#options.pullChunk ?? 8));
     const maxPullChunks = Math.max(1, Math.floor(this.#options.maxPullChunks ?? 1024));
     const chunkCapacity = Math.max(1, Math.floor(this.#options.pullChunkCapacity ?? Math.max(4096, n)));
     // Head slots: P, ΔP and N per node, then one partial set per extra pull chunk.
