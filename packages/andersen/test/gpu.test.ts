@@ -44,6 +44,51 @@ function smallProgram() {
   return { program: b.build(), s, x, p, pp, q, r, t, u };
 }
 
+/**
+ * A hub that 1,200 pointers are copied into (in chains, so that sources keep gaining for a few
+ * rounds), merged offline with 300 members that each load, store and offset through it, stores
+ * through the hub that give every object many copy sources of its own, and 200 mirrors of one
+ * pointer copied into the hub (equal ΔPs).
+ */
+function hubProgram() {
+  const b = createConstraintBuilder();
+  const hub = b.variable('hub');
+  const objects = Array.from({ length: 400 }, (_, i) => b.object(`o${i}`, { fields: 2 }));
+  const sources = Array.from({ length: 1200 }, (_, i) => b.variable(`s${i}`));
+  sources.forEach((s, i) => {
+    b.addressOf(s, objects[(i * 7) % objects.length] as number);
+    b.copy(hub, s);
+    if (i % 6 !== 5) b.copy(s, sources[i + 1] as number);
+  });
+  const members = Array.from({ length: 300 }, (_, j) => b.variable(`m${j}`));
+  members.forEach((m, j) => {
+    const s = sources[(j * 11) % sources.length] as number;
+    if (j % 3 === 0) b.load(m, s, j % 2);
+    else if (j % 3 === 1) b.store(m, s, j % 2);
+    else b.offset(m, s, 1);
+  });
+  b.store(hub, sources[3] as number).load(b.variable('sink'), hub, 1);
+  // 200 mirrors of one pointer: the hub pulls 200 equal ΔPs in the same rounds (ΔP-equivalence).
+  const common = b.variable('common');
+  for (let i = 0; i < 5; i++) b.addressOf(common, objects[i * 13] as number);
+  b.copy(common, sources[600] as number);
+  for (let j = 0; j < 200; j++) {
+    const mirror = b.variable(`mirror${j}`);
+    b.copy(mirror, common).copy(hub, mirror);
+  }
+  const offlineMerges = new Uint32Array(2 * members.length);
+  members.forEach((m, j) => {
+    offlineMerges[2 * j] = m;
+    offlineMerges[2 * j + 1] = hub;
+  });
+  return { program: b.build(), hcd: { offlineMerges, online: new Uint32Array(0) } satisfies HcdPairs };
+}
+
+/** The node named `hub`. */
+function hub(program: ConstraintProgram): number {
+  return program.names?.indexOf('hub') ?? -1;
+}
+
 /** Every node's set from the GPU result equals the CPU engine's. */
 async function expectSameAsCpu(program: ConstraintProgram, gpu: AndersenResult, hcd?: HcdPairs) {
   const cpu = await solveAndersen(program, { engine: 'cpu', hcd });
@@ -143,6 +188,128 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         },
       ),
       { numRuns: 15 },
+    );
+  }, 120_000);
+
+  it.each([
+    {
+      name: 'one pull per chunk, at most 7 chunks (a 3-level merge tree)',
+      pullChunk: 1,
+      maxPullChunks: 7,
+      pullChunkCapacity: 1 << 16,
+    },
+    {
+      name: 'three pulls per chunk, up to 1,024 chunks',
+      pullChunk: 3,
+      maxPullChunks: 1024,
+      pullChunkCapacity: 1 << 16,
+    },
+    {
+      name: 'a chunk capacity of 10 (most representatives refused, run unsplit)',
+      pullChunk: 1,
+      maxPullChunks: 64,
+      pullChunkCapacity: 10,
+    },
+    {
+      name: 'a ΔP table of two slots (unequal ΔPs collide)',
+      pullChunk: 4,
+      maxPullChunks: 32,
+      pullChunkCapacity: 1 << 16,
+      deltaTableSlots: 2,
+    },
+    {
+      name: 'tiny pools (split pulls and merges re-run)',
+      pullChunk: 2,
+      maxPullChunks: 16,
+      initialPoolElements: 2,
+      pullChunkCapacity: 1 << 16,
+    },
+  ])(
+    'splits a representative with 1,200 copy sources and 300 members over teams: $name',
+    async (split) => {
+      const { program, hcd } = hubProgram();
+      const { name: _, ...options } = split;
+      const { result, solver } = await solve(program, { hcd, ...options });
+      const report = solver.report?.pullSplit;
+      expect(report?.extraChunks).toBeGreaterThan(0);
+      expect(report?.skippedEqualDeltas).toBeGreaterThan(0);
+      expect(report?.maxChunks).toBeGreaterThan(1);
+      expect(report?.maxChunks).toBeLessThanOrEqual(split.maxPullChunks);
+      if (split.pullChunkCapacity < 1 << 16) expect(report?.refused).toBeGreaterThan(0);
+      else expect(report?.refused).toBe(0);
+      if (split.initialPoolElements !== undefined) expect(solver.report?.reruns).toBeGreaterThan(0);
+      expect(result.pointsTo(hub(program)).length).toBeGreaterThan(300);
+      await expectSameAsCpu(program, result, hcd);
+    },
+    120_000,
+  );
+
+  it('equals the CPU engine on random programs with pulls split into chunks and a tiny ΔP table', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        constraintProgram({ maxNodes: 60, maxConstraints: 160 }),
+        fc.constantFrom<'none' | 'merge' | 'online'>('none', 'merge', 'online'),
+        fc.integer({ min: 1, max: 9 }),
+        fc.integer({ min: 1, max: 40 }),
+        // A ΔP table of one to four slots: unequal ΔPs collide and must be told apart.
+        fc.integer({ min: 1, max: 4 }),
+        // One pull per chunk splits the most; 1,000 keeps all of a representative's pulls on one
+        // team, whose record of pulled ΔPs then skips the most.
+        fc.constantFrom(1, 2, 1000),
+        async (program, mode, maxPullChunks, pullChunkCapacity, deltaTableSlots, pullChunk) => {
+          const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
+          const { result } = await solve(program, {
+            hcd,
+            initialPoolElements: 2,
+            initialPairCapacity: 16,
+            pullChunk,
+            maxPullChunks,
+            pullChunkCapacity,
+            deltaTableSlots,
+          });
+          await expectSameAsCpu(program, result, hcd);
+        },
+      ),
+      { numRuns: 80 },
+    );
+  }, 120_000);
+
+  it('equals the CPU engine on random fan-ins, where every skipped pull would be lost', async () => {
+    // Pointers s_i copied into one hub, some of them gaining a second set a round later from a
+    // pointer t_i that reaches the hub only through s_i: a ΔP pull the hub wrongly skipped would be
+    // lost for good. Sets are drawn from few objects, so many ΔPs are equal and many are not.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 8 }),
+        fc.array(
+          fc.tuple(
+            fc.uniqueArray(fc.nat({ max: 7 }), { minLength: 1, maxLength: 3 }),
+            fc.uniqueArray(fc.nat({ max: 7 }), { maxLength: 3 }),
+          ),
+          { minLength: 2, maxLength: 40 },
+        ),
+        fc.integer({ min: 1, max: 4 }),
+        fc.constantFrom(1, 2, 1000),
+        async (objectCount, leaves, deltaTableSlots, pullChunk) => {
+          const b = createConstraintBuilder();
+          const hubNode = b.variable('hub');
+          const objects = Array.from({ length: objectCount }, (_, i) => b.object(`o${i}`));
+          leaves.forEach(([now, later], i) => {
+            const s = b.variable(`s${i}`);
+            for (const o of now) b.addressOf(s, objects[o % objectCount] as number);
+            if (later.length > 0) {
+              const t = b.variable(`t${i}`);
+              for (const o of later) b.addressOf(t, objects[o % objectCount] as number);
+              b.copy(s, t);
+            }
+            b.copy(hubNode, s);
+          });
+          const program = b.build();
+          const { result } = await solve(program, { pullChunk, deltaTableSlots, maxPullChunks: 4 });
+          await expectSameAsCpu(program, result);
+        },
+      ),
+      { numRuns: 60 },
     );
   }, 120_000);
 
@@ -268,15 +435,22 @@ describeGpu(
   'WebGPU Andersen engine',
   (gpu) => {
     it.skipIf(!slowGpuTests)(
-      'equals the CPU engine on random programs with workgroup-memory teams (GPUMORPH_SLOW_GPU_TESTS=1)',
+      'equals the CPU engine on random programs and the split hub with workgroup-memory teams (GPUMORPH_SLOW_GPU_TESTS=1)',
       async () => {
         await fc.assert(
           fc.asyncProperty(
             constraintProgram({ maxNodes: 25, maxConstraints: 40 }),
             fc.boolean(),
-            async (program, h) => {
+            fc.boolean(),
+            async (program, h, split) => {
               const hcd = h ? computeOfflineHcd(program) : undefined;
-              const solver = await createGpuSolver(program, { gpu: gpu.ctx, hcd, initialPoolElements: 2 });
+              const solver = await createGpuSolver(program, {
+                gpu: gpu.ctx,
+                hcd,
+                initialPoolElements: 2,
+                // Split every representative's pulls (one pull per chunk, at most five chunks).
+                ...(split ? { pullChunk: 1, maxPullChunks: 5, pullChunkCapacity: 64 } : {}),
+              });
               try {
                 await expectSameAsCpu(program, await solver.solve(), hcd);
               } finally {
@@ -284,8 +458,23 @@ describeGpu(
               }
             },
           ),
-          { numRuns: 4 },
+          { numRuns: 6 },
         );
+        const { program, hcd } = hubProgram();
+        const solver = await createGpuSolver(program, {
+          gpu: gpu.ctx,
+          hcd,
+          pullChunk: 2,
+          maxPullChunks: 16,
+          pullChunkCapacity: 1 << 16,
+        });
+        try {
+          const result = await solver.solve();
+          expect(solver.report?.pullSplit.maxChunks).toBeGreaterThan(1);
+          await expectSameAsCpu(program, result, hcd);
+        } finally {
+          solver.destroy();
+        }
       },
       900_000,
     );

@@ -204,6 +204,9 @@ async function run(options: BenchOptions): Promise<BenchReport> {
         'iterate ms': report?.iterateMs ?? 0,
         'transfer ms': report?.transferMs ?? 0,
         'readback MiB': (report?.readbackBytes ?? 0) / 2 ** 20,
+        'extra pull chunks': report?.pullSplit.extraChunks ?? 0,
+        'most pull chunks': report?.pullSplit.maxChunks ?? 0,
+        'equal-ΔP pulls skipped': report?.pullSplit.skippedEqualDeltas ?? 0,
       };
       if (phases) {
         const total = phases.rules + phases.sort + phases.worklist + phases.update + phases.hcd;

@@ -39,6 +39,16 @@ export const STATUS = {
   edgesNext: 15,
   edgesCapacity: 16,
   edgesExhausted: 17,
+  /** Extra pull chunks handed out this attempt (may exceed the chunk capacity: the excess was refused). */
+  pullChunkCount: 18,
+  /** The most chunks one representative's pulls were split into this attempt (sets the merge levels). */
+  pullMaxChunks: 19,
+  /** The level of the tree that merges a representative's partial pulls (merge_partials, next_pull_level). */
+  pullLevel: 20,
+  /** Representatives whose extra chunks did not fit in the chunk capacity this attempt (they ran unsplit). */
+  pullRefused: 21,
+  /** ΔP pulls skipped this attempt because the team had already pulled an equal ΔP (§6.3). */
+  pullsSkipped: 22,
 } as const;
 
 /** Words of {@link STATUS} (the control buffer's first words). */
@@ -49,8 +59,13 @@ export const STATUS_WORDS = 32;
  * `nodeCount`: `parent` (union–find, roots are the smallest id of their class), `segmentStart` and
  * `segmentEnd` (per pair key `2·node + pool`, the run of the sorted worklist that goes into that
  * node's pending set), `childHead` / `childNext` (nodes merged into a root this iteration),
- * `mergedList`, and `hcdSlot` (the HCD target a root's online pairs name, so that targets of
- * merged pointers merge).
+ * `mergedList`, `hcdSlot` (the HCD target a root's online pairs name, so that targets of
+ * merged pointers merge), and the pull split of each root: `pullSlots` (words of its E and F lists
+ * that the chunks share out), `pullChunks` (chunks its pulls run in), `pullBase` (the extra chunk
+ * index of its chunk 1), and ΔP-equivalence (§6.3): `deltaHash` (the hash of a root's ΔP) and
+ * `deltaLeader` (a root whose ΔP is equal, the same for all of them). After the per-node arrays
+ * come the extra chunks' owners (one word per extra chunk: the representative, or `NONE`), then the
+ * open-addressed table (a power of two of words) that finds the ΔP leaders.
  *
  * @example
  * ```ts
@@ -65,10 +80,15 @@ export const CONTROL_ARRAYS = {
   childNext: 6,
   mergedList: 7,
   hcdSlot: 8,
+  pullSlots: 9,
+  pullChunks: 10,
+  pullBase: 11,
+  deltaHash: 12,
+  deltaLeader: 13,
 } as const;
 
 /** Per-node words of the control buffer after the status words. */
-export const CONTROL_ARRAY_COUNT = 9;
+export const CONTROL_ARRAY_COUNT = 14;
 
 /** Pool bit of a worklist key `2·node + pool`: 0 = the node's pending copy⁻¹ set, 1 = its pending points-to set. */
 export const PAIR_POOL = { edges: 0, points: 1 } as const;
@@ -89,6 +109,12 @@ export const SET_SLOT = {
   delta: 1,
   pending: 2,
 } as const;
+
+/**
+ * Head slots of the points-to pool per node ({@link SET_SLOT}); after them come the partial sets
+ * of the extra pull chunks (one per chunk), which the partial-merge tree folds into N.
+ */
+export const NODE_SET_SLOTS = 3;
 
 /** Constraint kinds as the rules kernel sees them (the owner's own loads, stores and offsets). */
 export const RULE_KIND = { load: 0, store: 1, offset: 2 } as const;

@@ -14,7 +14,7 @@ export interface PreparedProgram {
   readonly offlineMerges: number;
   /** Per node `(objectSize, firstRule, endRule, nextMember)`: 4 words each. */
   readonly nodes: Uint32Array;
-  /** Rules `(kind, other, offset, 0)` grouped by owning node, then the HCD online pairs `(y, x, 0, 0)`. */
+  /** Rules `(kind, other, offset, owner)` grouped by owning node, then the HCD online pairs `(y, x, 0, 0)`. */
   readonly rules: Uint32Array;
   readonly ruleCount: number;
   readonly hcdCount: number;
@@ -123,6 +123,7 @@ export function prepareProgram(program: ConstraintProgram, hcd: HcdPairs | undef
           : RULE_KIND.offset;
     rules[at + 1] = c.src[i] as number;
     rules[at + 2] = c.offset[i] as number;
+    rules[at + 3] = dst;
   }
   for (let v = 0; v < n; v++) {
     nodes[4 * v + 1] = perOwner[v] as number;

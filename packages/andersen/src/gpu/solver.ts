@@ -41,6 +41,7 @@ import {
   CONTROL_ARRAY_COUNT,
   CONTROL_ARRAYS,
   FIXED_STORAGE_BINDINGS,
+  NODE_SET_SLOTS,
   STATUS,
   STATUS_WORDS,
   solverLayout,
@@ -95,6 +96,25 @@ export interface GpuSolverOptions {
    * sorts twice, by source and then by key, as larger programs must. @internal For tests.
    */
   readonly compositeSort?: boolean | undefined;
+  /**
+   * Pulls (copy⁻¹ unions) per chunk when a representative's pulls are split over several teams
+   * (default 8, the better of 8 and 32 in the CPU model of the rounds): a representative with p
+   * pulls runs them as ⌈p / pullChunk⌉ chunks, each on its own team, whose partial sets a tree of
+   * unions folds into N. @internal Tests force 1 to split small inputs.
+   */
+  readonly pullChunk?: number | undefined;
+  /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
+  readonly maxPullChunks?: number | undefined;
+  /**
+   * Extra chunks (beyond each representative's first) one iteration may hand out (default: the node
+   * count, at least 4,096); a representative whose chunks do not fit runs unsplit. @internal For tests.
+   */
+  readonly pullChunkCapacity?: number | undefined;
+  /**
+   * Slots of the table that finds equal ΔPs (rounded up to a power of two; default: at least twice
+   * the nodes). @internal Tests force one or a few slots so that unequal sets collide.
+   */
+  readonly deltaTableSlots?: number | undefined;
 }
 
 /**
@@ -132,6 +152,18 @@ export interface GpuSolveReport {
   readonly readbackBytes: number;
   /** Adapter the solve ran on. */
   readonly adapter: string;
+  /**
+   * How the copy⁻¹ pulls were split over teams, summed over every attempt of every iteration: extra
+   * chunks handed out beside the representatives' own teams; the most chunks one representative ran
+   * in; representatives refused a split because the chunk capacity was full (they ran unsplit).
+   */
+  readonly pullSplit: {
+    readonly extraChunks: number;
+    readonly maxChunks: number;
+    readonly refused: number;
+    /** ΔP pulls skipped because the team had already pulled an equal ΔP (ΔP-equivalent sources, §6.3). */
+    readonly skippedEqualDeltas: number;
+  };
   /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
   readonly phaseMs?: Readonly<Record<GpuSolvePhase, number>> | undefined;
 }
@@ -139,7 +171,14 @@ export interface GpuSolveReport {
 const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   begin_iteration: 'rules',
   begin_attempt: 'rules',
-  rules: 'rules',
+  delta_clear: 'rules',
+  delta_leaders: 'rules',
+  pull_count: 'rules',
+  pull_items: 'rules',
+  pull_sources: 'rules',
+  member_rules: 'rules',
+  merge_partials: 'rules',
+  next_pull_level: 'rules',
   mark_segments: 'worklist',
   apply_pairs: 'worklist',
   guard_update: 'update',
@@ -183,11 +222,12 @@ const NONE = NO_ELEMENT;
  * The WebGPU Andersen engine (PPoPP'12 §5–6 on WebGPU). Every node has a points-to set P, what it
  * gained in the last update (ΔP) and what the rules gathered this iteration (N), and three copy⁻¹
  * edge sets — E (propagated), F (added by the last update) and G (gathered) — all wide sparse bit
- * vectors in two growable element pools (points-to and edges). One iteration is one command buffer:
- * the rules kernel gives each class representative a team that pulls ΔP of its E sources and P of
- * its F sources into N, turns new pointees of its loads into copy⁻¹ sources of itself and of its
- * offsets into members, and emits the copy edges of its stores into a worklist linked per target,
- * which a second kernel adds to the targets' G; a guarded update sets ΔP = N − P, P ∪= ΔP,
+ * vectors in two growable element pools (points-to and edges). Each iteration, every class
+ * representative pulls ΔP of its E sources and P of its F sources into N — split into chunks on
+ * separate teams when it has many (partial sets merged by a tree of unions), skipping a ΔP equal to
+ * one the team already pulled (ΔP-equivalence) — and one team per load, store and offset turns new
+ * pointees into worklist pairs (copy⁻¹ sources, copy edges, field addresses), which are sorted and
+ * merged into the targets' G / N; a guarded update sets ΔP = N − P, P ∪= ΔP,
  * F = G − E, E ∪= F; HCD online pairs hook every new pointee under the pair's target with a
  * lock-free union–find, and the merged classes' sets are moved to the representative. The host reads
  * 128 bytes of status per iteration; when a pool or the worklist ran short the guard committed
@@ -323,7 +363,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     await ctx.writeBuffer(edges.header, 0, Uint32Array.of(edgeElements));
 
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC;
-    const pointsHeads = new Uint32Array(3 * n).fill(NONE);
+    const pullChunk = Math.max(1, Math.floor(this.#options.pullChunk ?? 8));
+    const maxPullChunks = Math.max(1, Math.floor(this.#options.maxPullChunks ?? 1024));
+    const chunkCapacity = Math.max(1, Math.floor(this.#options.pullChunkCapacity ?? Math.max(4096, n)));
+    // Head slots: P, ΔP and N per node, then one partial set per extra pull chunk.
+    const pointsHeads = new Uint32Array(NODE_SET_SLOTS * n + chunkCapacity).fill(NONE);
     const edgeHeads = new Uint32Array(3 * n).fill(NONE);
     [...prepared.initialPoints.keys()].forEach((v, i) => {
       pointsHeads[2 * n + v] = pointsPacked.heads[i] as number;
@@ -335,7 +379,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const edgHeads = await this.#buffer('andersen edg heads', edgeHeads, storage);
     const nodes = await this.#buffer('andersen nodes', prepared.nodes, storage);
     const rules = await this.#buffer('andersen rules', prepared.rules, storage);
-    const controlWords = new Uint32Array(STATUS_WORDS + CONTROL_ARRAY_COUNT * n);
+    // Status, the per-node arrays, the extra pull chunks' owners, then the ΔP leader table (a power
+    // of two of at least twice the nodes, so probe sequences stay short).
+    const deltaTableSize =
+      2 ** Math.ceil(Math.log2(Math.max(1, this.#options.deltaTableSlots ?? Math.max(1024, 2 * n))));
+    const controlWords = new Uint32Array(
+      STATUS_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity + deltaTableSize,
+    );
     const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => STATUS_WORDS + CONTROL_ARRAYS[name] * n;
     controlWords.set(prepared.parent, arrayAt('parent'));
     // The initial sets sit in the pending slots like the sets merges leave there: the first update
@@ -355,7 +405,20 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let pairs = await this.#createPairs(pairCapacity);
     const params = await this.#buffer(
       'andersen params',
-      Uint32Array.of(n, prepared.ruleCount, prepared.hcdCount, pairCapacity, compositeBits, 0, 0, 0),
+      Uint32Array.of(
+        n,
+        prepared.ruleCount,
+        prepared.hcdCount,
+        pairCapacity,
+        compositeBits,
+        pullChunk,
+        maxPullChunks,
+        chunkCapacity,
+        deltaTableSize - 1,
+        0,
+        0,
+        0,
+      ),
       BufferUsage.UNIFORM,
     );
     const sorter = createRadixSort(ctx);
@@ -387,7 +450,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         SolverEntryPoint,
         Kernel
       >;
-      const bindGroup = (kernels.rules as Kernel).bindGroup({
+      const bindGroup = (kernels.pull_sources as Kernel).bindGroup({
         params,
         ...points.resources(),
         pts_heads: ptsHeads,
@@ -433,14 +496,26 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           16 * maxPasses,
         )
       : undefined;
-    const itemsOf = (entry: SolverEntryPoint, pairCount: number) =>
-      entry === 'hcd_hook'
-        ? prepared.hcdCount
-        : entry === 'mark_segments'
-          ? pairCount
-          : entry === 'apply_pairs'
-            ? 2 * n
-            : n;
+    const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
+      switch (entry) {
+        case 'hcd_hook':
+          return prepared.hcdCount;
+        case 'mark_segments':
+          return pairCount;
+        case 'apply_pairs':
+          return 2 * n;
+        case 'member_rules':
+          return prepared.ruleCount;
+        case 'pull_sources':
+          return n + chunkCapacity;
+        case 'merge_partials':
+          return chunkCapacity;
+        case 'delta_clear':
+          return deltaTableSize;
+        default:
+          return n;
+      }
+    };
     /** Encodes `entries` (after sorting the worklist's `sortCount` pairs, when given) as one submission; returns the status words. */
     const run = async (
       label: string,
@@ -551,7 +626,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
 
     const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0 };
-    const rulesEntries: SolverEntryPoint[] = ['begin_attempt', 'rules'];
+    const pullSplit = { extraChunks: 0, maxChunks: 1, refused: 0, skippedEqualDeltas: 0 };
+    const rulesEntries: SolverEntryPoint[] = [
+      'begin_attempt',
+      'delta_clear',
+      'delta_leaders',
+      'pull_count',
+      'pull_items',
+      'pull_sources',
+      'member_rules',
+    ];
     const updateEntries: SolverEntryPoint[] = [
       'mark_segments',
       'apply_pairs',
@@ -574,7 +658,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       for (;;) {
         checkFatal(status);
         const pairCount = status[STATUS.pairCount] as number;
-        if (pairCount <= pairCapacity) return run(label, updateEntries, pairCount);
+        if (pairCount <= pairCapacity) {
+          pullSplit.extraChunks += Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity);
+          pullSplit.maxChunks = Math.max(pullSplit.maxChunks, status[STATUS.pullMaxChunks] as number);
+          pullSplit.refused += status[STATUS.pullRefused] as number;
+          pullSplit.skippedEqualDeltas += status[STATUS.pullsSkipped] as number;
+          // One level of the partial-merge tree per doubling of the most chunks one representative got.
+          const levels = Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
+          const merges: SolverEntryPoint[] = [];
+          for (let level = 0; level < levels; level++) merges.push('merge_partials', 'next_pull_level');
+          return run(label, [...merges, ...updateEntries], pairCount);
+        }
         stats.reruns++;
         pairCapacity = Math.max(2 * pairCapacity, 2 * pairCount);
         pairs = await this.#createPairs(pairCapacity, pairs);
@@ -714,6 +808,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       transferMs,
       readbackBytes: words.byteLength + 8 * n,
       adapter: String(ctx),
+      pullSplit,
       phaseMs: profile ? phaseMs : undefined,
     };
     querySet?.destroy();

@@ -1,6 +1,8 @@
 import type { TeamKind } from '@gpumorph/sparse-bitvector';
 import {
+  CONTROL_ARRAY_COUNT,
   CONTROL_ARRAYS,
+  NODE_SET_SLOTS,
   PAIR_POOL,
   RULE_KIND,
   SET_SLOT,
@@ -29,8 +31,9 @@ export interface SolverKernelParams {
 
 /**
  * The entry points of one solver iteration, in the order the host encodes them:
- * `begin_iteration` (first attempt only), `begin_attempt`, `rules` (then the host sorts the
- * worklist), `mark_segments`, `apply_pairs`, `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`, `compress`,
+ * `begin_iteration` (first attempt only), `begin_attempt`, `pull_count`, `pull_items`,
+ * `pull_sources`, `member_rules` (then the host sorts the worklist and encodes `merge_partials` +
+ * `next_pull_level` once per level of the partial-merge tree), `mark_segments`, `apply_pairs`, `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`, `compress`,
  * `merge_link`, `merge_begin`, `merge_count`, `guard_merge`, `merge_data`, `report`.
  * Team kernels run one team (subgroup, or emulated 32-lane workgroup) per node, calling the sparse
  * bit vector library of the `pts` and `edg` pools; the rest run one invocation per node or item.
@@ -90,33 +93,8 @@ fn ${name}() {
 ${body}
 }`;
 
-  // Visits every member `m` of vector `vector` of pool `p` in increasing order, the whole team
-  // together (every value steering the loops is broadcast, so team functions may be called inside).
+  // Suffixes that keep the variables of each expanded loop apart.
   let decodeCount = 0;
-  const forEachMember = (p: 'pts' | 'edg', vector: string, body: string) => {
-    const s = `_${decodeCount++}`;
-    return /* wgsl */ `
-    {
-      var e${s} = ${p}_team_u(${p}_heads[${vector}]);
-      var steps${s} = 0u;
-      loop {
-        if (e${s} == ${NONE} || steps${s} > list_limit) { break; }
-        let h${s} = ${p}_team_u2(vec2u(${p}_load(e${s}, 30u), ${p}_load(e${s}, 31u)));
-        for (var w${s} = 0u; w${s} < 30u; w${s}++) {
-          var word${s} = ${p}_team_u(${p}_load(e${s}, w${s}));
-          loop {
-            if (word${s} == 0u) { break; }
-            let m = h${s}.x * 960u + w${s} * 32u + firstTrailingBit(word${s});
-            word${s} &= word${s} - 1u;
-            ${body}
-          }
-        }
-        e${s} = h${s}.y;
-        steps${s}++;
-      }
-    }`;
-  };
-
   // Visits every member `m` of vector `vector` of the points-to pool, each lane the members of its
   // own words (no team function may be called inside).
   const forEachMemberByLane = (vector: string, body: string) => {
@@ -143,76 +121,118 @@ ${body}
     }`;
   };
 
-  const fastE = /* wgsl */ `
-    {
-      // Lanes scan their own words for sources that have something to give; the team then runs
-      // one union per such source, smallest first (so duplicates in the same step merge).
-      var e = pts_team_u(edg_heads[${slot('points', 'r')}]);
-      var steps = 0u;
+  // Scans the sources of a representative r in the word slots [lo, hi) of list `list` of its edge
+  // sets (slot = element ordinal · 30 + word, counted on in `ordinal`, so that E then F form one
+  // range), for each source other than r whose `source` set is not empty runs `action(src)` as a team
+  // (src team-uniform). Elements wholly below `lo` are skipped without reading their words.
+  const scanSources = (
+    list: 'points' | 'delta',
+    source: 'delta' | 'points',
+    action: (src: string) => string,
+  ) => {
+    const s = `_${decodeCount++}`;
+    const header = /* wgsl */ `
+      var e${s} = pts_team_u(edg_heads[${slot(list, 'r')}]);
+      var steps${s} = 0u;
       loop {
-        if (e == NONE || steps > list_limit) { break; }
-        let h = pts_team_u2(vec2u(edg_load(e, 30u), edg_load(e, 31u)));
-        for (var k = 0u; k < ${lw}u; k++) {
-          let w = pts_lane + k * pts_lanes;
-          var word = 0u;
-          if (w < 30u) { word = edg_load(e, w); }
-          var mine = NONE;
-          loop {
-            loop {
-              if (mine != NONE || word == 0u) { break; }
-              let m = h.x * 960u + w * 32u + firstTrailingBit(word);
-              word &= word - 1u;
-              let s = find(m);
-              if (s != r && pts_heads[${slot('delta', 's')}] != NONE) { mine = s; }
-            }
-            let pick = subgroupMin(mine);
-            if (pick == NONE) { break; }
-            status |= pts_union_minus(${slot('pending', 'r')}, ${slot('delta', 'pick')}, ${slot('points', 'r')});
-            if (mine == pick) { mine = NONE; }
-          }
+        if (e${s} == NONE || steps${s} > list_limit || ordinal * 30u >= hi) { break; }
+        let h${s} = pts_team_u2(vec2u(edg_load(e${s}, 30u), edg_load(e${s}, 31u)));
+        if (ordinal * 30u + 30u > lo) {`;
+    const footer = /* wgsl */ `
         }
-        e = h.y;
-        steps++;
-      }
-    }`;
-  const fastF = /* wgsl */ `
-    {
-      // Lanes scan their own words for sources that have something to give; the team then runs
-      // one union per such source, smallest first (so duplicates in the same step merge).
-      var e = pts_team_u(edg_heads[${slot('delta', 'r')}]);
-      var steps = 0u;
-      loop {
-        if (e == NONE || steps > list_limit) { break; }
-        let h = pts_team_u2(vec2u(edg_load(e, 30u), edg_load(e, 31u)));
-        for (var k = 0u; k < ${lw}u; k++) {
-          let w = pts_lane + k * pts_lanes;
-          var word = 0u;
-          if (w < 30u) { word = edg_load(e, w); }
-          var mine = NONE;
-          loop {
+        ordinal++;
+        e${s} = h${s}.y;
+        steps${s}++;
+      }`;
+    if (subgroups) {
+      // Lanes scan their own words for sources that have something to give; the team then acts on
+      // one such source at a time, smallest first (so duplicates in the same step merge).
+      return /* wgsl */ `
+    {${header}
+          for (var k = 0u; k < ${lw}u; k++) {
+            let w = pts_lane + k * pts_lanes;
+            let g = ordinal * 30u + w;
+            var word = 0u;
+            if (w < 30u && g >= lo && g < hi) { word = edg_load(e${s}, w); }
+            var mine = NONE;
             loop {
-              if (mine != NONE || word == 0u) { break; }
-              let m = h.x * 960u + w * 32u + firstTrailingBit(word);
-              word &= word - 1u;
-              let s = find(m);
-              if (s != r && pts_heads[${slot('points', 's')}] != NONE) { mine = s; }
+              loop {
+                if (mine != NONE || word == 0u) { break; }
+                let m = h${s}.x * 960u + w * 32u + firstTrailingBit(word);
+                word &= word - 1u;
+                let src = find(m);
+                if (src != r && pts_heads[${slot(source, 'src')}] != NONE) { mine = src; }
+              }
+              let pick = subgroupMin(mine);
+              if (pick == NONE) { break; }
+              ${action('pick')}
+              if (mine == pick) { mine = NONE; }
             }
-            let pick = subgroupMin(mine);
-            if (pick == NONE) { break; }
-            status |= pts_union_minus(${slot('pending', 'r')}, ${slot('points', 'pick')}, ${slot('points', 'r')});
-            if (mine == pick) { mine = NONE; }
-          }
-        }
-        e = h.y;
-        steps++;
-      }
+          }${footer}
     }`;
+    }
+    // Workgroup teams: every lane decodes every word (all values broadcast, so the library's
+    // team functions, which have barriers, run in uniform control flow).
+    return /* wgsl */ `
+    {${header}
+          for (var w = 0u; w < 30u; w++) {
+            let g = ordinal * 30u + w;
+            if (g < lo || g >= hi) { continue; }
+            var word = pts_team_u(edg_load(e${s}, w));
+            loop {
+              if (word == 0u) { break; }
+              let m = h${s}.x * 960u + w * 32u + firstTrailingBit(word);
+              word &= word - 1u;
+              let src = pts_team_u(find(m));
+              if (src != r && pts_team_u(pts_heads[${slot(source, 'src')}]) != NONE) {
+                ${action('src')}
+              }
+            }
+          }${footer}
+    }`;
+  };
+  // An E source's pull of ΔP: skipped when the team already pulled an equal ΔP in this unit.
+  const pullDelta = (src: string) => /* wgsl */ `
+              if (pull_seen(pts_team_u(atomicLoad(&control[${A('deltaLeader')} + ${src}])))) {
+                skipped++;
+              } else {
+                status |= pts_union_minus(dst, ${slot('delta', src)}, ${slot('points', 'r')});
+              }`;
+  const pullPoints = (src: string) => /* wgsl */ `
+              status |= pts_union_minus(dst, ${slot('points', src)}, ${slot('points', 'r')});`;
+  const countDelta = (src: string) => /* wgsl */ `
+              if (!pull_seen(pts_team_u(atomicLoad(&control[${A('deltaLeader')} + ${src}])))) { pulls++; }`;
+  const countPoints = (_src: string) => /* wgsl */ `
+              pulls++;`;
 
   const code = /* wgsl */ `
-struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pad0: u32, pad1: u32, pad2: u32 }
+struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, pad0: u32, pad1: u32, pad2: u32 }
 ${params.layoutWgsl}
 
 const NONE: u32 = ${NONE};
+
+// The control word holding extra pull chunk i's representative (after the per-node arrays).
+fn pull_owner_word(i: u32) -> u32 { return ${STATUS_WORDS}u + ${CONTROL_ARRAY_COUNT}u * params.n + i; }
+// The points-to head slot of extra pull chunk i's partial set (after the per-node slots).
+fn partial_slot(i: u32) -> u32 { return ${NODE_SET_SLOTS}u * params.n + i; }
+// The control word of slot i of the ΔP leader table (after the extra chunks' owners).
+fn delta_table_word(i: u32) -> u32 { return ${STATUS_WORDS}u + ${CONTROL_ARRAY_COUNT}u * params.n + params.chunk_capacity + i; }
+
+// A team's record of the ΔP leaders it has pulled in this unit: lane (leader mod lanes) keeps the
+// leaders that map to it, 16 per lane, direct-mapped (a leader evicted by another is pulled again,
+// which is only wasted work).
+var<private> pull_cache: array<u32, 16>;
+fn pull_cache_reset() { for (var i = 0u; i < 16u; i++) { pull_cache[i] = NONE; } }
+// True when the team already pulled ΔP leader \`lead\` in this unit; otherwise records it. A team
+// function: call it with a team-uniform \`lead\` in team-uniform control flow.
+fn pull_seen(lead: u32) -> bool {
+  var hit = 0u;
+  if (pts_lane == lead % pts_lanes) {
+    let at = (lead / pts_lanes) % 16u;
+    if (pull_cache[at] == lead) { hit = 1u; } else { pull_cache[at] = lead; }
+  }
+  return pts_team_or(hit) != 0u;
+}
 const FATAL_CORRUPT: u32 = 1u;
 const FATAL_EXHAUSTED: u32 = 2u;
 
@@ -593,80 +613,246 @@ ${singleKernel(
   atomicStore(&control[${S('edgesAdded')}], 0u);
   atomicStore(&control[${S('skipUpdate')}], 0u);
   atomicStore(&control[${S('pairCount')}], 0u);
-  atomicStore(&control[${S('merged')}], 0u);`,
+  atomicStore(&control[${S('merged')}], 0u);
+  atomicStore(&control[${S('pullChunkCount')}], 0u);
+  atomicStore(&control[${S('pullMaxChunks')}], 1u);
+  atomicStore(&control[${S('pullLevel')}], 0u);
+  atomicStore(&control[${S('pullRefused')}], 0u);
+  atomicStore(&control[${S('pullsSkipped')}], 0u);`,
+)}
+${threadKernel(
+  'delta_clear',
+  /* wgsl */ `
+  for (var i = first_item; i <= params.table_mask; i += item_stride) {
+    atomicStore(&control[delta_table_word(i)], NONE);
+  }`,
 )}
 ${teamKernel(
-  'rules',
+  'delta_leaders',
   /* wgsl */ `
+  // ΔP-equivalent variables (§6.3): every root with a ΔP finds a root whose ΔP is equal (the first
+  // to claim a slot of the hash's probe sequence) through an open-addressed table. An equal hash is
+  // checked with pts_equals, so only equal sets share a leader; a missed match (probe limit, a stale
+  // hash) only costs a pull that could have been skipped.
+  for (var s = first_team; s < params.n; s += team_stride) {
+    var lead = s;
+    if (pts_team_u(find(s)) == s && pts_team_u(pts_heads[${slot('delta', 's')}]) != NONE) {
+      let h = pts_hash(${slot('delta', 's')}, 0u);
+      if (pts_lane == 0u) { atomicStore(&control[${A('deltaHash')} + s], h); }
+      var at = h & params.table_mask;
+      for (var probe = 0u; probe < 64u; probe++) {
+        var occupant = NONE;
+        if (pts_lane == 0u) {
+          loop {
+            let claimed = atomicCompareExchangeWeak(&control[delta_table_word(at)], NONE, s);
+            if (claimed.exchanged) { break; }
+            // A weak exchange may fail spuriously: retry until the slot holds someone.
+            if (claimed.old_value != NONE) { occupant = claimed.old_value; break; }
+          }
+        }
+        occupant = pts_team_u(occupant);
+        if (occupant == NONE || occupant == s) { break; }
+        if (pts_team_u(atomicLoad(&control[${A('deltaHash')} + occupant])) == h) {
+          if (pts_equals(${slot('delta', 'occupant')}, ${slot('delta', 's')})) {
+            lead = occupant;
+            break;
+          }
+        }
+        at = (at + 1u) & params.table_mask;
+      }
+    }
+    if (pts_lane == 0u) { atomicStore(&control[${A('deltaLeader')} + s], lead); }
+  }`,
+)}
+${teamKernel(
+  'pull_count',
+  /* wgsl */ `
+  // Per representative: how many pulls its E and F lists ask for, hence how many chunks (of about
+  // params.pull_chunk pulls each, at most params.max_chunks) they are split into.
   let n = params.n;
   let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;
   for (var r = first_team; r < n; r += team_stride) {
-    if (pts_team_u(find(r)) != r) { continue; }
-    var status = 0u;
-    // copy⁻¹: old sources pull what they gained (ΔP), sources added by the last update pull all of P.
-    ${
-      subgroups
-        ? `${fastE}${fastF}`
-        : `${forEachMember(
-            'edg',
-            slot('points', 'r'),
-            /* wgsl */ `
-            let s = pts_team_u(find(m));
-            if (s != r && pts_team_u(pts_heads[${slot('delta', 's')}]) != NONE) {
-              status |= pts_union_minus(${slot('pending', 'r')}, ${slot('delta', 's')}, ${slot('points', 'r')});
-            }`,
-          )}
-    ${forEachMember(
-      'edg',
-      slot('delta', 'r'),
-      /* wgsl */ `
-            let s = pts_team_u(find(m));
-            if (s != r) { status |= pts_union_minus(${slot('pending', 'r')}, ${slot('points', 's')}, ${slot('points', 'r')}); }`,
-    )}`
+    var chunks = 0u;
+    var slots = 0u;
+    if (pts_team_u(find(r)) == r) {
+      // Pulls of a ΔP equal to one already counted are not counted (the pulls skip them too).
+      pull_cache_reset();
+      var pulls = 0u;
+      var ordinal = 0u;
+      let lo = 0u;
+      let hi = NONE;
+      ${scanSources('points', 'delta', countDelta)}
+      ${scanSources('delta', 'points', countPoints)}
+      chunks = min(params.max_chunks, (pulls + params.pull_chunk - 1u) / params.pull_chunk);
+      slots = 30u * ordinal;
     }
-    // The loads, stores and offsets of every member of r's class.
-    var member = r;
-    var members = 0u;
-    loop {
-      if (member == NONE || members > n) { break; }
-      let info = pts_team_u2(nodes[member].yz);
-      for (var c = info.x; c < info.y; c++) {
-        let rule = pts_team_u2(rule_table[c].xy);
-        let k = pts_team_u(rule_table[c].z);
-        let other = pts_team_u(find(rule.y));
-        if (rule.x == ${RULE_KIND.load}u) {
-          // x = *(y + k): each new pointee o of y gives the copy⁻¹ source o + k of x.
-          ${forEachMemberByLane(
-            slot('delta', 'other'),
-            /* wgsl */ `
-            if (k < object_size(m)) {
-              let field = find(m + k);
-              if (field != r) { push_pair(2u * r + ${PAIR_POOL.edges}u, field); }
-            }`,
-          )}
-        } else if (rule.x == ${RULE_KIND.store}u) {
-          // *(x + k) = y: each new pointee o of x gives the copy edge y → o + k (to o + k's owner).
-          ${forEachMemberByLane(
-            slot('delta', 'r'),
-            /* wgsl */ `
-            if (k < object_size(m)) {
-              let field = find(m + k);
-              if (field != other) { push_pair(2u * field + ${PAIR_POOL.edges}u, other); }
-            }`,
-          )}
-        } else {
-          // x = y + k: each new pointee o of y gives o + k when k is inside o's object.
-          ${forEachMemberByLane(
-            slot('delta', 'other'),
-            /* wgsl */ `
-            if (k < object_size(m)) { push_pair(2u * r + ${PAIR_POOL.points}u, m + k); }`,
-          )}
+    if (pts_lane == 0u) {
+      atomicStore(&control[${A('pullChunks')} + r], chunks);
+      atomicStore(&control[${A('pullSlots')} + r], slots);
+    }
+  }`,
+)}
+
+var<workgroup> pull_group_total: atomic<u32>;
+var<workgroup> pull_group_base: u32;
+
+@compute @workgroup_size(${THREAD_WORKGROUP})
+fn pull_items(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  // Hands out the extra chunks (all but chunk 0, which the representative's own team runs), one
+  // global atomic per workgroup. A representative whose extra chunks do not all fit in the chunk
+  // capacity gets none: its own team pulls everything (exact, just not split).
+  let stride = nwg.x * nwg.y * ${THREAD_WORKGROUP}u;
+  for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < params.n; start += stride) {
+    let r = start + lid;
+    var extra = 0u;
+    if (r < params.n) {
+      let chunks = atomicLoad(&control[${A('pullChunks')} + r]);
+      if (chunks > 1u) { extra = chunks - 1u; }
+    }
+    if (lid == 0u) { atomicStore(&pull_group_total, 0u); }
+    workgroupBarrier();
+    var offset = 0u;
+    if (extra > 0u) { offset = atomicAdd(&pull_group_total, extra); }
+    workgroupBarrier();
+    if (lid == 0u) {
+      let total = atomicLoad(&pull_group_total);
+      var base = params.chunk_capacity;
+      // Past the capacity nothing more fits: leave the counter alone (it must not wrap).
+      if (total > 0u && atomicLoad(&control[${S('pullChunkCount')}]) < params.chunk_capacity) {
+        base = atomicAdd(&control[${S('pullChunkCount')}], total);
+      }
+      pull_group_base = base;
+    }
+    let base = workgroupUniformLoad(&pull_group_base);
+    if (extra > 0u) {
+      let first = base + offset;
+      if (first < params.chunk_capacity && params.chunk_capacity - first >= extra) {
+        atomicStore(&control[${A('pullBase')} + r], first);
+        for (var j = 0u; j < extra; j++) {
+          atomicStore(&control[pull_owner_word(first + j)], r);
+          pts_heads[partial_slot(first + j)] = NONE;
+        }
+        atomicMax(&control[${S('pullMaxChunks')}], extra + 1u);
+      } else {
+        atomicStore(&control[${A('pullChunks')} + r], 1u);
+        atomicAdd(&control[${S('pullRefused')}], 1u);
+        if (first < params.chunk_capacity) {
+          for (var j = first; j < min(first + extra, params.chunk_capacity); j++) {
+            atomicStore(&control[pull_owner_word(j)], NONE);
+          }
         }
       }
-      member = pts_team_u(nodes[member].w);
-      members++;
     }
+  }
+}
+${teamKernel(
+  'pull_sources',
+  /* wgsl */ `
+  // copy⁻¹: old sources pull what they gained (ΔP), sources added by the last update pull all of P.
+  // Units 0 … n−1 are chunk 0 of each representative (into N(r)), the rest its extra chunks (each
+  // into its own partial set, so no two teams ever write one list).
+  let n = params.n;
+  let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;
+  let extras = pts_team_u(min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity));
+  for (var t = first_team; t < n + extras; t += team_stride) {
+    var r = t;
+    var c = 0u;
+    var dst = ${slot('pending', 't')};
+    if (t >= n) {
+      r = pts_team_u(atomicLoad(&control[pull_owner_word(t - n)]));
+      if (r == NONE) { continue; }
+      c = t - n - pts_team_u(atomicLoad(&control[${A('pullBase')} + r])) + 1u;
+      dst = partial_slot(t - n);
+    }
+    let chunks = pts_team_u(atomicLoad(&control[${A('pullChunks')} + r]));
+    if (chunks == 0u) { continue; }
+    // Chunk c gets the word slots [lo, hi): an even share of r's E and F lists.
+    let slots = pts_team_u(atomicLoad(&control[${A('pullSlots')} + r]));
+    let share = slots / chunks;
+    let rest = slots % chunks;
+    let lo = c * share + min(c, rest);
+    let hi = lo + share + select(0u, 1u, c < rest);
+    var status = 0u;
+    var ordinal = 0u;
+    var skipped = 0u;
+    pull_cache_reset();
+    ${scanSources('points', 'delta', pullDelta)}
+    ${scanSources('delta', 'points', pullPoints)}
+    if (pts_lane == 0u) {
+      if (skipped > 0u) { atomicAdd(&control[${S('pullsSkipped')}], skipped); }
+      if ((status & pts_CORRUPT) != 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }
+    }
+  }`,
+)}
+${teamKernel(
+  'merge_partials',
+  /* wgsl */ `
+  // One level of the tree that folds a representative's chunks into N(r): at level L, chunk c whose
+  // lowest set bit is L adds its set to chunk c − 2^L (chunk 0 being N(r)). Each set is read or
+  // written by one team per level, and every chunk's set reaches chunk 0 after ⌈log2 chunks⌉ levels.
+  let level = pts_team_u(atomicLoad(&control[${S('pullLevel')}]));
+  let extras = pts_team_u(min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity));
+  for (var i = first_team; i < extras; i += team_stride) {
+    let r = pts_team_u(atomicLoad(&control[pull_owner_word(i)]));
+    if (r == NONE) { continue; }
+    let base = pts_team_u(atomicLoad(&control[${A('pullBase')} + r]));
+    let c = i - base + 1u;
+    if (countTrailingZeros(c) != level) { continue; }
+    let to = c - (1u << level);
+    var dst = ${slot('pending', 'r')};
+    if (to > 0u) { dst = partial_slot(base + to - 1u); }
+    let src = partial_slot(i);
+    if (pts_team_u(pts_heads[src]) == NONE) { continue; }
+    let status = pts_union(dst, src);
     if ((status & pts_CORRUPT) != 0u && pts_lane == 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }
+  }`,
+)}
+${singleKernel(
+  'next_pull_level',
+  /* wgsl */ `
+  atomicAdd(&control[${S('pullLevel')}], 1u);`,
+)}
+${teamKernel(
+  'member_rules',
+  /* wgsl */ `
+  // The loads, stores and offsets, one team per rule (not per class: a large class's rules spread
+  // over many teams); each pushes worklist pairs for the new pointees it sees.
+  let n = params.n;
+  let list_limit = pts_team_u(pts_header.capacity) + 1u;
+  for (var c = first_team; c < params.hcd_start; c += team_stride) {
+    let rule = pts_team_u2(rule_table[c].xy);
+    let k = pts_team_u(rule_table[c].z);
+    let r = pts_team_u(find(rule_table[c].w));
+    let other = pts_team_u(find(rule.y));
+    if (rule.x == ${RULE_KIND.load}u) {
+      // x = *(y + k): each new pointee o of y gives the copy⁻¹ source o + k of x.
+      ${forEachMemberByLane(
+        slot('delta', 'other'),
+        /* wgsl */ `
+        if (k < object_size(m)) {
+          let field = find(m + k);
+          if (field != r) { push_pair(2u * r + ${PAIR_POOL.edges}u, field); }
+        }`,
+      )}
+    } else if (rule.x == ${RULE_KIND.store}u) {
+      // *(x + k) = y: each new pointee o of x gives the copy edge y → o + k (to o + k's owner).
+      ${forEachMemberByLane(
+        slot('delta', 'r'),
+        /* wgsl */ `
+        if (k < object_size(m)) {
+          let field = find(m + k);
+          if (field != other) { push_pair(2u * field + ${PAIR_POOL.edges}u, other); }
+        }`,
+      )}
+    } else {
+      // x = y + k: each new pointee o of y gives o + k when k is inside o's object.
+      ${forEachMemberByLane(
+        slot('delta', 'other'),
+        /* wgsl */ `
+        if (k < object_size(m)) { push_pair(2u * r + ${PAIR_POOL.points}u, m + k); }`,
+      )}
+    }
   }`,
 )}
 ${threadKernel(
@@ -938,7 +1124,14 @@ ${singleKernel(
 export const SOLVER_ENTRY_POINTS = {
   begin_iteration: 'single',
   begin_attempt: 'single',
-  rules: 'team',
+  delta_clear: 'thread',
+  delta_leaders: 'team',
+  pull_count: 'team',
+  pull_items: 'thread',
+  pull_sources: 'team',
+  member_rules: 'team',
+  merge_partials: 'team',
+  next_pull_level: 'single',
   mark_segments: 'thread',
   apply_pairs: 'thread',
   guard_update: 'single',
