@@ -1,0 +1,325 @@
+// Run: MODEL_SECONDS=1500 PULL_CHUNK=8 npx tsx scripts/andersen-work-model.ts gcc python php linux
+// (needs ../shared/data; see packages/andersen/README.md for what it showed).
+//
+// CPU model of the WebGPU Andersen engine's rounds (src/gpu/): the same Jacobi iteration (rules read the
+// sets of the last update; ΔP = N − P, P ∪= ΔP, F = G − E, E ∪= F; HCD hooks; merged classes keep the
+// intersection of what members propagated), instrumented with the work each team of the `rules`
+// kernel does in the engine as it was (one team per class representative).
+//
+// Work units of a team r:
+//   pulls      = union_minus calls (one per E source with ΔP ≠ ∅, one per F source with P ≠ ∅)
+//   pullWords  = Σ over pulls of (elements of the source set + elements of P(r)): each pull walks the
+//                source list and the P(r) / N(r) lists (an upper bound of that walk); 1 element = 32 words
+//   ruleItems  = Σ over the rules of the class's members of (elements of the ΔP the rule decodes + 1)
+// Team work = pullWords + ruleItems (element visits). Per round: total, max, total/max, teams with work.
+//
+//   npx tsx scratch/andersen-work.ts [bench ...]   (env MODEL_SECONDS = time budget per benchmark)
+import { resolve } from 'node:path';
+import { prepareProgram } from '../packages/andersen/src/gpu/prepare';
+import { readHardekopf } from '../packages/andersen/src/io/read';
+import { appendOfflineMerges } from '../packages/andersen/src/offline/hcd-pairs';
+import { computeHvn } from '../packages/andersen/src/offline/hvn';
+import { type SparseBitVector, SparseBitVectorPool } from '../packages/sparse-bitvector/src/index';
+
+const RULE_LOAD = 0;
+const RULE_STORE = 1;
+const NONE = 0xffff_ffff;
+const dir = process.env.GPUMORPH_DATA ?? '/work/shared/data/andersen/hardekopf';
+const PULL_CHUNK = Number(process.env.PULL_CHUNK ?? 32);
+const MAX_CHUNKS = 1024;
+const budgetMs = 1000 * Number(process.env.MODEL_SECONDS ?? 240);
+
+async function model(bench: string) {
+  const input = await readHardekopf({ prefix: resolve(dir, bench) }, { nonObjectAddress: 'make-object' });
+  const hvn = computeHvn(input.program);
+  const hcd = appendOfflineMerges(input.hcd, hvn.merges);
+  const prep = prepareProgram(input.program, hcd);
+  const n = prep.nodeCount;
+  const pool = new SparseBitVectorPool();
+  const parent = Uint32Array.from(prep.parent);
+  const nodes = Uint32Array.from(prep.nodes);
+  const find = (v: number): number => {
+    while (parent[v] !== v) v = parent[v] as number;
+    return v;
+  };
+  const empty = () => pool.create();
+  const P: (SparseBitVector | undefined)[] = new Array(n);
+  const D: (SparseBitVector | undefined)[] = new Array(n);
+  const N: (SparseBitVector | undefined)[] = new Array(n);
+  const E: (SparseBitVector | undefined)[] = new Array(n);
+  const F: (SparseBitVector | undefined)[] = new Array(n);
+  const G: (SparseBitVector | undefined)[] = new Array(n);
+  const get = (a: (SparseBitVector | undefined)[], v: number) => {
+    let s = a[v];
+    if (!s) {
+      s = empty();
+      a[v] = s;
+    }
+    return s;
+  };
+  const nonEmpty = (s: SparseBitVector | undefined) => s !== undefined && !s.isEmpty();
+  for (const [v, s] of prep.initialPoints) get(N, v).setSorted(s.toArray());
+  for (const [v, s] of prep.initialEdges) get(G, v).setSorted(s.toArray());
+  const hcdSlot = new Map<number, number>();
+  const rules = prep.rules;
+  const objectSize = input.program.objectSize;
+
+  const update = () => {
+    let active = 0;
+    for (let v = 0; v < n; v++) {
+      const nv = N[v];
+      if (nv && !nv.isEmpty()) {
+        const p = get(P, v);
+        nv.subtract(p);
+        p.unionWith(nv);
+      }
+      D[v]?.destroy();
+      D[v] = nv && !nv.isEmpty() ? nv : undefined;
+      if (nv?.isEmpty()) nv.destroy();
+      N[v] = undefined;
+      if (D[v]) active++;
+      const gv = G[v];
+      if (gv && !gv.isEmpty()) {
+        const e = get(E, v);
+        gv.subtract(e);
+        e.unionWith(gv);
+      }
+      F[v]?.destroy();
+      F[v] = gv && !gv.isEmpty() ? gv : undefined;
+      if (gv?.isEmpty()) gv.destroy();
+      G[v] = undefined;
+    }
+    return active;
+  };
+
+  const hooked: number[] = [];
+  const hook = (a0: number, b0: number) => {
+    const a = find(a0);
+    const b = find(b0);
+    if (a === b) return;
+    const hi = Math.max(a, b);
+    parent[hi] = Math.min(a, b);
+    hooked.push(hi);
+  };
+  const hcdAndMerge = () => {
+    hooked.length = 0;
+    for (let i = 0; i < prep.hcdCount; i++) {
+      const y = rules[4 * (prep.ruleCount + i)] as number;
+      const x = find(rules[4 * (prep.ruleCount + i) + 1] as number);
+      const claimed = hcdSlot.get(x);
+      if (claimed === undefined) hcdSlot.set(x, y);
+      else hook(claimed, y);
+      const d = D[x];
+      if (d) for (const o of d) hook(o, y);
+    }
+    if (hooked.length === 0) return 0;
+    for (let v = 0; v < n; v++) parent[v] = find(v);
+    const children = new Map<number, number[]>();
+    for (const a of hooked) {
+      const r = find(a);
+      let list = children.get(r);
+      if (!list) {
+        list = [];
+        children.set(r, list);
+      }
+      list.push(a);
+    }
+    for (const [r, list] of children) {
+      const pending = P[r] ?? empty();
+      N[r]?.destroy();
+      N[r] = pending;
+      const kept = pending.clone();
+      if (D[r]) kept.subtract(D[r] as SparseBitVector);
+      for (const a of list) {
+        if (P[a]) pending.unionWith(P[a] as SparseBitVector);
+        if (P[a]) kept.intersectWith(P[a] as SparseBitVector);
+        else kept.clear();
+        if (D[a]) kept.subtract(D[a] as SparseBitVector);
+        if (E[a]) get(E, r).unionWith(E[a] as SparseBitVector);
+        if (F[a]) get(F, r).unionWith(F[a] as SparseBitVector);
+        for (const arr of [P, D, N, E, F, G]) {
+          if (arr[a] && arr[a] !== pending) arr[a]?.destroy();
+          arr[a] = undefined;
+        }
+        // Splice a's member chain after r.
+        let tail = a;
+        while ((nodes[4 * tail + 3] as number) !== NONE) tail = nodes[4 * tail + 3] as number;
+        nodes[4 * tail + 3] = nodes[4 * r + 3] as number;
+        nodes[4 * r + 3] = a;
+      }
+      P[r] = kept;
+      D[r]?.destroy();
+      D[r] = undefined;
+    }
+    return hooked.length;
+  };
+
+  update();
+  hcdAndMerge();
+  const started = performance.now();
+  const rows: string[] = [];
+  const totals = {
+    splitDedupMax: 0,
+    duplicatePulls: 0,
+    duplicateWork: 0,
+    splitMax: 0,
+    treeWork: 0,
+    work: 0,
+    max: 0,
+    pulls: 0,
+    rounds: 0,
+    pullWords: 0,
+    ruleItems: 0,
+    maxPulls: 0,
+  };
+  let complete = false;
+  const teamWork = new Float64Array(n);
+  for (let round = 1; ; round++) {
+    if (performance.now() - started > budgetMs) break;
+    teamWork.fill(0);
+    let pulls = 0;
+    let pullWords = 0;
+    let ruleItems = 0;
+    let maxPullsOfTeam = 0;
+    let maxClassRules = 0;
+    // The split engine: chunks of PULL_CHUNK pulls (an even share of r's pull work each) plus the
+    // union tree (one union of at most |N(r)| elements per level), and one team per rule.
+    let splitPullMax = 0;
+    let duplicatePulls = 0;
+    let splitDedupMax = 0;
+    let duplicateWork = 0;
+    const hashes = new Map<SparseBitVector, number>();
+    const hashOf = (v: SparseBitVector) => {
+      let h = hashes.get(v);
+      if (h === undefined) {
+        h = v.hash();
+        hashes.set(v, h);
+      }
+      return h;
+    };
+    const seen = new Map<number, SparseBitVector[]>();
+    let splitRuleMax = 0;
+    let treeWork = 0;
+    for (let r = 0; r < n; r++) {
+      if (parent[r] !== r) continue;
+      let work = 0;
+      let myPulls = 0;
+      const pr = P[r];
+      const prElements = pr ? pr.elementCount : 0;
+      seen.clear();
+      let myDistinct = 0;
+      let myDistinctWork = 0;
+      const pull = (src: SparseBitVector) => {
+        myPulls++;
+        work += src.elementCount + prElements;
+        // ΔP-equivalence as a pull would see it: a set equal to one r already pulled this round.
+        const h = hashOf(src);
+        const same = seen.get(h);
+        if (same?.some((t) => t.equals(src))) {
+          duplicatePulls++;
+          duplicateWork += src.elementCount + prElements;
+        } else {
+          myDistinct++;
+          myDistinctWork += src.elementCount + prElements;
+          if (same) same.push(src);
+          else seen.set(h, [src]);
+        }
+        get(N, r).unionWith(src);
+      };
+      const e = E[r];
+      if (e)
+        for (const m of e) {
+          const s = find(m);
+          if (s !== r && nonEmpty(D[s])) pull(D[s] as SparseBitVector);
+        }
+      const f = F[r];
+      if (f)
+        for (const m of f) {
+          const s = find(m);
+          if (s !== r && nonEmpty(P[s])) pull(P[s] as SparseBitVector);
+        }
+      pulls += myPulls;
+      pullWords += work;
+      if (myPulls > 0) {
+        const chunks = Math.min(MAX_CHUNKS, Math.ceil(myPulls / PULL_CHUNK));
+        const levels = Math.ceil(Math.log2(chunks));
+        const nElements = N[r]?.elementCount ?? 0;
+        splitPullMax = Math.max(splitPullMax, work / chunks + levels * nElements);
+        treeWork += (chunks - 1) * nElements;
+        // With ΔP-equivalence too: only distinct sets are pulled and counted for the split.
+        const chunksD = Math.max(1, Math.min(MAX_CHUNKS, Math.ceil(myDistinct / PULL_CHUNK)));
+        const levelsD = Math.ceil(Math.log2(chunksD));
+        splitDedupMax = Math.max(splitDedupMax, myDistinctWork / chunksD + levelsD * nElements);
+      }
+      maxPullsOfTeam = Math.max(maxPullsOfTeam, myPulls);
+      let ruleWork = 0;
+      let classRules = 0;
+      for (let member = r; member !== NONE; member = nodes[4 * member + 3] as number) {
+        const first = nodes[4 * member + 1] as number;
+        const end = nodes[4 * member + 2] as number;
+        classRules += end - first;
+        for (let c = first; c < end; c++) {
+          const kind = rules[4 * c] as number;
+          const other = find(rules[4 * c + 1] as number);
+          const k = rules[4 * c + 2] as number;
+          const delta = kind === RULE_STORE ? D[r] : D[other];
+          ruleWork += 1 + (delta ? delta.elementCount : 0);
+          splitRuleMax = Math.max(splitRuleMax, 1 + (delta ? delta.elementCount : 0));
+          if (!delta) continue;
+          for (const o of delta) {
+            if (k >= (objectSize[o] as number)) continue;
+            if (kind === RULE_LOAD) {
+              const field = find(o + k);
+              if (field !== r) get(G, r).set(field);
+            } else if (kind === RULE_STORE) {
+              const field = find(o + k);
+              if (field !== other) get(G, field).set(other);
+            } else get(N, r).set(o + k);
+          }
+        }
+      }
+      maxClassRules = Math.max(maxClassRules, classRules);
+      ruleItems += ruleWork;
+      teamWork[r] = work + ruleWork;
+    }
+    let total = 0;
+    let max = 0;
+    let busy = 0;
+    for (let r = 0; r < n; r++) {
+      const w = teamWork[r] as number;
+      total += w;
+      if (w > max) max = w;
+      if (w > 0) busy++;
+    }
+    totals.work += total;
+    totals.duplicatePulls += duplicatePulls;
+    totals.splitDedupMax += splitDedupMax + splitRuleMax;
+    totals.duplicateWork += duplicateWork;
+    totals.splitMax += splitPullMax + splitRuleMax;
+    totals.treeWork += treeWork;
+    totals.max += max;
+    totals.pulls += pulls;
+    totals.pullWords += pullWords;
+    totals.ruleItems += ruleItems;
+    totals.maxPulls = Math.max(totals.maxPulls, maxPullsOfTeam);
+    totals.rounds = round;
+    rows.push(
+      `${bench} round ${round}: total ${total} max ${max} total/max ${(total / Math.max(1, max)).toFixed(1)} teams-with-work ${busy} pulls ${pulls} max-pulls-one-team ${maxPullsOfTeam} pull-elements ${pullWords} rule-elements ${ruleItems} split: pull-chunk-max ${splitPullMax.toFixed(0)} rule-max ${splitRuleMax} total/(pull+rule max) ${(total / Math.max(1, splitPullMax + splitRuleMax)).toFixed(1)} duplicate-pulls ${duplicatePulls} (${duplicateWork} element visits)`,
+    );
+    console.log(rows[rows.length - 1]);
+    const active = update();
+    let fresh = 0;
+    for (let v = 0; v < n; v++) if (F[v]) fresh++;
+    const merged = hcdAndMerge();
+    if (active === 0 && fresh === 0 && merged === 0) {
+      complete = true;
+      break;
+    }
+  }
+  console.log(
+    `${bench} SUMMARY: ${totals.rounds} rounds${complete ? ' (fixpoint)' : ' (stopped at the time budget)'}; Σ total work ${totals.work.toExponential(3)} element visits; Σ per-round max ${totals.max.toExponential(3)}; Σtotal/Σmax = ${(totals.work / Math.max(1, totals.max)).toFixed(1)} (teams resident on an H100 at once: 132 SMs × 64 = 8,448); pulls ${totals.pulls}; largest pulls by one team in a round ${totals.maxPulls}; pull element visits ${totals.pullWords.toExponential(3)}, rule element visits ${totals.ruleItems.toExponential(3)}. Split engine (chunks of ${PULL_CHUNK} pulls, ≤ ${MAX_CHUNKS} per representative, one team per rule): Σ per-round critical path (largest chunk incl. its merge tree + largest rule) ${totals.splitMax.toExponential(3)} (${(totals.max / Math.max(1, totals.splitMax)).toFixed(1)}× shorter than the one-team-per-class Σmax), Σtotal/Σcritical = ${(totals.work / Math.max(1, totals.splitMax)).toFixed(1)}; merge-tree work added ${totals.treeWork.toExponential(3)} element visits. Pulls of a set equal to one the same representative already pulled that round (what ΔP-equivalence would save): ${totals.duplicatePulls} of ${totals.pulls} pulls, ${totals.duplicateWork.toExponential(3)} of ${totals.pullWords.toExponential(3)} pull element visits. Split + ΔP-equivalence: Σ critical path ${totals.splitDedupMax.toExponential(3)} (${(totals.max / Math.max(1, totals.splitDedupMax)).toFixed(1)}× shorter than one team per class), total work ${(totals.work - totals.duplicateWork).toExponential(3)}`,
+  );
+}
+
+const benches = process.argv.slice(2);
+for (const bench of benches.length > 0 ? benches : ['gcc', 'python', 'php', 'linux']) await model(bench);
