@@ -1,8 +1,10 @@
 /**
- * The delta engine on the host: builds the reader index, uploads it, and dispatches the persistent
- * kernel of {@link ./kernels/delta.wgsl} batch after batch (each batch runs up to `maxRounds`
- * rounds in one workgroup), growing the member pool or the item buffer when a batch reports that
- * it ran out, until a batch ends with no items left.
+ * The delta engine on the host: builds the reader index, uploads it, and dispatches batch after
+ * batch until a batch ends with no items left, growing the member pool or the item buffer when a
+ * batch reports that it ran out. In `workgroup` mode a batch is one dispatch of the persistent
+ * kernel of {@link ./kernels/delta.wgsl} (up to `maxRounds` rounds in one workgroup); in `grid`
+ * mode it is that kernel with no rounds (first items, recovery) followed by many rounds of six
+ * grid dispatches each, recorded into one compute pass.
  * @module
  */
 import { type BindingSpec, BufferUsage, defineBindings, type GpuContext } from '@gpumorph/gpu-allocator';
