@@ -392,6 +392,55 @@ fn member(f: u32, i: u32) -> u32 {
   return pool[atomicLoad(&memIndex[FUNROWS + f * SEGS + s]) + i - segmentStart(s)];
 }
 
+// Phase A for one item (its words start at index at of items): reserves member indices in its row's list for its new
+// λs and carves the segments that start inside the reservation. Returns false when a segment did
+// not fit in the pool (the caller undoes the round).
+fn reserveMembers(at: u32, poolCap: u32) -> bool {
+  let f = items[at + 3u];
+  if (f == NONE) { return true; }
+  let k = countOneBits(items[at + 2u]);
+  let start = atomicAdd(&memIndex[f], k);
+  items[at + 4u] = start;
+  var fits = true;
+  if (segmentOf(start + k - 1u) >= SEGS) {
+    atomicStore(&state[${S('segmentOverflow')}], 1u);
+    fits = false;
+  }
+  var s = segmentOf(start);
+  if (segmentStart(s) != start) { s++; }
+  loop {
+    if (s >= SEGS || segmentStart(s) >= start + k) { break; }
+    let base = atomicAdd(&state[${S('poolNext')}], BASE << s);
+    if (base > poolCap || (BASE << s) > poolCap - base) { fits = false; }
+    atomicStore(&memIndex[FUNROWS + f * SEGS + s], base);
+    s++;
+  }
+  return fits;
+}
+
+// Takes back what reserveMembers reserved for that item.
+fn unreserveMembers(at: u32) {
+  let f = items[at + 3u];
+  if (f != NONE) { atomicSub(&memIndex[f], countOneBits(items[at + 2u])); }
+}
+
+// Phase C for that item: writes its new λs at the indices reserveMembers gave it.
+fn writeMembers(at: u32) {
+  let f = items[at + 3u];
+  if (f == NONE) { return; }
+  let w = items[at + 1u];
+  var bits = items[at + 2u];
+  var index = items[at + 4u];
+  loop {
+    if (bits == 0u) { break; }
+    let b = firstTrailingBit(bits);
+    bits = bits & (bits - 1u);
+    let s = segmentOf(index);
+    pool[atomicLoad(&memIndex[FUNROWS + f * SEGS + s]) + index - segmentStart(s)] = w * 32u + b;
+    index++;
+  }
+}
+
 // Joins the bits of item (v, w) into every row that a call reading row v makes depend on it.
 fn propagate(v: u32, w: u32, bits: u32) {
   let end = graph[G_RSTART + v + 1u];
@@ -477,22 +526,7 @@ fn grid_reserve(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: 
   let inBase = gridInBase();
   let poolCap = atomicLoad(&state[${S('poolCapacity')}]);
   for (var i = gridIndex(wg, nwg, lid); i < count; i += gridStride(nwg)) {
-    let at = inBase + ${ITEM_WORDS}u * i;
-    let f = items[at + 3u];
-    if (f == NONE) { continue; }
-    let k = countOneBits(items[at + 2u]);
-    let start = atomicAdd(&memIndex[f], k);
-    items[at + 4u] = start;
-    if (segmentOf(start + k - 1u) >= SEGS) { atomicStore(&state[${S('segmentOverflow')}], 1u); }
-    var s = segmentOf(start);
-    if (segmentStart(s) != start) { s++; }
-    loop {
-      if (s >= SEGS || segmentStart(s) >= start + k) { break; }
-      let base = atomicAdd(&state[${S('poolNext')}], BASE << s);
-      if (base > poolCap || (BASE << s) > poolCap - base) { atomicStore(&state[${S('gridFull')}], 1u); }
-      atomicStore(&memIndex[FUNROWS + f * SEGS + s], base);
-      s++;
-    }
+    if (!reserveMembers(inBase + ${ITEM_WORDS}u * i, poolCap)) { atomicStore(&state[${S('gridFull')}], 1u); }
   }
 }
 
@@ -517,9 +551,7 @@ fn grid_undo(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec
   let count = gridItems();
   let inBase = gridInBase();
   for (var i = gridIndex(wg, nwg, lid); i < count; i += gridStride(nwg)) {
-    let at = inBase + ${ITEM_WORDS}u * i;
-    let f = items[at + 3u];
-    if (f != NONE) { atomicSub(&memIndex[f], countOneBits(items[at + 2u])); }
+    unreserveMembers(inBase + ${ITEM_WORDS}u * i);
   }
 }
 
@@ -531,20 +563,7 @@ fn grid_members(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: 
   let count = gridItems();
   let inBase = gridInBase();
   for (var i = gridIndex(wg, nwg, lid); i < count; i += gridStride(nwg)) {
-    let at0 = inBase + ${ITEM_WORDS}u * i;
-    let f = items[at0 + 3u];
-    if (f == NONE) { continue; }
-    let w = items[at0 + 1u];
-    var bits = items[at0 + 2u];
-    var at = items[at0 + 4u];
-    loop {
-      if (bits == 0u) { break; }
-      let b = firstTrailingBit(bits);
-      bits = bits & (bits - 1u);
-      let s = segmentOf(at);
-      pool[atomicLoad(&memIndex[FUNROWS + f * SEGS + s]) + at - segmentStart(s)] = w * 32u + b;
-      at++;
-    }
+    writeMembers(inBase + ${ITEM_WORDS}u * i);
   }
 }
 
@@ -666,23 +685,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       let poolStart = workgroupUniformLoad(&ctlPoolStart);
       let poolCap = atomicLoad(&state[${S('poolCapacity')}]);
       for (var i = lid; i < count; i += T) {
-        let at = inBase + ${ITEM_WORDS}u * i;
-        let f = items[at + 3u];
-        if (f != NONE) {
-          let k = countOneBits(items[at + 2u]);
-          let start = atomicAdd(&memIndex[f], k);
-          items[at + 4u] = start;
-          if (segmentOf(start + k - 1u) >= SEGS) { atomicStore(&state[${S('segmentOverflow')}], 1u); }
-          var s = segmentOf(start);
-          if (segmentStart(s) != start) { s++; }
-          loop {
-            if (s >= SEGS || segmentStart(s) >= start + k) { break; }
-            let base = atomicAdd(&state[${S('poolNext')}], BASE << s);
-            if (base > poolCap || (BASE << s) > poolCap - base) { atomicStore(&wgFull, 1u); }
-            atomicStore(&memIndex[FUNROWS + f * SEGS + s], base);
-            s++;
-          }
-        }
+        if (!reserveMembers(inBase + ${ITEM_WORDS}u * i, poolCap)) { atomicStore(&wgFull, 1u); }
       }
       storageBarrier();
       workgroupBarrier();
@@ -701,30 +704,11 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         // Undo the reservations: the round runs again once the host has grown the pool (the segments
         // carved above are carved again then, over the same pool range).
         if (lid == 0u) { atomicStore(&wgFunItems, funItems); }
-        for (var i = lid; i < count; i += T) {
-          let at = inBase + ${ITEM_WORDS}u * i;
-          let f = items[at + 3u];
-          if (f != NONE) { atomicSub(&memIndex[f], countOneBits(items[at + 2u])); }
-        }
+        for (var i = lid; i < count; i += T) { unreserveMembers(inBase + ${ITEM_WORDS}u * i); }
         break;
       }
       // C: write the new members.
-      for (var i = lid; i < count; i += T) {
-        let f = items[inBase + ${ITEM_WORDS}u * i + 3u];
-        if (f != NONE) {
-          let w = items[inBase + ${ITEM_WORDS}u * i + 1u];
-          var bits = items[inBase + ${ITEM_WORDS}u * i + 2u];
-          var at = items[inBase + ${ITEM_WORDS}u * i + 4u];
-          loop {
-            if (bits == 0u) { break; }
-            let b = firstTrailingBit(bits);
-            bits = bits & (bits - 1u);
-            let s = segmentOf(at);
-            pool[atomicLoad(&memIndex[FUNROWS + f * SEGS + s]) + at - segmentStart(s)] = w * 32u + b;
-            at++;
-          }
-        }
-      }
+      for (var i = lid; i < count; i += T) { writeMembers(inBase + ${ITEM_WORDS}u * i); }
       storageBarrier();
       workgroupBarrier();
     }
