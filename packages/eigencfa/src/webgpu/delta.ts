@@ -37,7 +37,7 @@ export interface WebGpuSolveOptions {
   readonly itemCapacity?: number;
   /** Initial members of the member pool (grows on demand; tests start it tiny). */
   readonly poolCapacity?: number;
-  /** Follow items of function rows depth first too (default: `GPUMORPH_CFA_FOLLOW=1`, else false). */
+  /** Follow items of function rows depth first too (default: `GPUMORPH_CFA_FOLLOW=1|0`, else on in grid mode only). */
   readonly followFunctionRows?: boolean;
   /** Threads of the persistent workgroup (default: up to 1024, as the device allows). */
   readonly threads?: number;

@@ -690,8 +690,8 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       storageBarrier();
       workgroupBarrier();
       if (lid == 0u) {
-        var full = atomicLoad(&wgFull);
-        if (atomicLoad(&state[${S('segmentOverflow')}]) != 0u) { full = 1u; }
+        // reserveMembers reports a list past its last segment as not fitting too.
+        let full = atomicLoad(&wgFull);
         if (full != 0u) {
           atomicStore(&state[${S('poolOverflow')}], 1u);
           atomicStore(&state[${S('poolDemand')}], atomicLoad(&state[${S('poolNext')}]) - poolStart);

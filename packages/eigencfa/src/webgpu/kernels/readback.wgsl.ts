@@ -40,6 +40,12 @@ ${parts.join('\n')}
 fn blockIndex(wg: vec3u, nwg: vec3u, lid: u32) -> u32 {
   return (wg.x + wg.y * nwg.x) * ${WORKGROUP}u + lid;
 }
+
+// The words [first, last) of block t (of row t / BLOCKS).
+fn blockWords(t: u32) -> vec2u {
+  let first = (t % BLOCKS) * BLOCK_WORDS;
+  return vec2u(first, min(first + BLOCK_WORDS, WORDS));
+}
 `;
 }
 
@@ -59,10 +65,9 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @
   let t = blockIndex(wg, nwg, lid);
   if (t >= ROWS * BLOCKS) { return; }
   let v = t / BLOCKS;
-  let first = (t % BLOCKS) * BLOCK_WORDS;
-  let last = min(first + BLOCK_WORDS, WORDS);
+  let words = blockWords(t);
   var n = 0u;
-  for (var w = first; w < last; w++) { n += countOneBits(loadWord(v, w)); }
+  for (var w = words.x; w < words.y; w++) { n += countOneBits(loadWord(v, w)); }
   blocks[t] = n;
 }
 `;
@@ -85,12 +90,10 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @
   let t = blockIndex(wg, nwg, lid);
   if (t >= ROWS * BLOCKS) { return; }
   let v = t / BLOCKS;
-  let j = t % BLOCKS;
   var at = blocks[t];
-  if (j == 0u) { rowStarts[v] = at; }
-  let first = j * BLOCK_WORDS;
-  let last = min(first + BLOCK_WORDS, WORDS);
-  for (var w = first; w < last; w++) {
+  if (t % BLOCKS == 0u) { rowStarts[v] = at; }
+  let words = blockWords(t);
+  for (var w = words.x; w < words.y; w++) {
     var bits = loadWord(v, w);
     loop {
       if (bits == 0u) { break; }
