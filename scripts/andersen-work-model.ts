@@ -174,9 +174,24 @@ async function model(bench: string) {
   };
   let complete = false;
   const teamWork = new Float64Array(n);
+  // Worklist pairs per key (2·node + pool: 0 points, 1 edges) this round, as push_pair emits them.
+  const pairRun = new Float64Array(2 * n);
+  const pairTotals = { pairs: 0, maxRun: 0, sumMaxRun: 0, distinct: 0, sumMaxDistinct: 0 };
+  // Distinct sources per key this round (what a (key, source) sort leaves after dropping duplicates).
+  const pairSets = new Map<number, SparseBitVector>();
+  const pushPair = (key: number, source: number) => {
+    pairRun[key]++;
+    let set = pairSets.get(key);
+    if (!set) {
+      set = pool.create();
+      pairSets.set(key, set);
+    }
+    set.set(source);
+  };
   for (let round = 1; ; round++) {
     if (performance.now() - started > budgetMs) break;
     teamWork.fill(0);
+    pairRun.fill(0);
     let pulls = 0;
     let pullWords = 0;
     let ruleItems = 0;
@@ -270,11 +285,20 @@ async function model(bench: string) {
             if (k >= (objectSize[o] as number)) continue;
             if (kind === RULE_LOAD) {
               const field = find(o + k);
-              if (field !== r) get(G, r).set(field);
+              if (field !== r) {
+                get(G, r).set(field);
+                pushPair(2 * r + 1, field);
+              }
             } else if (kind === RULE_STORE) {
               const field = find(o + k);
-              if (field !== other) get(G, field).set(other);
-            } else get(N, r).set(o + k);
+              if (field !== other) {
+                get(G, field).set(other);
+                pushPair(2 * field + 1, other);
+              }
+            } else {
+              get(N, r).set(o + k);
+              pushPair(2 * r, o + k);
+            }
           }
         }
       }
@@ -292,6 +316,30 @@ async function model(bench: string) {
       if (w > 0) busy++;
     }
     totals.work += total;
+    let roundPairs = 0;
+    let maxRun = 0;
+    let keys = 0;
+    for (let key = 0; key < 2 * n; key++) {
+      const run = pairRun[key] as number;
+      roundPairs += run;
+      if (run > maxRun) maxRun = run;
+      if (run > 0) keys++;
+    }
+    pairTotals.pairs += roundPairs;
+    let distinct = 0;
+    let maxDistinct = 0;
+    for (const set of pairSets.values()) {
+      const c = set.count();
+      distinct += c;
+      if (c > maxDistinct) maxDistinct = c;
+      set.destroy();
+    }
+    pairSets.clear();
+    pairTotals.distinct += distinct;
+    pairTotals.sumMaxDistinct += maxDistinct;
+    pairTotals.sumMaxRun += maxRun;
+    pairTotals.maxRun = Math.max(pairTotals.maxRun, maxRun);
+    console.log(`${bench} round ${round}: pairs ${roundPairs} keys ${keys} longest-run ${maxRun} pairs/longest ${(roundPairs / Math.max(1, maxRun)).toFixed(1)} distinct ${distinct} most-distinct-one-key ${maxDistinct}`);
     totals.duplicatePulls += duplicatePulls;
     totals.splitDedupMax += splitDedupMax + splitRuleMax;
     totals.duplicateWork += duplicateWork;
@@ -316,6 +364,9 @@ async function model(bench: string) {
       break;
     }
   }
+  console.log(
+    `${bench} PAIRS: Σ pairs ${pairTotals.pairs.toExponential(3)}, Σ per-round longest run ${pairTotals.sumMaxRun.toExponential(3)} (Σpairs/Σlongest ${(pairTotals.pairs / Math.max(1, pairTotals.sumMaxRun)).toFixed(1)}), longest run ${pairTotals.maxRun}; distinct (key, source) pairs ${pairTotals.distinct.toExponential(3)}, Σ per-round most distinct of one key ${pairTotals.sumMaxDistinct.toExponential(3)}`,
+  );
   console.log(
     `${bench} SUMMARY: ${totals.rounds} rounds${complete ? ' (fixpoint)' : ' (stopped at the time budget)'}; Σ total work ${totals.work.toExponential(3)} element visits; Σ per-round max ${totals.max.toExponential(3)}; Σtotal/Σmax = ${(totals.work / Math.max(1, totals.max)).toFixed(1)} (teams resident on an H100 at once: 132 SMs × 64 = 8,448); pulls ${totals.pulls}; largest pulls by one team in a round ${totals.maxPulls}; pull element visits ${totals.pullWords.toExponential(3)}, rule element visits ${totals.ruleItems.toExponential(3)}. Split engine (chunks of ${PULL_CHUNK} pulls, ≤ ${MAX_CHUNKS} per representative, one team per rule): Σ per-round critical path (largest chunk incl. its merge tree + largest rule) ${totals.splitMax.toExponential(3)} (${(totals.max / Math.max(1, totals.splitMax)).toFixed(1)}× shorter than the one-team-per-class Σmax), Σtotal/Σcritical = ${(totals.work / Math.max(1, totals.splitMax)).toFixed(1)}; merge-tree work added ${totals.treeWork.toExponential(3)} element visits. Pulls of a set equal to one the same representative already pulled that round (what ΔP-equivalence would save): ${totals.duplicatePulls} of ${totals.pulls} pulls, ${totals.duplicateWork.toExponential(3)} of ${totals.pullWords.toExponential(3)} pull element visits. Split + ΔP-equivalence: Σ critical path ${totals.splitDedupMax.toExponential(3)} (${(totals.max / Math.max(1, totals.splitDedupMax)).toFixed(1)}× shorter than one team per class), total work ${(totals.work - totals.duplicateWork).toExponential(3)}`,
   );

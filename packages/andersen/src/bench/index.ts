@@ -203,6 +203,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
         'setup ms': report?.setupMs ?? 0,
         'iterate ms': report?.iterateMs ?? 0,
         'transfer ms': report?.transferMs ?? 0,
+        'of which read ms': report?.transferReadMs ?? 0,
         'readback MiB': (report?.readbackBytes ?? 0) / 2 ** 20,
         'extra pull chunks': report?.pullSplit.extraChunks ?? 0,
         'most pull chunks': report?.pullSplit.maxChunks ?? 0,

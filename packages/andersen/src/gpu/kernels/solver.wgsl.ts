@@ -592,9 +592,9 @@ fn edg_elements(v: u32) -> u32 {
 fn push_pair(key: u32, source: u32) {
   let at = atomicAdd(&control[${S('pairCount')}], 1u);
   if (at >= params.pair_capacity) { return; }
-  // With base_bits > 0 the sort key is (key, element base of the source): one sort orders each
-  // run by base, which is all the merge needs; otherwise the host sorts by source, then by key.
-  if (params.base_bits == 0u) { pair_keys[at] = key; } else { pair_keys[at] = (key << params.base_bits) | (source / 960u); }
+  // With base_bits > 0 the sort key is (key, source) in one word; otherwise the host sorts by
+  // source, then stably by key. Either way a key's run is sorted and its duplicates adjacent.
+  if (params.base_bits == 0u) { pair_keys[at] = key; } else { pair_keys[at] = (key << params.base_bits) | source; }
   pair_values[at] = source;
 }
 
