@@ -339,7 +339,9 @@ async function model(bench: string) {
     pairTotals.sumMaxDistinct += maxDistinct;
     pairTotals.sumMaxRun += maxRun;
     pairTotals.maxRun = Math.max(pairTotals.maxRun, maxRun);
-    console.log(`${bench} round ${round}: pairs ${roundPairs} keys ${keys} longest-run ${maxRun} pairs/longest ${(roundPairs / Math.max(1, maxRun)).toFixed(1)} distinct ${distinct} most-distinct-one-key ${maxDistinct}`);
+    console.log(
+      `${bench} round ${round}: pairs ${roundPairs} keys ${keys} longest-run ${maxRun} pairs/longest ${(roundPairs / Math.max(1, maxRun)).toFixed(1)} distinct ${distinct} most-distinct-one-key ${maxDistinct}`,
+    );
     totals.duplicatePulls += duplicatePulls;
     totals.splitDedupMax += splitDedupMax + splitRuleMax;
     totals.duplicateWork += duplicateWork;

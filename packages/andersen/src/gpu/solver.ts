@@ -403,7 +403,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // adjacent (the merge skips them: most pairs repeat a source, 34× on perl in the CPU model of the
     // rounds): one sort of the composite when both fit in 32 bits (ex: 15 + 14), otherwise a sort by
     // source and then a stable sort by key.
-    const compositeBits = keyBits + sourceBits <= 32 && this.#options.compositeSort !== false ? sourceBits : 0;
+    const compositeBits =
+      keyBits + sourceBits <= 32 && this.#options.compositeSort !== false ? sourceBits : 0;
     let pairCapacity = Math.max(16, this.#options.initialPairCapacity ?? 4096);
     let pairs = await this.#createPairs(pairCapacity);
     const params = await this.#buffer(
