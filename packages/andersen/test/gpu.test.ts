@@ -161,15 +161,22 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         constraintProgram({ maxNodes: 60, maxConstraints: 120 }),
         fc.constantFrom<'none' | 'merge' | 'online'>('none', 'merge', 'online'),
         fc.boolean(),
-        async (program, mode, compositeSort) => {
+        fc.boolean(),
+        async (program, mode, compositeSort, compactReadback) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
-          const { result } = await solve(program, {
+          const { result, solver } = await solve(program, {
             hcd,
             initialPoolElements: 2,
             initialPairCapacity: 16,
             compositeSort,
+            compactReadback,
           });
           await expectSameAsCpu(program, result, hcd);
+          // Compacted, exactly the representatives' set elements cross the bus (and the union–find).
+          const n = result.nodeCount;
+          const live = result.statistics.pointsToElements * 128 + 8 * n;
+          if (compactReadback) expect(solver.report?.readbackBytes).toBe(live);
+          else expect(solver.report?.readbackBytes).toBeGreaterThanOrEqual(live);
         },
       ),
       { numRuns: 120 },

@@ -2,6 +2,7 @@ import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  adoptVectors,
   createGpuSparseBitVectors,
   type GpuSetOperation,
   type GpuSparseBitVectors,
@@ -121,6 +122,66 @@ describe('bulk transfer layout (CPU side)', () => {
     );
   });
 
+  /** The packed lists with their elements moved to shuffled places among garbage, as a bump pool leaves them. */
+  const scatter = (packed: { words: Uint32Array; heads: Uint32Array }, order: number[], garbage: number) => {
+    const count = packed.words.length / 32;
+    const slots = count + garbage;
+    // Element k goes to place[k]: a permutation of the slots, driven by `order`.
+    const free = Array.from({ length: slots }, (_, i) => i);
+    const place = Array.from(
+      { length: count },
+      (_, k) => free.splice((order[k] ?? 0) % free.length, 1)[0] as number,
+    );
+    const words = new Uint32Array(slots * 32).fill(0xdead_beef);
+    for (let k = 0; k < count; k++) {
+      words.set(packed.words.subarray(k * 32, k * 32 + 31), (place[k] as number) * 32);
+      const next = packed.words[k * 32 + 31] as number;
+      words[(place[k] as number) * 32 + 31] = next === 0xffff_ffff ? next : (place[next] as number);
+    }
+    const heads = packed.heads.map((h) => (h === 0xffff_ffff ? h : (place[h] as number)));
+    return { words, heads };
+  };
+
+  it('unpacks scattered lists into a pool that already holds vectors, and adopts them in place', () => {
+    fc.assert(
+      fc.property(
+        fc.array(memberSets(), { maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 64 }),
+        fc.nat({ max: 5 }),
+        (lists, order, garbage) => {
+          const pool = new SparseBitVectorPool();
+          const vectors = lists.map((l) => pool.fromArray(l));
+          const { words, heads } = scatter(packVectors(vectors, 0), order, garbage);
+          const target = new SparseBitVectorPool();
+          const earlier = target.fromArray([3, 5000]);
+          const back = unpackVectors(target, words, heads);
+          const copy = words.slice();
+          const adopted = adoptVectors(copy, heads);
+          // No copy: the pool's storage is the array handed over (when it holds an element).
+          if (copy.length > 0) expect(adopted.pool.words.buffer).toBe(copy.buffer);
+          expect([...earlier]).toEqual([3, 5000]);
+          lists.forEach((l, i) => {
+            expect([...(back[i] as SparseBitVector)]).toEqual(sorted(l));
+            expect([...(adopted.vectors[i] as SparseBitVector)]).toEqual(sorted(l));
+            expect(adopted.vectors[i]?.hash()).toBe(vectors[i]?.hash());
+          });
+          // Adopted vectors are ordinary vectors: they change and grow past the adopted storage.
+          for (const v of adopted.vectors) {
+            v.set(123_456_789);
+            v.unionWith(earlier);
+          }
+          const fresh = adopted.pool.fromArray([7]);
+          lists.forEach((l, i) => {
+            expect([...(adopted.vectors[i] as SparseBitVector)]).toEqual(
+              sorted([...l, 3, 5000, 123_456_789]),
+            );
+          });
+          expect([...fresh]).toEqual([7]);
+        },
+      ),
+    );
+  });
+
   it('rejects lists that are not canonical', () => {
     const pool = new SparseBitVectorPool();
     const { words, heads } = packVectors([pool.fromArray([1, 2000])], 0);
@@ -140,6 +201,10 @@ describe('bulk transfer layout (CPU side)', () => {
     const beyond = top.words.slice();
     beyond[8] = 1;
     expect(() => unpackVectors(pool, beyond, top.heads)).toThrow(/past 2\^32/);
+    expect(() => adoptVectors(cycle, heads)).toThrow(SparseBitVectorLayoutError);
+    expect(() => adoptVectors(empty, heads)).toThrow(/empty/);
+    expect(() => adoptVectors(words, Uint32Array.of(7))).toThrow(/past/);
+    expect(adoptVectors(new Uint32Array(0), Uint32Array.of(NO_ELEMENT)).vectors[0]?.isEmpty()).toBe(true);
   });
 });
 

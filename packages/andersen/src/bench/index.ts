@@ -205,18 +205,21 @@ async function run(options: BenchOptions): Promise<BenchReport> {
         'transfer ms': report?.transferMs ?? 0,
         'of which read ms': report?.transferReadMs ?? 0,
         'readback MiB': (report?.readbackBytes ?? 0) / 2 ** 20,
+        'live pts MiB': (result.statistics.pointsToElements * 128) / 2 ** 20,
         'extra pull chunks': report?.pullSplit.extraChunks ?? 0,
         'most pull chunks': report?.pullSplit.maxChunks ?? 0,
         'equal-ΔP pulls skipped': report?.pullSplit.skippedEqualDeltas ?? 0,
       };
       if (phases) {
-        const total = phases.rules + phases.sort + phases.worklist + phases.update + phases.hcd;
+        const total =
+          phases.rules + phases.sort + phases.worklist + phases.update + phases.hcd + phases.transfer;
         metrics['GPU ms (profiled)'] = total;
         metrics['rules %'] = (100 * phases.rules) / Math.max(total, 1e-9);
         metrics['sort %'] = (100 * phases.sort) / Math.max(total, 1e-9);
         metrics['worklist %'] = (100 * phases.worklist) / Math.max(total, 1e-9);
         metrics['update %'] = (100 * phases.update) / Math.max(total, 1e-9);
         metrics['hcd %'] = (100 * phases.hcd) / Math.max(total, 1e-9);
+        metrics['transfer %'] = (100 * phases.transfer) / Math.max(total, 1e-9);
       }
       const verified = verify(result);
       if (verified !== undefined) metrics['verified (1=exact)'] = verified ? 1 : 0;

@@ -41,6 +41,12 @@ export class CpuElementPool {
      * operations, can work on them in place. Limits the pool to 4 GiB.
      */
     memory?: GrowableMemory;
+    /**
+     * Start from these words as the storage, without copying them (not with `memory`): every
+     * element in them counts as handed out, and growth moves them to a larger array as usual.
+     * Bulk transfers hand a buffer read back from the GPU to a CPU pool this way.
+     */
+    adopt?: Uint32Array;
   }) {
     this.elementWords = options.elementWords ?? DEFAULT_ELEMENT_WORDS;
     this.reserved = options.reserved ?? 0;
@@ -48,6 +54,17 @@ export class CpuElementPool {
     this.maxCapacity = Math.min(options.maxCapacity ?? Infinity, Math.floor(addressable / this.elementWords));
     const capacity = Math.max(options.capacity, this.reserved, 1);
     this.#memory = options.memory;
+    if (options.adopt) {
+      if (options.memory) throw new RangeError('CpuElementPool: `adopt` and `memory` exclude each other');
+      if (options.adopt.length % this.elementWords !== 0 || options.adopt.length === 0) {
+        throw new RangeError(
+          `CpuElementPool: ${options.adopt.length} words to adopt is not a positive whole number of elements`,
+        );
+      }
+      this.#words = options.adopt;
+      this.#next = Math.max(this.reserved, options.adopt.length / this.elementWords);
+      return;
+    }
     if (this.#memory) {
       this.#reserveMemory(capacity);
       this.#words = new Uint32Array(this.#memory.buffer, 0, capacity * this.elementWords);
@@ -83,6 +100,17 @@ export class CpuElementPool {
   alloc(): number {
     if (this.#next === this.capacity) this.#grow(this.#next + 1);
     return this.#next++;
+  }
+
+  /**
+   * `count` fresh zeroed elements with consecutive indices (the first is returned), growing the
+   * storage at most once: bulk transfers fill them without one `alloc` per element.
+   */
+  allocBlock(count: number): number {
+    if (count > this.capacity - this.#next) this.#grow(this.#next + count);
+    const first = this.#next;
+    this.#next += count;
+    return first;
   }
 
   /** Frees every element but the reserved ones and zeroes them. */

@@ -56,8 +56,17 @@ export class SparseBitVectorPool {
    * @param options.simd Keep the elements in WebAssembly memory and run unions, differences and
    *   copies between vectors of this pool with SIMD kernels (default: where WebAssembly SIMD is
    *   available). Limits the pool to 4 GiB (33 M elements).
+   * @param options.adopt @internal Start from these words (whole elements) as the storage, without
+   *   copying them and without SIMD; every element counts as in use ({@link adoptVectors} links
+   *   vectors into them).
    */
-  constructor(options: { capacity?: number; simd?: boolean } = {}) {
+  constructor(options: { capacity?: number; simd?: boolean; adopt?: Uint32Array } = {}) {
+    if (options.adopt) {
+      this.simd = undefined;
+      this.#elements = new CpuElementPool({ capacity: 1, elementWords: ELEMENT_WORDS, adopt: options.adopt });
+      this.#inUse = this.#elements.allocated;
+      return;
+    }
     this.simd = options.simd === false ? undefined : createSimdKernels();
     this.#elements = new CpuElementPool({
       capacity: options.capacity ?? 64,
@@ -126,6 +135,16 @@ export class SparseBitVectorPool {
     words[at + NEXT_WORD] = next;
     this.#inUse++;
     return element;
+  }
+
+  /**
+   * @internal `count` elements with consecutive indices from the never-used part of the storage
+   * (the free list is left alone); returns the first. Their words are the caller's to fill.
+   */
+  allocBlock(count: number): number {
+    const first = this.#elements.allocBlock(count);
+    this.#inUse += count;
+    return first;
   }
 
   /** @internal Returns an element to the free list. */
@@ -211,6 +230,16 @@ export class SparseBitVector implements Iterable<number> {
     this.pool.words.set(bits.subarray(offset, offset + BITS_WORDS), element * ELEMENT_WORDS);
     this.#link(tail, element);
     return element;
+  }
+
+  /**
+   * @internal Bulk transfer: makes this empty vector the list that starts at `head`, which the
+   * caller has linked in this pool (canonical: strictly increasing bases, no empty element).
+   */
+  adoptList(head: number): void {
+    if (this.#head !== NO_ELEMENT) throw new Error('adoptList needs an empty vector');
+    this.#head = head;
+    this.#cursor = NO_ELEMENT;
   }
 
   #link(previous: number, element: number): void {

@@ -30,4 +30,10 @@ export {
   STATUS_CORRUPT,
   STATUS_INCOMPLETE,
 } from './layout';
-export { type PackedVectors, packVectors, SparseBitVectorLayoutError, unpackVectors } from './transfer';
+export {
+  adoptVectors,
+  type PackedVectors,
+  packVectors,
+  SparseBitVectorLayoutError,
+  unpackVectors,
+} from './transfer';

@@ -1,5 +1,5 @@
 import { BASE_WORD, BITS_WORDS, ELEMENT_WORDS, NEXT_WORD, NO_ELEMENT } from '../cpu/layout';
-import type { SparseBitVector, SparseBitVectorPool } from '../cpu/sparse-bitvector';
+import { type SparseBitVector, SparseBitVectorPool } from '../cpu/sparse-bitvector';
 import { MAX_BASE } from './layout';
 
 /**
@@ -70,31 +70,22 @@ export function packVectors(vectors: readonly SparseBitVector[], firstElement: n
 }
 
 /**
- * Rebuilds CPU vectors in `pool` from GPU words (`words` = elements `[0, n)` of a GPU pool) and
- * heads, copying each element's 30 bit words as they are (no member is decoded). Checks that each list is canonical (strictly increasing bases, no empty element, no link
- * past `n`, no cycle) and throws {@link SparseBitVectorLayoutError} otherwise. `firstVector` only
- * names vectors in errors.
- *
- * @example
- * ```ts
- * const pool = new SparseBitVectorPool();
- * const [v] = unpackVectors(pool, packed.words, packed.heads); // v has the members packed
- * ```
+ * Checks that each list from `heads` in `words` is canonical (strictly increasing bases, no empty
+ * element, no link past the words, no cycle, no member past 2^32 − 1); returns each list's length
+ * and their sum, or throws {@link SparseBitVectorLayoutError}.
  */
-export function unpackVectors(
-  pool: SparseBitVectorPool,
+function checkLists(
   words: Uint32Array,
   heads: ArrayLike<number>,
-  firstVector = 0,
-): SparseBitVector[] {
+  firstVector: number,
+): { lengths: Uint32Array; total: number } {
   const elements = Math.floor(words.length / ELEMENT_WORDS);
-  const out: SparseBitVector[] = [];
+  const lengths = new Uint32Array(heads.length);
+  let total = 0;
   for (let i = 0; i < heads.length; i++) {
-    const vector = pool.create();
     const name = firstVector + i;
     let previousBase = -1;
     let steps = 0;
-    let tail = NO_ELEMENT;
     for (let e = heads[i] as number; e !== NO_ELEMENT; ) {
       if (e >= elements) {
         throw new SparseBitVectorLayoutError(
@@ -116,7 +107,7 @@ export function unpackVectors(
       let any = false;
       for (let w = 0; w < BITS_WORDS && !any; w++) any = (words[at + w] as number) !== 0;
       if (!any) throw new SparseBitVectorLayoutError(`vector ${name}: element ${e} is empty`, name);
-      // Members are u32: nothing past base MAX_BASE, and in it nothing past 2^32 − 1 (bit 255).
+      // Members are u32: nothing past base MAX_BASE, and in it nothing past 2^32 - 1 (bit 255).
       let past = base > MAX_BASE;
       for (let w = 8; base === MAX_BASE && w < BITS_WORDS; w++) past ||= (words[at + w] as number) !== 0;
       if (past) {
@@ -125,11 +116,86 @@ export function unpackVectors(
           name,
         );
       }
-      // The layouts are the same: adopt the 30 words as they are, no member decoded.
-      tail = vector.appendElement(base, words, at, tail);
       e = words[at + NEXT_WORD] as number;
+    }
+    lengths[i] = steps;
+    total += steps;
+  }
+  return { lengths, total };
+}
+
+/**
+ * Rebuilds CPU vectors in `pool` from GPU words (`words` = elements `[0, n)` of a GPU pool) and
+ * heads, copying each element's bit and base words as they are (no member is decoded) into one
+ * block of consecutive elements. Checks that each list is canonical (strictly increasing bases, no
+ * empty element, no link past `n`, no cycle) and throws {@link SparseBitVectorLayoutError}
+ * otherwise. `firstVector` only names vectors in errors.
+ *
+ * @example
+ * ```ts
+ * const pool = new SparseBitVectorPool();
+ * const [v] = unpackVectors(pool, packed.words, packed.heads); // v has the members packed
+ * ```
+ */
+export function unpackVectors(
+  pool: SparseBitVectorPool,
+  words: Uint32Array,
+  heads: ArrayLike<number>,
+  firstVector = 0,
+): SparseBitVector[] {
+  const { lengths, total } = checkLists(words, heads, firstVector);
+  // One block for all copies: one growth, no allocation per element.
+  let next = pool.allocBlock(total);
+  const target = pool.words;
+  const out: SparseBitVector[] = [];
+  for (let i = 0; i < heads.length; i++) {
+    const vector = pool.create();
+    const length = lengths[i] as number;
+    if (length > 0) {
+      vector.adoptList(next);
+      let e = heads[i] as number;
+      for (let k = 0; k < length; k++) {
+        const from = e * ELEMENT_WORDS;
+        const to = (next + k) * ELEMENT_WORDS;
+        target.set(words.subarray(from, from + NEXT_WORD), to);
+        target[to + NEXT_WORD] = k + 1 < length ? next + k + 1 : NO_ELEMENT;
+        e = words[from + NEXT_WORD] as number;
+      }
+      next += length;
     }
     out.push(vector);
   }
   return out;
+}
+
+/**
+ * Like {@link unpackVectors}, but the vectors live in `words` themselves: a new pool adopts the
+ * array as its storage (no copy; elements no list reaches stay in it unused), which saves copying
+ * and first-touching gigabytes when a big GPU pool is read back once at the end. The same checks
+ * run first. `words` belongs to the returned pool afterwards.
+ *
+ * @example
+ * ```ts
+ * const { pool, vectors } = adoptVectors(packed.words, packed.heads);
+ * vectors[0]?.toArray(); // the members packed; pool.words === packed.words
+ * ```
+ */
+export function adoptVectors(
+  words: Uint32Array,
+  heads: ArrayLike<number>,
+  firstVector = 0,
+): { pool: SparseBitVectorPool; vectors: SparseBitVector[] } {
+  const { lengths } = checkLists(words, heads, firstVector);
+  const pool = new SparseBitVectorPool(
+    words.length >= ELEMENT_WORDS
+      ? { adopt: words.subarray(0, words.length - (words.length % ELEMENT_WORDS)) }
+      : { simd: false },
+  );
+  const vectors: SparseBitVector[] = [];
+  for (let i = 0; i < heads.length; i++) {
+    const vector = pool.create();
+    if ((lengths[i] as number) > 0) vector.adoptList(heads[i] as number);
+    vectors.push(vector);
+  }
+  return { pool, vectors };
 }

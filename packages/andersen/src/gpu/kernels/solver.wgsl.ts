@@ -34,7 +34,8 @@ export interface SolverKernelParams {
  * `begin_iteration` (first attempt only), `begin_attempt`, `pull_count`, `pull_items`,
  * `pull_sources`, `member_rules` (then the host sorts the worklist and encodes `merge_partials` +
  * `next_pull_level` once per level of the partial-merge tree), `mark_segments`, `apply_pairs`, `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`, `compress`,
- * `merge_link`, `merge_begin`, `merge_count`, `guard_merge`, `merge_data`, `report`.
+ * `merge_link`, `merge_begin`, `merge_count`, `guard_merge`, `merge_data`, `report`; after the last
+ * iteration `live_count` and `live_copy` lay the representatives' P sets out for the readback.
  * Team kernels run one team (subgroup, or emulated 32-lane workgroup) per node, calling the sparse
  * bit vector library of the `pts` and `edg` pools; the rest run one invocation per node or item.
  *
@@ -1116,6 +1117,36 @@ ${singleKernel(
   atomicStore(&control[${S('edgesCapacity')}], edg_header.capacity);
   atomicStore(&control[${S('edgesExhausted')}], atomicLoad(&edg_header.exhausted));`,
 )}
+${threadKernel(
+  'live_count',
+  /* wgsl */ `
+  // After the last iteration: each representative's P elements (others 0), for the host to lay
+  // the sets out one after another.
+  for (var v = first_item; v < params.n; v += item_stride) {
+    var count = 0u;
+    if (find(v) == v) { count = pts_elements(${slot('points', 'v')}); }
+    pair_keys[v] = count;
+  }`,
+)}
+${teamKernel(
+  'live_copy',
+  /* wgsl */ `
+  // Copies each representative's P list to pair_values from element pair_keys[v] on (the offsets
+  // the host wrote), contiguous and relinked there, so that only the live sets are read back.
+  for (var v = first_team; v < params.n; v += team_stride) {
+    if (pts_team_u(select(0u, 1u, find(v) == v)) == 0u) { continue; }
+    var k = pts_team_u(pair_keys[v]);
+    var e = pts_team_u(pts_heads[${slot('points', 'v')}]);
+    loop {
+      if (e == NONE) { break; }
+      let next = pts_team_u(pts_load(e, 31u));
+      for (var w = pts_lane; w < 31u; w += pts_lanes) { pair_values[k * 32u + w] = pts_load(e, w); }
+      if (pts_lane == 0u) { pair_values[k * 32u + 31u] = select(k + 1u, NONE, next == NONE); }
+      k++;
+      e = next;
+    }
+  }`,
+)}
 `;
   return code;
 }
@@ -1146,6 +1177,8 @@ export const SOLVER_ENTRY_POINTS = {
   guard_merge: 'single',
   merge_data: 'team',
   report: 'single',
+  live_count: 'thread',
+  live_copy: 'team',
 } as const;
 
 /** How each entry point is dispatched for a team kind (`apply_pairs` runs per team with subgroups). */
