@@ -281,6 +281,39 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     );
   }, 120_000);
 
+  it('merges worklist runs that repeat each source hundreds of times (copies skipped by search)', async () => {
+    // Loads x = *y_i and stores *y_i = z through many pointers y_i into the same few objects: the
+    // worklist holds each (x, object) and (object, z) pair once per pointer, so each key's sorted run
+    // is long stretches of one source, which the merge jumps over.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.uniqueArray(fc.nat({ max: 5 }), { minLength: 1, maxLength: 4 }), {
+          minLength: 1,
+          maxLength: 300,
+        }),
+        fc.integer({ min: 1, max: 3 }),
+        async (objectCount, pointees, sinks) => {
+          const b = createConstraintBuilder();
+          const objects = Array.from({ length: objectCount }, (_, i) => b.object(`o${i}`));
+          const x = b.variable('x');
+          const zs = Array.from({ length: sinks }, (_, j) => b.variable(`z${j}`));
+          zs.forEach((z, j) => b.addressOf(z, objects[j % objectCount] as number));
+          pointees.forEach((targets, i) => {
+            const y = b.variable(`y${i}`);
+            for (const o of targets) b.addressOf(y, objects[o % objectCount] as number);
+            b.load(x, y);
+            for (const z of zs) b.store(y, z);
+          });
+          const program = b.build();
+          const { result } = await solve(program, { initialPoolElements: 4, initialPairCapacity: 16 });
+          await expectSameAsCpu(program, result);
+        },
+      ),
+      { numRuns: 25 },
+    );
+  }, 120_000);
+
   it('equals the CPU engine on random fan-ins, where every skipped pull would be lost', async () => {
     // Pointers s_i copied into one hub, some of them gaining a second set a round later from a
     // pointer t_i that reaches the hub only through s_i: a ΔP pull the hub wrongly skipped would be

@@ -345,7 +345,30 @@ fn edg_insert_sorted(v: u32, start: u32, end: u32) -> u32 {
 ${
   subgroups
     ? `
-// The team merges the sources pair_values[start, end), sorted by element base, into vector v: each step takes one
+// Where the next window of a sorted run starts: past every copy of the source just before \`next\`
+// (the worklist repeats sources many times, 34× on perl), found by a search that narrows the span
+// by the team's width each step, instead of one window per 32 copies (subgroup teams only).
+fn skip_copies(next: u32, end: u32) -> u32 {
+  if (next >= end) { return next; }
+  let last = pair_values[next - 1u];
+  if (pair_values[next] != last) { return next; }
+  // Invariant: pair_values[lo] == last, and hi == end or pair_values[hi] != last.
+  var lo = next;
+  var hi = end;
+  loop {
+    if (hi - lo <= 1u) { break; }
+    let step = (hi - lo + pts_lanes - 1u) / pts_lanes;
+    let probe = min(lo + step * (pts_lane + 1u), hi);
+    let differs = probe >= end || pair_values[probe] != last;
+    let first = subgroupMin(select(NONE, pts_lane, differs));
+    let new_hi = min(lo + step * (first + 1u), hi);
+    if (first > 0u) { lo = min(lo + step * first, hi); }
+    hi = new_hi;
+  }
+  return hi;
+}
+
+// The team merges the sources pair_values[start, end), sorted, into vector v: each step takes one
 // source per lane, and for each element base among them (smallest first) ORs the members into the
 // list at a cursor that only moves forward (subgroup teams only).
 fn pts_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
@@ -354,7 +377,9 @@ fn pts_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
   var d = pts_team_u(pts_heads[v]);
   let limit = pts_team_u(pts_header.capacity) * 4u + 64u;
   var steps = 0u;
-  for (var c = start; c < end; c += pts_lanes) {
+  var c = start;
+  loop {
+    if (c >= end) { break; }
     let i = c + pts_lane;
     var m = NONE;
     if (i < end) {
@@ -411,11 +436,13 @@ fn pts_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
       }
       if (my_base == b) { my_base = NONE; }
     }
+    // Teams of both pools have the same width.
+    c = skip_copies(c + pts_lanes, end);
   }
   return status;
 }
 
-// The team merges the sources pair_values[start, end), sorted by element base, into vector v: each step takes one
+// The team merges the sources pair_values[start, end), sorted, into vector v: each step takes one
 // source per lane, and for each element base among them (smallest first) ORs the members into the
 // list at a cursor that only moves forward (subgroup teams only).
 fn edg_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
@@ -424,7 +451,9 @@ fn edg_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
   var d = edg_team_u(edg_heads[v]);
   let limit = edg_team_u(edg_header.capacity) * 4u + 64u;
   var steps = 0u;
-  for (var c = start; c < end; c += edg_lanes) {
+  var c = start;
+  loop {
+    if (c >= end) { break; }
     let i = c + edg_lane;
     var m = NONE;
     if (i < end) {
@@ -481,6 +510,8 @@ fn edg_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
       }
       if (my_base == b) { my_base = NONE; }
     }
+    // Teams of both pools have the same width.
+    c = skip_copies(c + pts_lanes, end);
   }
   return status;
 }
