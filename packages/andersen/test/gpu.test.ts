@@ -314,6 +314,44 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     );
   }, 120_000);
 
+  it('folds a class that gains dozens of members in one round (the children tree, any depth)', async () => {
+    // y = *x and *x = y put *x on a cycle with y (an online HCD pair): every object x points to
+    // joins y's class in the round x's set arrives, each with sets of its own to fold in.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 70 }),
+        fc.array(fc.tuple(fc.nat({ max: 69 }), fc.nat({ max: 69 })), { maxLength: 60 }),
+        fc.constantFrom<number | undefined>(0, 1, 2, undefined),
+        fc.boolean(),
+        async (objectCount, links, mergeTreeLevels, tinyPools) => {
+          const b = createConstraintBuilder();
+          const x = b.variable('x');
+          const y = b.variable('y');
+          const objects = Array.from({ length: objectCount }, (_, i) => b.object(`o${i}`));
+          const targets = Array.from({ length: objectCount }, (_, i) => b.object(`t${i}`));
+          objects.forEach((o, i) => {
+            b.addressOf(x, o);
+            if (i % 3 !== 0) b.addressOf(o, targets[i] as number);
+          });
+          for (const [from, to] of links) {
+            b.copy(objects[from % objectCount] as number, objects[to % objectCount] as number);
+          }
+          b.load(y, x).store(x, y);
+          const program = b.build();
+          const hcd = computeOfflineHcd(program, { refCycleVariables: 'online' });
+          const { result } = await solve(program, {
+            hcd,
+            mergeTreeLevels,
+            ...(tinyPools ? { initialPoolElements: 2 } : {}),
+          });
+          await expectSameAsCpu(program, result, hcd);
+          expect(result.statistics.hcdMerges).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  }, 120_000);
+
   it('equals the CPU engine on random fan-ins, where every skipped pull would be lost', async () => {
     // Pointers s_i copied into one hub, some of them gaining a second set a round later from a
     // pointer t_i that reaches the hub only through s_i: a ΔP pull the hub wrongly skipped would be

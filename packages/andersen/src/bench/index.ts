@@ -188,6 +188,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
       const profiled = await createGpuSolver(input.program, { gpu: ctx, hcd, profile: true });
       await profiled.solve();
       const phases = profiled.report?.phaseMs;
+      const kernels = profiled.report?.kernelMs;
       profiled.destroy();
       times.sort((a, b) => a - b);
       const median = times[Math.floor(times.length / 2)] as number;
@@ -243,7 +244,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
       options.log(
         `andersen: ${bench} webgpu: median ${median.toFixed(1)} ms, ${result.statistics.rounds} rounds, ` +
           `verified ${String(verified)}, differing from cpu ${metrics['nodes differing from cpu'] ?? 'n/a'}, ` +
-          `phases ${JSON.stringify(phases ?? {})}, report ${JSON.stringify(report ?? {})}`,
+          `phases ${JSON.stringify(phases ?? {})}, kernels ${JSON.stringify(kernels ?? {})}, report ${JSON.stringify(report ?? {})}`,
       );
       rows.push({
         case: bench,

@@ -49,6 +49,12 @@ export const STATUS = {
   pullRefused: 21,
   /** ΔP pulls skipped this attempt because the team had already pulled an equal ΔP (§6.3). */
   pullsSkipped: 22,
+  /** Slots of mergeOrder handed out this iteration (merge_rank). */
+  mergeCursor: 23,
+  /** The most children one representative got this iteration. */
+  mergeMaxChildren: 24,
+  /** The stride of the level of the tree that folds a representative's children (merge_level). */
+  mergeStride: 25,
 } as const;
 
 /** Words of {@link STATUS} (the control buffer's first words). */
@@ -85,10 +91,13 @@ export const CONTROL_ARRAYS = {
   pullBase: 11,
   deltaHash: 12,
   deltaLeader: 13,
+  mergeOrder: 14,
+  mergeStart: 15,
+  mergeSize: 16,
 } as const;
 
 /** Per-node words of the control buffer after the status words. */
-export const CONTROL_ARRAY_COUNT = 14;
+export const CONTROL_ARRAY_COUNT = 17;
 
 /** Pool bit of a worklist key `2·node + pool`: 0 = the node's pending copy⁻¹ set, 1 = its pending points-to set. */
 export const PAIR_POOL = { edges: 0, points: 1 } as const;

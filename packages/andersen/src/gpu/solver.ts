@@ -118,6 +118,11 @@ export interface GpuSolverOptions {
    * pool is read when they exceed a binding). @internal Tests force false to cover the pool path.
    */
   readonly compactReadback?: boolean | undefined;
+  /**
+   * Levels of the tree that folds a class's new children pairwise, fixed (default: adapted to the
+   * largest class seen, 6 to 16). @internal Tests force few levels so merge_data folds several roots.
+   */
+  readonly mergeTreeLevels?: number | undefined;
 }
 
 /**
@@ -172,6 +177,8 @@ export interface GpuSolveReport {
   };
   /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
   readonly phaseMs?: Readonly<Record<GpuSolvePhase, number>> | undefined;
+  /** The same GPU milliseconds per kernel (entry point; the worklist's radix sort as `sort`). */
+  readonly kernelMs?: Readonly<Record<string, number>> | undefined;
 }
 
 const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
@@ -195,7 +202,11 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   compress: 'hcd',
   merge_link: 'hcd',
   merge_begin: 'hcd',
+  merge_rank: 'hcd',
   merge_count: 'hcd',
+  merge_prepare: 'hcd',
+  merge_level: 'hcd',
+  merge_next_level: 'hcd',
   guard_merge: 'hcd',
   merge_data: 'hcd',
   report: 'hcd',
@@ -496,6 +507,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       hcd: 0,
       transfer: 0,
     };
+    const kernelMs: Record<string, number> = {};
     const maxPasses = Object.keys(SOLVER_ENTRY_POINTS).length + 16;
     const querySet = profile
       ? await ctx.guard('andersen timestamps', () =>
@@ -554,12 +566,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         }
       }
       const passPhases: GpuSolvePhase[] = [];
+      const passKernels: string[] = [];
       await ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
         const timedPass = (phase: GpuSolvePhase, passLabel: string): GPUComputePassEncoder => {
           if (!querySet) return encoder.beginComputePass({ label: passLabel });
           const i = passPhases.length;
           passPhases.push(phase);
+          passKernels.push(phase === 'sort' ? 'sort' : passLabel);
           return encoder.beginComputePass({
             label: passLabel,
             timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 },
@@ -624,7 +638,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         passPhases.forEach((phase, i) => {
           const begin = stamps[2 * i] ?? 0n;
           const end = stamps[2 * i + 1] ?? 0n;
-          if (end > begin) phaseMs[phase] += Number(end - begin) / 1e6;
+          if (end > begin) {
+            const ms = Number(end - begin) / 1e6;
+            phaseMs[phase] += ms;
+            const kernel = passKernels[i] as string;
+            kernelMs[kernel] = (kernelMs[kernel] ?? 0) + ms;
+          }
         });
       }
       return new Uint32Array(await ctx.readBuffer(control, 0, STATUS_WORDS * 4));
@@ -664,12 +683,31 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'hcd_hook',
       'compress',
       'merge_link',
-      'merge_begin',
-      'merge_count',
-      'guard_merge',
-      'merge_data',
-      'report',
     ];
+    // Levels of the tree that folds a representative's new children pairwise (merge_level): enough
+    // for the largest class seen so far (at least 64 children), at most 2^16; merge_data folds
+    // what a larger class leaves in more than one root.
+    const fixedMergeLevels = this.#options.mergeTreeLevels;
+    let mergeLevels = fixedMergeLevels ?? 6;
+    const mergeEntries = (): SolverEntryPoint[] => {
+      const levels: SolverEntryPoint[] = [];
+      for (let level = 0; level < mergeLevels; level++) levels.push('merge_level', 'merge_next_level');
+      return [
+        'merge_begin',
+        'merge_rank',
+        'merge_count',
+        'guard_merge',
+        'merge_prepare',
+        ...levels,
+        'merge_data',
+        'report',
+      ];
+    };
+    const noteMerges = (status: Uint32Array) => {
+      const children = status[STATUS.mergeMaxChildren] as number;
+      if (fixedMergeLevels !== undefined) return;
+      mergeLevels = Math.min(16, Math.max(mergeLevels, Math.ceil(Math.log2(Math.max(1, children)))));
+    };
     /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
       let status = await run(label, first ? ['begin_iteration', ...rulesEntries] : rulesEntries);
@@ -685,7 +723,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           const levels = Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
           const merges: SolverEntryPoint[] = [];
           for (let level = 0; level < levels; level++) merges.push('merge_partials', 'next_pull_level');
-          return run(label, [...merges, ...updateEntries], pairCount);
+          return run(label, [...merges, ...updateEntries, ...mergeEntries()], pairCount);
         }
         stats.reruns++;
         pairCapacity = Math.max(2 * pairCapacity, 2 * pairCount);
@@ -694,13 +732,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         status = await run(`${label} (worklist grown)`, rulesEntries);
       }
     };
-    const mergeEntries: SolverEntryPoint[] = [
-      'merge_begin',
-      'merge_count',
-      'guard_merge',
-      'merge_data',
-      'report',
-    ];
 
     const setupMs = performance.now() - started;
     const iterateStarted = performance.now();
@@ -759,8 +790,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           status[STATUS.edgesCapacity] as number,
           need[1] as number,
         );
-        status = await run(`andersen merges ${round} (again)`, mergeEntries);
+        status = await run(`andersen merges ${round} (again)`, mergeEntries());
       }
+      noteMerges(status);
       const propagated = status[STATUS.active] as number;
       const fresh = status[STATUS.freshNodes] as number;
       const merged = status[STATUS.merged] as number;
@@ -873,6 +905,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       adapter: String(ctx),
       pullSplit,
       phaseMs: profile ? phaseMs : undefined,
+      kernelMs: profile ? kernelMs : undefined,
     };
     querySet?.destroy();
     const result = new AndersenResult(n, parent, sets, statistics);

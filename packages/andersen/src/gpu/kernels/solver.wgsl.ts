@@ -34,7 +34,9 @@ export interface SolverKernelParams {
  * `begin_iteration` (first attempt only), `begin_attempt`, `pull_count`, `pull_items`,
  * `pull_sources`, `member_rules` (then the host sorts the worklist and encodes `merge_partials` +
  * `next_pull_level` once per level of the partial-merge tree), `mark_segments`, `apply_pairs`, `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`, `compress`,
- * `merge_link`, `merge_begin`, `merge_count`, `guard_merge`, `merge_data`, `report`; after the last
+ * `merge_link`, `merge_begin`, `merge_rank`, `merge_count`, `guard_merge`, `merge_prepare`
+ * (`merge_level` + `merge_next_level` once per level of the children's tree), `merge_data`,
+ * `report`; after the last
  * iteration `live_count` and `live_copy` lay the representatives' P sets out for the readback.
  * Team kernels run one team (subgroup, or emulated 32-lane workgroup) per node, calling the sparse
  * bit vector library of the `pts` and `edg` pools; the rest run one invocation per node or item.
@@ -1053,7 +1055,32 @@ ${singleKernel(
   if (skip_update()) { return; }
   atomicStore(&control[${S('mergeNeedPts')}], 0u);
   atomicStore(&control[${S('mergeNeedEdges')}], 0u);
-  atomicStore(&control[${S('skipMerge')}], 0u);`,
+  atomicStore(&control[${S('skipMerge')}], 0u);
+  atomicStore(&control[${S('mergeCursor')}], 0u);
+  atomicStore(&control[${S('mergeMaxChildren')}], 0u);
+  atomicStore(&control[${S('mergeStride')}], 1u);`,
+)}
+${threadKernel(
+  'merge_rank',
+  /* wgsl */ `
+  if (skip_update()) { return; }
+  // Lays each representative's new children out one after another in mergeOrder, so that the
+  // levels of merge_level can pair them by position.
+  for (var r = first_item; r < params.n; r += item_stride) {
+    let first = atomicLoad(&control[${A('childHead')} + r]);
+    if (first == NONE) { continue; }
+    var k = 0u;
+    for (var a = first; a != NONE && k <= params.n; a = atomicLoad(&control[${A('childNext')} + a])) { k++; }
+    let start = atomicAdd(&control[${S('mergeCursor')}], k);
+    atomicStore(&control[${A('mergeStart')} + r], start);
+    atomicStore(&control[${A('mergeSize')} + r], k);
+    atomicMax(&control[${S('mergeMaxChildren')}], k);
+    var p = 0u;
+    for (var a = first; a != NONE && p < k; a = atomicLoad(&control[${A('childNext')} + a])) {
+      atomicStore(&control[${A('mergeOrder')} + start + p], a);
+      p++;
+    }
+  }`,
 )}
 ${threadKernel(
   'merge_count',
@@ -1063,9 +1090,11 @@ ${threadKernel(
   for (var i = first_item; i < count; i += item_stride) {
     let a = atomicLoad(&control[${A('mergedList')} + i]);
     let r = find(a);
-    // The root's own P counts once per child: a bound, not an exact figure.
-    atomicAdd(&control[${S('mergeNeedPts')}], pts_elements(${slot('points', 'a')}) + pts_elements(${slot('points', 'r')}));
-    atomicAdd(&control[${S('mergeNeedEdges')}], edg_elements(${slot('points', 'a')}) + edg_elements(${slot('delta', 'a')}));
+    // A bound, not an exact figure: a child's P is copied once (K), then its union U at most once per
+    // level of its representative's tree and once more into N(r); the root's own P counts once per child.
+    let copies = 3u + firstLeadingBit(max(1u, atomicLoad(&control[${A('mergeSize')} + r])));
+    atomicAdd(&control[${S('mergeNeedPts')}], pts_elements(${slot('points', 'a')}) * copies + pts_elements(${slot('points', 'r')}));
+    atomicAdd(&control[${S('mergeNeedEdges')}], (edg_elements(${slot('points', 'a')}) + edg_elements(${slot('delta', 'a')})) * copies);
   }`,
 )}
 ${singleKernel(
@@ -1081,40 +1110,106 @@ ${singleKernel(
   atomicStore(&control[${S('skipMerge')}], select(0u, 1u, skip));`,
 )}
 ${teamKernel(
+  'merge_prepare',
+  /* wgsl */ `
+  if (pts_team_u(select(0u, 1u, skip_update() || atomicLoad(&control[${S('skipMerge')}]) != 0u)) != 0u) { return; }
+  // What each member of a class has already pushed through its edges and rules is its P − ΔP; the
+  // class keeps the intersection K of those as P and gathers the union U in N, so the next update
+  // makes ΔP = U − K: every member's edges and rules see exactly what they have not seen. (Moving
+  // all of U to ΔP would be exact too, but re-propagates whole sets at every merge.) Each child
+  // starts as U = P in N and K = P − ΔP in P; merge_level folds them pairwise, merge_data into r.
+  let count = pts_team_u(atomicLoad(&control[${S('merged')}]));
+  for (var i = first_team; i < count; i += team_stride) {
+    let a = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + i]));
+    if (pts_lane == 0u) {
+      pts_heads[${slot('pending', 'a')}] = pts_heads[${slot('points', 'a')}];
+      pts_heads[${slot('points', 'a')}] = NONE;
+    }
+    var status = pts_union(${slot('points', 'a')}, ${slot('pending', 'a')});
+    status |= pts_difference(${slot('points', 'a')}, ${slot('delta', 'a')});
+    if (pts_lane == 0u) {
+      pts_heads[${slot('delta', 'a')}] = NONE;
+      edg_heads[${slot('pending', 'a')}] = NONE;
+      if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
+        atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
+      }
+    }
+  }`,
+)}
+${teamKernel(
+  'merge_level',
+  /* wgsl */ `
+  if (pts_team_u(select(0u, 1u, skip_update() || atomicLoad(&control[${S('skipMerge')}]) != 0u)) != 0u) { return; }
+  let stride = pts_team_u(atomicLoad(&control[${S('mergeStride')}]));
+  if (stride >= pts_team_u(atomicLoad(&control[${S('mergeMaxChildren')}]))) { return; }
+  // One level of the tree: the child at position p (p a multiple of 2·stride) absorbs the child at
+  // p + stride — U ∪= U', K ∩= K', E ∪= E', F ∪= F' — so no team folds more than one set per level.
+  let count = pts_team_u(atomicLoad(&control[${S('merged')}]));
+  for (var i = first_team; i < count; i += team_stride) {
+    let a = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + i]));
+    let r = pts_team_u(find(a));
+    let p = i - pts_team_u(atomicLoad(&control[${A('mergeStart')} + r]));
+    if (p % (2u * stride) != 0u || p + stride >= pts_team_u(atomicLoad(&control[${A('mergeSize')} + r]))) { continue; }
+    let b = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + i + stride]));
+    var status = pts_union(${slot('pending', 'a')}, ${slot('pending', 'b')});
+    status |= pts_intersection(${slot('points', 'a')}, ${slot('points', 'b')});
+    status |= edg_union(${slot('points', 'a')}, ${slot('points', 'b')});
+    status |= edg_union(${slot('delta', 'a')}, ${slot('delta', 'b')});
+    if (pts_lane == 0u) {
+      pts_heads[${slot('points', 'b')}] = NONE;
+      pts_heads[${slot('pending', 'b')}] = NONE;
+      edg_heads[${slot('points', 'b')}] = NONE;
+      edg_heads[${slot('delta', 'b')}] = NONE;
+      if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
+        atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
+      }
+    }
+  }`,
+)}
+${singleKernel(
+  'merge_next_level',
+  /* wgsl */ `
+  atomicStore(&control[${S('mergeStride')}], 2u * atomicLoad(&control[${S('mergeStride')}]));`,
+)}
+${teamKernel(
   'merge_data',
   /* wgsl */ `
   if (pts_team_u(select(0u, 1u, skip_update() || atomicLoad(&control[${S('skipMerge')}]) != 0u)) != 0u) { return; }
+  // The levels run left the children's sets in the tree roots at positions 0, 2·stride, 4·stride…
+  // (one root when the levels covered the largest class): r takes K = P − ΔP and U = P of its own
+  // and folds the roots in.
+  let stride = pts_team_u(atomicLoad(&control[${S('mergeStride')}]));
   for (var r = first_team; r < params.n; r += team_stride) {
     let first = pts_team_u(atomicLoad(&control[${A('childHead')} + r]));
     if (first == NONE) { continue; }
-    // What each member of the class has already pushed through its edges and rules is its P − ΔP;
-    // the class keeps the intersection I of those as P and gathers the union P' in N, so the next
-    // update makes ΔP = P' − I: every member's edges and rules see exactly what they have not seen.
-    // (Moving all of P' to ΔP would be exact too, but re-propagates whole sets at every merge.)
+    let start = pts_team_u(atomicLoad(&control[${A('mergeStart')} + r]));
+    let size = pts_team_u(atomicLoad(&control[${A('mergeSize')} + r]));
     if (pts_lane == 0u) {
       pts_heads[${slot('pending', 'r')}] = pts_heads[${slot('points', 'r')}];
       pts_heads[${slot('points', 'r')}] = NONE;
     }
     var status = pts_union(${slot('points', 'r')}, ${slot('pending', 'r')});
     status |= pts_difference(${slot('points', 'r')}, ${slot('delta', 'r')});
-    var a = first;
-    var children = 0u;
-    loop {
-      if (a == NONE || children > params.n) { break; }
-      status |= pts_union(${slot('pending', 'r')}, ${slot('points', 'a')});
-      status |= pts_intersection(${slot('points', 'r')}, ${slot('points', 'a')});
-      status |= pts_difference(${slot('points', 'r')}, ${slot('delta', 'a')});
-      // The child's copy⁻¹ sources have given it P − ΔP of theirs already: they join E and F as they are.
-      status |= edg_union(${slot('points', 'r')}, ${slot('points', 'a')});
-      status |= edg_union(${slot('delta', 'r')}, ${slot('delta', 'a')});
+    for (var p = 0u; p < size; p += stride) {
+      let c = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + start + p]));
+      status |= pts_union(${slot('pending', 'r')}, ${slot('pending', 'c')});
+      status |= pts_intersection(${slot('points', 'r')}, ${slot('points', 'c')});
+      // The children's copy⁻¹ sources have given them P − ΔP of theirs already: they join E and F as they are.
+      status |= edg_union(${slot('points', 'r')}, ${slot('points', 'c')});
+      status |= edg_union(${slot('delta', 'r')}, ${slot('delta', 'c')});
       if (pts_lane == 0u) {
-        pts_heads[${slot('points', 'a')}] = NONE;
-        pts_heads[${slot('delta', 'a')}] = NONE;
-        pts_heads[${slot('pending', 'a')}] = NONE;
-        edg_heads[${slot('points', 'a')}] = NONE;
-        edg_heads[${slot('delta', 'a')}] = NONE;
-        edg_heads[${slot('pending', 'a')}] = NONE;
-        // Splice a's member chain in after r.
+        pts_heads[${slot('points', 'c')}] = NONE;
+        pts_heads[${slot('pending', 'c')}] = NONE;
+        edg_heads[${slot('points', 'c')}] = NONE;
+        edg_heads[${slot('delta', 'c')}] = NONE;
+      }
+    }
+    if (pts_lane == 0u) {
+      // Splice every child's member chain in after r.
+      var a = first;
+      var children = 0u;
+      loop {
+        if (a == NONE || children > params.n) { break; }
         var tail = a;
         var guard = 0u;
         loop {
@@ -1125,11 +1220,9 @@ ${teamKernel(
         }
         nodes[tail].w = nodes[r].w;
         nodes[r].w = a;
+        a = atomicLoad(&control[${A('childNext')} + a]);
+        children++;
       }
-      a = pts_team_u(atomicLoad(&control[${A('childNext')} + a]));
-      children++;
-    }
-    if (pts_lane == 0u) {
       pts_heads[${slot('delta', 'r')}] = NONE;
       atomicStore(&control[${A('childHead')} + r], NONE);
       if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
@@ -1204,8 +1297,12 @@ export const SOLVER_ENTRY_POINTS = {
   compress: 'thread',
   merge_link: 'thread',
   merge_begin: 'single',
+  merge_rank: 'thread',
   merge_count: 'thread',
   guard_merge: 'single',
+  merge_prepare: 'team',
+  merge_level: 'team',
+  merge_next_level: 'single',
   merge_data: 'team',
   report: 'single',
   live_count: 'thread',
