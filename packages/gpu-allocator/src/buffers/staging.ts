@@ -6,11 +6,6 @@ import { BufferUsage, MapMode } from '../webgpu-constants';
 const CHUNK_BYTES = 64 * 1024 * 1024;
 /** Smallest staging buffer; small reads share this size class. */
 const MIN_STAGING_BYTES = 4096;
-/**
- * Chunks of one read in flight at once: while the host copies one chunk out of its mapping, the
- * next ones are being copied on the GPU and mapped, so big reads do not wait for each round trip.
- */
-const CHUNKS_IN_FLIGHT = 3;
 /** Free staging memory kept for reuse; beyond this, released buffers are destroyed. */
 const MAX_CACHED_BYTES = 256 * 1024 * 1024;
 
@@ -47,53 +42,36 @@ export class StagingPool {
       );
     }
     const out = new Uint8Array(byteLength);
-    const inFlight: { staging: GPUBuffer; at: number; size: number; mapped: Promise<unknown> }[] = [];
-    let next = 0;
-    const start = async () => {
-      const size = Math.min(CHUNK_BYTES, byteLength - next);
-      const at = next;
-      next += size;
-      const staging = await this.#take(size);
-      try {
-        await this.#ctx.guard(`readback ${source.label}`, () => {
-          const encoder = this.#ctx.device.createCommandEncoder({ label: `readback ${source.label}` });
-          encoder.copyBufferToBuffer(source, byteOffset + at, staging, 0, size);
-          this.#ctx.queue.submit([encoder.finish()]);
-        });
-      } catch (error) {
-        staging.destroy();
-        throw error;
-      }
-      // Rejections are taken where the chunk is awaited, in order.
-      const mapped = staging.mapAsync(MapMode.READ, 0, size).then(
-        () => undefined,
-        (cause: unknown) => ({ cause }),
-      );
-      inFlight.push({ staging, at, size, mapped });
-    };
-    try {
-      while (next < byteLength && inFlight.length < CHUNKS_IN_FLIGHT) await start();
-      while (inFlight.length > 0) {
-        const chunk = inFlight[0] as (typeof inFlight)[number];
-        const failure = (await chunk.mapped) as { cause: unknown } | undefined;
-        if (failure) {
-          this.#ctx.assertAlive();
-          throw new GpuDeviceLostError(`readback of ${source.label} failed to map`, 'unknown', {
-            cause: failure.cause,
-          });
-        }
-        inFlight.shift();
-        out.set(new Uint8Array(chunk.staging.getMappedRange(0, chunk.size)), chunk.at);
-        chunk.staging.unmap();
-        this.#give(chunk.staging);
-        if (next < byteLength) await start();
-      }
-    } catch (error) {
-      // A map still pending is rejected by the destruction; its rejection was already caught.
-      for (const chunk of inFlight) chunk.staging.destroy();
-      throw error;
+    for (let done = 0; done < byteLength; done += CHUNK_BYTES) {
+      const size = Math.min(CHUNK_BYTES, byteLength - done);
+      await this.#readChunk(source, byteOffset + done, size, out.subarray(done, done + size));
     }
     return out.buffer;
+  }
+
+  async #readChunk(source: GPUBuffer, offset: number, size: number, into: Uint8Array): Promise<void> {
+    if (size === 0) return;
+    const staging = await this.#take(size);
+    const ctx = this.#ctx;
+    try {
+      await ctx.guard(`readback ${source.label}`, () => {
+        const encoder = ctx.device.createCommandEncoder({ label: `readback ${source.label}` });
+        encoder.copyBufferToBuffer(source, offset, staging, 0, size);
+        ctx.queue.submit([encoder.finish()]);
+      });
+      try {
+        await staging.mapAsync(MapMode.READ, 0, size);
+      } catch (cause) {
+        ctx.assertAlive();
+        throw new GpuDeviceLostError(`readback of ${source.label} failed to map`, 'unknown', { cause });
+      }
+      into.set(new Uint8Array(staging.getMappedRange(0, size)));
+      staging.unmap();
+      this.#give(staging);
+    } catch (error) {
+      staging.destroy();
+      throw error;
+    }
   }
 
   async #take(size: number): Promise<GPUBuffer> {
