@@ -298,7 +298,9 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           const objects = Array.from({ length: objectCount }, (_, i) => b.object(`o${i}`));
           const x = b.variable('x');
           const zs = Array.from({ length: sinks }, (_, j) => b.variable(`z${j}`));
-          zs.forEach((z, j) => b.addressOf(z, objects[j % objectCount] as number));
+          zs.forEach((z, j) => {
+            b.addressOf(z, objects[j % objectCount] as number);
+          });
           pointees.forEach((targets, i) => {
             const y = b.variable(`y${i}`);
             for (const o of targets) b.addressOf(y, objects[o % objectCount] as number);
