@@ -384,22 +384,25 @@ fn pts_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
     if (c >= end) { break; }
     let i = c + pts_lane;
     var m = NONE;
-    if (i < end) {
-      m = pair_values[i];
-      if (i > start && pair_values[i - 1u] == m) { m = NONE; }
-    }
+    if (i < end) { m = pair_values[i]; }
     var my_base = NONE;
     if (m != NONE) { my_base = m / 960u; }
     let my_word = (m % 960u) / 32u;
-    let my_bit = 1u << (m % 32u);
+    // The window is sorted, so the lanes of one (base, word) are adjacent (repeats included, which
+    // OR nothing new): a segmented OR leaves each such run's bits in its first lane, which alone
+    // writes that word below — one shuffle per doubling instead of 30 subgroup ORs per base.
+    let my_key = select(NONE, my_base * 30u + my_word, m != NONE);
+    var my_bits = select(0u, 1u << (m % 32u), m != NONE);
+    for (var off = 1u; off < pts_lanes; off *= 2u) {
+      let other_bits = subgroupShuffleDown(my_bits, off);
+      let other_key = subgroupShuffleDown(my_key, off);
+      if (pts_lane + off < pts_lanes && other_key == my_key) { my_bits |= other_bits; }
+    }
+    let key_before = subgroupShuffleUp(my_key, 1u);
+    let leads = my_key != NONE && (pts_lane == 0u || key_before != my_key);
     loop {
       let b = subgroupMin(my_base);
       if (b == NONE) { break; }
-      var mine: array<u32, ${lw}>;
-      for (var w = 0u; w < 30u; w++) {
-        let x = subgroupOr(select(0u, my_bit, my_base == b && my_word == w));
-        if (w % pts_lanes == pts_lane) { mine[w / pts_lanes] = x; }
-      }
       var dh = vec2u(NONE, NONE);
       loop {
         if (d == NONE) { break; }
@@ -411,15 +414,18 @@ fn pts_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
         if (steps > limit) { return status | pts_CORRUPT; }
       }
       if (d != NONE && dh.x == b) {
-        for (var k = 0u; k < ${lw}u; k++) {
-          let w = pts_lane + k * pts_lanes;
-          if (w < 30u) {
-            let a = pts_load(d, w);
-            let n = a | mine[k];
-            if (n != a) { pts_store(d, w, n); }
-          }
+        if (leads && my_base == b) {
+          let a = pts_load(d, my_word);
+          let n = a | my_bits;
+          if (n != a) { pts_store(d, my_word, n); }
         }
       } else {
+        // A new element (the set's first member of this base): every one of its words from the window.
+        var mine: array<u32, ${lw}>;
+        for (var w = 0u; w < 30u; w++) {
+          let x = subgroupOr(select(0u, my_bits, leads && my_base == b && my_word == w));
+          if (w % pts_lanes == pts_lane) { mine[w / pts_lanes] = x; }
+        }
         let fresh = pts_team_u(pts_alloc(pts_lane == 0u, pts_lane));
         if (fresh == GM_INVALID_ELEMENT) { return status | pts_INCOMPLETE; }
         for (var k = 0u; k < ${lw}u; k++) {
@@ -458,22 +464,25 @@ fn edg_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
     if (c >= end) { break; }
     let i = c + edg_lane;
     var m = NONE;
-    if (i < end) {
-      m = pair_values[i];
-      if (i > start && pair_values[i - 1u] == m) { m = NONE; }
-    }
+    if (i < end) { m = pair_values[i]; }
     var my_base = NONE;
     if (m != NONE) { my_base = m / 960u; }
     let my_word = (m % 960u) / 32u;
-    let my_bit = 1u << (m % 32u);
+    // The window is sorted, so the lanes of one (base, word) are adjacent (repeats included, which
+    // OR nothing new): a segmented OR leaves each such run's bits in its first lane, which alone
+    // writes that word below — one shuffle per doubling instead of 30 subgroup ORs per base.
+    let my_key = select(NONE, my_base * 30u + my_word, m != NONE);
+    var my_bits = select(0u, 1u << (m % 32u), m != NONE);
+    for (var off = 1u; off < edg_lanes; off *= 2u) {
+      let other_bits = subgroupShuffleDown(my_bits, off);
+      let other_key = subgroupShuffleDown(my_key, off);
+      if (edg_lane + off < edg_lanes && other_key == my_key) { my_bits |= other_bits; }
+    }
+    let key_before = subgroupShuffleUp(my_key, 1u);
+    let leads = my_key != NONE && (edg_lane == 0u || key_before != my_key);
     loop {
       let b = subgroupMin(my_base);
       if (b == NONE) { break; }
-      var mine: array<u32, ${lw}>;
-      for (var w = 0u; w < 30u; w++) {
-        let x = subgroupOr(select(0u, my_bit, my_base == b && my_word == w));
-        if (w % edg_lanes == edg_lane) { mine[w / edg_lanes] = x; }
-      }
       var dh = vec2u(NONE, NONE);
       loop {
         if (d == NONE) { break; }
@@ -485,15 +494,18 @@ fn edg_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
         if (steps > limit) { return status | edg_CORRUPT; }
       }
       if (d != NONE && dh.x == b) {
-        for (var k = 0u; k < ${lw}u; k++) {
-          let w = edg_lane + k * edg_lanes;
-          if (w < 30u) {
-            let a = edg_load(d, w);
-            let n = a | mine[k];
-            if (n != a) { edg_store(d, w, n); }
-          }
+        if (leads && my_base == b) {
+          let a = edg_load(d, my_word);
+          let n = a | my_bits;
+          if (n != a) { edg_store(d, my_word, n); }
         }
       } else {
+        // A new element (the set's first member of this base): every one of its words from the window.
+        var mine: array<u32, ${lw}>;
+        for (var w = 0u; w < 30u; w++) {
+          let x = subgroupOr(select(0u, my_bits, leads && my_base == b && my_word == w));
+          if (w % edg_lanes == edg_lane) { mine[w / edg_lanes] = x; }
+        }
         let fresh = edg_team_u(edg_alloc(edg_lane == 0u, edg_lane));
         if (fresh == GM_INVALID_ELEMENT) { return status | edg_INCOMPLETE; }
         for (var k = 0u; k < ${lw}u; k++) {
