@@ -30,6 +30,7 @@ export {
   GpuSolverError,
   type GpuSolverEvents,
   type GpuSolverOptions,
+  type HostTimes,
 } from './gpu/index';
 export * from './io/index';
 export * from './llvm/index';

@@ -6,7 +6,7 @@ export {
   type GpuArrayOptions,
   type HostArray,
 } from './buffers/array';
-export { StagingPool } from './buffers/staging';
+export { type StagedRead, StagingPool } from './buffers/staging';
 export { type AcquireGpuOptions, acquireGpu, wrapDevice } from './context/acquire';
 export {
   alignTo,

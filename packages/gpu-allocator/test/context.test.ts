@@ -9,6 +9,7 @@ import {
   GpuLimitError,
   GpuUnavailableError,
   GpuValidationError,
+  type StagedRead,
   wrapDevice,
 } from '../src/index';
 import { describeGpu } from '../src/testing/index';
@@ -157,6 +158,39 @@ describeGpu('typed arrays and readback', (gpu) => {
     const back = await Promise.all(arrays.map((a) => a.read()));
     expect(back.map((values) => [...values])).toEqual(back.map((_, k) => [k, k * k]));
     for (const a of arrays) a.destroy();
+  });
+
+  it('reads ranges recorded into a submission once it has run, reusing staging buffers', async () => {
+    const ctx = gpu.ctx;
+    const data = Uint32Array.from({ length: 300 }, (_, i) => Math.imul(i + 1, 2_654_435_761) >>> 0);
+    const source = await ctx.createBuffer({
+      label: 'recorded',
+      size: data.byteLength,
+      usage: BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+    });
+    await ctx.writeBuffer(source, 0, data);
+    const readTwice = async () => {
+      const staged: StagedRead[] = [];
+      const submitted = ctx.guard('recorded reads', () => {
+        const encoder = ctx.device.createCommandEncoder();
+        staged.push(ctx.staging.recordRead(encoder, source, 0, 16));
+        staged.push(ctx.staging.recordRead(encoder, source, 40 * 4, 200 * 4));
+        // A write after the copies in the same queue must not reach what they copied.
+        encoder.clearBuffer(source, 0, 64);
+        ctx.queue.submit([encoder.finish()]);
+      });
+      const [, first, second] = await Promise.all([submitted, ...staged.map((read) => read.read())]);
+      expect(new Uint32Array(first as ArrayBuffer)).toEqual(data.subarray(0, 4));
+      expect(new Uint32Array(second as ArrayBuffer)).toEqual(data.subarray(40, 240));
+      await ctx.writeBuffer(source, 0, data);
+    };
+    await readTwice();
+    const created = ctx.staging.created;
+    for (let i = 0; i < 5; i++) await readTwice();
+    expect(ctx.staging.created).toBe(created);
+    const encoder = ctx.device.createCommandEncoder();
+    expect(() => ctx.staging.recordRead(encoder, source, 4, data.byteLength)).toThrow(RangeError);
+    source.destroy();
   });
 
   it('rejects reads and writes past the end', async () => {

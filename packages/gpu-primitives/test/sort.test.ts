@@ -272,6 +272,21 @@ for (const subgroups of [true, false]) {
         }
       });
 
+      it('sorts right after more sizes than it keeps plans for, and again at sizes it evicted', async () => {
+        const ctx = gpu.ctx;
+        const sort = createRadixSort(ctx);
+        try {
+          // 20 sizes (a worklist's count changes every round): the first ones are evicted and rebuilt.
+          const sizes = Array.from({ length: 20 }, (_, i) => 50 + 37 * i);
+          for (const n of [...sizes, ...sizes.slice(0, 3)]) {
+            const keys = randomKeys(n, n + 1);
+            expectSortedPairs(keys, await gpuSort(ctx, sort, keys, iota(n)));
+          }
+        } finally {
+          sort.destroy();
+        }
+      });
+
       it('rejects bad arguments', async () => {
         const ctx = gpu.ctx;
         const fresh = createRadixSort(ctx);

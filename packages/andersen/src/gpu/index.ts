@@ -18,4 +18,5 @@ export {
   GpuSolverError,
   type GpuSolverEvents,
   type GpuSolverOptions,
+  type HostTimes,
 } from './solver';

@@ -10,6 +10,8 @@ import {
   gridWgsl,
   type Kernel,
   linkWgsl,
+  POOL_HEADER_WORDS,
+  type StagedRead,
 } from '@gpumorph/gpu-allocator';
 import { createRadixSort, subgroupLayoutIsLinear } from '@gpumorph/gpu-primitives';
 import {
@@ -179,6 +181,26 @@ export interface GpuSolveReport {
   readonly phaseMs?: Readonly<Record<GpuSolvePhase, number>> | undefined;
   /** The same GPU milliseconds per kernel (entry point; the worklist's radix sort as `sort`). */
   readonly kernelMs?: Readonly<Record<string, number>> | undefined;
+  /**
+   * Where the host's time of the iterations and the transfer went, summed over submissions:
+   * `prepare` (kernel and sort-plan look-ups, scratch buffers), `encode` (recording and submitting
+   * command buffers), `wait` (from the submit until its error scopes and the status words it
+   * copies out arrive: the GPU's own time and the round trip), `grow` (growing pools and the
+   * worklist), and `submissions`, their count. The GPU idles during everything but `wait`.
+   */
+  readonly host: Readonly<HostTimes>;
+}
+
+/** Reads up to this size ride along with the submission that produced them (one staging buffer). */
+const READ_WITH_SUBMISSION_BYTES = 64 * 2 ** 20;
+
+/** Host milliseconds of a solve by activity; see {@link GpuSolveReport.host}. */
+export interface HostTimes {
+  prepare: number;
+  encode: number;
+  wait: number;
+  grow: number;
+  submissions: number;
 }
 
 const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
@@ -508,6 +530,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       transfer: 0,
     };
     const kernelMs: Record<string, number> = {};
+    const host: HostTimes = { prepare: 0, encode: 0, wait: 0, grow: 0, submissions: 0 };
     // Every entry point once, up to 16 levels of the children tree and 11 of the partial-pull tree (two
     // passes each), and the radix sort's passes.
     const maxPasses = Object.keys(SOLVER_ENTRY_POINTS).length + 2 * 16 + 2 * 11 + 64;
@@ -548,12 +571,18 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           return n;
       }
     };
-    /** Encodes `entries` (after sorting the worklist's `sortCount` pairs, when given) as one submission; returns the status words. */
+    /**
+     * Encodes `entries` (after sorting the worklist's `sortCount` pairs, when given) as one
+     * submission that also copies out the status words and the `reads` (each at most 64 MiB);
+     * returns them once the submission has run, with one wait on the device.
+     */
     const run = async (
       label: string,
       entries: readonly SolverEntryPoint[],
       sortCount = 0,
-    ): Promise<Uint32Array> => {
+      reads: readonly { buffer: GPUBuffer; byteOffset: number; byteLength: number }[] = [],
+    ): Promise<{ status: Uint32Array; reads: ArrayBuffer[] }> => {
+      const prepareStarted = performance.now();
       const { kernels, bindGroup } = await compile();
       if (sortCount > 1) {
         if (compositeBits > 0) {
@@ -569,7 +598,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       const passPhases: GpuSolvePhase[] = [];
       const passKernels: string[] = [];
-      await ctx.guard(label, () => {
+      const encodeStarted = performance.now();
+      host.prepare += encodeStarted - prepareStarted;
+      let encodeEnded = encodeStarted;
+      const staged: StagedRead[] = [];
+      const submitted = ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
         const timedPass = (phase: GpuSolvePhase, passLabel: string): GPUComputePassEncoder => {
           // Passes past the query set's room run untimed rather than fail validation.
@@ -623,11 +656,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             encodeDispatch(pass, grid(entry, itemsOf(entry, sortCount)));
             pass.end();
           }
-        } else {
+        } else if (entries.length > 0) {
           const pass = encoder.beginComputePass({ label });
+          // Every kernel has the same bind group layout, so the group set once stays bound.
+          pass.setBindGroup(0, bindGroup);
           for (const entry of entries) {
             pass.setPipeline(kernels[entry].pipeline);
-            pass.setBindGroup(0, bindGroup);
             encodeDispatch(pass, grid(entry, itemsOf(entry, sortCount)));
           }
           pass.end();
@@ -635,8 +669,18 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         if (querySet && stampBuffer && passPhases.length > 0) {
           encoder.resolveQuerySet(querySet, 0, 2 * passPhases.length, stampBuffer, 0);
         }
+        staged.push(ctx.staging.recordRead(encoder, control, 0, STATUS_WORDS * 4));
+        for (const read of reads) {
+          staged.push(ctx.staging.recordRead(encoder, read.buffer, read.byteOffset, read.byteLength));
+        }
         ctx.queue.submit([encoder.finish()]);
+        encodeEnded = performance.now();
       });
+      host.encode += encodeEnded - encodeStarted;
+      host.submissions++;
+      // The error scopes and the copies resolve together: one wait on the device per submission.
+      const [, ...bytes] = await Promise.all([submitted, ...staged.map((read) => read.read())]);
+      host.wait += performance.now() - encodeEnded;
       if (stampBuffer && passPhases.length > 0) {
         const stamps = new BigUint64Array(await ctx.readBuffer(stampBuffer, 0, 16 * passPhases.length));
         passPhases.forEach((phase, i) => {
@@ -650,11 +694,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           }
         });
       }
-      return new Uint32Array(await ctx.readBuffer(control, 0, STATUS_WORDS * 4));
+      return { status: new Uint32Array(bytes[0] as ArrayBuffer), reads: bytes.slice(1) as ArrayBuffer[] };
     };
-    const growFor = async (pool: ElementPool, next: number, capacity: number, need: number) => {
-      await pool.grow(Math.max(next, Math.min(next, capacity) + need) + 1);
+    const runStatus = async (label: string, entries: readonly SolverEntryPoint[], sortCount = 0) =>
+      (await run(label, entries, sortCount)).status;
+    const timedGrow = async (work: () => Promise<unknown>) => {
+      const growStarted = performance.now();
+      await work();
+      host.grow += performance.now() - growStarted;
     };
+    const growFor = (pool: ElementPool, next: number, capacity: number, need: number) =>
+      timedGrow(() => pool.grow(Math.max(next, Math.min(next, capacity) + need) + 1));
     const checkFatal = (status: Uint32Array) => {
       const fatal = status[STATUS.fatal] as number;
       if (fatal !== 0) {
@@ -714,7 +764,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
-      let status = await run(label, first ? ['begin_iteration', ...rulesEntries] : rulesEntries);
+      let status = await runStatus(label, first ? ['begin_iteration', ...rulesEntries] : rulesEntries);
       for (;;) {
         checkFatal(status);
         const pairCount = status[STATUS.pairCount] as number;
@@ -727,13 +777,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           const levels = Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
           const merges: SolverEntryPoint[] = [];
           for (let level = 0; level < levels; level++) merges.push('merge_partials', 'next_pull_level');
-          return run(label, [...merges, ...updateEntries, ...mergeEntries()], pairCount);
+          return runStatus(label, [...merges, ...updateEntries, ...mergeEntries()], pairCount);
         }
         stats.reruns++;
         pairCapacity = Math.max(2 * pairCapacity, 2 * pairCount);
-        pairs = await this.#createPairs(pairCapacity, pairs);
-        await ctx.writeBuffer(params, 12, Uint32Array.of(pairCapacity));
-        status = await run(`${label} (worklist grown)`, rulesEntries);
+        await timedGrow(async () => {
+          pairs = await this.#createPairs(pairCapacity, pairs);
+          await ctx.writeBuffer(params, 12, Uint32Array.of(pairCapacity));
+        });
+        status = await runStatus(`${label} (worklist grown)`, rulesEntries);
       }
     };
 
@@ -794,7 +846,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           status[STATUS.edgesCapacity] as number,
           need[1] as number,
         );
-        status = await run(`andersen merges ${round} (again)`, mergeEntries());
+        status = await runStatus(`andersen merges ${round} (again)`, mergeEntries());
       }
       noteMerges(status);
       const propagated = status[STATUS.active] as number;
@@ -815,10 +867,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // Grow ahead of need: an iteration that would not fit runs twice.
       const pointsNext = status[STATUS.ptsNext] as number;
       const lastPoints = pointsNext - (status[STATUS.markPts] as number);
-      if (points.capacity - pointsNext < 3 * lastPoints) await points.grow(pointsNext + 8 * lastPoints);
+      if (points.capacity - pointsNext < 3 * lastPoints)
+        await timedGrow(() => points.grow(pointsNext + 8 * lastPoints));
       const edgesNext = status[STATUS.edgesNext] as number;
       const lastEdges = edgesNext - (status[STATUS.markEdges] as number);
-      if (edges.capacity - edgesNext < 3 * lastEdges) await edges.grow(edgesNext + 8 * lastEdges);
+      if (edges.capacity - edgesNext < 3 * lastEdges)
+        await timedGrow(() => edges.grow(edgesNext + 8 * lastEdges));
     }
     const iterateMs = performance.now() - iterateStarted;
 
@@ -827,17 +881,31 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // the GPU first copies the live lists one after another into the worklist's source buffer, so
     // that only they cross the bus; the whole pool is read only when they would not fit a binding.
     const transferStarted = performance.now();
-    const [parentWords, header] = await Promise.all([
-      ctx.readBuffer(control, arrayAt('parent') * 4, n * 4),
-      points.readHeader(),
-    ]);
-    const used = Math.min(header.next, header.capacity);
     if (pairCapacity < n) {
       pairCapacity = n;
       pairs = await this.#createPairs(pairCapacity, pairs);
     }
-    await run('andersen live sets (count)', ['live_count']);
-    const counts = new Uint32Array(await ctx.readBuffer(pairs.keys, 0, n * 4));
+    // One submission counts the live elements and copies out the union–find, the counts and both
+    // pool headers; a second lays the live lists out one after another and copies them out.
+    const headerBytes = POOL_HEADER_WORDS * 4;
+    const counted = await run('andersen live sets (count)', ['live_count'], 0, [
+      { buffer: control, byteOffset: arrayAt('parent') * 4, byteLength: n * 4 },
+      { buffer: pairs.keys, byteOffset: 0, byteLength: n * 4 },
+      { buffer: points.header, byteOffset: 0, byteLength: headerBytes },
+      { buffer: edges.header, byteOffset: 0, byteLength: headerBytes },
+    ]);
+    const [parentWords, countWords, pointsHeader, edgesHeader] = counted.reads as [
+      ArrayBuffer,
+      ArrayBuffer,
+      ArrayBuffer,
+      ArrayBuffer,
+    ];
+    const poolUse = (header: ArrayBuffer) => {
+      const words = new Uint32Array(header);
+      return Math.min(words[0] as number, words[1] as number);
+    };
+    const used = poolUse(pointsHeader);
+    const counts = new Uint32Array(countWords);
     const heads = new Uint32Array(n).fill(NONE);
     let live = 0;
     for (let v = 0; v < n; v++) {
@@ -859,9 +927,20 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         pairs = await this.#createPairs(pairCapacity, pairs, live * ELEMENT_WORDS);
       }
       await ctx.writeBuffer(pairs.keys, 0, counts);
-      await run('andersen live sets (copy)', ['live_copy']);
+      // Up to one staging chunk rides along with the copy; larger sets are read in chunks after it.
+      const inline = liveBytes <= READ_WITH_SUBMISSION_BYTES;
+      const copied = await run(
+        'andersen live sets (copy)',
+        ['live_copy'],
+        0,
+        inline && live > 0 ? [{ buffer: pairs.values, byteOffset: 0, byteLength: liveBytes }] : [],
+      );
       words =
-        live > 0 ? new Uint32Array(await ctx.readBuffer(pairs.values, 0, liveBytes)) : new Uint32Array(0);
+        live === 0
+          ? new Uint32Array(0)
+          : new Uint32Array(
+              inline ? (copied.reads[0] as ArrayBuffer) : await ctx.readBuffer(pairs.values, 0, liveBytes),
+            );
       readbackBytes = liveBytes + 8 * n;
     } else {
       const [poolHeads, poolWords] = await Promise.all([
@@ -879,7 +958,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const { vectors: sets } = adoptVectors(words, heads);
     const parent = new Uint32Array(parentWords);
     const transferMs = performance.now() - transferStarted;
-    const edgeHeader = await edges.readHeader();
 
     let pointsToElements = 0;
     for (let v = 0; v < n; v++) if (parent[v] === v) pointsToElements += sets[v]?.elementCount ?? 0;
@@ -899,7 +977,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     this.report = {
       gpuBytes,
       pointsPool: { capacity: points.capacity, used },
-      edgePool: { capacity: edges.capacity, used: Math.min(edgeHeader.next, edgeHeader.capacity) },
+      edgePool: { capacity: edges.capacity, used: poolUse(edgesHeader) },
       reruns: stats.reruns,
       setupMs,
       iterateMs,
@@ -910,6 +988,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       pullSplit,
       phaseMs: profile ? phaseMs : undefined,
       kernelMs: profile ? kernelMs : undefined,
+      host,
     };
     querySet?.destroy();
     const result = new AndersenResult(n, parent, sets, statistics);

@@ -9,6 +9,28 @@ const MIN_STAGING_BYTES = 4096;
 /** Free staging memory kept for reuse; beyond this, released buffers are destroyed. */
 const MAX_CACHED_BYTES = 256 * 1024 * 1024;
 
+/** A read recorded by {@link StagingPool.recordRead}; `read()` resolves once the submission carrying it has run. */
+export interface StagedRead {
+  read(): Promise<ArrayBuffer>;
+}
+
+function sizeClassOf(size: number): number {
+  return Math.max(MIN_STAGING_BYTES, 2 ** Math.ceil(Math.log2(size)));
+}
+
+function checkRange(source: GPUBuffer, byteOffset: number, byteLength: number): void {
+  if (byteOffset % 4 !== 0 || byteLength % 4 !== 0) {
+    throw new RangeError(
+      `readback of ${source.label} needs 4-byte aligned offset and length (${byteOffset}, ${byteLength})`,
+    );
+  }
+  if (byteOffset + byteLength > source.size) {
+    throw new RangeError(
+      `readback of ${source.label}: bytes ${byteOffset}..${byteOffset + byteLength} past its size ${source.size}`,
+    );
+  }
+}
+
 /**
  * Reusable `MAP_READ | COPY_DST` buffers in power-of-two size classes. A readback takes one,
  * copies into it, maps it, copies out and gives it back, so steady-state readback allocates nothing.
@@ -31,22 +53,70 @@ export class StagingPool {
 
   /** Copies `byteLength` bytes of `source` from `byteOffset` to a new `ArrayBuffer`. */
   async read(source: GPUBuffer, byteOffset: number, byteLength: number): Promise<ArrayBuffer> {
-    if (byteOffset % 4 !== 0 || byteLength % 4 !== 0) {
-      throw new RangeError(
-        `readback of ${source.label} needs 4-byte aligned offset and length (${byteOffset}, ${byteLength})`,
-      );
-    }
-    if (byteOffset + byteLength > source.size) {
-      throw new RangeError(
-        `readback of ${source.label}: bytes ${byteOffset}..${byteOffset + byteLength} past its size ${source.size}`,
-      );
-    }
+    checkRange(source, byteOffset, byteLength);
     const out = new Uint8Array(byteLength);
     for (let done = 0; done < byteLength; done += CHUNK_BYTES) {
       const size = Math.min(CHUNK_BYTES, byteLength - done);
       await this.#readChunk(source, byteOffset + done, size, out.subarray(done, done + size));
     }
     return out.buffer;
+  }
+
+  /**
+   * Records a copy of `byteLength` bytes of `source` from `byteOffset` into one staging buffer
+   * (of the next power-of-two size: keep such reads small, {@link read} chunks large ones) on `encoder`, so that a read rides along with a submission instead of needing a
+   * submission and a wait of its own. Call it inside {@link GpuContext.guard} (it may create a
+   * staging buffer, whose errors that scope catches), submit the encoder's command buffer, then
+   * await {@link StagedRead.read}.
+   *
+   * @example
+   * ```ts
+   * let staged: StagedRead | undefined;
+   * const submitted = ctx.guard('step', () => {
+   *   const encoder = ctx.device.createCommandEncoder();
+   *   // ... dispatches that write `status` ...
+   *   staged = ctx.staging.recordRead(encoder, status, 0, 64);
+   *   ctx.queue.submit([encoder.finish()]);
+   * });
+   * const [, bytes] = await Promise.all([submitted, staged?.read()]);
+   * ```
+   */
+  recordRead(
+    encoder: GPUCommandEncoder,
+    source: GPUBuffer,
+    byteOffset: number,
+    byteLength: number,
+  ): StagedRead {
+    checkRange(source, byteOffset, byteLength);
+    const size = Math.max(4, byteLength);
+    const staging = this.#takeNow(size);
+    encoder.copyBufferToBuffer(source, byteOffset, staging, 0, byteLength);
+    const ctx = this.#ctx;
+    let done: Promise<ArrayBuffer> | undefined;
+    const map = async (): Promise<ArrayBuffer> => {
+      try {
+        try {
+          await staging.mapAsync(MapMode.READ, 0, size);
+        } catch (cause) {
+          ctx.assertAlive();
+          throw new GpuDeviceLostError(`readback of ${source.label} failed to map`, 'unknown', { cause });
+        }
+        const bytes = new Uint8Array(byteLength);
+        bytes.set(new Uint8Array(staging.getMappedRange(0, size), 0, byteLength));
+        staging.unmap();
+        this.#give(staging);
+        return bytes.buffer;
+      } catch (error) {
+        staging.destroy();
+        throw error;
+      }
+    };
+    return {
+      read: () => {
+        done ??= map();
+        return done;
+      },
+    };
   }
 
   async #readChunk(source: GPUBuffer, offset: number, size: number, into: Uint8Array): Promise<void> {
@@ -74,14 +144,29 @@ export class StagingPool {
     }
   }
 
+  /** A cached staging buffer of `size`'s class, or a new one created without an error scope of its own. */
+  #takeNow(size: number): GPUBuffer {
+    const sizeClass = sizeClassOf(size);
+    const reused = this.#reuse(sizeClass);
+    if (reused) return reused;
+    this.created++;
+    return this.#ctx.device.createBuffer({
+      label: `gpumorph staging ${sizeClass}`,
+      size: sizeClass,
+      usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
+    });
+  }
+
+  #reuse(sizeClass: number): GPUBuffer | undefined {
+    const reused = this.#free.get(sizeClass)?.pop();
+    if (reused) this.#cachedBytes -= sizeClass;
+    return reused;
+  }
+
   async #take(size: number): Promise<GPUBuffer> {
-    const sizeClass = Math.max(MIN_STAGING_BYTES, 2 ** Math.ceil(Math.log2(size)));
-    const list = this.#free.get(sizeClass);
-    const reused = list?.pop();
-    if (reused) {
-      this.#cachedBytes -= sizeClass;
-      return reused;
-    }
+    const sizeClass = sizeClassOf(size);
+    const reused = this.#reuse(sizeClass);
+    if (reused) return reused;
     this.created++;
     try {
       return await this.#ctx.createBuffer({

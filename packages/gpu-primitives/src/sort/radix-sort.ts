@@ -124,7 +124,9 @@ function isPowerOfTwo(n: number): boolean {
  * `subgroups` feature) and writes them to their global positions, grouped by digit.
  *
  * Pipelines are compiled on first use ({@link RadixSort.prepare}) and cached; the ping-pong and
- * table buffers are kept between calls and grown when a larger sort comes.
+ * table buffers are kept between calls and grown when a larger sort comes. The parameters of the
+ * last 16 sort sizes are kept too (a prepare of a size seen before returns without waiting on the
+ * device); submit what {@link RadixSort.encode} recorded before encoding 16 other sizes.
  *
  * @example
  * ```ts
@@ -228,12 +230,18 @@ export class RadixSort {
           }) as unknown as Promise<AnyKernel>,
       ],
     ];
-    await Promise.all(
-      wanted.map(async ([name, build]) => {
-        if (!this.#kernels.has(name)) this.#kernels.set(name, await build());
-      }),
-    );
-    await ctx.guard('gm radix sort buffers', () => this.#ensureBuffers(plan, o.withValues));
+    const missing = wanted.filter(([name]) => !this.#kernels.has(name));
+    if (missing.length > 0) {
+      await Promise.all(
+        missing.map(async ([name, build]) => {
+          if (!this.#kernels.has(name)) this.#kernels.set(name, await build());
+        }),
+      );
+    }
+    // Sorts of a size seen before need nothing new: no error scope, no wait on the device.
+    if (this.#buffersShort(plan, o.withValues)) {
+      await ctx.guard('gm radix sort buffers', () => this.#ensureBuffers(plan, o.withValues));
+    }
   }
 
   /**
@@ -520,7 +528,19 @@ export class RadixSort {
   #plan(config: SortConfig, count: number, bits: SortBits): SortPlan {
     const key = `${count}|${bits.start}|${bits.end}`;
     const cached = this.#plans.get(key);
-    if (cached) return cached;
+    if (cached) {
+      // Most recently used last, so the oldest plan is the first to go.
+      this.#plans.delete(key);
+      this.#plans.set(key, cached);
+      return cached;
+    }
+    // A caller whose count changes every call (a worklist) would otherwise keep a plan per count.
+    while (this.#plans.size >= MAX_CACHED_PLANS) {
+      const [oldestKey, oldest] = this.#plans.entries().next().value as [string, SortPlan];
+      this.#plans.delete(oldestKey);
+      // Commands already submitted keep their parameters: destroy() frees the buffer after them.
+      oldest.params.destroy();
+    }
     const radix = 1 << config.radixBits;
     const numTiles = Math.ceil(count / config.tile);
     const windows: { firstKey: number; keys: number; firstTile: number; tiles: number }[] = [];
@@ -600,7 +620,14 @@ export class RadixSort {
     return plan;
   }
 
-  #ensureBuffers(plan: SortPlan, withValues: boolean): void {
+  #buffersShort(plan: SortPlan, withValues: boolean): boolean {
+    return this.#bufferNeeds(plan, withValues).some(([name, bytes]) => {
+      const current = this.#buffers.get(name);
+      return current === undefined || current.size < bytes;
+    });
+  }
+
+  #bufferNeeds(plan: SortPlan, withValues: boolean): [string, number][] {
     const need: [string, number][] = [
       ['alt keys', plan.count * 4],
       ['table', (plan.levels[0]?.length ?? 1) * 4],
@@ -609,7 +636,11 @@ export class RadixSort {
     plan.levels.forEach((level, i) => {
       if (i > 0) need.push([`level ${i}`, level.length * 4]);
     });
-    for (const [name, bytes] of need) {
+    return need;
+  }
+
+  #ensureBuffers(plan: SortPlan, withValues: boolean): void {
+    for (const [name, bytes] of this.#bufferNeeds(plan, withValues)) {
       const current = this.#buffers.get(name);
       if (current && current.size >= bytes) continue;
       // A buffer may still be used by commands encoded earlier: retire it, free it in destroy().
@@ -631,6 +662,9 @@ export class RadixSort {
     return this.#dummy;
   }
 }
+
+/** Sort plans (parameter buffers) kept for reuse per sorter; the least recently used goes first. */
+const MAX_CACHED_PLANS = 16;
 
 function scatterName(windows: number, withValues: boolean): string {
   return `scatter ${windows}${withValues ? ' kv' : ''}`;
