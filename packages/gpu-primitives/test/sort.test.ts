@@ -272,15 +272,35 @@ for (const subgroups of [true, false]) {
         }
       });
 
-      it('sorts right after more sizes than it keeps plans for, and again at sizes it evicted', async () => {
+      it('sorts right after more sizes than it keeps plans for, at sizes it evicted, and at cached sizes', async () => {
         const ctx = gpu.ctx;
         const sort = createRadixSort(ctx);
         try {
-          // 20 sizes (a worklist's count changes every round): the first ones are evicted and rebuilt.
-          const sizes = Array.from({ length: 20 }, (_, i) => 50 + 37 * i);
-          for (const n of [...sizes, ...sizes.slice(0, 3)]) {
+          // 70 sizes (a worklist's count changes every round): the first ones are evicted and
+          // rebuilt; the last ones are cached and meet new buffers (their bind groups must not be reused).
+          const sizes = Array.from({ length: 70 }, (_, i) => 50 + 13 * i);
+          for (const n of [...sizes, ...sizes.slice(0, 3), ...sizes.slice(-3)]) {
             const keys = randomKeys(n, n + 1);
             expectSortedPairs(keys, await gpuSort(ctx, sort, keys, iota(n)));
+          }
+          // The same buffers at the same size, new data each time (cached bind groups reused).
+          const n = 1_000;
+          const k = await ctx.createBuffer({ label: 'same keys', size: n * 4, usage: USAGE });
+          const v = await ctx.createBuffer({ label: 'same values', size: n * 4, usage: USAGE });
+          try {
+            for (let round = 0; round < 3; round++) {
+              const keys = randomKeys(n, 100 + round);
+              await ctx.writeBuffer(k, 0, keys);
+              await ctx.writeBuffer(v, 0, iota(n));
+              await sort.run({ keys: k, values: v, count: n });
+              expectSortedPairs(keys, {
+                keys: new Uint32Array(await ctx.readBuffer(k)),
+                values: new Uint32Array(await ctx.readBuffer(v)),
+              });
+            }
+          } finally {
+            k.destroy();
+            v.destroy();
           }
         } finally {
           sort.destroy();

@@ -191,6 +191,9 @@ export interface GpuSolveReport {
   readonly host: Readonly<HostTimes>;
 }
 
+/** Byte offset of `sort_count` in the kernels' uniform parameters. */
+const PARAMS_SORT_COUNT_BYTE = 9 * 4;
+
 /** Reads up to this size ride along with the submission that produced them (one staging buffer). */
 const READ_WITH_SUBMISSION_BYTES = 64 * 2 ** 20;
 
@@ -214,6 +217,7 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   member_rules: 'rules',
   merge_partials: 'rules',
   next_pull_level: 'rules',
+  pad_pairs: 'sort',
   mark_segments: 'worklist',
   apply_pairs: 'worklist',
   guard_update: 'update',
@@ -468,6 +472,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const sorter = createRadixSort(ctx);
 
     let compiled: Compiled | undefined;
+    const kernelSets = new Map<string, Record<SolverEntryPoint, Kernel>>();
     const compile = async (): Promise<Compiled> => {
       const key = `${points.generation}/${edges.generation}/${pairs.keys.label}/${pairs.values.label}`;
       if (compiled?.key === key) return compiled;
@@ -484,16 +489,21 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         solverKernelsWgsl({ team, teamWorkgroupSize, layoutWgsl: layout.wgsl(), laneWords }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );
-      const entries = Object.keys(SOLVER_ENTRY_POINTS) as SolverEntryPoint[];
-      const built = await Promise.all(
-        entries.map((entryPoint) =>
-          ctx.kernels.get({ label: `andersen ${entryPoint}`, code, layout, entryPoint }),
-        ),
-      );
-      const kernels = Object.fromEntries(entries.map((e, i) => [e, built[i]])) as unknown as Record<
-        SolverEntryPoint,
-        Kernel
-      >;
+      // A pool that grows within its binding windows keeps its WGSL: only the bind group changes.
+      let kernels = kernelSets.get(code);
+      if (!kernels) {
+        const entries = Object.keys(SOLVER_ENTRY_POINTS) as SolverEntryPoint[];
+        const built = await Promise.all(
+          entries.map((entryPoint) =>
+            ctx.kernels.get({ label: `andersen ${entryPoint}`, code, layout, entryPoint }),
+          ),
+        );
+        kernels = Object.fromEntries(entries.map((e, i) => [e, built[i]])) as unknown as Record<
+          SolverEntryPoint,
+          Kernel
+        >;
+        kernelSets.set(code, kernels);
+      }
       const bindGroup = (kernels.pull_sources as Kernel).bindGroup({
         params,
         ...points.resources(),
@@ -551,6 +561,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           16 * maxPasses,
         )
       : undefined;
+    // The worklist is sorted at a size from a short ladder above its pair count (four sizes per
+    // doubling, at most a quarter more keys; pad_pairs fills the rest), so that the sort's plans
+    // and bind groups repeat between rounds instead of being made anew for every count.
+    let paddedTo = 0;
+    const sortSizeFor = (count: number) => {
+      if (count <= 1) return count;
+      const step = 2 ** Math.max(8, Math.floor(Math.log2(count)) - 2);
+      return Math.min(pairCapacity, Math.ceil(count / step) * step);
+    };
     const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
       switch (entry) {
         case 'hcd_hook':
@@ -579,11 +598,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const run = async (
       label: string,
       entries: readonly SolverEntryPoint[],
-      sortCount = 0,
+      pairCount = 0,
       reads: readonly { buffer: GPUBuffer; byteOffset: number; byteLength: number }[] = [],
     ): Promise<{ status: Uint32Array; reads: ArrayBuffer[] }> => {
       const prepareStarted = performance.now();
       const { kernels, bindGroup } = await compile();
+      const sortCount = sortSizeFor(pairCount);
       if (sortCount > 1) {
         if (compositeBits > 0) {
           await sorter.prepare({
@@ -616,6 +636,18 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 },
           });
         };
+        if (sortCount > pairCount) {
+          if (sortCount !== paddedTo) {
+            // Queue-ordered: the submission below sees it, work submitted before does not.
+            ctx.queue.writeBuffer(params, PARAMS_SORT_COUNT_BYTE, Uint32Array.of(sortCount));
+            paddedTo = sortCount;
+          }
+          const pass = timedPass('sort', 'pad_pairs');
+          pass.setPipeline(kernels.pad_pairs.pipeline);
+          pass.setBindGroup(0, bindGroup);
+          encodeDispatch(pass, grid('pad_pairs', sortCount - pairCount));
+          pass.end();
+        }
         if (sortCount > 1) {
           const timer = { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) };
           if (compositeBits > 0) {
@@ -653,7 +685,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             const pass = timedPass(PHASE_OF[entry], entry);
             pass.setPipeline(kernels[entry].pipeline);
             pass.setBindGroup(0, bindGroup);
-            encodeDispatch(pass, grid(entry, itemsOf(entry, sortCount)));
+            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
             pass.end();
           }
         } else if (entries.length > 0) {
@@ -662,7 +694,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           pass.setBindGroup(0, bindGroup);
           for (const entry of entries) {
             pass.setPipeline(kernels[entry].pipeline);
-            encodeDispatch(pass, grid(entry, itemsOf(entry, sortCount)));
+            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
           }
           pass.end();
         }
@@ -696,8 +728,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       return { status: new Uint32Array(bytes[0] as ArrayBuffer), reads: bytes.slice(1) as ArrayBuffer[] };
     };
-    const runStatus = async (label: string, entries: readonly SolverEntryPoint[], sortCount = 0) =>
-      (await run(label, entries, sortCount)).status;
+    const runStatus = async (label: string, entries: readonly SolverEntryPoint[], pairCount = 0) =>
+      (await run(label, entries, pairCount)).status;
     const timedGrow = async (work: () => Promise<unknown>) => {
       const growStarted = performance.now();
       await work();

@@ -209,7 +209,7 @@ ${body}
               pulls++;`;
 
   const code = /* wgsl */ `
-struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, pad0: u32, pad1: u32, pad2: u32 }
+struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_count: u32, pad1: u32, pad2: u32 }
 ${params.layoutWgsl}
 
 const NONE: u32 = ${NONE};
@@ -902,6 +902,18 @@ ${teamKernel(
   }`,
 )}
 ${threadKernel(
+  'pad_pairs',
+  /* wgsl */ `
+  // The worklist is sorted at one of a few sizes (params.sort_count), so that the sort's plans and
+  // bind groups repeat between rounds: the slots past the pairs get the largest key and source,
+  // which a stable sort leaves after every pair.
+  let count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity);
+  for (var i = count + first_item; i < params.sort_count; i += item_stride) {
+    pair_keys[i] = 0xffffffffu;
+    pair_values[i] = 0xffffffffu;
+  }`,
+)}
+${threadKernel(
   'mark_segments',
   /* wgsl */ `
   let count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity);
@@ -1299,6 +1311,7 @@ export const SOLVER_ENTRY_POINTS = {
   member_rules: 'team',
   merge_partials: 'team',
   next_pull_level: 'single',
+  pad_pairs: 'thread',
   mark_segments: 'thread',
   apply_pairs: 'thread',
   guard_update: 'single',
