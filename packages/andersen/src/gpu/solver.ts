@@ -78,13 +78,17 @@ export interface GpuSolverOptions {
   readonly signal?: AbortSignal | undefined;
   /**
    * Elements (128 bytes each) each pool starts with (default: four times what the initial sets
-   * take, at least 4,096, and two per node for points-to sets, one per two nodes for edges).
+   * take, at least 4,096, and eight per node for points-to sets, one per two nodes for edges:
+   * a pool that runs short makes an iteration run again after it grows).
    * Tiny values are legal: the pools grow when an iteration runs out.
    */
   readonly initialPoolElements?: number | undefined;
   /** Elements per binding window of the pools (default: as many as one binding holds); lower it to test windowing. */
   readonly windowElements?: number | undefined;
-  /** Pairs the worklist (loads, stores, offsets) starts with (default 4,096; it grows when an iteration emits more). */
+  /**
+   * Pairs the worklist (loads, stores, offsets) starts with (default four per node, at least
+   * 4,096; it grows when an iteration emits more, and the iteration's rules run again).
+   */
   readonly initialPairCapacity?: number | undefined;
   /**
    * Time every kernel with timestamp queries (one pass per kernel, read back each iteration) and
@@ -381,7 +385,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       this.#options.windowElements !== undefined ? { windowElements: this.#options.windowElements } : {};
     const points = await createElementPool(ctx, {
       name: 'pts',
-      capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements, 2 * n)),
+      capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements, 8 * n)),
       maxWindows: pointsWindows,
       ...windowOption,
     });
@@ -449,7 +453,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // source and then a stable sort by key.
     const compositeBits =
       keyBits + sourceBits <= 32 && this.#options.compositeSort !== false ? sourceBits : 0;
-    let pairCapacity = Math.max(16, this.#options.initialPairCapacity ?? 4096);
+    let pairCapacity = Math.max(16, this.#options.initialPairCapacity ?? Math.max(4096, 4 * n));
     let pairs = await this.#createPairs(pairCapacity);
     const params = await this.#buffer(
       'andersen params',
@@ -951,10 +955,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const liveBytes = live * ELEMENT_WORDS * 4;
     let words: Uint32Array;
     let readbackBytes: number;
-    if (
+    const compacted =
       this.#options.compactReadback !== false &&
-      liveBytes <= Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize)
-    ) {
+      liveBytes <= Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize);
+    if (compacted) {
       if (live * ELEMENT_WORDS > pairCapacity) {
         pairs = await this.#createPairs(pairCapacity, pairs, live * ELEMENT_WORDS);
       }
@@ -991,8 +995,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const parent = new Uint32Array(parentWords);
     const transferMs = performance.now() - transferStarted;
 
-    let pointsToElements = 0;
-    for (let v = 0; v < n; v++) if (parent[v] === v) pointsToElements += sets[v]?.elementCount ?? 0;
+    // The live counts are the representatives' elements; the whole-pool path walks the lists.
+    let pointsToElements = live;
+    if (!compacted) {
+      pointsToElements = 0;
+      for (let v = 0; v < n; v++) if (parent[v] === v) pointsToElements += sets[v]?.elementCount ?? 0;
+    }
     const statistics: SolveStatistics = {
       rounds: stats.rounds,
       offlineMerges: prepared.offlineMerges,
