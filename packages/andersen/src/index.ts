@@ -36,7 +36,7 @@ export * from './io/index';
 export * from './llvm/index';
 export * from './model/index';
 export * from './offline/index';
-export { AndersenResult, type SolveStatistics } from './result/result';
+export { AndersenResult, type NodeSets, type SolveStatistics } from './result/result';
 export { type AndersenEngine, type SolveAndersenOptions, type SolvedAndersen, solveAndersen } from './solve';
 export {
   HARDEKOPF_REFERENCE_CONVENTIONS,

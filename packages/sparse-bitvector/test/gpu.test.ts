@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   adoptVectors,
+  adoptVectorTable,
   createGpuSparseBitVectors,
   type GpuSetOperation,
   type GpuSparseBitVectors,
@@ -156,6 +157,15 @@ describe('bulk transfer layout (CPU side)', () => {
           const earlier = target.fromArray([3, 5000]);
           const back = unpackVectors(target, words, heads);
           const copy = words.slice();
+          const table = adoptVectorTable(words.slice(), heads);
+          expect(table.length).toBe(lists.length);
+          expect(table.at(lists.length)).toBeUndefined();
+          expect(table.at(-1)).toBeUndefined();
+          // Asked for out of order, and twice: the same vector each time, holding its list.
+          for (let i = lists.length - 1; i >= 0; i--) {
+            expect([...(table.at(i) as SparseBitVector)]).toEqual(sorted(lists[i] as number[]));
+            expect(table.at(i)).toBe(table.at(i));
+          }
           const adopted = adoptVectors(copy, heads);
           // No copy: the pool's storage is the array handed over (when it holds an element).
           if (copy.length > 0) expect(adopted.pool.words.buffer).toBe(copy.buffer);
@@ -204,6 +214,9 @@ describe('bulk transfer layout (CPU side)', () => {
     expect(() => adoptVectors(cycle, heads)).toThrow(SparseBitVectorLayoutError);
     expect(() => adoptVectors(empty, heads)).toThrow(/empty/);
     expect(() => adoptVectors(words, Uint32Array.of(7))).toThrow(/past/);
+    expect(() => adoptVectorTable(cycle, heads)).toThrow(SparseBitVectorLayoutError);
+    expect(() => adoptVectorTable(empty, heads)).toThrow(/empty/);
+    expect(adoptVectorTable(new Uint32Array(0), Uint32Array.of(NO_ELEMENT)).at(0)?.isEmpty()).toBe(true);
     expect(adoptVectors(new Uint32Array(0), Uint32Array.of(NO_ELEMENT)).vectors[0]?.isEmpty()).toBe(true);
   });
 });

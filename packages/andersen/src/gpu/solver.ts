@@ -15,7 +15,7 @@ import {
 } from '@gpumorph/gpu-allocator';
 import { createRadixSort, subgroupLayoutIsLinear } from '@gpumorph/gpu-primitives';
 import {
-  adoptVectors,
+  adoptVectorTable,
   ELEMENT_WORDS,
   NO_ELEMENT,
   packVectors,
@@ -991,7 +991,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     }
     const transferReadMs = performance.now() - transferStarted;
     // The sets stay in the array read back (no copy, no first touch of fresh memory).
-    const { vectors: sets } = adoptVectors(words, heads);
+    // Set objects are made when a node is asked for, not a million at once.
+    const sets = adoptVectorTable(words, heads);
     const parent = new Uint32Array(parentWords);
     const transferMs = performance.now() - transferStarted;
 
@@ -999,7 +1000,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let pointsToElements = live;
     if (!compacted) {
       pointsToElements = 0;
-      for (let v = 0; v < n; v++) if (parent[v] === v) pointsToElements += sets[v]?.elementCount ?? 0;
+      for (let v = 0; v < n; v++) if (parent[v] === v) pointsToElements += sets.at(v)?.elementCount ?? 0;
     }
     const statistics: SolveStatistics = {
       rounds: stats.rounds,

@@ -21,6 +21,14 @@ export interface SolveStatistics {
 }
 
 /**
+ * Each representative's set by node id: an array, or a table that makes them on demand (the
+ * WebGPU engine's, over the sets it read back).
+ */
+export interface NodeSets {
+  at(node: number): SparseBitVector | undefined;
+}
+
+/**
  * The answer of a points-to solve: for every node, the objects it may point to. Nodes merged with
  * others (cycles, HCD, offline passes) share their representative's set.
  *
@@ -37,16 +45,11 @@ export class AndersenResult {
   readonly nodeCount: number;
   readonly statistics: SolveStatistics;
   readonly #representative: Uint32Array;
-  readonly #sets: readonly (SparseBitVector | undefined)[];
+  readonly #sets: NodeSets;
   #edges: number | undefined;
 
   /** @internal Engines build results; users receive them. */
-  constructor(
-    nodeCount: number,
-    parent: Uint32Array,
-    sets: readonly (SparseBitVector | undefined)[],
-    statistics: SolveStatistics,
-  ) {
+  constructor(nodeCount: number, parent: Uint32Array, sets: NodeSets, statistics: SolveStatistics) {
     this.nodeCount = nodeCount;
     this.statistics = statistics;
     // Flatten the union-find so representative() is one read.
@@ -75,27 +78,27 @@ export class AndersenResult {
   /** The objects `v` may point to, in increasing order (a fresh array). */
   pointsTo(v: number): Uint32Array {
     this.#check(v);
-    return this.#sets[this.#representative[v] as number]?.toArray() ?? new Uint32Array(0);
+    return this.#sets.at(this.#representative[v] as number)?.toArray() ?? new Uint32Array(0);
   }
 
   /** How many objects `v` may point to. */
   pointsToCount(v: number): number {
     this.#check(v);
-    return this.#sets[this.#representative[v] as number]?.count() ?? 0;
+    return this.#sets.at(this.#representative[v] as number)?.count() ?? 0;
   }
 
   /** Whether `v` may point to `object`. */
   mayPointTo(v: number, object: number): boolean {
     this.#check(v);
-    return this.#sets[this.#representative[v] as number]?.test(object) ?? false;
+    return this.#sets.at(this.#representative[v] as number)?.test(object) ?? false;
   }
 
   /** Whether `a` and `b` may point to a common object (may-alias of the pointers `a` and `b`). */
   mayAlias(a: number, b: number): boolean {
     this.#check(a);
     this.#check(b);
-    const x = this.#sets[this.#representative[a] as number];
-    const y = this.#sets[this.#representative[b] as number];
+    const x = this.#sets.at(this.#representative[a] as number);
+    const y = this.#sets.at(this.#representative[b] as number);
     return x !== undefined && y !== undefined && x.intersects(y);
   }
 
@@ -108,7 +111,7 @@ export class AndersenResult {
         const r = this.#representative[v] as number;
         let count = perRepresentative.get(r);
         if (count === undefined) {
-          count = this.#sets[r]?.count() ?? 0;
+          count = this.#sets.at(r)?.count() ?? 0;
           perRepresentative.set(r, count);
         }
         total += count;

@@ -31,7 +31,9 @@ export {
   STATUS_INCOMPLETE,
 } from './layout';
 export {
+  type AdoptedVectorTable,
   adoptVectors,
+  adoptVectorTable,
   type PackedVectors,
   packVectors,
   SparseBitVectorLayoutError,

@@ -199,3 +199,52 @@ export function adoptVectors(
   }
   return { pool, vectors };
 }
+
+/** Vectors by index over one adopted pool, each made on first use; see {@link adoptVectorTable}. */
+export interface AdoptedVectorTable {
+  readonly pool: SparseBitVectorPool;
+  /** Number of vectors (the number of heads given). */
+  readonly length: number;
+  /** The `index`-th vector (the same object on every call), or `undefined` past the end. */
+  at(index: number): SparseBitVector | undefined;
+}
+
+/**
+ * Like {@link adoptVectors} (the same checks first, then `words` becomes the pool's storage), but
+ * each vector object is made when first asked for: reading back a million sets of which a
+ * caller looks at a few then costs no million objects to allocate and collect.
+ *
+ * @example
+ * ```ts
+ * const table = adoptVectorTable(packed.words, packed.heads);
+ * table.at(0)?.toArray(); // the members packed for heads[0]
+ * ```
+ */
+export function adoptVectorTable(
+  words: Uint32Array,
+  heads: ArrayLike<number>,
+  firstVector = 0,
+): AdoptedVectorTable {
+  const { lengths } = checkLists(words, heads, firstVector);
+  const pool = new SparseBitVectorPool(
+    words.length >= ELEMENT_WORDS
+      ? { adopt: words.subarray(0, words.length - (words.length % ELEMENT_WORDS)) }
+      : { simd: false },
+  );
+  const length = heads.length;
+  const made: (SparseBitVector | undefined)[] = new Array(length);
+  return {
+    pool,
+    length,
+    at(index: number): SparseBitVector | undefined {
+      if (!Number.isInteger(index) || index < 0 || index >= length) return undefined;
+      let vector = made[index];
+      if (vector === undefined) {
+        vector = pool.create();
+        if ((lengths[index] as number) > 0) vector.adoptList(heads[index] as number);
+        made[index] = vector;
+      }
+      return vector;
+    },
+  };
+}
