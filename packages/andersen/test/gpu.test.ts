@@ -172,9 +172,17 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             compactReadback,
           });
           await expectSameAsCpu(program, result, hcd);
-          // Compacted, exactly the representatives' set elements cross the bus (and the union–find).
+          // Compacted, exactly the representatives' set elements cross the bus (and the union–find):
+          // one 128-byte element per 960-member range a representative's set touches.
           const n = result.nodeCount;
-          const live = result.statistics.pointsToElements * 128 + 8 * n;
+          let elements = 0;
+          for (let v = 0; v < n; v++) {
+            if (result.representative(v) === v) {
+              elements += new Set([...result.pointsTo(v)].map((m) => Math.floor(m / 960))).size;
+            }
+          }
+          expect(result.statistics.pointsToElements).toBe(elements);
+          const live = elements * 128 + 8 * n;
           if (compactReadback) expect(solver.report?.readbackBytes).toBe(live);
           else expect(solver.report?.readbackBytes).toBeGreaterThanOrEqual(live);
         },
@@ -506,6 +514,22 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       expect(report.exact).toBe(true);
       expect(report.checked).toBe(input.program.nodeCount - 1);
       await expectSameAsCpu(input.program, result, input.hcd);
+      // The same, read back into memory that worker threads touched first (forced: ex is small).
+      const touched = await createGpuSolver(input.program, {
+        gpu: gpu.ctx,
+        hcd: input.hcd,
+        touchedReadbackBytes: 0,
+      });
+      try {
+        const again = await touched.solve();
+        expect(touched.report?.touchedReadback).toBe(true);
+        expect(verifySolution(again, input.solution, { ignore: HARDEKOPF_REFERENCE_CONVENTIONS }).exact).toBe(
+          true,
+        );
+        await expectSameAsCpu(input.program, again, input.hcd);
+      } finally {
+        touched.destroy();
+      }
     },
     60_000,
   );

@@ -6,6 +6,7 @@ export {
   type GpuArrayOptions,
   type HostArray,
 } from './buffers/array';
+export { createPageToucher, PageToucher } from './buffers/prefault';
 export { type StagedRead, StagingPool } from './buffers/staging';
 export { type AcquireGpuOptions, acquireGpu, wrapDevice } from './context/acquire';
 export {

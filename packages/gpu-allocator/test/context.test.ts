@@ -4,6 +4,7 @@ import {
   acquireGpu,
   BufferUsage,
   createGpuArray,
+  createPageToucher,
   defineBindings,
   GpuDeviceLostError,
   GpuLimitError,
@@ -191,6 +192,35 @@ describeGpu('typed arrays and readback', (gpu) => {
     const encoder = ctx.device.createCommandEncoder();
     expect(() => ctx.staging.recordRead(encoder, source, 4, data.byteLength)).toThrow(RangeError);
     source.destroy();
+  });
+
+  it('reads into memory whose pages worker threads touched first', async () => {
+    const ctx = gpu.ctx;
+    const toucher = await createPageToucher(3);
+    expect(toucher).toBeDefined();
+    if (!toucher) return;
+    try {
+      expect(toucher.threads).toBe(3);
+      // An odd size: three unequal shares, the last one partial.
+      const bytes = 5 * 2 ** 20 + 4 * 1234;
+      const into = await toucher.allocate(bytes);
+      expect(into.byteLength).toBe(bytes);
+      expect(into.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(into.every((b) => b === 0)).toBe(true);
+      const data = Uint32Array.from({ length: bytes / 4 }, (_, i) => Math.imul(i, 2_654_435_761) >>> 0);
+      const source = await ctx.createBuffer({
+        label: 'touched',
+        size: bytes + 16,
+        usage: BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+      });
+      await ctx.writeBuffer(source, 16, data);
+      await ctx.staging.readInto(source, 16, bytes, into);
+      expect(new Uint32Array(into.buffer, 0, bytes / 4)).toEqual(data);
+      await expect(ctx.staging.readInto(source, 0, 64, new Uint8Array(32))).rejects.toThrow(RangeError);
+      source.destroy();
+    } finally {
+      toucher.destroy();
+    }
   });
 
   it('rejects reads and writes past the end', async () => {

@@ -2,6 +2,7 @@ import {
   acquireGpu,
   BufferUsage,
   createElementPool,
+  createPageToucher,
   dispatchGrid,
   type ElementPool,
   encodeDispatch,
@@ -10,6 +11,7 @@ import {
   gridWgsl,
   type Kernel,
   linkWgsl,
+  type PageToucher,
   POOL_HEADER_WORDS,
   type StagedRead,
 } from '@gpumorph/gpu-allocator';
@@ -125,6 +127,11 @@ export interface GpuSolverOptions {
    */
   readonly compactReadback?: boolean | undefined;
   /**
+   * Final readbacks of at least this many bytes go into memory whose pages worker threads touched
+   * while the GPU copied (Node; default 16 MiB). @internal Tests force 0 to cover that path.
+   */
+  readonly touchedReadbackBytes?: number | undefined;
+  /**
    * Levels of the tree that folds a class's new children pairwise, fixed (default: adapted to the
    * largest class seen, 6 to 16). @internal Tests force few levels so merge_data folds several roots.
    */
@@ -167,6 +174,8 @@ export interface GpuSolveReport {
   readonly transferReadMs: number;
   /** Bytes read back at the end. */
   readonly readbackBytes: number;
+  /** Whether they went into memory that worker threads had touched (see `touchedReadbackBytes`). */
+  readonly touchedReadback: boolean;
   /** Adapter the solve ran on. */
   readonly adapter: string;
   /**
@@ -194,6 +203,9 @@ export interface GpuSolveReport {
    */
   readonly host: Readonly<HostTimes>;
 }
+
+/** Final readbacks from this size on go into memory that worker threads touched first. */
+const TOUCHED_READ_BYTES = 16 * 2 ** 20;
 
 /** Byte offset of `sort_count` in the kernels' uniform parameters. */
 const PARAMS_SORT_COUNT_BYTE = 9 * 4;
@@ -304,6 +316,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   #destroyed = false;
   #buffers: GPUBuffer[] = [];
   #pools: ElementPool[] = [];
+  /** Page-touching workers for the final readback, started once the sets grow large. */
+  #toucher: Promise<PageToucher | undefined> | undefined;
   /** What the last solve measured (undefined before `solve()` ends). */
   report: GpuSolveReport | undefined;
 
@@ -332,7 +346,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     for (const pool of this.#pools) pool.destroy();
     this.#buffers = [];
     this.#pools = [];
+    this.#endToucher();
     if (this.#ownsContext) this.ctx.destroy();
+  }
+
+  #endToucher(): void {
+    void this.#toucher?.then((toucher) => toucher?.destroy());
+    this.#toucher = undefined;
   }
 
   #checkAbort(): void {
@@ -752,6 +772,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
     };
 
+    const touchFrom = this.#options.touchedReadbackBytes ?? TOUCHED_READ_BYTES;
     const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0 };
     const pullSplit = { extraChunks: 0, maxChunks: 1, refused: 0, skippedEqualDeltas: 0 };
     const rulesEntries: SolverEntryPoint[] = [
@@ -907,6 +928,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         await timedGrow(() => points.grow(pointsNext + 8 * lastPoints));
       const edgesNext = status[STATUS.edgesNext] as number;
       const lastEdges = edgesNext - (status[STATUS.markEdges] as number);
+      // Sets that will take long to read back: start the page-touching workers now, so they are
+      // ready by the end (the live sets are at most what the pool holds).
+      if (this.#toucher === undefined && pointsNext * points.elementBytes >= touchFrom) {
+        this.#toucher = createPageToucher();
+      }
       if (edges.capacity - edgesNext < 3 * lastEdges)
         await timedGrow(() => edges.grow(edgesNext + 8 * lastEdges));
     }
@@ -955,6 +981,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const liveBytes = live * ELEMENT_WORDS * 4;
     let words: Uint32Array;
     let readbackBytes: number;
+    let touchedReadback = false;
     const compacted =
       this.#options.compactReadback !== false &&
       liveBytes <= Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize);
@@ -963,20 +990,29 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         pairs = await this.#createPairs(pairCapacity, pairs, live * ELEMENT_WORDS);
       }
       await ctx.writeBuffer(pairs.keys, 0, counts);
-      // Up to one staging chunk rides along with the copy; larger sets are read in chunks after it.
-      const inline = liveBytes <= READ_WITH_SUBMISSION_BYTES;
+      // Large sets go into memory whose pages worker threads touch while the GPU copies (a copy
+      // into fresh memory pays a page fault per 4 KiB); small ones ride along with the copy.
+      const toucher = liveBytes >= touchFrom ? await this.#toucher : undefined;
+      const destination = toucher?.allocate(liveBytes);
+      const inline = destination === undefined && liveBytes <= READ_WITH_SUBMISSION_BYTES;
       const copied = await run(
         'andersen live sets (copy)',
         ['live_copy'],
         0,
         inline && live > 0 ? [{ buffer: pairs.values, byteOffset: 0, byteLength: liveBytes }] : [],
       );
-      words =
-        live === 0
-          ? new Uint32Array(0)
-          : new Uint32Array(
-              inline ? (copied.reads[0] as ArrayBuffer) : await ctx.readBuffer(pairs.values, 0, liveBytes),
-            );
+      if (live === 0) {
+        words = new Uint32Array(0);
+      } else if (destination) {
+        touchedReadback = true;
+        const into = await destination;
+        await ctx.staging.readInto(pairs.values, 0, liveBytes, into);
+        words = new Uint32Array(into.buffer, into.byteOffset, liveBytes / 4);
+      } else {
+        words = new Uint32Array(
+          inline ? (copied.reads[0] as ArrayBuffer) : await ctx.readBuffer(pairs.values, 0, liveBytes),
+        );
+      }
       readbackBytes = liveBytes + 8 * n;
     } else {
       const [poolHeads, poolWords] = await Promise.all([
@@ -995,6 +1031,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const sets = adoptVectorTable(words, heads);
     const parent = new Uint32Array(parentWords);
     const transferMs = performance.now() - transferStarted;
+    this.#endToucher();
 
     // The live counts are the representatives' elements; the whole-pool path walks the lists.
     let pointsToElements = live;
@@ -1025,6 +1062,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       transferMs,
       transferReadMs,
       readbackBytes,
+      touchedReadback,
       adapter: String(ctx),
       pullSplit,
       phaseMs: profile ? phaseMs : undefined,

@@ -119,6 +119,27 @@ export class StagingPool {
     };
   }
 
+  /**
+   * Copies `byteLength` bytes of `source` from `byteOffset` into `into` (from its start), chunk by
+   * chunk like {@link read}: for memory the caller prepared, e.g. by a {@link PageToucher}.
+   *
+   * @example
+   * ```ts
+   * const into = new Uint8Array(1024);
+   * await ctx.staging.readInto(buffer, 0, 1024, into);
+   * ```
+   */
+  async readInto(source: GPUBuffer, byteOffset: number, byteLength: number, into: Uint8Array): Promise<void> {
+    checkRange(source, byteOffset, byteLength);
+    if (into.byteLength < byteLength) {
+      throw new RangeError(`readInto of ${source.label}: ${byteLength} bytes do not fit ${into.byteLength}`);
+    }
+    for (let done = 0; done < byteLength; done += CHUNK_BYTES) {
+      const size = Math.min(CHUNK_BYTES, byteLength - done);
+      await this.#readChunk(source, byteOffset + done, size, into.subarray(done, done + size));
+    }
+  }
+
   async #readChunk(source: GPUBuffer, offset: number, size: number, into: Uint8Array): Promise<void> {
     if (size === 0) return;
     const staging = await this.#take(size);
