@@ -27,3 +27,20 @@ describeGpu('process lifetime', () => {
     expect(run.stdout).toContain('valid 64');
   });
 });
+
+it('stays alive while page-touching workers work, and exits after their destroy()', async () => {
+  // Awaiting only the workers (nothing else keeps the event loop busy): Node must not exit early.
+  const script = `
+    import { createPageToucher } from '@gpumorph/gpu-allocator';
+    const toucher = await createPageToucher(2);
+    const memory = await toucher.allocate(96 * 2 ** 20);
+    console.log('touched', memory.byteLength);
+    toucher.destroy();
+  `;
+  const run = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=@gpumorph/source', '--input-type=module', '-e', script],
+    { cwd: root, encoding: 'utf8', timeout: 60_000 },
+  );
+  expect(run.stdout).toContain(`touched ${96 * 2 ** 20}`);
+});

@@ -21,6 +21,7 @@ interface TouchWorker {
   postMessage(message: unknown): void;
   on(event: 'message', listener: (id: number) => void): void;
   on(event: 'error', listener: (error: unknown) => void): void;
+  ref(): void;
   unref(): void;
   terminate(): Promise<number>;
 }
@@ -55,7 +56,7 @@ export class PageToucher {
         for (const done of this.#waiting.values()) done();
         this.#waiting.clear();
       });
-      // The workers never keep the process alive.
+      // Idle workers never keep the process alive; one with a request does (see allocate).
       worker.unref();
     }
   }
@@ -79,7 +80,12 @@ export class PageToucher {
         if (from >= to || this.#failure !== undefined) return undefined;
         const id = this.#nextId++;
         return new Promise<void>((resolve) => {
-          this.#waiting.set(id, resolve);
+          // Referenced while it works: a caller awaiting only this must not see Node exit.
+          worker.ref();
+          this.#waiting.set(id, () => {
+            worker.unref();
+            resolve();
+          });
           worker.postMessage({ id, buffer: memory.buffer, from, to });
         });
       }),
