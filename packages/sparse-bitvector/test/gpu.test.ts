@@ -217,6 +217,21 @@ describe('bulk transfer layout (CPU side)', () => {
     expect(() => adoptVectorTable(cycle, heads)).toThrow(SparseBitVectorLayoutError);
     expect(() => adoptVectorTable(empty, heads)).toThrow(/empty/);
     expect(adoptVectorTable(new Uint32Array(0), Uint32Array.of(NO_ELEMENT)).at(0)?.isEmpty()).toBe(true);
+    // Lengths checked elsewhere: only that the lists lie in the words read is checked.
+    const two = packVectors([pool.fromArray([1, 2000, 5000]), pool.fromArray([7])], 0);
+    const lengths = Uint32Array.of(3, 1);
+    const trusted = adoptVectorTable(two.words.slice(), two.heads, { checkedLengths: lengths });
+    expect([...(trusted.at(0) as SparseBitVector)]).toEqual([1, 2000, 5000]);
+    expect([...(trusted.at(1) as SparseBitVector)]).toEqual([7]);
+    expect(() => adoptVectorTable(two.words, two.heads, { checkedLengths: Uint32Array.of(3, 2) })).toThrow(
+      /do not lie/,
+    );
+    expect(() => adoptVectorTable(two.words, two.heads, { checkedLengths: Uint32Array.of(0, 1) })).toThrow(
+      SparseBitVectorLayoutError,
+    );
+    expect(() => adoptVectorTable(two.words, two.heads, { checkedLengths: Uint32Array.of(3) })).toThrow(
+      RangeError,
+    );
     expect(adoptVectors(new Uint32Array(0), Uint32Array.of(NO_ELEMENT)).vectors[0]?.isEmpty()).toBe(true);
   });
 });

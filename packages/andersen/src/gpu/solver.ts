@@ -967,11 +967,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       return Math.min(words[0] as number, words[1] as number);
     };
     const used = poolUse(pointsHeader);
-    const counts = new Uint32Array(countWords);
+    const lengths = new Uint32Array(countWords);
+    const counts = new Uint32Array(n);
     const heads = new Uint32Array(n).fill(NONE);
     let live = 0;
     for (let v = 0; v < n; v++) {
-      const count = counts[v] as number;
+      const count = lengths[v] as number;
       if (count > 0) {
         heads[v] = live;
         counts[v] = live;
@@ -1001,6 +1002,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         0,
         inline && live > 0 ? [{ buffer: pairs.values, byteOffset: 0, byteLength: liveBytes }] : [],
       );
+      // live_copy checked every list it laid out (a corrupt one is fatal here).
+      checkFatal(copied.status);
       if (live === 0) {
         words = new Uint32Array(0);
       } else if (destination) {
@@ -1028,7 +1031,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const transferReadMs = performance.now() - transferStarted;
     // The sets stay in the array read back (no copy, no first touch of fresh memory).
     // Set objects are made when a node is asked for, not a million at once.
-    const sets = adoptVectorTable(words, heads);
+    const sets = adoptVectorTable(words, heads, compacted ? { checkedLengths: lengths } : {});
     const parent = new Uint32Array(parentWords);
     const transferMs = performance.now() - transferStarted;
     this.#endToucher();

@@ -124,6 +124,30 @@ function checkLists(
   return { lengths, total };
 }
 
+/** The lengths the caller vouches for, after checking that each list's elements lie in `words`. */
+function checkedRanges(
+  words: Uint32Array,
+  heads: ArrayLike<number>,
+  lengths: ArrayLike<number>,
+  firstVector: number,
+): ArrayLike<number> {
+  if (lengths.length !== heads.length) {
+    throw new RangeError(`${lengths.length} lengths for ${heads.length} heads`);
+  }
+  const elements = Math.floor(words.length / ELEMENT_WORDS);
+  for (let i = 0; i < heads.length; i++) {
+    const length = lengths[i] as number;
+    const head = heads[i] as number;
+    if ((length === 0) !== (head === NO_ELEMENT) || (length > 0 && head + length > elements)) {
+      throw new SparseBitVectorLayoutError(
+        `vector ${firstVector + i}: ${length} elements from ${head} do not lie in the ${elements} read`,
+        firstVector + i,
+      );
+    }
+  }
+  return lengths;
+}
+
 /**
  * Rebuilds CPU vectors in `pool` from GPU words (`words` = elements `[0, n)` of a GPU pool) and
  * heads, copying each element's bit and base words as they are (no member is decoded) into one
@@ -214,6 +238,11 @@ export interface AdoptedVectorTable {
  * each vector object is made when first asked for: reading back a million sets of which a
  * caller looks at a few then costs no million objects to allocate and collect.
  *
+ * `checkedLengths` skips the walk over every list: pass it only when whoever laid the lists out
+ * has checked them (canonical, and each laid out from its head over that many consecutive
+ * elements, linked in order), as the Andersen GPU engine's readback kernel does; then only that
+ * each list's elements lie in `words` is checked.
+ *
  * @example
  * ```ts
  * const table = adoptVectorTable(packed.words, packed.heads);
@@ -223,9 +252,12 @@ export interface AdoptedVectorTable {
 export function adoptVectorTable(
   words: Uint32Array,
   heads: ArrayLike<number>,
-  firstVector = 0,
+  options: { firstVector?: number; checkedLengths?: ArrayLike<number> } = {},
 ): AdoptedVectorTable {
-  const { lengths } = checkLists(words, heads, firstVector);
+  const firstVector = options.firstVector ?? 0;
+  const lengths = options.checkedLengths
+    ? checkedRanges(words, heads, options.checkedLengths, firstVector)
+    : checkLists(words, heads, firstVector).lengths;
   const pool = new SparseBitVectorPool(
     words.length >= ELEMENT_WORDS
       ? { adopt: words.subarray(0, words.length - (words.length % ELEMENT_WORDS)) }

@@ -1,4 +1,4 @@
-import type { TeamKind } from '@gpumorph/sparse-bitvector';
+import { MAX_BASE, type TeamKind } from '@gpumorph/sparse-bitvector';
 import {
   CONTROL_ARRAY_COUNT,
   CONTROL_ARRAYS,
@@ -1280,16 +1280,36 @@ ${teamKernel(
   'live_copy',
   /* wgsl */ `
   // Copies each representative's P list to pair_values from element pair_keys[v] on (the offsets
-  // the host wrote), contiguous and relinked there, so that only the live sets are read back.
+  // the host wrote), contiguous and relinked there, so that only the live sets are read back. On
+  // the way it checks that each list is canonical (bases strictly increasing, no empty element,
+  // no member past 2^32 - 1), which the host then need not walk the lists again to check.
   for (var v = first_team; v < params.n; v += team_stride) {
     if (pts_team_u(select(0u, 1u, find(v) == v)) == 0u) { continue; }
     var k = pts_team_u(pair_keys[v]);
     var e = pts_team_u(pts_heads[${slot('points', 'v')}]);
+    var later = false;
+    var previous_base = 0u;
     loop {
       if (e == NONE) { break; }
       let next = pts_team_u(pts_load(e, 31u));
-      for (var w = pts_lane; w < 31u; w += pts_lanes) { pair_values[k * 32u + w] = pts_load(e, w); }
-      if (pts_lane == 0u) { pair_values[k * 32u + 31u] = select(k + 1u, NONE, next == NONE); }
+      var bits = 0u;
+      var high_bits = 0u;
+      for (var w = pts_lane; w < 31u; w += pts_lanes) {
+        let word = pts_load(e, w);
+        pair_values[k * 32u + w] = word;
+        if (w < 30u) { bits |= word; }
+        if (w >= 8u && w < 30u) { high_bits |= word; }
+      }
+      let base = pts_team_u(pts_load(e, 30u));
+      let empty = pts_team_or(bits) == 0u;
+      let high = pts_team_or(high_bits);
+      let past = base > ${MAX_BASE}u || (base == ${MAX_BASE}u && high != 0u);
+      if (pts_lane == 0u) {
+        pair_values[k * 32u + 31u] = select(k + 1u, NONE, next == NONE);
+        if (empty || past || (later && base <= previous_base)) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }
+      }
+      later = true;
+      previous_base = base;
       k++;
       e = next;
     }
