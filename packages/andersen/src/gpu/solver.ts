@@ -615,9 +615,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
     };
     /**
-     * Encodes `entries` (after sorting the worklist's `sortCount` pairs, when given) as one
-     * submission that also copies out the status words and the `reads` (each at most 64 MiB);
-     * returns them once the submission has run, with one wait on the device.
+     * Encodes `entries` (after sorting the worklist's `pairCount` pairs, when given) as one
+     * submission that also copies out the status words and the `reads` (small ones: each takes a
+     * staging buffer of its own); returns them once the submission has run, with one wait on the
+     * device.
      */
     const run = async (
       label: string,
@@ -995,6 +996,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // into fresh memory pays a page fault per 4 KiB); small ones ride along with the copy.
       const toucher = liveBytes >= touchFrom ? await this.#toucher : undefined;
       const destination = toucher?.allocate(liveBytes);
+      // Awaited below; a failure meanwhile (memory) must not count as an unhandled rejection.
+      destination?.catch(() => undefined);
       const inline = destination === undefined && liveBytes <= READ_WITH_SUBMISSION_BYTES;
       const copied = await run(
         'andersen live sets (copy)',
@@ -1029,8 +1032,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       readbackBytes = words.byteLength + 8 * n;
     }
     const transferReadMs = performance.now() - transferStarted;
-    // The sets stay in the array read back (no copy, no first touch of fresh memory).
-    // Set objects are made when a node is asked for, not a million at once.
+    // The sets stay in the array read back (no copy), and a node's set object is made when the
+    // node is asked for, not a million of them at once.
     const sets = adoptVectorTable(words, heads, compacted ? { checkedLengths: lengths } : {});
     const parent = new Uint32Array(parentWords);
     const transferMs = performance.now() - transferStarted;

@@ -63,11 +63,12 @@ export class StagingPool {
   }
 
   /**
-   * Records a copy of `byteLength` bytes of `source` from `byteOffset` into one staging buffer
-   * (of the next power-of-two size: keep such reads small, {@link read} chunks large ones) on `encoder`, so that a read rides along with a submission instead of needing a
-   * submission and a wait of its own. Call it inside {@link GpuContext.guard} (it may create a
-   * staging buffer, whose errors that scope catches), submit the encoder's command buffer, then
-   * await {@link StagedRead.read}.
+   * Records a copy of `byteLength` bytes of `source` from `byteOffset` into one staging buffer on
+   * `encoder` (of the next power-of-two size: keep such reads small; {@link read} chunks large
+   * ones), so that a read rides along with a submission instead of needing a submission and a
+   * wait of its own. Call it inside {@link GpuContext.guard} (it may create a staging buffer, whose
+   * errors that scope catches), submit the encoder's command buffer, then await
+   * {@link StagedRead.read}, which also gives the staging buffer back to the pool.
    *
    * @example
    * ```ts
