@@ -209,19 +209,9 @@ export function adoptVectors(
   heads: ArrayLike<number>,
   firstVector = 0,
 ): { pool: SparseBitVectorPool; vectors: SparseBitVector[] } {
-  const { lengths } = checkLists(words, heads, firstVector);
-  const pool = new SparseBitVectorPool(
-    words.length >= ELEMENT_WORDS
-      ? { adopt: words.subarray(0, words.length - (words.length % ELEMENT_WORDS)) }
-      : { simd: false },
-  );
-  const vectors: SparseBitVector[] = [];
-  for (let i = 0; i < heads.length; i++) {
-    const vector = pool.create();
-    if ((lengths[i] as number) > 0) vector.adoptList(heads[i] as number);
-    vectors.push(vector);
-  }
-  return { pool, vectors };
+  const table = adoptVectorTable(words, heads, { firstVector });
+  const vectors = Array.from({ length: table.length }, (_, i) => table.at(i) as SparseBitVector);
+  return { pool: table.pool, vectors };
 }
 
 /** Vectors by index over one adopted pool, each made on first use; see {@link adoptVectorTable}. */
