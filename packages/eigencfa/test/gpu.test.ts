@@ -4,6 +4,7 @@ import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import {
+  type CfaMatrices,
   compileScheme,
   createCfaSolver,
   firstDifference,
@@ -82,6 +83,45 @@ describeGpu('WebGPU engine', (gpu) => {
     });
     expect(grown.statistics.grows).toBeGreaterThan(0);
     expect(firstDifference(grown.store, solveCpuSparse(interp).store)).toBeUndefined();
+  });
+
+  it('lambda ids past store word 1024 (rows whose nonzero-word summary needs two top words), both modes', async () => {
+    // n = 32 with every lambda l renumbered stride·l + 1100, so its ids pass word 1024 of a store of
+    // about 35,000 lambdas, most of them unused.
+    const base = compileScheme(vanHornMairson(32)).matrices;
+    const stride = Math.ceil(34_000 / base.lams);
+    const lams = stride * (base.lams - 1) + 1100 + 1;
+    const renumber = (row: number) => {
+      const kind = Math.floor(row / base.lams);
+      return kind * lams + stride * (row % base.lams) + 1100;
+    };
+    // Four calls on unused lambdas A, B, C, D, G, H (H past word 1024) where only the top summary
+    // finds H. c0 = (A H B) puts H in a_A and B in b_A at once; c6 = (G D C) puts C in b_G, a row
+    // with a member list, so c2 = (b_G D b_A) passes B on to b_C one round later, after a_A's item
+    // has gone by; c1 = (b_C a_A D) then pairs with B, and H reaches a_B only through the join of
+    // all of a_A.
+    const [A, B, C, D, G] = [1, 2, 3, 4, 5];
+    const H = lams - 2;
+    const a = (l: number) => lams + l;
+    const b = (l: number) => 2 * lams + l;
+    const extra = { fun: [A, G, b(G), b(C)], arg1: [H, D, D, a(A)], arg2: [B, C, b(A), D] };
+    const m: CfaMatrices = {
+      ...base,
+      lams,
+      vars: 2 * lams,
+      rows: 3 * lams,
+      calls: base.calls + extra.fun.length,
+      fun: Uint32Array.from([...base.fun.map(renumber), ...extra.fun]),
+      arg1: Uint32Array.from([...base.arg1.map(renumber), ...extra.arg1]),
+      arg2: Uint32Array.from([...base.arg2.map(renumber), ...extra.arg2]),
+    };
+    expect(Math.floor(H / 32)).toBeGreaterThan(1024);
+    const cpu = solveCpuSparse(m).store;
+    expect(Array.from(cpu.row(a(B)))).toEqual([H]);
+    for (const mode of ['workgroup', 'grid'] as const) {
+      const { store } = await solveWebGpu(gpu.ctx, m, { mode, gridWorkgroups: 3 });
+      expect(firstDifference(store, cpu)).toBeUndefined();
+    }
   });
 
   it.each(small)('grid mode, n = %s: several workgroups per round give the CPU fixpoint', async (n) => {

@@ -148,7 +148,9 @@ async function run(options: BenchOptions): Promise<BenchReport> {
     }
     const terms = termCount(m);
     const paper = table[terms];
-    const big = m.lams > 40_000;
+    // Up to n = 2048 (64 k lambdas) every engine runs several times: the H100 machine's times move
+    // by up to 2x between runs, and a ratio of two single runs says little.
+    const big = m.lams > 70_000;
     const size = `n=${n}, ${terms.toLocaleString('en-US')} terms (${source})`;
     let cpuStore: CfaStore | undefined;
     let cpuMs: number | undefined;
@@ -171,6 +173,8 @@ async function run(options: BenchOptions): Promise<BenchReport> {
         terms,
         'store entries': (cpuStore as CfaStore).size,
         'worklist steps': steps,
+        'min ms': Math.min(...times),
+        'max ms': Math.max(...times),
       };
       if (compileMs) metrics['front end ms'] = compileMs;
       if (expected) metrics['= expected'] = firstDifference(cpuStore as CfaStore, expected) ? 0 : 1;
@@ -181,7 +185,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
       rows.push({ case: `vhm ${n}`, size, engine: 'cpu', medianMs: cpuMs, runs, method: 'cpu', metrics });
     }
     if (gpu) {
-      const runs = big ? 2 : 3;
+      const runs = big ? 2 : 5;
       const methods: ('delta' | 'rounds')[] =
         process.env.GPUMORPH_EIGENCFA_ROUNDS === '1' ? ['delta', 'rounds'] : ['delta'];
       for (const method of methods) {
@@ -198,6 +202,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
               metrics = {
                 rounds: s.rounds,
                 batches: s.batches,
+                'grid workgroups': s.gridWorkgroups,
                 'peak items': s.peakItems,
                 'setup ms': s.setupMs,
                 'readback ms': s.readbackMs,
@@ -236,7 +241,13 @@ async function run(options: BenchOptions): Promise<BenchReport> {
         options.log(
           `eigencfa: n = ${n} webgpu (${method}) ${gpuMs.toFixed(1)} ms, ${metrics.rounds} rounds, agree ${agree}`,
         );
-        metrics = { terms, 'store entries': result.size, ...metrics };
+        metrics = {
+          terms,
+          'store entries': result.size,
+          'min ms': Math.min(...times),
+          'max ms': Math.max(...times),
+          ...metrics,
+        };
         if (!Number.isNaN(agree)) metrics.agree = agree;
         if (cpuMs !== undefined) metrics['cpu / webgpu'] = cpuMs / gpuMs;
         if (paper) {

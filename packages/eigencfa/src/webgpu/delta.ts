@@ -149,8 +149,9 @@ function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
 
 /**
  * Programs with fewer calls run every round in one workgroup by default. On the H100 grid mode was
- * faster at n = 4096 and 8192 (127 k and 254 k calls) in every run; between n = 1536 and 2048 it was
- * faster in some runs and much slower in another (207 ms against 85 ms at n = 1792), at 1024 slower.
+ * faster at n = 4096 and 8192 (127 k and 254 k calls) in every run. Between n = 1536 and 2048 the
+ * faster mode changed from one process to the next: in one, grid mode ran 51–64 ms against 69–203 ms
+ * for one workgroup; in a later one, 71–127 ms against 57–91 ms. At 1024 it was no faster.
  */
 const GRID_MIN_CALLS = 100_000;
 
@@ -289,7 +290,9 @@ export async function solveWebGpu(
     const params = await buffer('eigencfa delta params', 64, BufferUsage.UNIFORM, deltaParams(g));
     const state = await buffer('eigencfa delta state', DELTA_STATE_WORDS * 4, S);
     const graphBuffer = await buffer('eigencfa delta index', graph.length * 4, S, graph);
-    const marks = await buffer('eigencfa delta marks', 2 * V * g.summaryWords * 4, S);
+    // Summary (a bit per nonzero store word), dirty marks, and the top summary (a bit per nonzero summary word).
+    const marksWords = 2 * V * g.summaryWords + V * Math.ceil(g.summaryWords / 32);
+    const marks = await buffer('eigencfa delta marks', marksWords * 4, S);
     const memIndex = await buffer('eigencfa delta member index', g.funRows * (1 + g.segments) * 4, S);
     let pool = await buffer('eigencfa delta member pool', poolCapacity * 4, S);
     let items = await buffer('eigencfa delta items', 2 * itemCapacity * ITEM_WORDS * 4, S);

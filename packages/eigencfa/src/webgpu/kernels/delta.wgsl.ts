@@ -234,6 +234,8 @@ var<private> WORDS: u32;
 var<private> P_ROWS_PER_CHUNK: u32;
 var<private> SW: u32;
 var<private> DIRTY: u32;
+var<private> SW2: u32;
+var<private> TOP: u32;
 var<private> FUNROWS: u32;
 var<private> SEGS: u32;
 var<private> G_FUN: u32;
@@ -250,6 +252,8 @@ fn loadParams() {
   P_ROWS_PER_CHUNK = params.rowsPerChunk;
   SW = params.summaryWords;
   DIRTY = params.rows * params.summaryWords;
+  SW2 = (params.summaryWords + 31u) / 32u;
+  TOP = 2u * DIRTY;
   FUNROWS = params.funRows;
   SEGS = params.segments;
   G_FUN = 0u;
@@ -284,6 +288,11 @@ var<workgroup> ctlFull: u32;
 var<workgroup> ctlProduced: u32;
 var<workgroup> ctlFunItems: u32;
 var<workgroup> ctlPoolStart: u32;
+// The persistent kernel keeps the pool's bump pointer in workgroup memory for the whole dispatch
+// (one fewer device-memory round trip per round on the critical path) and writes it back at the end.
+var<workgroup> wgPoolNext: atomic<u32>;
+var<workgroup> ctlPoolCap: u32;
+var<private> poolInWorkgroup: bool;
 var<workgroup> wgFunItems: atomic<u32>;
 var<private> outBase: u32;
 var<private> useStack: bool;
@@ -345,7 +354,11 @@ fn join(v: u32, w: u32, bits: u32) {
   let old = orWord(v, w, bits);
   let fresh = bits & ~old;
   if (fresh == 0u) { return; }
-  if (old == 0u) { atomicOr(&marks[v * SW + (w >> 5u)], 1u << (w & 31u)); }
+  if (old == 0u) {
+    // Both levels of the row's nonzero-word summary; neither result is waited for.
+    atomicOr(&marks[v * SW + (w >> 5u)], 1u << (w & 31u));
+    atomicOr(&marks[TOP + v * SW2 + (w >> 10u)], 1u << ((w >> 5u) & 31u));
+  }
   // Rows without a member list need no member phase: during propagation the invocation that made
   // the item follows it at once, depth first (chains of such rows then cost no round each).
   // With FOLLOW_FUNCTION_ROWS, items of rows with member lists are followed as well and also go to
@@ -365,14 +378,22 @@ fn joinRow(src: u32, dst: u32) {
     return;
   }
   let s = src - LAMS;
-  for (var sw = 0u; sw < SW; sw++) {
-    var nz = atomicLoad(&marks[s * SW + sw]);
+  // The top summary names the nonzero summary words, so a row of a few members costs a few
+  // dependent loads instead of one per summary word (on a round's critical path when a pair forms).
+  for (var tw = 0u; tw < SW2; tw++) {
+    var top = atomicLoad(&marks[TOP + s * SW2 + tw]);
     loop {
-      if (nz == 0u) { break; }
-      let b = firstTrailingBit(nz);
-      nz = nz & (nz - 1u);
-      let w = sw * 32u + b;
-      join(dst, w, loadWord(s, w));
+      if (top == 0u) { break; }
+      let sw = tw * 32u + firstTrailingBit(top);
+      top = top & (top - 1u);
+      var nz = atomicLoad(&marks[s * SW + sw]);
+      loop {
+        if (nz == 0u) { break; }
+        let b = firstTrailingBit(nz);
+        nz = nz & (nz - 1u);
+        let w = sw * 32u + b;
+        join(dst, w, loadWord(s, w));
+      }
     }
   }
 }
@@ -410,7 +431,12 @@ fn reserveMembers(at: u32, poolCap: u32) -> bool {
   if (segmentStart(s) != start) { s++; }
   loop {
     if (s >= SEGS || segmentStart(s) >= start + k) { break; }
-    let base = atomicAdd(&state[${S('poolNext')}], BASE << s);
+    var base: u32;
+    if (poolInWorkgroup) {
+      base = atomicAdd(&wgPoolNext, BASE << s);
+    } else {
+      base = atomicAdd(&state[${S('poolNext')}], BASE << s);
+    }
     if (base > poolCap || (BASE << s) > poolCap - base) { fits = false; }
     atomicStore(&memIndex[FUNROWS + f * SEGS + s], base);
     s++;
@@ -626,12 +652,16 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     atomicStore(&wgOverflow, 0u);
     atomicStore(&wgNext, ctlCount);
     atomicStore(&wgFunItems, atomicLoad(&state[${S('funItems')}]));
+    atomicStore(&wgPoolNext, atomicLoad(&state[${S('poolNext')}]));
+    ctlPoolCap = atomicLoad(&state[${S('poolCapacity')}]);
   }
+  poolInWorkgroup = true;
   var parity = workgroupUniformLoad(&ctlParity);
   var count = workgroupUniformLoad(&ctlCount);
   let maxRounds = workgroupUniformLoad(&ctlMaxRounds);
   let phase = workgroupUniformLoad(&ctlPhase);
   let capacity = workgroupUniformLoad(&ctlCapacity);
+  let poolCap = workgroupUniformLoad(&ctlPoolCap);
   cap = capacity;
   var stop = false;
 
@@ -681,9 +711,8 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     if (funItems != 0u) {
       // A: reserve member indices for the new λs of function rows and carve the segments that start
       // inside each reservation (undone below if the pool is too small).
-      if (lid == 0u) { ctlPoolStart = atomicLoad(&state[${S('poolNext')}]); }
+      if (lid == 0u) { ctlPoolStart = atomicLoad(&wgPoolNext); }
       let poolStart = workgroupUniformLoad(&ctlPoolStart);
-      let poolCap = atomicLoad(&state[${S('poolCapacity')}]);
       for (var i = lid; i < count; i += T) {
         if (!reserveMembers(inBase + ${ITEM_WORDS}u * i, poolCap)) { atomicStore(&wgFull, 1u); }
       }
@@ -694,8 +723,8 @@ fn main(@builtin(local_invocation_index) lid: u32) {
         let full = atomicLoad(&wgFull);
         if (full != 0u) {
           atomicStore(&state[${S('poolOverflow')}], 1u);
-          atomicStore(&state[${S('poolDemand')}], atomicLoad(&state[${S('poolNext')}]) - poolStart);
-          atomicStore(&state[${S('poolNext')}], poolStart);
+          atomicStore(&state[${S('poolDemand')}], atomicLoad(&wgPoolNext) - poolStart);
+          atomicStore(&wgPoolNext, poolStart);
           atomicStore(&wgFull, 0u);
         }
         ctlFull = full;
@@ -742,6 +771,7 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     atomicAdd(&state[${S('rounds')}], r);
     atomicStore(&state[${S('started')}], 1u);
     atomicStore(&state[${S('recover')}], 0u);
+    atomicStore(&state[${S('poolNext')}], atomicLoad(&wgPoolNext));
     if (atomicLoad(&wgOverflow) != 0u) { atomicStore(&state[${S('itemOverflow')}], 1u); }
   }
 }
