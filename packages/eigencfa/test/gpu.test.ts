@@ -69,20 +69,44 @@ describeGpu('WebGPU engine', (gpu) => {
     expect(firstDifference(store, solveCpuSparse(m).store)).toBeUndefined();
   });
 
-  it('following function rows at once gives the same fixpoint in fewer rounds, and with pools growing from one', async () => {
+  it('following function rows at once (the default) gives the same fixpoint in fewer rounds; both ways with pools growing from one', async () => {
     const vhm = compileScheme(vanHornMairson(16)).matrices;
-    const plain = await solveWebGpu(gpu.ctx, vhm);
+    const cpu = solveCpuSparse(vhm).store;
+    const plain = await solveWebGpu(gpu.ctx, vhm, { followFunctionRows: false });
     const followed = await solveWebGpu(gpu.ctx, vhm, { followFunctionRows: true });
-    expect(firstDifference(followed.store, solveCpuSparse(vhm).store)).toBeUndefined();
+    expect(firstDifference(plain.store, cpu)).toBeUndefined();
+    expect(firstDifference(followed.store, cpu)).toBeUndefined();
     expect(followed.statistics.rounds).toBeLessThan(plain.statistics.rounds);
     const interp = compileScheme(readExample('interp.scm')).matrices;
-    const grown = await solveWebGpu(gpu.ctx, interp, {
-      followFunctionRows: true,
-      itemCapacity: 1,
-      poolCapacity: 1,
-    });
-    expect(grown.statistics.grows).toBeGreaterThan(0);
-    expect(firstDifference(grown.store, solveCpuSparse(interp).store)).toBeUndefined();
+    for (const followFunctionRows of [false, true]) {
+      const grown = await solveWebGpu(gpu.ctx, interp, {
+        followFunctionRows,
+        itemCapacity: 1,
+        poolCapacity: 1,
+      });
+      expect(grown.statistics.grows).toBeGreaterThan(0);
+      expect(firstDifference(grown.store, solveCpuSparse(interp).store)).toBeUndefined();
+    }
+  });
+
+  it('a follow budget hands the rest of a chain to later rounds and gives the same fixpoint, both modes', async () => {
+    const vhm = compileScheme(vanHornMairson(16)).matrices;
+    const cpu = solveCpuSparse(vhm).store;
+    for (const mode of ['workgroup', 'grid'] as const) {
+      const rounds: number[] = [];
+      for (const followBudget of [1, 3, 2 ** 32 - 1]) {
+        const { store, statistics } = await solveWebGpu(gpu.ctx, vhm, {
+          mode,
+          followBudget,
+          gridWorkgroups: 3,
+        });
+        expect(firstDifference(store, cpu)).toBeUndefined();
+        rounds.push(statistics.rounds);
+      }
+      // Budgets of one and three joins stop following sooner than no budget at all.
+      expect(rounds[0]).toBeGreaterThan(rounds[2] as number);
+      expect(rounds[1]).toBeGreaterThan(rounds[2] as number);
+    }
   });
 
   it('lambda ids past store word 1024 (rows whose nonzero-word summary needs two top words), both modes', async () => {

@@ -12,6 +12,7 @@ import { CfaAbortedError, CfaEngineError } from '../errors';
 import type { CfaMatrices } from '../matrix/program';
 import type { CfaStore } from '../store';
 import {
+  DEFAULT_FOLLOW_BUDGET,
   DELTA_STATE,
   DELTA_STATE_WORDS,
   type DeltaEntryPoint,
@@ -37,8 +38,13 @@ export interface WebGpuSolveOptions {
   readonly itemCapacity?: number;
   /** Initial members of the member pool (grows on demand; tests start it tiny). */
   readonly poolCapacity?: number;
-  /** Follow items of function rows depth first too (default: `GPUMORPH_CFA_FOLLOW=1|0`, else on in grid mode only). */
+  /** Follow items of function rows depth first too (default on; `GPUMORPH_CFA_FOLLOW=0` turns it off). */
   readonly followFunctionRows?: boolean;
+  /**
+   * Joins one invocation makes in a round before the items it would follow go to the next round
+   * instead (default {@link DEFAULT_FOLLOW_BUDGET}; `GPUMORPH_CFA_BUDGET` overrides it).
+   */
+  readonly followBudget?: number;
   /** Threads of the persistent workgroup (default: up to 1024, as the device allows). */
   readonly threads?: number;
   /**
@@ -214,6 +220,13 @@ export async function solveWebGpu(
     funRows: Math.max(1, funRows),
     segments: memberSegments(4 * m.lams),
     threads,
+    followBudget: Math.max(
+      1,
+      Math.min(
+        0xffffffff,
+        options.followBudget ?? (Number(readEnv('GPUMORPH_CFA_BUDGET')) || DEFAULT_FOLLOW_BUDGET),
+      ),
+    ),
   };
   const specs: Record<string, BindingSpec> = {
     params: { kind: 'uniform', type: 'DeltaParams' },
@@ -236,7 +249,7 @@ export async function solveWebGpu(
         : 'workgroup');
   const envFollow = readEnv('GPUMORPH_CFA_FOLLOW');
   // Grid mode pays a few dispatches per round, so it follows function rows too (rounds ÷ 30).
-  const follow = options.followFunctionRows ?? (envFollow ? envFollow === '1' : mode === 'grid');
+  const follow = options.followFunctionRows ?? (envFollow ? envFollow !== '0' : true);
   const code = deltaWgsl(layout.wgsl(), { chunks: g.chunks, threads, followFunctionRows: follow });
   const entry = (entryPoint: DeltaEntryPoint) =>
     ctx.kernels.get({ label: `eigencfa delta ${entryPoint}`, code, layout, entryPoint });
