@@ -1,5 +1,5 @@
-import { expect, it } from 'vitest';
-import { allocatorBench } from '../src/bench/index';
+import { describe, expect, it } from 'vitest';
+import { allocatorBench, collectGarbage } from '../src/bench/index';
 import { describeGpu } from '../src/testing/index';
 
 describeGpu('allocator bench (quick, smoke)', (gpu) => {
@@ -23,5 +23,18 @@ describeGpu('allocator bench (quick, smoke)', (gpu) => {
       expect(row.medianMs).toBeGreaterThan(0);
       for (const value of Object.values(row.metrics)) expect(value).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('collectGarbage', () => {
+  it('collects an object nothing refers to any more', async () => {
+    let target: number[] | undefined = new Array(1000).fill(1);
+    const ref = new WeakRef(target);
+    target = undefined;
+    // A WeakRef keeps its target alive until the current job ends.
+    await new Promise((done) => setTimeout(done, 0));
+    collectGarbage();
+    expect(ref.deref()).toBeUndefined();
+    collectGarbage();
   });
 });

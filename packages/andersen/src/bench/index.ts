@@ -7,7 +7,13 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
+import {
+  type BenchOptions,
+  type BenchReport,
+  type BenchRow,
+  type BenchSuite,
+  collectGarbage,
+} from '@gpumorph/gpu-allocator/bench';
 import { createGpuSolver } from '../gpu/solver';
 import { readHardekopf } from '../io/read';
 import type { ConstraintProgram } from '../model/program';
@@ -186,6 +192,8 @@ async function run(options: BenchOptions): Promise<BenchReport> {
       const times: number[] = [];
       let last: Awaited<ReturnType<typeof solveAndersen>> | undefined;
       for (let r = 0; r < gpuRuns; r++) {
+        last = undefined;
+        collectGarbage();
         const started = performance.now();
         last = await solveAndersen(input.program, { engine: 'webgpu', gpu: ctx, hcd });
         times.push(performance.now() - started);
@@ -282,6 +290,7 @@ async function cpuRow(
   let verified: boolean | undefined;
   let first: AndersenResult | undefined;
   for (let r = 0; r < runs; r++) {
+    collectGarbage();
     const result = await solveAndersen(program, {
       engine: 'cpu',
       hcd,

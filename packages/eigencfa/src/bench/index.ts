@@ -8,7 +8,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
+import {
+  type BenchOptions,
+  type BenchReport,
+  type BenchRow,
+  type BenchSuite,
+  collectGarbage,
+} from '@gpumorph/gpu-allocator/bench';
 import { solveCpuSparse } from '../cpu/sparse';
 import { compileScheme } from '../frontend/compile';
 import { vanHornMairson } from '../generator/vhm';
@@ -159,6 +165,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
       const times: number[] = [];
       let steps = 0;
       for (let r = 0; r < runs; r++) {
+        collectGarbage();
         const t = performance.now();
         const result = solveCpuSparse(m);
         times.push(performance.now() - t);
@@ -194,6 +201,8 @@ async function run(options: BenchOptions): Promise<BenchReport> {
         let metrics: Record<string, number> = {};
         try {
           for (let r = 0; r < runs; r++) {
+            store = undefined;
+            collectGarbage();
             if (method === 'delta') {
               const result = await solveWebGpu(gpu, m);
               const s = result.statistics;

@@ -1,2 +1,3 @@
 export { allocatorBench } from './allocator';
+export { collectGarbage } from './gc';
 export type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';
