@@ -12,6 +12,7 @@ import { solveCpuSparse } from './cpu/sparse';
 import { CfaAbortedError, CfaEngineError } from './errors';
 import { type CfaMatrices, termCount } from './matrix/program';
 import type { CfaStore } from './store';
+import type { CfaBufferPool } from './webgpu/buffer-pool';
 import { solveWebGpu } from './webgpu/delta';
 import { solveWebGpuRounds } from './webgpu/engine';
 
@@ -75,6 +76,8 @@ export interface CfaSolveOptions {
     rowsPerChunk?: number;
     roundsPerBatch?: number;
     maxRoundsPerBatch?: number;
+    /** The delta engine's store from and back to this pool ({@link createCfaBufferPool}). */
+    bufferPool?: CfaBufferPool;
   };
 }
 

@@ -6,6 +6,7 @@ import { expect, it } from 'vitest';
 import {
   type CfaMatrices,
   compileScheme,
+  createCfaBufferPool,
   createCfaSolver,
   firstDifference,
   parseExpectedStore,
@@ -107,6 +108,44 @@ describeGpu('WebGPU engine', (gpu) => {
       expect(rounds[0]).toBeGreaterThan(rounds[2] as number);
       expect(rounds[1]).toBeGreaterThan(rounds[2] as number);
     }
+  });
+
+  it('a buffer pool hands the store to the next solve of the same size, cleared first', async () => {
+    const m = compileScheme(vanHornMairson(16)).matrices;
+    // The same lambdas (so the same store size) with half the calls: a smaller fixpoint, which a
+    // store left uncleared from m would spoil.
+    const half = Math.floor(m.calls / 2);
+    const smaller: CfaMatrices = {
+      ...m,
+      calls: half,
+      fun: m.fun.slice(0, half),
+      arg1: m.arg1.slice(0, half),
+      arg2: m.arg2.slice(0, half),
+    };
+    const cpuM = solveCpuSparse(m).store;
+    const cpuSmaller = solveCpuSparse(smaller).store;
+    expect(cpuSmaller.size).toBeLessThan(cpuM.size);
+    const other = compileScheme(vanHornMairson(8)).matrices;
+    const pool = createCfaBufferPool(gpu.ctx);
+    try {
+      const first = await solveWebGpu(gpu.ctx, m, { bufferPool: pool });
+      expect(first.statistics.reusedStoreBytes).toBe(0);
+      expect(pool.heldBytes).toBe(first.statistics.storeBytes);
+      const second = await solveWebGpu(gpu.ctx, smaller, { bufferPool: pool });
+      expect(second.statistics.reusedStoreBytes).toBe(first.statistics.storeBytes);
+      expect(firstDifference(second.store, cpuSmaller)).toBeUndefined();
+      // A store of another size is allocated, and the pool then holds both.
+      const third = await solveWebGpu(gpu.ctx, other, { bufferPool: pool });
+      expect(third.statistics.reusedStoreBytes).toBe(0);
+      expect(firstDifference(third.store, solveCpuSparse(other).store)).toBeUndefined();
+      expect(pool.heldBytes).toBe(first.statistics.storeBytes + third.statistics.storeBytes);
+      const viaSolver = await solveCfa(m, { engine: 'webgpu', gpu: gpu.ctx, webgpu: { bufferPool: pool } });
+      expect(firstDifference(viaSolver.store, cpuM)).toBeUndefined();
+      expect(viaSolver.statistics.counters.reusedStoreBytes).toBe(first.statistics.storeBytes);
+    } finally {
+      pool.destroy();
+    }
+    expect(pool.heldBytes).toBe(0);
   });
 
   it('lambda ids past store word 1024 (rows whose nonzero-word summary needs two top words), both modes', async () => {

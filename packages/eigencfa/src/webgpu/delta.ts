@@ -11,6 +11,7 @@ import { type BindingSpec, BufferUsage, defineBindings, type GpuContext } from '
 import { CfaAbortedError, CfaEngineError } from '../errors';
 import type { CfaMatrices } from '../matrix/program';
 import type { CfaStore } from '../store';
+import type { CfaBufferPool } from './buffer-pool';
 import {
   DEFAULT_FOLLOW_BUDGET,
   DELTA_STATE,
@@ -58,6 +59,11 @@ export interface WebGpuSolveOptions {
   readonly gridWorkgroups?: number;
   /** Grid mode: rounds encoded into the first command buffer; later ones double up to 256. */
   readonly gridRoundsPerBatch?: number;
+  /**
+   * Takes the store from this pool when it holds one of the right size (cleared on the GPU first)
+   * and gives the store back after the solve instead of destroying it ({@link createCfaBufferPool}).
+   */
+  readonly bufferPool?: CfaBufferPool | undefined;
   /** After each dispatch: rounds so far, and whether items are left. */
   readonly onBatch?: ((rounds: number, changed: boolean) => void) | undefined;
   /** When the item buffer or the member pool grows (capacities in items or members). */
@@ -90,6 +96,8 @@ export interface WebGpuStatistics {
   readonly indexMs: number;
   /** Of the setup: creating the buffers and uploading the index (a store of hundreds of MiB takes most). */
   readonly allocMs: number;
+  /** Bytes of the store taken from `bufferPool` (cleared, not allocated); 0 without a pool. */
+  readonly reusedStoreBytes: number;
   /** Turning the bitsets into sorted rows and reading them back. */
   readonly readbackMs: number;
 }
@@ -142,6 +150,9 @@ function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
     if (kind !== 0) {
       const f = m.fun[c] as number;
       graph[e + 1] = f < L ? f : L + (graph[sec.funSlot + f - L] as number);
+    } else {
+      // The pair's first argument comes with the entry: one dependent load fewer per new pair.
+      graph[e + 1] = m.arg1[c] as number;
     }
     fill[v] = (fill[v] as number) + 1;
   };
@@ -273,6 +284,21 @@ export async function solveWebGpu(
     if (data) await ctx.writeBuffer(b, 0, data);
     return b;
   };
+  const pool = options.bufferPool;
+  if (pool && pool.ctx !== ctx) throw new CfaEngineError('bufferPool belongs to another GPU context');
+  const pooled = new Set<GPUBuffer>();
+  let reusedStoreBytes = 0;
+  const storeBuffer = async (label: string, size: number) => {
+    if (!pool) return { b: await buffer(label, size, BufferUsage.STORAGE), reused: false };
+    const bytes = Math.max(16, Math.ceil(size / 4) * 4);
+    const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
+    const { buffer: b, reused } = await pool.take(label, bytes, usage);
+    pooled.add(b);
+    deviceBytes += bytes;
+    if (reused) reusedStoreBytes += bytes;
+    return { b, reused };
+  };
+  let solved = false;
   const release = (b: GPUBuffer) => {
     owned.delete(b);
     deviceBytes -= b.size;
@@ -310,9 +336,20 @@ export async function solveWebGpu(
     let pool = await buffer('eigencfa delta member pool', poolCapacity * 4, S);
     let items = await buffer('eigencfa delta items', 2 * itemCapacity * ITEM_WORDS * 4, S);
     const stores: GPUBuffer[] = [];
+    const toClear: GPUBuffer[] = [];
     for (let k = 0; k < g.chunks; k++) {
       const rows = Math.min(g.rowsPerChunk, V - k * g.rowsPerChunk);
-      stores.push(await buffer(`eigencfa store chunk ${k}`, rows * g.words * 4, S));
+      const { b, reused } = await storeBuffer(`eigencfa store chunk ${k}`, rows * g.words * 4);
+      stores.push(b);
+      if (reused) toClear.push(b);
+    }
+    if (toClear.length > 0) {
+      const command = await ctx.guard('eigencfa clear reused store', () => {
+        const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa clear reused store' });
+        for (const b of toClear) encoder.clearBuffer(b);
+        return encoder.finish();
+      });
+      await ctx.submit('eigencfa clear reused store', [command]);
     }
     const init = new Uint32Array(DELTA_STATE_WORDS);
     init[DELTA_STATE.itemCapacity] = itemCapacity;
@@ -444,6 +481,7 @@ export async function solveWebGpu(
     const readStart = performance.now();
     const store = await readStoreRows(ctx, g, stores, buffer);
     const readbackMs = performance.now() - readStart;
+    solved = true;
     return {
       store,
       statistics: {
@@ -461,9 +499,15 @@ export async function solveWebGpu(
         readbackMs,
         indexMs,
         allocMs,
+        reusedStoreBytes,
       },
     };
   } finally {
     for (const b of owned) b.destroy();
+    // A failed solve's store goes (the device may be lost); a finished one's waits in the pool.
+    for (const b of pooled) {
+      if (solved && pool) pool.give(b);
+      else b.destroy();
+    }
   }
 }

@@ -156,8 +156,10 @@ export function memberSegments(maxMembers: number): number {
 
 /**
  * Word offsets of the sections of the read-only `graph` buffer: Fun, Arg1, Arg2, the readers of
- * each row (CSR start and entries `call << 2 | kind`, kind 0 = Fun, 1 = Arg1, 2 = Arg2) and each
- * row's member-list slot (`0xffffffff` when no call has the row as its function).
+ * each row (CSR start, and entries of two words: `call << 2 | kind`, kind 0 = Fun, 1 = Arg1,
+ * 2 = Arg2, then for kind 0 the call's Arg1 row, for kinds 1 and 2 its function: a lambda, or
+ * `|Lam|` + the function row's member-list slot) and each row's member-list slot (`0xffffffff`
+ * when no call has the row as its function).
  *
  * @example
  * ```ts
@@ -414,10 +416,14 @@ fn joinRow(src: u32, dst: u32) {
   }
 }
 
-// A new (call, λ) pair: σ(Arg1[c]) ⊆ a_λ and σ(Arg2[c]) ⊆ b_λ.
+// A new (call, λ) pair: σ(Arg1[c]) ⊆ a_λ and σ(Arg2[c]) ⊆ b_λ, given Arg1[c] and Arg2[c].
+fn joinPair(l: u32, arg1: u32, arg2: u32) {
+  joinRow(arg1, l);
+  joinRow(arg2, LAMS + l);
+}
+
 fn newPair(c: u32, l: u32) {
-  joinRow(graph[G_ARG1 + c], l);
-  joinRow(graph[G_ARG2 + c], LAMS + l);
+  joinPair(l, graph[G_ARG1 + c], graph[G_ARG2 + c]);
 }
 
 fn segmentOf(i: u32) -> u32 { return firstLeadingBit(i / BASE + 1u); }
@@ -492,12 +498,15 @@ fn propagate(v: u32, w: u32, bits: u32) {
     let c = entry >> 2u;
     let kind = entry & 3u;
     if (kind == 0u) {
+      // A pair's chain of dependent loads is the round's critical path on the Van Horn–Mairson
+      // programs: Arg1[c] came with the entry, and Arg2[c] is asked for before Arg1's join starts.
+      let arg2 = graph[G_ARG2 + c];
       var fresh = bits;
       loop {
         if (fresh == 0u) { break; }
         let b = firstTrailingBit(fresh);
         fresh = fresh & (fresh - 1u);
-        newPair(c, w * 32u + b);
+        joinPair(w * 32u + b, callee, arg2);
       }
       continue;
     }
