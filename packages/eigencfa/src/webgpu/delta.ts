@@ -339,17 +339,20 @@ export async function solveWebGpu(
     const toClear: GPUBuffer[] = [];
     for (let k = 0; k < g.chunks; k++) {
       const rows = Math.min(g.rowsPerChunk, V - k * g.rowsPerChunk);
-      const { b, reused } = await storeBuffer(`eigencfa store chunk ${k}`, rows * g.words * 4);
+      const { b } = await storeBuffer(`eigencfa store chunk ${k}`, rows * g.words * 4);
       stores.push(b);
-      if (reused) toClear.push(b);
+      // New stores too: cleared here, the zeroing (or the first touch of the memory) counts as setup;
+      // left to Dawn's lazy initialisation it fell inside the first solve (on the H100 a first solve
+      // at n = 1792 took 204 ms, later ones 38 ms on the same store).
+      toClear.push(b);
     }
     if (toClear.length > 0) {
-      const command = await ctx.guard('eigencfa clear reused store', () => {
-        const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa clear reused store' });
+      const command = await ctx.guard('eigencfa clear store', () => {
+        const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa clear store' });
         for (const b of toClear) encoder.clearBuffer(b);
         return encoder.finish();
       });
-      await ctx.submit('eigencfa clear reused store', [command]);
+      await ctx.submit('eigencfa clear store', [command]);
     }
     const init = new Uint32Array(DELTA_STATE_WORDS);
     init[DELTA_STATE.itemCapacity] = itemCapacity;
