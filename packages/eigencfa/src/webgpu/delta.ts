@@ -341,9 +341,9 @@ export async function solveWebGpu(
       const rows = Math.min(g.rowsPerChunk, V - k * g.rowsPerChunk);
       const { b } = await storeBuffer(`eigencfa store chunk ${k}`, rows * g.words * 4);
       stores.push(b);
-      // New stores too: cleared here, the zeroing (or the first touch of the memory) counts as setup;
-      // left to Dawn's lazy initialisation it fell inside the first solve (on the H100 a first solve
-      // at n = 1792 took 204 ms, later ones 38 ms on the same store).
+      // New stores too, so that zeroing them counts as setup rather than being left to Dawn's lazy
+      // initialisation inside the first dispatch. (The first solve on a new store still ran slower
+      // than later ones on the H100 in the bench: 197 ms against 38 ms at n = 1792.)
       toClear.push(b);
     }
     if (toClear.length > 0) {
