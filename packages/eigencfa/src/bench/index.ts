@@ -205,7 +205,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
         let metrics: Record<string, number> = {};
         try {
           // Untimed solves of this program first, for at least 300 ms: they put the store in the
-          // pool, and they bring the GPU's clocks back up after the CPU engine's runs. On the H100
+          // pool, and they bring the GPU back to speed after idling through the CPU engine's runs. On the H100
           // a solve after the GPU had idled for 2 s ran 4.7x slower (n = 1024: 67 ms against 14 ms),
           // after 0.3 s no slower.
           const warmStart = performance.now();
