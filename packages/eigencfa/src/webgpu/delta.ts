@@ -259,7 +259,8 @@ export async function solveWebGpu(
         ? 'grid'
         : 'workgroup');
   const envFollow = readEnv('GPUMORPH_CFA_FOLLOW');
-  // Grid mode pays a few dispatches per round, so it follows function rows too (rounds ÷ 30).
+  // Following function rows cuts the rounds from 2n to about n/13 on the Van Horn–Mairson
+  // programs; with the follow budget it is faster in both modes (see DEFAULT_FOLLOW_BUDGET).
   const follow = options.followFunctionRows ?? (envFollow ? envFollow !== '0' : true);
   const code = deltaWgsl(layout.wgsl(), { chunks: g.chunks, threads, followFunctionRows: follow });
   const entry = (entryPoint: DeltaEntryPoint) =>
@@ -284,15 +285,16 @@ export async function solveWebGpu(
     if (data) await ctx.writeBuffer(b, 0, data);
     return b;
   };
-  const pool = options.bufferPool;
-  if (pool && pool.ctx !== ctx) throw new CfaEngineError('bufferPool belongs to another GPU context');
+  const bufferPool = options.bufferPool;
+  if (bufferPool && bufferPool.ctx !== ctx)
+    throw new CfaEngineError('bufferPool belongs to another GPU context');
   const pooled = new Set<GPUBuffer>();
   let reusedStoreBytes = 0;
   const storeBuffer = async (label: string, size: number) => {
-    if (!pool) return { b: await buffer(label, size, BufferUsage.STORAGE), reused: false };
+    if (!bufferPool) return { b: await buffer(label, size, BufferUsage.STORAGE), reused: false };
     const bytes = Math.max(16, Math.ceil(size / 4) * 4);
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
-    const { buffer: b, reused } = await pool.take(label, bytes, usage);
+    const { buffer: b, reused } = await bufferPool.take(label, bytes, usage);
     pooled.add(b);
     deviceBytes += bytes;
     if (reused) reusedStoreBytes += bytes;
@@ -336,24 +338,20 @@ export async function solveWebGpu(
     let pool = await buffer('eigencfa delta member pool', poolCapacity * 4, S);
     let items = await buffer('eigencfa delta items', 2 * itemCapacity * ITEM_WORDS * 4, S);
     const stores: GPUBuffer[] = [];
-    const toClear: GPUBuffer[] = [];
     for (let k = 0; k < g.chunks; k++) {
       const rows = Math.min(g.rowsPerChunk, V - k * g.rowsPerChunk);
-      const { b } = await storeBuffer(`eigencfa store chunk ${k}`, rows * g.words * 4);
-      stores.push(b);
-      // New stores too, so that zeroing them counts as setup rather than being left to Dawn's lazy
-      // initialisation inside the first dispatch. (The first solve on a new store still ran slower
-      // than later ones on the H100 in the bench: 197 ms against 38 ms at n = 1792.)
-      toClear.push(b);
+      stores.push((await storeBuffer(`eigencfa store chunk ${k}`, rows * g.words * 4)).b);
     }
-    if (toClear.length > 0) {
-      const command = await ctx.guard('eigencfa clear store', () => {
-        const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa clear store' });
-        for (const b of toClear) encoder.clearBuffer(b);
-        return encoder.finish();
-      });
-      await ctx.submit('eigencfa clear store', [command]);
-    }
+    // Every store is cleared here, a reused one because it holds the last solve's sets, a new one so
+    // that zeroing it counts as setup rather than being left to Dawn's lazy initialisation inside the
+    // first dispatch. (The first solve on a new store still ran slower than later ones on the H100
+    // in the bench: 197 ms against 38 ms at n = 1792.)
+    const clear = await ctx.guard('eigencfa clear store', () => {
+      const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa clear store' });
+      for (const b of stores) encoder.clearBuffer(b);
+      return encoder.finish();
+    });
+    await ctx.submit('eigencfa clear store', [clear]);
     const init = new Uint32Array(DELTA_STATE_WORDS);
     init[DELTA_STATE.itemCapacity] = itemCapacity;
     init[DELTA_STATE.poolCapacity] = poolCapacity;
@@ -509,7 +507,7 @@ export async function solveWebGpu(
     for (const b of owned) b.destroy();
     // A failed solve's store goes (the device may be lost); a finished one's waits in the pool.
     for (const b of pooled) {
-      if (solved && pool) pool.give(b);
+      if (solved && bufferPool) bufferPool.give(b);
       else b.destroy();
     }
   }
