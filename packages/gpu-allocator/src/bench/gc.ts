@@ -6,9 +6,8 @@ let gc: (() => void) | undefined;
 /**
  * Runs a full garbage collection. Benchmarks call it before every timed run, so that garbage left
  * by an earlier run (hundreds of MiB of JS arrays for the larger inputs) is not collected in the
- * middle of a later one and charged to it. On the H100 machine the eigencfa WebGPU solve at
- * n = 1536 took 72–155 ms in a process where the CPU engine had just run, against 45 ms in one where
- * it had not.
+ * middle of a later one and charged to it. (It did not remove the spread of the eigencfa H100 runs:
+ * that came from the GPU idling while the CPU engine ran, which the eigencfa bench now warms up for.)
  *
  * @example
  * ```ts
