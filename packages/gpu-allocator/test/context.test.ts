@@ -11,6 +11,7 @@ import {
   GpuUnavailableError,
   GpuValidationError,
   type StagedRead,
+  StagingPool,
   wrapDevice,
 } from '../src/index';
 import { describeGpu } from '../src/testing/index';
@@ -192,6 +193,46 @@ describeGpu('typed arrays and readback', (gpu) => {
     const encoder = ctx.device.createCommandEncoder();
     expect(() => ctx.staging.recordRead(encoder, source, 4, data.byteLength)).toThrow(RangeError);
     source.destroy();
+  });
+
+  it.each([
+    { chunkBytes: 4096, bytes: 4096 * 7 + 12, offset: 0 },
+    { chunkBytes: 256, bytes: 256 * 2, offset: 64 },
+    { chunkBytes: 1024, bytes: 100, offset: 8 },
+  ])(
+    'reads $bytes bytes at $offset in chunks of $chunkBytes, several in flight',
+    async ({ chunkBytes, bytes, offset }) => {
+      const ctx = gpu.ctx;
+      const pool = new StagingPool(ctx, { chunkBytes });
+      const data = Uint32Array.from(
+        { length: (offset + bytes) / 4 },
+        (_, i) => Math.imul(i + 1, 2_654_435_761) >>> 0,
+      );
+      const source = await ctx.createBuffer({
+        label: 'chunked',
+        size: data.byteLength,
+        usage: BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+      });
+      await ctx.writeBuffer(source, 0, data);
+      const expected = data.subarray(offset / 4);
+      expect(new Uint32Array(await pool.read(source, offset, bytes))).toEqual(expected);
+      const into = new Uint8Array(bytes + 8).fill(0xee);
+      await pool.readInto(source, offset, bytes, into);
+      expect(new Uint32Array(into.buffer, 0, bytes / 4)).toEqual(expected);
+      // Nothing past the read is written.
+      expect([...into.subarray(bytes)]).toEqual(new Array(8).fill(0xee));
+      // Staging buffers went back to the pool: a second read creates none.
+      const created = pool.created;
+      await pool.read(source, offset, bytes);
+      expect(pool.created).toBe(created);
+      pool.releaseCached();
+      source.destroy();
+    },
+  );
+
+  it('refuses a chunk size that is not a positive multiple of 4', () => {
+    expect(() => new StagingPool(gpu.ctx, { chunkBytes: 6 })).toThrow(RangeError);
+    expect(() => new StagingPool(gpu.ctx, { chunkBytes: 0 })).toThrow(RangeError);
   });
 
   it('reads into memory whose pages worker threads touched first', async () => {

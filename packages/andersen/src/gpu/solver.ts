@@ -168,6 +168,12 @@ export interface GpuSolveReport {
   readonly reruns: number;
   /** Milliseconds spent on the host preparing and uploading, iterating, and reading the result back. */
   readonly setupMs: number;
+  /**
+   * Where {@link setupMs} went: `program` (the offline merges, rule table and initial sets on the
+   * host), `pools` (creating the two element pools and uploading the initial sets), `buffers` (the
+   * other buffers and their uploads).
+   */
+  readonly setupParts: { readonly program: number; readonly pools: number; readonly buffers: number };
   readonly iterateMs: number;
   readonly transferMs: number;
   /** The part of {@link transferMs} spent copying from the GPU (the rest decodes the sets on the host). */
@@ -380,6 +386,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     this.emit('phase', 'setup', 0);
     const prepared = prepareProgram(this.program, this.#options.hcd);
     const n = prepared.nodeCount;
+    const programMs = performance.now() - started;
     const team: TeamKind = (await subgroupLayoutIsLinear(ctx)) ? 'subgroup' : 'workgroup';
     let teamWorkgroupSize = 32;
     let laneWords = 1;
@@ -393,6 +400,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     }
 
     // Pools: the initial sets packed from element 0.
+    const poolsStarted = performance.now();
     const pointsPacked = packVectors([...prepared.initialPoints.values()], 0);
     const edgesPacked = packVectors([...prepared.initialEdges.values()], 0);
     const pointsElements = pointsPacked.words.length / ELEMENT_WORDS;
@@ -430,6 +438,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     if (edgeElements > 0) await edges.writeElements(0, edgesPacked.words);
     await ctx.writeBuffer(points.header, 0, Uint32Array.of(pointsElements));
     await ctx.writeBuffer(edges.header, 0, Uint32Array.of(edgeElements));
+    const poolsMs = performance.now() - poolsStarted;
 
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC;
     const pullChunk = Math.max(1, Math.floor(this.#options.pullChunk ?? 8));
@@ -1064,6 +1073,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       edgePool: { capacity: edges.capacity, used: poolUse(edgesHeader) },
       reruns: stats.reruns,
       setupMs,
+      setupParts: { program: programMs, pools: poolsMs, buffers: setupMs - programMs - poolsMs },
       iterateMs,
       transferMs,
       transferReadMs,

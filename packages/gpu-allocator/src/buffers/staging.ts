@@ -4,6 +4,11 @@ import { BufferUsage, MapMode } from '../webgpu-constants';
 
 /** Largest single readback chunk; bigger reads are split so staging never needs a huge buffer. */
 const CHUNK_BYTES = 64 * 1024 * 1024;
+/**
+ * Chunks of one large read copied ahead of the one the host is copying out, so the GPU's copy of
+ * the next chunks overlaps the host's copy of this one (their staging stays within the cache).
+ */
+const CHUNKS_IN_FLIGHT = 3;
 /** Smallest staging buffer; small reads share this size class. */
 const MIN_STAGING_BYTES = 4096;
 /** Free staging memory kept for reuse; beyond this, released buffers are destroyed. */
@@ -47,18 +52,22 @@ export class StagingPool {
   /** Staging buffers created over the pool's life (for tests of reuse). */
   created = 0;
 
-  constructor(ctx: GpuContext) {
+  readonly #chunkBytes: number;
+
+  /** `chunkBytes` (default 64 MiB, a multiple of 4) splits large reads; tests make it small. */
+  constructor(ctx: GpuContext, options: { chunkBytes?: number } = {}) {
     this.#ctx = ctx;
+    const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
+    if (!Number.isInteger(chunkBytes) || chunkBytes <= 0 || chunkBytes % 4 !== 0)
+      throw new RangeError(`StagingPool: chunkBytes must be a positive multiple of 4, not ${chunkBytes}`);
+    this.#chunkBytes = chunkBytes;
   }
 
   /** Copies `byteLength` bytes of `source` from `byteOffset` to a new `ArrayBuffer`. */
   async read(source: GPUBuffer, byteOffset: number, byteLength: number): Promise<ArrayBuffer> {
     checkRange(source, byteOffset, byteLength);
     const out = new Uint8Array(byteLength);
-    for (let done = 0; done < byteLength; done += CHUNK_BYTES) {
-      const size = Math.min(CHUNK_BYTES, byteLength - done);
-      await this.#readChunk(source, byteOffset + done, size, out.subarray(done, done + size));
-    }
+    await this.#readChunks(source, byteOffset, byteLength, out);
     return out.buffer;
   }
 
@@ -135,14 +144,49 @@ export class StagingPool {
     if (into.byteLength < byteLength) {
       throw new RangeError(`readInto of ${source.label}: ${byteLength} bytes do not fit ${into.byteLength}`);
     }
-    for (let done = 0; done < byteLength; done += CHUNK_BYTES) {
-      const size = Math.min(CHUNK_BYTES, byteLength - done);
-      await this.#readChunk(source, byteOffset + done, size, into.subarray(done, done + size));
+    await this.#readChunks(source, byteOffset, byteLength, into);
+  }
+
+  /**
+   * Reads `byteLength` bytes chunk by chunk into `into`, with up to {@link CHUNKS_IN_FLIGHT} chunks
+   * copied and mapped ahead: the GPU copies the next chunks while the host copies this one out.
+   */
+  async #readChunks(
+    source: GPUBuffer,
+    byteOffset: number,
+    byteLength: number,
+    into: Uint8Array,
+  ): Promise<void> {
+    const chunk = this.#chunkBytes;
+    const count = Math.ceil(byteLength / chunk);
+    const sizeOf = (i: number) => Math.min(chunk, byteLength - i * chunk);
+    const pending: Promise<GPUBuffer>[] = [];
+    const issue = (i: number) => {
+      const mapped = this.#copyAndMap(source, byteOffset + i * chunk, sizeOf(i));
+      // Awaited in order below; one failing meanwhile must not count as an unhandled rejection.
+      mapped.catch(() => undefined);
+      pending.push(mapped);
+    };
+    let next = 0;
+    try {
+      while (next < count && pending.length < CHUNKS_IN_FLIGHT) issue(next++);
+      for (let i = 0; i < count; i++) {
+        const staging = await (pending.shift() as Promise<GPUBuffer>);
+        const size = sizeOf(i);
+        into.set(new Uint8Array(staging.getMappedRange(0, size)), i * chunk);
+        staging.unmap();
+        this.#give(staging);
+        if (next < count) issue(next++);
+      }
+    } catch (error) {
+      // The chunks still in flight are not needed: their staging buffers go once they settle.
+      await Promise.allSettled(pending.map((mapped) => mapped.then((staging) => staging.destroy())));
+      throw error;
     }
   }
 
-  async #readChunk(source: GPUBuffer, offset: number, size: number, into: Uint8Array): Promise<void> {
-    if (size === 0) return;
+  /** Copies `size` bytes of `source` at `offset` into a staging buffer and maps it. */
+  async #copyAndMap(source: GPUBuffer, offset: number, size: number): Promise<GPUBuffer> {
     const staging = await this.#take(size);
     const ctx = this.#ctx;
     try {
@@ -157,9 +201,7 @@ export class StagingPool {
         ctx.assertAlive();
         throw new GpuDeviceLostError(`readback of ${source.label} failed to map`, 'unknown', { cause });
       }
-      into.set(new Uint8Array(staging.getMappedRange(0, size)));
-      staging.unmap();
-      this.#give(staging);
+      return staging;
     } catch (error) {
       staging.destroy();
       throw error;
