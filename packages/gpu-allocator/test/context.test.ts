@@ -196,14 +196,15 @@ describeGpu('typed arrays and readback', (gpu) => {
   });
 
   it.each([
-    { chunkBytes: 4096, bytes: 4096 * 7 + 12, offset: 0 },
-    { chunkBytes: 256, bytes: 256 * 2, offset: 64 },
-    { chunkBytes: 1024, bytes: 100, offset: 8 },
+    { chunkBytes: 4096, chunksInFlight: 3, bytes: 4096 * 7 + 12, offset: 0 },
+    { chunkBytes: 4096, chunksInFlight: 1, bytes: 4096 * 3 + 8, offset: 4 },
+    { chunkBytes: 256, chunksInFlight: 8, bytes: 256 * 2, offset: 64 },
+    { chunkBytes: 1024, chunksInFlight: 3, bytes: 100, offset: 8 },
   ])(
-    'reads $bytes bytes at $offset in chunks of $chunkBytes, several in flight',
-    async ({ chunkBytes, bytes, offset }) => {
+    'reads $bytes bytes at $offset in chunks of $chunkBytes, $chunksInFlight in flight',
+    async ({ chunkBytes, chunksInFlight, bytes, offset }) => {
       const ctx = gpu.ctx;
-      const pool = new StagingPool(ctx, { chunkBytes });
+      const pool = new StagingPool(ctx, { chunkBytes, chunksInFlight });
       const data = Uint32Array.from(
         { length: (offset + bytes) / 4 },
         (_, i) => Math.imul(i + 1, 2_654_435_761) >>> 0,
@@ -230,9 +231,10 @@ describeGpu('typed arrays and readback', (gpu) => {
     },
   );
 
-  it('refuses a chunk size that is not a positive multiple of 4', () => {
+  it('refuses a chunk size that is not a positive multiple of 4, and no chunk in flight', () => {
     expect(() => new StagingPool(gpu.ctx, { chunkBytes: 6 })).toThrow(RangeError);
     expect(() => new StagingPool(gpu.ctx, { chunkBytes: 0 })).toThrow(RangeError);
+    expect(() => new StagingPool(gpu.ctx, { chunksInFlight: 0 })).toThrow(RangeError);
   });
 
   it('reads into memory whose pages worker threads touched first', async () => {

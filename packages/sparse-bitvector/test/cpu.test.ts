@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_MEMBER, NO_ELEMENT, type SparseBitVector, SparseBitVectorPool } from '../src/index';
+import {
+  ELEMENT_WORDS,
+  MAX_MEMBER,
+  NO_ELEMENT,
+  packMemberPairs,
+  packVectors,
+  type SparseBitVector,
+  SparseBitVectorPool,
+  unpackVectors,
+} from '../src/index';
 import { boundaryMembers, memberSets } from '../src/testing/index';
 
 const sorted = (s: Iterable<number>) => [...new Set(s)].sort((a, b) => a - b);
@@ -368,5 +377,73 @@ describe('setSorted', () => {
   it('refuses a list that is not ascending', () => {
     const pool = new SparseBitVectorPool();
     expect(() => pool.create().setSorted([5, 3])).toThrow(RangeError);
+  });
+});
+
+describe('packMemberPairs', () => {
+  it('packs (vector, member) pairs into the lists set() builds, in vector order, repeats once', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }),
+        fc.array(fc.tuple(fc.nat(11), memberSets()), { maxLength: 10 }),
+        fc.nat(50),
+        (vectorCount, groups, firstElement) => {
+          const vectors: number[] = [];
+          const members: number[] = [];
+          const model = new Map<number, Set<number>>();
+          for (const [raw, list] of groups) {
+            const v = raw % vectorCount;
+            for (const m of list) {
+              // Each pair twice, the second time later, to check repeats count once.
+              vectors.push(v, v);
+              members.push(m, m);
+              let set = model.get(v);
+              if (!set) model.set(v, (set = new Set()));
+              set.add(m);
+            }
+          }
+          const packed = packMemberPairs(
+            vectorCount,
+            Uint32Array.from(vectors),
+            Uint32Array.from(members),
+            vectors.length,
+            firstElement,
+          );
+          let distinct = 0;
+          for (const set of model.values()) distinct += set.size;
+          expect(packed.members).toBe(distinct);
+          // The same words as packVectors of the vectors that set() builds, vector by vector.
+          const pool = new SparseBitVectorPool();
+          const built = Array.from({ length: vectorCount }, (_, v) =>
+            pool.fromArray([...(model.get(v) ?? [])]),
+          );
+          const reference = packVectors(built, firstElement);
+          expect(packed.words).toEqual(reference.words);
+          expect(packed.heads).toEqual(reference.heads);
+          // And the lists are canonical and hold the model's members.
+          const shifted = new Uint32Array(
+            (firstElement + packed.words.length / ELEMENT_WORDS) * ELEMENT_WORDS,
+          );
+          shifted.set(packed.words, firstElement * ELEMENT_WORDS);
+          const decoded = unpackVectors(new SparseBitVectorPool(), shifted, packed.heads);
+          decoded.forEach((vector, v) => {
+            expect([...vector.toArray()]).toEqual([...(model.get(v) ?? [])].sort((a, b) => a - b));
+          });
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('gives empty vectors no element', () => {
+    const packed = packMemberPairs(3, Uint32Array.of(2, 0, 0), Uint32Array.of(7, 961, 5));
+    expect([...packed.heads]).toEqual([0, NO_ELEMENT, 2]);
+    expect(packed.words.length).toBe(3 * ELEMENT_WORDS);
+    expect(packed.members).toBe(3);
+  });
+
+  it('refuses a vector id past the count and a pair count past the arrays', () => {
+    expect(() => packMemberPairs(2, Uint32Array.of(2), Uint32Array.of(0))).toThrow(RangeError);
+    expect(() => packMemberPairs(2, Uint32Array.of(0), Uint32Array.of(0), 2)).toThrow(RangeError);
   });
 });

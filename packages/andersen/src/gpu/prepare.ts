@@ -1,4 +1,4 @@
-import { SparseBitVectorPool } from '@gpumorph/sparse-bitvector';
+import { type PackedMemberPairs, packMemberPairs } from '@gpumorph/sparse-bitvector';
 import { ConstraintKind, type ConstraintProgram } from '../model/program';
 import type { HcdPairs } from '../offline/hcd-pairs';
 import { RULE_KIND } from './layout';
@@ -18,9 +18,12 @@ export interface PreparedProgram {
   readonly rules: Uint32Array;
   readonly ruleCount: number;
   readonly hcdCount: number;
-  /** Initial pending points-to sets (address-of) and copy⁻¹ sets, one per representative that has one. */
-  readonly initialPoints: ReadonlyMap<number, ReturnType<SparseBitVectorPool['create']>>;
-  readonly initialEdges: ReadonlyMap<number, ReturnType<SparseBitVectorPool['create']>>;
+  /**
+   * Initial pending points-to sets (address-of) and copy⁻¹ sets, packed from element 0 in the
+   * pools' layout; `heads[v]` is representative v's list (`NONE` when it has none).
+   */
+  readonly initialPoints: PackedMemberPairs;
+  readonly initialEdges: PackedMemberPairs;
   /** Distinct initial copy edges between representatives. */
   readonly initialEdgeCount: number;
 }
@@ -77,33 +80,36 @@ export function prepareProgram(program: ConstraintProgram, hcd: HcdPairs | undef
   }
 
   const c = program.constraints;
-  const pool = new SparseBitVectorPool();
-  const initialPoints = new Map<number, ReturnType<SparseBitVectorPool['create']>>();
-  const initialEdges = new Map<number, ReturnType<SparseBitVectorPool['create']>>();
-  const setOf = (map: typeof initialPoints, v: number) => {
-    let set = map.get(v);
-    if (set === undefined) {
-      set = pool.create();
-      map.set(v, set);
-    }
-    return set;
-  };
+  // (representative, member) pairs of the initial sets, packed in one pass each below.
+  const pointOwners = new Uint32Array(c.length);
+  const pointMembers = new Uint32Array(c.length);
+  let pointPairs = 0;
+  const edgeOwners = new Uint32Array(c.length);
+  const edgeMembers = new Uint32Array(c.length);
+  let edgePairs = 0;
   const perOwner = new Uint32Array(n + 1);
   let ruleCount = 0;
   for (let i = 0; i < c.length; i++) {
     const kind = c.kind[i] as number;
     const dst = c.dst[i] as number;
     const src = c.src[i] as number;
-    if (kind === ConstraintKind.AddressOf) setOf(initialPoints, parent[dst] as number).set(src);
-    else if (kind === ConstraintKind.Copy) {
+    if (kind === ConstraintKind.AddressOf) {
+      pointOwners[pointPairs] = parent[dst] as number;
+      pointMembers[pointPairs++] = src;
+    } else if (kind === ConstraintKind.Copy) {
       const from = parent[src] as number;
       const to = parent[dst] as number;
-      if (from !== to) setOf(initialEdges, to).set(from);
+      if (from !== to) {
+        edgeOwners[edgePairs] = to;
+        edgeMembers[edgePairs++] = from;
+      }
     } else {
       (perOwner[dst + 1] as number)++;
       ruleCount++;
     }
   }
+  const initialPoints = packMemberPairs(n, pointOwners, pointMembers, pointPairs);
+  const initialEdges = packMemberPairs(n, edgeOwners, edgeMembers, edgePairs);
   for (let v = 0; v < n; v++) perOwner[v + 1] = (perOwner[v + 1] as number) + (perOwner[v] as number);
   const online = hcd?.online ?? new Uint32Array(0);
   const hcdCount = Math.floor(online.length / 2);
@@ -133,8 +139,7 @@ export function prepareProgram(program: ConstraintProgram, hcd: HcdPairs | undef
     rules[4 * (ruleCount + i)] = online[2 * i] as number;
     rules[4 * (ruleCount + i) + 1] = online[2 * i + 1] as number;
   }
-  let initialEdgeCount = 0;
-  for (const set of initialEdges.values()) initialEdgeCount += set.count();
+  const initialEdgeCount = initialEdges.members;
   return {
     nodeCount: n,
     parent,

@@ -20,7 +20,6 @@ import {
   adoptVectorTable,
   ELEMENT_WORDS,
   NO_ELEMENT,
-  packVectors,
   sparseBitVectorLibraryWgsl,
   type TeamKind,
 } from '@gpumorph/sparse-bitvector';
@@ -401,8 +400,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
 
     // Pools: the initial sets packed from element 0.
     const poolsStarted = performance.now();
-    const pointsPacked = packVectors([...prepared.initialPoints.values()], 0);
-    const edgesPacked = packVectors([...prepared.initialEdges.values()], 0);
+    const pointsPacked = prepared.initialPoints;
+    const edgesPacked = prepared.initialEdges;
     const pointsElements = pointsPacked.words.length / ELEMENT_WORDS;
     const edgeElements = edgesPacked.words.length / ELEMENT_WORDS;
     const windowRoom = Math.max(2, ctx.limits.maxStorageBuffersPerShaderStage - FIXED_STORAGE_BINDINGS);
@@ -447,12 +446,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // Head slots: P, ΔP and N per node, then one partial set per extra pull chunk.
     const pointsHeads = new Uint32Array(NODE_SET_SLOTS * n + chunkCapacity).fill(NONE);
     const edgeHeads = new Uint32Array(3 * n).fill(NONE);
-    [...prepared.initialPoints.keys()].forEach((v, i) => {
-      pointsHeads[2 * n + v] = pointsPacked.heads[i] as number;
-    });
-    [...prepared.initialEdges.keys()].forEach((v, i) => {
-      edgeHeads[2 * n + v] = edgesPacked.heads[i] as number;
-    });
+    pointsHeads.set(pointsPacked.heads, 2 * n);
+    edgeHeads.set(edgesPacked.heads, 2 * n);
     const ptsHeads = await this.#buffer('andersen pts heads', pointsHeads, storage);
     const edgHeads = await this.#buffer('andersen edg heads', edgeHeads, storage);
     const nodes = await this.#buffer('andersen nodes', prepared.nodes, storage);

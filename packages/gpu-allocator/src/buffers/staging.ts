@@ -53,14 +53,22 @@ export class StagingPool {
   created = 0;
 
   readonly #chunkBytes: number;
+  readonly #chunksInFlight: number;
 
-  /** `chunkBytes` (default 64 MiB, a multiple of 4) splits large reads; tests make it small. */
-  constructor(ctx: GpuContext, options: { chunkBytes?: number } = {}) {
+  /**
+   * `chunkBytes` (default 64 MiB, a multiple of 4) splits large reads, of which `chunksInFlight`
+   * (default 3; 1 reads one chunk at a time) are copied and mapped at once.
+   */
+  constructor(ctx: GpuContext, options: { chunkBytes?: number; chunksInFlight?: number } = {}) {
     this.#ctx = ctx;
     const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
     if (!Number.isInteger(chunkBytes) || chunkBytes <= 0 || chunkBytes % 4 !== 0)
       throw new RangeError(`StagingPool: chunkBytes must be a positive multiple of 4, not ${chunkBytes}`);
+    const chunksInFlight = options.chunksInFlight ?? CHUNKS_IN_FLIGHT;
+    if (!Number.isInteger(chunksInFlight) || chunksInFlight < 1)
+      throw new RangeError(`StagingPool: chunksInFlight must be a positive integer, not ${chunksInFlight}`);
     this.#chunkBytes = chunkBytes;
+    this.#chunksInFlight = chunksInFlight;
   }
 
   /** Copies `byteLength` bytes of `source` from `byteOffset` to a new `ArrayBuffer`. */
@@ -169,7 +177,7 @@ export class StagingPool {
     };
     let next = 0;
     try {
-      while (next < count && pending.length < CHUNKS_IN_FLIGHT) issue(next++);
+      while (next < count && pending.length < this.#chunksInFlight) issue(next++);
       for (let i = 0; i < count; i++) {
         const staging = await (pending.shift() as Promise<GPUBuffer>);
         const size = sizeOf(i);

@@ -1,4 +1,11 @@
-import { BASE_WORD, BITS_WORDS, ELEMENT_WORDS, NEXT_WORD, NO_ELEMENT } from '../cpu/layout';
+import {
+  BASE_WORD,
+  BITS_WORDS,
+  ELEMENT_WORDS,
+  MEMBERS_PER_ELEMENT,
+  NEXT_WORD,
+  NO_ELEMENT,
+} from '../cpu/layout';
 import { type SparseBitVector, SparseBitVectorPool } from '../cpu/sparse-bitvector';
 import { MAX_BASE } from './layout';
 
@@ -67,6 +74,108 @@ export function packVectors(vectors: readonly SparseBitVector[], firstElement: n
     }
   });
   return { words, heads };
+}
+
+/** {@link PackedVectors} built by {@link packMemberPairs}, with the number of distinct pairs. */
+export interface PackedMemberPairs extends PackedVectors {
+  /** Distinct `(vector, member)` pairs packed: the sum of the vectors' member counts. */
+  readonly members: number;
+}
+
+/**
+ * Packs vectors given as `(vector, member)` pairs straight into the element layout, without
+ * building a {@link SparseBitVector} per vector: a counting sort by vector, a numeric sort of
+ * each vector's members, then one element per distinct base. Vector `v`'s list is contiguous
+ * (vectors in id order) and its head is `heads[v]` (`NO_ELEMENT` when it has no pair). Repeated
+ * pairs count once. For a front end or solver that starts with millions of edges, this is linear
+ * in the pairs plus the sorts, where inserting member by member walks a list per insertion.
+ *
+ * @param vectorCount - the vectors are `0 … vectorCount − 1`; `heads` has this length.
+ * @param vectors - each pair's vector (below `vectorCount`).
+ * @param members - each pair's member.
+ * @param count - pairs to read from the two arrays (default: all of `vectors`).
+ * @param firstElement - index of the first element (the layout's own links count from it).
+ * @throws RangeError when a vector id is not below `vectorCount` or `members` is shorter than `count`.
+ *
+ * @example
+ * ```ts
+ * // Vector 0 = {5, 961}, vector 2 = {7}.
+ * const packed = packMemberPairs(3, Uint32Array.of(0, 2, 0, 0), Uint32Array.of(961, 7, 5, 5));
+ * packed.heads; // Uint32Array [0, NO_ELEMENT, 2]; packed.members === 3
+ * ```
+ */
+export function packMemberPairs(
+  vectorCount: number,
+  vectors: ArrayLike<number>,
+  members: ArrayLike<number>,
+  count: number = vectors.length,
+  firstElement = 0,
+): PackedMemberPairs {
+  if (count > vectors.length || count > members.length)
+    throw new RangeError(
+      `packMemberPairs: ${count} pairs asked, ${vectors.length} vectors and ${members.length} members given`,
+    );
+  const start = new Uint32Array(vectorCount + 1);
+  for (let i = 0; i < count; i++) {
+    const v = vectors[i] as number;
+    if (!(v >= 0 && v < vectorCount))
+      throw new RangeError(`packMemberPairs: pair ${i} names vector ${v}, not below ${vectorCount}`);
+    start[v + 1] = (start[v + 1] as number) + 1;
+  }
+  for (let v = 0; v < vectorCount; v++) start[v + 1] = (start[v + 1] as number) + (start[v] as number);
+  const sorted = new Uint32Array(count);
+  const fill = start.slice(0, vectorCount);
+  for (let i = 0; i < count; i++) {
+    const v = vectors[i] as number;
+    const at = fill[v] as number;
+    sorted[at] = members[i] as number;
+    fill[v] = at + 1;
+  }
+  // Sort each vector's members and count the elements (distinct bases) they need.
+  let elements = 0;
+  for (let v = 0; v < vectorCount; v++) {
+    const from = start[v] as number;
+    const to = start[v + 1] as number;
+    if (to - from > 1) sorted.subarray(from, to).sort();
+    let previousBase = -1;
+    for (let i = from; i < to; i++) {
+      const base = Math.floor((sorted[i] as number) / MEMBERS_PER_ELEMENT);
+      if (base !== previousBase) {
+        elements++;
+        previousBase = base;
+      }
+    }
+  }
+  const words = new Uint32Array(elements * ELEMENT_WORDS);
+  const heads = new Uint32Array(vectorCount).fill(NO_ELEMENT);
+  let k = 0;
+  let distinct = 0;
+  for (let v = 0; v < vectorCount; v++) {
+    const from = start[v] as number;
+    const to = start[v + 1] as number;
+    let previousBase = -1;
+    let previousMember = -1;
+    for (let i = from; i < to; i++) {
+      const member = sorted[i] as number;
+      if (member === previousMember) continue;
+      previousMember = member;
+      distinct++;
+      const base = Math.floor(member / MEMBERS_PER_ELEMENT);
+      if (base !== previousBase) {
+        const at = k * ELEMENT_WORDS;
+        if (previousBase === -1) heads[v] = firstElement + k;
+        else words[at - ELEMENT_WORDS + NEXT_WORD] = firstElement + k;
+        words[at + BASE_WORD] = base;
+        words[at + NEXT_WORD] = NO_ELEMENT;
+        previousBase = base;
+        k++;
+      }
+      const bit = member - base * MEMBERS_PER_ELEMENT;
+      const at = (k - 1) * ELEMENT_WORDS + (bit >>> 5);
+      words[at] = ((words[at] as number) | (1 << (bit & 31))) >>> 0;
+    }
+  }
+  return { words, heads, members: distinct };
 }
 
 /**
