@@ -43,6 +43,7 @@ import {
   CONTROL_ARRAYS,
   FIXED_STORAGE_BINDINGS,
   NODE_SET_SLOTS,
+  SET_SLOT,
   STATUS,
   STATUS_WORDS,
   solverLayout,
@@ -228,6 +229,7 @@ export interface HostTimes {
 }
 
 const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
+  init_state: 'rules',
   begin_iteration: 'rules',
   begin_attempt: 'rules',
   delta_clear: 'rules',
@@ -443,32 +445,39 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const pullChunk = Math.max(1, Math.floor(this.#options.pullChunk ?? 8));
     const maxPullChunks = Math.max(1, Math.floor(this.#options.maxPullChunks ?? 1024));
     const chunkCapacity = Math.max(1, Math.floor(this.#options.pullChunkCapacity ?? Math.max(4096, n)));
-    // Head slots: P, ΔP and N per node, then one partial set per extra pull chunk.
-    const pointsHeads = new Uint32Array(NODE_SET_SLOTS * n + chunkCapacity).fill(NONE);
-    const edgeHeads = new Uint32Array(3 * n).fill(NONE);
-    pointsHeads.set(pointsPacked.heads, 2 * n);
-    edgeHeads.set(edgesPacked.heads, 2 * n);
-    const ptsHeads = await this.#buffer('andersen pts heads', pointsHeads, storage);
-    const edgHeads = await this.#buffer('andersen edg heads', edgeHeads, storage);
+    // Head slots: P, ΔP and N per node, then one partial set per extra pull chunk. New buffers
+    // are zero: only the initial sets' heads (the pending slots), the node table, the rules, the
+    // status words and the union–find are uploaded (the host writes about 1 GB/s on the H100
+    // machine); init_state fills the slots and arrays that start empty (NONE) on the GPU.
+    const ptsHeads = await this.#buffer(
+      'andersen pts heads',
+      new Uint32Array(0),
+      storage,
+      4 * (NODE_SET_SLOTS * n + chunkCapacity),
+    );
+    const edgHeads = await this.#buffer('andersen edg heads', new Uint32Array(0), storage, 4 * 3 * n);
+    await ctx.writeBuffer(ptsHeads, 4 * SET_SLOT.pending * n, pointsPacked.heads);
+    await ctx.writeBuffer(edgHeads, 4 * SET_SLOT.pending * n, edgesPacked.heads);
     const nodes = await this.#buffer('andersen nodes', prepared.nodes, storage);
     const rules = await this.#buffer('andersen rules', prepared.rules, storage);
     // Status, the per-node arrays, the extra pull chunks' owners, then the ΔP leader table (a power
     // of two of at least twice the nodes, so probe sequences stay short).
     const deltaTableSize =
       2 ** Math.ceil(Math.log2(Math.max(1, this.#options.deltaTableSlots ?? Math.max(1024, 2 * n))));
-    const controlWords = new Uint32Array(
-      STATUS_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity + deltaTableSize,
-    );
     const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => STATUS_WORDS + CONTROL_ARRAYS[name] * n;
-    controlWords.set(prepared.parent, arrayAt('parent'));
+    // The status words, then the union–find (the first per-node array).
+    const controlHead = new Uint32Array(STATUS_WORDS + n);
+    controlHead.set(prepared.parent, arrayAt('parent'));
     // The initial sets sit in the pending slots like the sets merges leave there: the first update
     // may copy them once, so the guard counts them.
-    controlWords[STATUS.mergeNeedPts] = pointsElements;
-    controlWords[STATUS.mergeNeedEdges] = edgeElements;
-    controlWords.fill(NONE, arrayAt('segmentStart'), arrayAt('segmentStart') + 2 * n);
-    controlWords.fill(NONE, arrayAt('childHead'), arrayAt('childHead') + 2 * n);
-    controlWords.fill(NONE, arrayAt('hcdSlot'), arrayAt('hcdSlot') + n);
-    const control = await this.#buffer('andersen control', controlWords, storage);
+    controlHead[STATUS.mergeNeedPts] = pointsElements;
+    controlHead[STATUS.mergeNeedEdges] = edgeElements;
+    const control = await this.#buffer(
+      'andersen control',
+      controlHead,
+      storage,
+      4 * (STATUS_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity + deltaTableSize),
+    );
     const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
     const sourceBits = Math.max(1, Math.ceil(Math.log2(n + 1)));
     // The worklist is sorted by (key, source), so that each key's run is ordered and its duplicates
@@ -614,6 +623,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           return chunkCapacity;
         case 'delta_clear':
           return deltaTableSize;
+        case 'init_state':
+          return Math.max(n, chunkCapacity);
         default:
           return n;
       }
@@ -825,8 +836,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       mergeLevels = Math.min(16, Math.max(mergeLevels, Math.ceil(Math.log2(Math.max(1, children)))));
     };
     /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
+    let initialized = false;
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
-      let status = await runStatus(label, first ? ['begin_iteration', ...rulesEntries] : rulesEntries);
+      const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
+      // The very first submission fills the heads and arrays that start empty.
+      if (!initialized) begin.unshift('init_state');
+      initialized = true;
+      let status = await runStatus(label, [...begin, ...rulesEntries]);
       for (;;) {
         checkFatal(status);
         const pairCount = status[STATUS.pairCount] as number;

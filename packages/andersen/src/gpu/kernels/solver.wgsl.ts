@@ -645,6 +645,27 @@ fn push_pair(key: u32, source: u32) {
 }
 
 fn skip_update() -> bool { return atomicLoad(&control[${S('skipUpdate')}]) != 0u; }
+${threadKernel(
+  'init_state',
+  /* wgsl */ `
+  // Once, before the first iteration: the slots and per-node arrays that start empty. The host
+  // uploads only what is not NONE or 0 (the initial sets' heads in the pending slots, the
+  // union–find); the rest of every buffer is zero when created.
+  for (var i = first_item; i < params.n; i += item_stride) {
+    pts_heads[${slot('points', 'i')}] = NONE;
+    pts_heads[${slot('delta', 'i')}] = NONE;
+    edg_heads[${slot('points', 'i')}] = NONE;
+    edg_heads[${slot('delta', 'i')}] = NONE;
+    atomicStore(&control[${A('segmentStart')} + i], NONE);
+    atomicStore(&control[${A('segmentStart')} + params.n + i], NONE);
+    atomicStore(&control[${A('childHead')} + i], NONE);
+    atomicStore(&control[${A('childNext')} + i], NONE);
+    atomicStore(&control[${A('hcdSlot')} + i], NONE);
+  }
+  for (var i = first_item; i < params.chunk_capacity; i += item_stride) {
+    pts_heads[${NODE_SET_SLOTS}u * params.n + i] = NONE;
+  }`,
+)}
 ${singleKernel(
   'begin_iteration',
   /* wgsl */ `
@@ -1321,6 +1342,7 @@ ${teamKernel(
 
 /** Entry points of {@link solverKernelsWgsl} and how each is dispatched. */
 export const SOLVER_ENTRY_POINTS = {
+  init_state: 'thread',
   begin_iteration: 'single',
   begin_attempt: 'single',
   delta_clear: 'thread',
