@@ -162,7 +162,9 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.constantFrom<'none' | 'merge' | 'online'>('none', 'merge', 'online'),
         fc.boolean(),
         fc.boolean(),
-        async (program, mode, compositeSort, compactReadback) => {
+        // The merge tree's kernels on one team or as many as the nodes.
+        fc.constantFrom(1, undefined),
+        async (program, mode, compositeSort, compactReadback, mergeTeams) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
             hcd,
@@ -170,6 +172,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             initialPairCapacity: 16,
             compositeSort,
             compactReadback,
+            mergeTeams,
           });
           await expectSameAsCpu(program, result, hcd);
           // Compacted, exactly the representatives' set elements cross the bus (and the union–find):
@@ -333,7 +336,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.array(fc.tuple(fc.nat({ max: 69 }), fc.nat({ max: 69 })), { maxLength: 60 }),
         fc.constantFrom<number | undefined>(0, 1, 2, undefined),
         fc.boolean(),
-        async (objectCount, links, mergeTreeLevels, tinyPools) => {
+        fc.constantFrom<number | undefined>(1, 3, undefined),
+        async (objectCount, links, mergeTreeLevels, tinyPools, mergeTeams) => {
           const b = createConstraintBuilder();
           const x = b.variable('x');
           const y = b.variable('y');
@@ -352,6 +356,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           const { result } = await solve(program, {
             hcd,
             mergeTreeLevels,
+            mergeTeams,
             ...(tinyPools ? { initialPoolElements: 2 } : {}),
           });
           await expectSameAsCpu(program, result, hcd);

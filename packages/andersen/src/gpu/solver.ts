@@ -109,6 +109,12 @@ export interface GpuSolverOptions {
    * unions folds into N. @internal Tests force 1 to split small inputs.
    */
   readonly pullChunk?: number | undefined;
+  /**
+   * Teams launched for the merge tree's kernels (default: four per child merged in the last
+   * round, at least 1,024, at most the nodes). @internal Tests force 1 to run every child of a
+   * round on one team.
+   */
+  readonly mergeTeams?: number | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -212,6 +218,9 @@ export interface GpuSolveReport {
 
 /** Final readbacks from this size on go into memory that worker threads touched first. */
 const TOUCHED_READ_BYTES = 16 * 2 ** 20;
+
+/** Fewest teams launched for the merge tree's kernels, however few children the last round merged. */
+const MERGE_TEAMS_FLOOR = 1024;
 
 /** Byte offset of `sort_count` in the kernels' uniform parameters. */
 const PARAMS_SORT_COUNT_BYTE = 9 * 4;
@@ -607,6 +616,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const step = 2 ** Math.max(8, Math.floor(Math.log2(count)) - 2);
       return Math.min(pairCapacity, Math.ceil(count / step) * step);
     };
+    // Items of the kernels that visit merged children and extra pull chunks: the teams launched
+    // for them, not a bound (their loops stride over whatever is there). A dispatch of 2^15 teams
+    // that find nothing to do took about 0.1 ms on the H100, and the merge tree runs at least six
+    // levels a round: children are sized from the last round's merges, chunks from this round's.
+    const fixedMergeTeams = this.#options.mergeTeams;
+    let mergeItems = fixedMergeTeams ?? n;
+    let extraChunks = chunkCapacity;
     const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
       switch (entry) {
         case 'hcd_hook':
@@ -620,7 +636,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         case 'pull_sources':
           return n + chunkCapacity;
         case 'merge_partials':
-          return chunkCapacity;
+          return extraChunks;
+        case 'merge_prepare':
+        case 'merge_level':
+          return mergeItems;
         case 'delta_clear':
           return deltaTableSize;
         case 'init_state':
@@ -853,6 +872,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           pullSplit.skippedEqualDeltas += status[STATUS.pullsSkipped] as number;
           // One level of the partial-merge tree per doubling of the most chunks one representative got.
           const levels = Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
+          extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
           const merges: SolverEntryPoint[] = [];
           for (let level = 0; level < levels; level++) merges.push('merge_partials', 'next_pull_level');
           return runStatus(label, [...merges, ...updateEntries, ...mergeEntries()], pairCount);
@@ -927,6 +947,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         status = await runStatus(`andersen merges ${round} (again)`, mergeEntries());
       }
       noteMerges(status);
+      mergeItems =
+        fixedMergeTeams ?? Math.min(n, Math.max(MERGE_TEAMS_FLOOR, 4 * (status[STATUS.merged] as number)));
       const propagated = status[STATUS.active] as number;
       const fresh = status[STATUS.freshNodes] as number;
       const merged = status[STATUS.merged] as number;
