@@ -164,7 +164,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.boolean(),
         // The merge tree's kernels on one team or as many as the nodes.
         fc.constantFrom(1, undefined),
-        async (program, mode, compositeSort, compactReadback, mergeTeams) => {
+        fc.boolean(),
+        async (program, mode, compositeSort, compactReadback, mergeTeams, smallSort) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
             hcd,
@@ -173,6 +174,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             compositeSort,
             compactReadback,
             mergeTeams,
+            smallSort,
           });
           await expectSameAsCpu(program, result, hcd);
           // Compacted, exactly the representatives' set elements cross the bus (and the union–find):
@@ -319,11 +321,45 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             for (const z of zs) b.store(y, z);
           });
           const program = b.build();
-          const { result } = await solve(program, { initialPoolElements: 4, initialPairCapacity: 16 });
+          const { result } = await solve(program, {
+            initialPoolElements: 4,
+            initialPairCapacity: 16,
+            smallSort: pointees.length % 2 === 0,
+          });
           await expectSameAsCpu(program, result);
         },
       ),
       { numRuns: 25 },
+    );
+  }, 120_000);
+
+  it('sorts worklists of up to 2,048 pairs in one workgroup and longer ones with the radix sort', async () => {
+    // x_j = *y for `loads` variables x_j, y pointing to `objects` objects: one round pushes
+    // loads × objects pairs, on both sides of the one-workgroup sort's capacity.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 20, max: 64 }),
+        fc.integer({ min: 20, max: 64 }),
+        fc.boolean(),
+        async (loads, objectCount, compositeSort) => {
+          const b = createConstraintBuilder();
+          const y = b.variable('y');
+          const objects = Array.from({ length: objectCount }, (_, i) => b.object(`o${i}`));
+          objects.forEach((o, i) => {
+            b.addressOf(y, o);
+            b.addressOf(o, objects[(i * 7) % objectCount] as number);
+          });
+          for (let j = 0; j < loads; j++) b.load(b.variable(`x${j}`), y);
+          const program = b.build();
+          const { result, solver } = await solve(program, { compositeSort });
+          await expectSameAsCpu(program, result);
+          const sorts = solver.report?.sorts;
+          expect(sorts?.small).toBeGreaterThan(0);
+          // Pairs of one round past the capacity go to the radix sort.
+          if (loads * objectCount > 2048) expect(sorts?.radix).toBeGreaterThan(0);
+        },
+      ),
+      { numRuns: 12 },
     );
   }, 120_000);
 

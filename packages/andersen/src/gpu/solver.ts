@@ -33,8 +33,10 @@ import type { ConstraintProgram } from '../model/program';
 import type { HcdPairs } from '../offline/hcd-pairs';
 import { AndersenResult, type SolveStatistics } from '../result/result';
 import {
+  SMALL_SORT_THREADS,
   SOLVER_ENTRY_POINTS,
   type SolverEntryPoint,
+  smallSortCapacity,
   solverEntryKinds,
   solverKernelsWgsl,
 } from './kernels/solver.wgsl';
@@ -109,6 +111,12 @@ export interface GpuSolverOptions {
    * unions folds into N. @internal Tests force 1 to split small inputs.
    */
   readonly pullChunk?: number | undefined;
+  /**
+   * Sort a worklist of at most 2,048 pairs (1,024 where workgroup memory is short) in one
+   * workgroup (`sort_small`) instead of with the radix sort's dozen dispatches (default true).
+   * @internal Tests turn it off to run the radix sort on small inputs.
+   */
+  readonly smallSort?: boolean | undefined;
   /**
    * Teams launched for the merge tree's kernels (default: four per child merged in the last
    * round, at least 1,024, at most the nodes). @internal Tests force 1 to run every child of a
@@ -202,6 +210,8 @@ export interface GpuSolveReport {
     /** ΔP pulls skipped because the team had already pulled an equal ΔP (ΔP-equivalent sources, §6.3). */
     readonly skippedEqualDeltas: number;
   };
+  /** Worklists sorted in one workgroup (`sort_small`) and by the radix sort, over all submissions. */
+  readonly sorts: { readonly small: number; readonly radix: number };
   /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
   readonly phaseMs?: Readonly<Record<GpuSolvePhase, number>> | undefined;
   /** The same GPU milliseconds per kernel (entry point; the worklist's radix sort as `sort`). */
@@ -250,6 +260,7 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   merge_partials: 'rules',
   next_pull_level: 'rules',
   pad_pairs: 'sort',
+  sort_small: 'sort',
   mark_segments: 'worklist',
   apply_pairs: 'worklist',
   guard_update: 'update',
@@ -496,6 +507,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const compositeBits =
       keyBits + sourceBits <= 32 && this.#options.compositeSort !== false ? sourceBits : 0;
     let pairCapacity = Math.max(16, this.#options.initialPairCapacity ?? Math.max(4096, 4 * n));
+    // sort_small holds 8 bytes of workgroup memory per pair: 2,048 pairs where 17 KiB fit, else 1,024.
+    const workgroupBytes = ctx.limits.maxComputeWorkgroupStorageSize;
+    const smallSortItems = workgroupBytes >= 8 * smallSortCapacity(8) + 4 * SMALL_SORT_THREADS ? 8 : 4;
+    const smallSortPairs =
+      this.#options.smallSort === false ||
+      workgroupBytes < 8 * smallSortCapacity(smallSortItems) + 4 * SMALL_SORT_THREADS
+        ? 0
+        : smallSortCapacity(smallSortItems);
     let pairs = await this.#createPairs(pairCapacity);
     const params = await this.#buffer(
       'andersen params',
@@ -510,8 +529,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         chunkCapacity,
         deltaTableSize - 1,
         0,
-        0,
-        0,
+        keyBits + compositeBits,
+        compositeBits > 0 ? 0 : sourceBits,
       ),
       BufferUsage.UNIFORM,
     );
@@ -532,7 +551,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           access: pool.accessWgsl(),
         });
       const code = linkWgsl(
-        solverKernelsWgsl({ team, teamWorkgroupSize, layoutWgsl: layout.wgsl(), laneWords }),
+        solverKernelsWgsl({ team, teamWorkgroupSize, layoutWgsl: layout.wgsl(), laneWords, smallSortItems }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );
       // A pool that grows within its binding windows keeps its WGSL: only the bind group changes.
@@ -587,6 +606,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     const kernelMs: Record<string, number> = {};
     const host: HostTimes = { prepare: 0, encode: 0, wait: 0, grow: 0, submissions: 0 };
+    const sorts = { small: 0, radix: 0 };
     // Every entry point once, up to 16 levels of the children tree and 11 of the partial-pull tree (two
     // passes each), and the radix sort's passes.
     const maxPasses = Object.keys(SOLVER_ENTRY_POINTS).length + 2 * 16 + 2 * 11 + 64;
@@ -662,7 +682,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     ): Promise<{ status: Uint32Array; reads: ArrayBuffer[] }> => {
       const prepareStarted = performance.now();
       const { kernels, bindGroup } = await compile();
-      const sortCount = sortSizeFor(pairCount);
+      // A short worklist is sorted by sort_small in one workgroup; a longer one by the radix sort.
+      const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
+      if (smallSort) sorts.small++;
+      else if (pairCount > 1) sorts.radix++;
+      const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
+      const passEntries: readonly SolverEntryPoint[] = smallSort ? ['sort_small', ...entries] : entries;
       if (sortCount > 1) {
         if (compositeBits > 0) {
           await sorter.prepare({
@@ -740,18 +765,18 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           }
         }
         if (querySet) {
-          for (const entry of entries) {
+          for (const entry of passEntries) {
             const pass = timedPass(PHASE_OF[entry], entry);
             pass.setPipeline(kernels[entry].pipeline);
             pass.setBindGroup(0, bindGroup);
             encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
             pass.end();
           }
-        } else if (entries.length > 0) {
+        } else if (passEntries.length > 0) {
           const pass = encoder.beginComputePass({ label });
           // Every kernel has the same bind group layout, so the group set once stays bound.
           pass.setBindGroup(0, bindGroup);
-          for (const entry of entries) {
+          for (const entry of passEntries) {
             pass.setPipeline(kernels[entry].pipeline);
             encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
           }
@@ -1114,6 +1139,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       touchedReadback,
       adapter: String(ctx),
       pullSplit,
+      sorts,
       phaseMs: profile ? phaseMs : undefined,
       kernelMs: profile ? kernelMs : undefined,
       host,

@@ -27,6 +27,19 @@ export interface SolverKernelParams {
   readonly layoutWgsl: string;
   /** Words one lane owns at most (`ceil(31 / smallest subgroup size)`; 1 for `workgroup` teams). */
   readonly laneWords: number;
+  /**
+   * Pairs each of the 256 invocations of `sort_small` holds (default 8): the worklists it sorts
+   * in one workgroup have up to 256 × this many pairs, which take 8 bytes each of workgroup memory.
+   */
+  readonly smallSortItems?: number;
+}
+
+/** Invocations of `sort_small`, the one-workgroup sort of a short worklist. */
+export const SMALL_SORT_THREADS = 256;
+
+/** The most pairs `sort_small` sorts with `items` pairs per invocation. */
+export function smallSortCapacity(items: number): number {
+  return SMALL_SORT_THREADS * items;
 }
 
 /**
@@ -48,6 +61,7 @@ export interface SolverKernelParams {
  */
 export function solverKernelsWgsl(params: SolverKernelParams): string {
   const { team, teamWorkgroupSize: wg, laneWords: lw } = params;
+  const sortItems = params.smallSortItems ?? 8;
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -209,7 +223,7 @@ ${body}
               pulls++;`;
 
   const code = /* wgsl */ `
-struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_count: u32, pad1: u32, pad2: u32 }
+struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_count: u32, sort_key_bits: u32, sort_value_bits: u32 }
 ${params.layoutWgsl}
 
 const NONE: u32 = ${NONE};
@@ -645,6 +659,77 @@ fn push_pair(key: u32, source: u32) {
 }
 
 fn skip_update() -> bool { return atomicLoad(&control[${S('skipUpdate')}]) != 0u; }
+
+var<workgroup> small_keys: array<u32, ${smallSortCapacity(sortItems)}>;
+var<workgroup> small_values: array<u32, ${smallSortCapacity(sortItems)}>;
+var<workgroup> small_zeros: array<u32, ${SMALL_SORT_THREADS}>;
+
+// A worklist of at most ${smallSortCapacity(sortItems)} pairs sorted by (key, source) in one workgroup, in
+// place of the radix sort's dozen dispatches: a stable split by one bit per pass, least significant
+// first (the sources' params.sort_value_bits bits, then the keys' params.sort_key_bits bits).
+// Invocation t holds pairs [${sortItems}t, ${sortItems}t + ${sortItems}); the slots past the pairs hold the largest
+// key and source, so they stay after every pair and are not written back.
+@compute @workgroup_size(${SMALL_SORT_THREADS})
+fn sort_small(@builtin(local_invocation_index) lid: u32) {
+  let count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity);
+  var keys: array<u32, ${sortItems}>;
+  var values: array<u32, ${sortItems}>;
+  for (var i = 0u; i < ${sortItems}u; i++) {
+    let at = lid * ${sortItems}u + i;
+    keys[i] = 0xffffffffu;
+    values[i] = 0xffffffffu;
+    if (at < count) {
+      keys[i] = pair_keys[at];
+      values[i] = pair_values[at];
+    }
+  }
+  let passes = params.sort_value_bits + params.sort_key_bits;
+  for (var round = 0u; round < passes; round++) {
+    let on_value = round < params.sort_value_bits;
+    let bit = select(round - params.sort_value_bits, round, on_value);
+    var zeros = 0u;
+    for (var i = 0u; i < ${sortItems}u; i++) {
+      zeros += 1u - ((select(keys[i], values[i], on_value) >> bit) & 1u);
+    }
+    // Inclusive scan of the invocations' zero counts.
+    small_zeros[lid] = zeros;
+    workgroupBarrier();
+    for (var offset = 1u; offset < ${SMALL_SORT_THREADS}u; offset <<= 1u) {
+      var add = 0u;
+      if (lid >= offset) { add = small_zeros[lid - offset]; }
+      workgroupBarrier();
+      small_zeros[lid] += add;
+      workgroupBarrier();
+    }
+    let total_zeros = small_zeros[${SMALL_SORT_THREADS - 1}u];
+    var zero_at = small_zeros[lid] - zeros;
+    var one_at = total_zeros + lid * ${sortItems}u - zero_at;
+    for (var i = 0u; i < ${sortItems}u; i++) {
+      var to = one_at;
+      if (((select(keys[i], values[i], on_value) >> bit) & 1u) == 0u) {
+        to = zero_at;
+        zero_at++;
+      } else {
+        one_at++;
+      }
+      small_keys[to] = keys[i];
+      small_values[to] = values[i];
+    }
+    workgroupBarrier();
+    for (var i = 0u; i < ${sortItems}u; i++) {
+      keys[i] = small_keys[lid * ${sortItems}u + i];
+      values[i] = small_values[lid * ${sortItems}u + i];
+    }
+    workgroupBarrier();
+  }
+  for (var i = 0u; i < ${sortItems}u; i++) {
+    let at = lid * ${sortItems}u + i;
+    if (at < count) {
+      pair_keys[at] = keys[i];
+      pair_values[at] = values[i];
+    }
+  }
+}
 ${threadKernel(
   'init_state',
   /* wgsl */ `
@@ -1354,6 +1439,7 @@ export const SOLVER_ENTRY_POINTS = {
   merge_partials: 'team',
   next_pull_level: 'single',
   pad_pairs: 'thread',
+  sort_small: 'single',
   mark_segments: 'thread',
   apply_pairs: 'thread',
   guard_update: 'single',
