@@ -118,9 +118,8 @@ export interface GpuSolverOptions {
    */
   readonly smallSort?: boolean | undefined;
   /**
-   * Teams launched for the merge tree's kernels (default: four per child merged in the last
-   * round, at least 1,024, at most the nodes). @internal Tests force 1 to run every child of a
-   * round on one team.
+   * Teams launched for the merge tree's kernels (default: one per child the round merged).
+   * @internal Tests force 1 to run every child of a round on one team.
    */
   readonly mergeTeams?: number | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
@@ -146,8 +145,8 @@ export interface GpuSolverOptions {
    */
   readonly touchedReadbackBytes?: number | undefined;
   /**
-   * Levels of the tree that folds a class's new children pairwise, fixed (default: adapted to the
-   * largest class seen, 6 to 16). @internal Tests force few levels so merge_data folds several roots.
+   * Levels of the tree that folds a class's new children pairwise, fixed (default: enough for the
+   * round's largest class, at most 16). @internal Tests force few levels so merge_data folds several roots.
    */
   readonly mergeTreeLevels?: number | undefined;
 }
@@ -228,9 +227,6 @@ export interface GpuSolveReport {
 
 /** Final readbacks from this size on go into memory that worker threads touched first. */
 const TOUCHED_READ_BYTES = 16 * 2 ** 20;
-
-/** Fewest teams launched for the merge tree's kernels, however few children the last round merged. */
-const MERGE_TEAMS_FLOOR = 1024;
 
 /** Byte offset of `sort_count` in the kernels' uniform parameters. */
 const PARAMS_SORT_COUNT_BYTE = 9 * 4;
@@ -637,9 +633,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       return Math.min(pairCapacity, Math.ceil(count / step) * step);
     };
     // Items of the kernels that visit merged children and extra pull chunks: the teams launched
-    // for them, not a bound (their loops stride over whatever is there). A dispatch of 2^15 teams
-    // that find nothing to do took about 0.1 ms on the H100, and the merge tree runs at least six
-    // levels a round: children are sized from the last round's merges, chunks from this round's.
+    // for them, not a bound (their loops stride over whatever is there), from the counts the host
+    // read before encoding them. A dispatch of 2^15 teams that find nothing to do took about
+    // 0.1 ms on the H100.
     const fixedMergeTeams = this.#options.mergeTeams;
     let mergeItems = fixedMergeTeams ?? n;
     let extraChunks = chunkCapacity;
@@ -855,29 +851,34 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'compress',
       'merge_link',
     ];
-    // Levels of the tree that folds a representative's new children pairwise (merge_level): enough
-    // for the largest class seen so far (at least 64 children), at most 2^16; merge_data folds
-    // what a larger class leaves in more than one root.
+    // A round's merges are planned at the end of its update (merge_rank lays the classes' new
+    // children out and guard_merge checks that the pools hold the folds), and folded at the start
+    // of the next submission, once the host has read how many children there are and the largest
+    // class: a round that merges nothing encodes no fold, and one that does runs only the levels of
+    // the tree (merge_level) that its largest class needs, at most 16; merge_data folds what a
+    // larger class leaves in more than one root.
     const fixedMergeLevels = this.#options.mergeTreeLevels;
-    let mergeLevels = fixedMergeLevels ?? 6;
-    const mergeEntries = (): SolverEntryPoint[] => {
-      const levels: SolverEntryPoint[] = [];
-      for (let level = 0; level < mergeLevels; level++) levels.push('merge_level', 'merge_next_level');
-      return [
-        'merge_begin',
-        'merge_rank',
-        'merge_count',
-        'guard_merge',
-        'merge_prepare',
-        ...levels,
-        'merge_data',
-        'report',
-      ];
-    };
-    const noteMerges = (status: Uint32Array) => {
+    const mergePlanEntries: SolverEntryPoint[] = [
+      'merge_begin',
+      'merge_rank',
+      'merge_count',
+      'guard_merge',
+      'report',
+    ];
+    /** The folds of the merges the last update planned (none when it merged nothing). */
+    let pendingFolds: SolverEntryPoint[] = [];
+    const planFolds = (status: Uint32Array) => {
+      const merged = status[STATUS.merged] as number;
+      if (merged === 0 || status[STATUS.skipUpdate] !== 0 || status[STATUS.skipMerge] !== 0) {
+        pendingFolds = [];
+        return;
+      }
       const children = status[STATUS.mergeMaxChildren] as number;
-      if (fixedMergeLevels !== undefined) return;
-      mergeLevels = Math.min(16, Math.max(mergeLevels, Math.ceil(Math.log2(Math.max(1, children)))));
+      const levelCount = fixedMergeLevels ?? Math.min(16, Math.ceil(Math.log2(Math.max(1, children))));
+      mergeItems = fixedMergeTeams ?? Math.min(n, merged);
+      const levels: SolverEntryPoint[] = [];
+      for (let level = 0; level < levelCount; level++) levels.push('merge_level', 'merge_next_level');
+      pendingFolds = ['merge_prepare', ...levels, 'merge_data', 'report'];
     };
     /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
     let initialized = false;
@@ -886,7 +887,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // The very first submission fills the heads and arrays that start empty.
       if (!initialized) begin.unshift('init_state');
       initialized = true;
-      let status = await runStatus(label, [...begin, ...rulesEntries]);
+      // The folds of the last round's merges come first: the rules see the merged classes.
+      let status = await runStatus(label, [...pendingFolds, ...begin, ...rulesEntries]);
+      pendingFolds = [];
       for (;;) {
         checkFatal(status);
         const pairCount = status[STATUS.pairCount] as number;
@@ -900,7 +903,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
           const merges: SolverEntryPoint[] = [];
           for (let level = 0; level < levels; level++) merges.push('merge_partials', 'next_pull_level');
-          return runStatus(label, [...merges, ...updateEntries, ...mergeEntries()], pairCount);
+          return runStatus(label, [...merges, ...updateEntries, ...mergePlanEntries], pairCount);
         }
         stats.reruns++;
         pairCapacity = Math.max(2 * pairCapacity, 2 * pairCount);
@@ -969,11 +972,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           status[STATUS.edgesCapacity] as number,
           need[1] as number,
         );
-        status = await runStatus(`andersen merges ${round} (again)`, mergeEntries());
+        status = await runStatus(`andersen merges ${round} (again)`, mergePlanEntries);
       }
-      noteMerges(status);
-      mergeItems =
-        fixedMergeTeams ?? Math.min(n, Math.max(MERGE_TEAMS_FLOOR, 4 * (status[STATUS.merged] as number)));
+      planFolds(status);
       const propagated = status[STATUS.active] as number;
       const fresh = status[STATUS.freshNodes] as number;
       const merged = status[STATUS.merged] as number;
