@@ -534,8 +534,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
 
     let compiled: Compiled | undefined;
     const kernelSets = new Map<string, Record<SolverEntryPoint, Kernel>>();
+    const compiledKey = () =>
+      `${points.generation}/${edges.generation}/${pairs.keys.label}/${pairs.values.label}`;
     const compile = async (): Promise<Compiled> => {
-      const key = `${points.generation}/${edges.generation}/${pairs.keys.label}/${pairs.values.label}`;
+      const key = compiledKey();
       if (compiled?.key === key) return compiled;
       const layout = solverLayout(points, edges);
       const library = (pool: ElementPool, name: 'pts' | 'edg') =>
@@ -677,7 +679,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       reads: readonly { buffer: GPUBuffer; byteOffset: number; byteLength: number }[] = [],
     ): Promise<{ status: Uint32Array; reads: ArrayBuffer[] }> => {
       const prepareStarted = performance.now();
-      const { kernels, bindGroup } = await compile();
+      // Unchanged pools and worklist keep their kernels and bind group: no await (each one yields
+      // to the event loop) on the path every submission takes.
+      const { kernels, bindGroup } = compiled?.key === compiledKey() ? compiled : await compile();
       // A short worklist is sorted by sort_small in one workgroup; a longer one by the radix sort.
       const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
       if (smallSort) sorts.small++;
