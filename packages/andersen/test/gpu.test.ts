@@ -333,15 +333,17 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     );
   }, 120_000);
 
-  it('sorts worklists of up to 2,048 pairs in one workgroup and longer ones with the radix sort', async () => {
+  it('sorts worklists of up to 1,024 or 2,048 pairs in one workgroup and longer ones with the radix sort', async () => {
     // x_j = *y for `loads` variables x_j, y pointing to `objects` objects: one round pushes
-    // loads × objects pairs, on both sides of the one-workgroup sort's capacity.
+    // loads × objects pairs (400 to 4,096), on both sides of the one-workgroup sort's capacity.
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 20, max: 64 }),
         fc.integer({ min: 20, max: 64 }),
         fc.boolean(),
-        async (loads, objectCount, compositeSort) => {
+        // Pairs per invocation: the default 8 (2,048 pairs), or 4 (1,024 pairs).
+        fc.constantFrom<4 | undefined>(4, undefined),
+        async (loads, objectCount, compositeSort, smallSortItems) => {
           const b = createConstraintBuilder();
           const y = b.variable('y');
           const objects = Array.from({ length: objectCount }, (_, i) => b.object(`o${i}`));
@@ -351,13 +353,15 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           });
           for (let j = 0; j < loads; j++) b.load(b.variable(`x${j}`), y);
           const program = b.build();
-          const { result, solver } = await solve(program, { compositeSort });
+          const { result, solver } = await solve(program, { compositeSort, smallSortItems });
           await expectSameAsCpu(program, result);
           // The round that pushes the pairs sorts them in one workgroup up to the capacity, with the
           // radix sort past it (no other round has a worklist to sort).
           const sorts = solver.report?.sorts;
-          // (2,048 pairs, or 1,024 where workgroup memory is short.)
-          const capacity = gpu.ctx.limits.maxComputeWorkgroupStorageSize >= 8 * 2048 + 1024 ? 2048 : 1024;
+          // (Pairs per invocation: 8, or 4 where workgroup memory is short, times 256.)
+          const fits = (items: number) =>
+            gpu.ctx.limits.maxComputeWorkgroupStorageSize >= items * 256 * 8 + 1024;
+          const capacity = 256 * (smallSortItems ?? [8, 4].find(fits) ?? 4);
           if (loads * objectCount <= capacity) expect(sorts).toEqual({ small: 1, radix: 0 });
           else expect(sorts).toEqual({ small: 0, radix: 1 });
         },

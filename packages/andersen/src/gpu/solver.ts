@@ -118,6 +118,11 @@ export interface GpuSolverOptions {
    */
   readonly smallSort?: boolean | undefined;
   /**
+   * Pairs each of `sort_small`'s 256 invocations holds (16, 8 or 4; default 8, or 4 where the
+   * adapter's workgroup memory is short). @internal Tests and A/B runs pick one.
+   */
+  readonly smallSortItems?: 4 | 8 | 16 | undefined;
+  /**
    * Teams launched for the merge tree's kernels (default: one per child the round merged).
    * @internal Tests force 1 to run every child of a round on one team.
    */
@@ -503,12 +508,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const compositeBits =
       keyBits + sourceBits <= 32 && this.#options.compositeSort !== false ? sourceBits : 0;
     let pairCapacity = Math.max(16, this.#options.initialPairCapacity ?? Math.max(4096, 4 * n));
-    // sort_small holds 8 bytes of workgroup memory per pair: 2,048 pairs where 17 KiB fit, else 1,024.
+    // sort_small holds 8 bytes of workgroup memory per pair, 8 or 4 pairs per invocation: 2,048
+    // pairs where 17 KiB fit, else 1,024. (16, 4,096 pairs, fits the H100's 48 KiB, but showed no
+    // gain in an A/B on ex, gcc, perl and python there: within that machine's spread.)
     const workgroupBytes = ctx.limits.maxComputeWorkgroupStorageSize;
-    const smallSortItems = workgroupBytes >= 8 * smallSortCapacity(8) + 4 * SMALL_SORT_THREADS ? 8 : 4;
+    const sortSmallFits = (items: number) =>
+      workgroupBytes >= 8 * smallSortCapacity(items) + 4 * SMALL_SORT_THREADS;
+    const smallSortItems = this.#options.smallSortItems ?? [8, 4].find((items) => sortSmallFits(items)) ?? 4;
     const smallSortPairs =
-      this.#options.smallSort === false ||
-      workgroupBytes < 8 * smallSortCapacity(smallSortItems) + 4 * SMALL_SORT_THREADS
+      this.#options.smallSort === false || !sortSmallFits(smallSortItems)
         ? 0
         : smallSortCapacity(smallSortItems);
     let pairs = await this.#createPairs(pairCapacity);

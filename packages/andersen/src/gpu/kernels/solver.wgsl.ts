@@ -29,7 +29,8 @@ export interface SolverKernelParams {
   readonly laneWords: number;
   /**
    * Pairs each of the 256 invocations of `sort_small` holds (default 8): the worklists it sorts
-   * in one workgroup have up to 256 × this many pairs, which take 8 bytes each of workgroup memory.
+   * in one workgroup have up to 256 × this many pairs, which take 8 bytes each of workgroup memory
+   * (plus 1 KiB).
    */
   readonly smallSortItems?: number;
 }
