@@ -55,11 +55,6 @@ export const STATUS = {
   mergeMaxChildren: 24,
   /** The stride of the level of the tree that folds a representative's children (merge_level). */
   mergeStride: 25,
-  /**
-   * Nonzero when the update just run skipped, or merged classes (halt_check): the next round's
-   * rules, encoded into the same submission, then do nothing; `resume` clears it.
-   */
-  halt: 26,
 } as const;
 
 /** Words of {@link STATUS} (the control buffer's first words). */

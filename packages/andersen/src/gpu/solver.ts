@@ -123,12 +123,6 @@ export interface GpuSolverOptions {
    */
   readonly smallSortItems?: 4 | 8 | 16 | undefined;
   /**
-   * Encode the next round's rules into the submission of a round's update, for the GPU to run
-   * when that update committed and merged nothing, saving a submission and a wait per such round
-   * (default true). @internal Tests and A/B runs turn it off.
-   */
-  readonly fuseRounds?: boolean | undefined;
-  /**
    * Teams launched for the merge tree's kernels (default: one per child the round merged).
    * @internal Tests force 1 to run every child of a round on one team.
    */
@@ -220,8 +214,6 @@ export interface GpuSolveReport {
     /** ΔP pulls skipped because the team had already pulled an equal ΔP (ΔP-equivalent sources, §6.3). */
     readonly skippedEqualDeltas: number;
   };
-  /** Rounds whose rules ran in the previous round's update submission (see `fuseRounds`). */
-  readonly fusedRounds: number;
   /** Worklists sorted in one workgroup (`sort_small`) and by the radix sort, over all submissions. */
   readonly sorts: { readonly small: number; readonly radix: number };
   /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
@@ -258,8 +250,6 @@ export interface HostTimes {
 
 const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   init_state: 'rules',
-  halt_check: 'update',
-  resume: 'rules',
   begin_iteration: 'rules',
   begin_attempt: 'rules',
   delta_clear: 'rules',
@@ -695,8 +685,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       entries: readonly SolverEntryPoint[],
       pairCount = 0,
       reads: readonly { buffer: GPUBuffer; byteOffset: number; byteLength: number }[] = [],
-      then: readonly SolverEntryPoint[] = [],
-    ): Promise<{ status: Uint32Array; next: Uint32Array | undefined; reads: ArrayBuffer[] }> => {
+    ): Promise<{ status: Uint32Array; reads: ArrayBuffer[] }> => {
       const prepareStarted = performance.now();
       // Unchanged pools and worklist keep their kernels and bind group: no await (each one yields
       // to the event loop) on the path every submission takes.
@@ -783,36 +772,28 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             );
           }
         }
-        const encodeEntries = (list: readonly SolverEntryPoint[]) => {
-          if (querySet) {
-            for (const entry of list) {
-              const pass = timedPass(PHASE_OF[entry], entry);
-              pass.setPipeline(kernels[entry].pipeline);
-              pass.setBindGroup(0, bindGroup);
-              encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
-              pass.end();
-            }
-          } else if (list.length > 0) {
-            const pass = encoder.beginComputePass({ label });
-            // Every kernel has the same bind group layout, so the group set once stays bound.
+        if (querySet) {
+          for (const entry of passEntries) {
+            const pass = timedPass(PHASE_OF[entry], entry);
+            pass.setPipeline(kernels[entry].pipeline);
             pass.setBindGroup(0, bindGroup);
-            for (const entry of list) {
-              pass.setPipeline(kernels[entry].pipeline);
-              encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
-            }
+            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
             pass.end();
           }
-        };
-        encodeEntries(passEntries);
-        staged.push(ctx.staging.recordRead(encoder, control, 0, STATUS_WORDS * 4));
-        if (then.length > 0) {
-          // The next round's rules, run by the GPU only if halt_check let them (see fuseRounds).
-          encodeEntries(then);
-          staged.push(ctx.staging.recordRead(encoder, control, 0, STATUS_WORDS * 4));
+        } else if (passEntries.length > 0) {
+          const pass = encoder.beginComputePass({ label });
+          // Every kernel has the same bind group layout, so the group set once stays bound.
+          pass.setBindGroup(0, bindGroup);
+          for (const entry of passEntries) {
+            pass.setPipeline(kernels[entry].pipeline);
+            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+          }
+          pass.end();
         }
         if (querySet && stampBuffer && passPhases.length > 0) {
           encoder.resolveQuerySet(querySet, 0, 2 * passPhases.length, stampBuffer, 0);
         }
+        staged.push(ctx.staging.recordRead(encoder, control, 0, STATUS_WORDS * 4));
         for (const read of reads) {
           staged.push(ctx.staging.recordRead(encoder, read.buffer, read.byteOffset, read.byteLength));
         }
@@ -837,12 +818,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           }
         });
       }
-      const fused = then.length > 0;
-      return {
-        status: new Uint32Array(bytes[0] as ArrayBuffer),
-        next: fused ? new Uint32Array(bytes[1] as ArrayBuffer) : undefined,
-        reads: bytes.slice(fused ? 2 : 1) as ArrayBuffer[],
-      };
+      return { status: new Uint32Array(bytes[0] as ArrayBuffer), reads: bytes.slice(1) as ArrayBuffer[] };
     };
     const runStatus = async (label: string, entries: readonly SolverEntryPoint[], pairCount = 0) =>
       (await run(label, entries, pairCount)).status;
@@ -865,7 +841,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
 
     const touchFrom = this.#options.touchedReadbackBytes ?? TOUCHED_READ_BYTES;
-    const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0, fusedRounds: 0 };
+    const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0 };
     const pullSplit = { extraChunks: 0, maxChunks: 1, refused: 0, skippedEqualDeltas: 0 };
     const rulesEntries: SolverEntryPoint[] = [
       'begin_attempt',
@@ -918,31 +894,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
     let initialized = false;
-    // A round's update submission goes on with the next round's rules (begin_iteration and the
-    // rules), which the GPU runs only when halt_check finds the update committed and merged
-    // nothing: then the next round starts from their status (`carried`) and saves a submission
-    // and a wait; otherwise they did nothing, and the next round submits them itself (with the
-    // folds first, and `resume`).
-    const fuseRounds = this.#options.fuseRounds !== false;
-    let fusedNext: Uint32Array | undefined;
-    let carried: Uint32Array | undefined;
-    /** Whether the next round's begin_iteration already ran (in a fused submission). */
-    let nextRoundBegun = false;
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
-      let status: Uint32Array;
-      if (carried !== undefined && first) {
-        status = carried;
-        stats.fusedRounds++;
-      } else {
-        const begin: SolverEntryPoint[] = first && !nextRoundBegun ? ['begin_iteration'] : [];
-        // The very first submission fills the heads and arrays that start empty.
-        if (!initialized) begin.unshift('init_state');
-        initialized = true;
-        // The folds of the last round's merges come first: the rules see the merged classes.
-        status = await runStatus(label, [...pendingFolds, 'resume', ...begin, ...rulesEntries]);
-      }
-      carried = undefined;
-      nextRoundBegun = false;
+      const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
+      // The very first submission fills the heads and arrays that start empty.
+      if (!initialized) begin.unshift('init_state');
+      initialized = true;
+      // The folds of the last round's merges come first: the rules see the merged classes.
+      let status = await runStatus(label, [...pendingFolds, ...begin, ...rulesEntries]);
       pendingFolds = [];
       for (;;) {
         checkFatal(status);
@@ -957,20 +915,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
           const merges: SolverEntryPoint[] = [];
           for (let level = 0; level < levels; level++) merges.push('merge_partials', 'next_pull_level');
-          const updated = await run(
-            label,
-            [
-              ...merges,
-              ...updateEntries,
-              ...mergePlanEntries,
-              ...(fuseRounds ? ['halt_check' as const] : []),
-            ],
-            pairCount,
-            [],
-            fuseRounds ? ['begin_iteration', ...rulesEntries] : [],
-          );
-          fusedNext = updated.next;
-          return updated.status;
+          return runStatus(label, [...merges, ...updateEntries, ...mergePlanEntries], pairCount);
         }
         stats.reruns++;
         pairCapacity = Math.max(2 * pairCapacity, 2 * pairCount);
@@ -1040,18 +985,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           need[1] as number,
         );
         status = await runStatus(`andersen merges ${round} (again)`, mergePlanEntries);
-        // The rules after the skipped merge did nothing (halt_check).
-        fusedNext = undefined;
       }
       planFolds(status);
-      carried =
-        fusedNext !== undefined &&
-        status[STATUS.merged] === 0 &&
-        status[STATUS.skipUpdate] === 0 &&
-        status[STATUS.skipMerge] === 0
-          ? fusedNext
-          : undefined;
-      fusedNext = undefined;
       const propagated = status[STATUS.active] as number;
       const fresh = status[STATUS.freshNodes] as number;
       const merged = status[STATUS.merged] as number;
@@ -1070,7 +1005,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // Grow ahead of need: an iteration that would not fit runs twice.
       const pointsNext = status[STATUS.ptsNext] as number;
       const lastPoints = pointsNext - (status[STATUS.markPts] as number);
-      const capacities = points.capacity + edges.capacity;
       if (points.capacity - pointsNext < 3 * lastPoints)
         await timedGrow(() => points.grow(pointsNext + 8 * lastPoints));
       const edgesNext = status[STATUS.edgesNext] as number;
@@ -1082,14 +1016,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       if (edges.capacity - edgesNext < 3 * lastEdges)
         await timedGrow(() => edges.grow(edgesNext + 8 * lastEdges));
-      if (carried !== undefined && points.capacity + edges.capacity !== capacities) {
-        // A pool that grows forgets that it ran out (its header is rewritten), so rules that ran
-        // before the growth may have lost members unseen: run them again, after it. Their
-        // begin_iteration did run, and its marks stay (the guard counts the discarded attempt's
-        // elements, which the pending sets may hold).
-        carried = undefined;
-        nextRoundBegun = true;
-      }
     }
     const iterateMs = performance.now() - iterateStarted;
 
@@ -1226,7 +1152,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       touchedReadback,
       adapter: String(ctx),
       pullSplit,
-      fusedRounds: stats.fusedRounds,
       sorts,
       phaseMs: profile ? phaseMs : undefined,
       kernelMs: profile ? kernelMs : undefined,

@@ -660,22 +660,6 @@ fn push_pair(key: u32, source: u32) {
 }
 
 fn skip_update() -> bool { return atomicLoad(&control[${S('skipUpdate')}]) != 0u; }
-fn halted() -> bool { return atomicLoad(&control[${S('halt')}]) != 0u; }
-${singleKernel(
-  'halt_check',
-  /* wgsl */ `
-  // After an update and its merge plan, in a submission that goes on with the next round's rules:
-  // they may run only if the update committed and merged nothing (merges are folded first, by a
-  // submission the host encodes once it has read them).
-  let stop = skip_update() || atomicLoad(&control[${S('skipMerge')}]) != 0u ||
-    atomicLoad(&control[${S('merged')}]) != 0u || atomicLoad(&control[${S('fatal')}]) != 0u;
-  atomicStore(&control[${S('halt')}], select(0u, 1u, stop));`,
-)}
-${singleKernel(
-  'resume',
-  /* wgsl */ `
-  atomicStore(&control[${S('halt')}], 0u);`,
-)}
 
 var<workgroup> small_keys: array<u32, ${smallSortCapacity(sortItems)}>;
 var<workgroup> small_values: array<u32, ${smallSortCapacity(sortItems)}>;
@@ -771,14 +755,12 @@ ${threadKernel(
 ${singleKernel(
   'begin_iteration',
   /* wgsl */ `
-  if (halted()) { return; }
   atomicStore(&control[${S('markPts')}], min(atomicLoad(&pts_header.next), pts_header.capacity));
   atomicStore(&control[${S('markEdges')}], min(atomicLoad(&edg_header.next), edg_header.capacity));`,
 )}
 ${singleKernel(
   'begin_attempt',
   /* wgsl */ `
-  if (halted()) { return; }
   atomicStore(&control[${S('active')}], 0u);
   atomicStore(&control[${S('freshNodes')}], 0u);
   atomicStore(&control[${S('edgesAdded')}], 0u);
@@ -794,7 +776,6 @@ ${singleKernel(
 ${threadKernel(
   'delta_clear',
   /* wgsl */ `
-  if (halted()) { return; }
   for (var i = first_item; i <= params.table_mask; i += item_stride) {
     atomicStore(&control[delta_table_word(i)], NONE);
   }`,
@@ -802,7 +783,6 @@ ${threadKernel(
 ${teamKernel(
   'delta_leaders',
   /* wgsl */ `
-  if (pts_team_u(select(0u, 1u, halted())) != 0u) { return; }
   // ΔP-equivalent variables (§6.3): every root with a ΔP finds a root whose ΔP is equal (the first
   // to claim a slot of the hash's probe sequence) through an open-addressed table. An equal hash is
   // checked with pts_equals, so only equal sets share a leader; a missed match (probe limit, a stale
@@ -840,7 +820,6 @@ ${teamKernel(
 ${teamKernel(
   'pull_count',
   /* wgsl */ `
-  if (pts_team_u(select(0u, 1u, halted())) != 0u) { return; }
   // Per representative: how many pulls its E and F lists ask for, hence how many chunks (of about
   // params.pull_chunk pulls each, at most params.max_chunks) they are split into.
   let n = params.n;
@@ -869,13 +848,10 @@ ${teamKernel(
 
 var<workgroup> pull_group_total: atomic<u32>;
 var<workgroup> pull_group_base: u32;
-var<workgroup> pull_group_halted: u32;
 
 @compute @workgroup_size(${THREAD_WORKGROUP})
 fn pull_items(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32) {
-  if (lid == 0u) { pull_group_halted = select(0u, 1u, halted()); }
-  if (workgroupUniformLoad(&pull_group_halted) != 0u) { return; }
   // Hands out the extra chunks (all but chunk 0, which the representative's own team runs), one
   // global atomic per workgroup. A representative whose extra chunks do not all fit in the chunk
   // capacity gets none: its own team pulls everything (exact, just not split).
@@ -926,7 +902,6 @@ fn pull_items(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
 ${teamKernel(
   'pull_sources',
   /* wgsl */ `
-  if (pts_team_u(select(0u, 1u, halted())) != 0u) { return; }
   // copy⁻¹: old sources pull what they gained (ΔP), sources added by the last update pull all of P.
   // Units 0 … n−1 are chunk 0 of each representative (into N(r)), the rest its extra chunks (each
   // into its own partial set, so no two teams ever write one list).
@@ -994,7 +969,6 @@ ${singleKernel(
 ${teamKernel(
   'member_rules',
   /* wgsl */ `
-  if (pts_team_u(select(0u, 1u, halted())) != 0u) { return; }
   // The loads, stores and offsets, one team per rule (not per class: a large class's rules spread
   // over many teams); each pushes worklist pairs for the new pointees it sees.
   let n = params.n;
@@ -1455,8 +1429,6 @@ ${teamKernel(
 /** Entry points of {@link solverKernelsWgsl} and how each is dispatched. */
 export const SOLVER_ENTRY_POINTS = {
   init_state: 'thread',
-  halt_check: 'single',
-  resume: 'single',
   begin_iteration: 'single',
   begin_attempt: 'single',
   delta_clear: 'thread',
