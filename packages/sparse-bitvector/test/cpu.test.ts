@@ -397,8 +397,8 @@ describe('packMemberPairs', () => {
               // Each pair twice, the second time later, to check repeats count once.
               vectors.push(v, v);
               members.push(m, m);
-              let set = model.get(v);
-              if (!set) model.set(v, (set = new Set()));
+              const set = model.get(v) ?? new Set<number>();
+              model.set(v, set);
               set.add(m);
             }
           }
