@@ -1,0 +1,78 @@
+// Run (after `npm run build`; on the H100 machine through .device/enter.sh, see DESIGN.md):
+//   GPUMORPH_DATA=../shared/data B=gcc,perl RUNS=4 \
+//     VARIANTS='{"new":{},"old":{"smallSort":false}}' node scripts/andersen-ab.mjs
+//
+// Interleaved A/B of `createGpuSolver` options on the PPoPP'12 suite: per benchmark, two untimed
+// solves, then RUNS rounds of one solve per variant in turn (a garbage collection before each), so
+// that a machine's drift falls on every variant alike. Prints each variant's median and runs, the
+// report's setup parts, iterate / transfer ms and host times, and whether its sets equal the first
+// variant's and the reference solution. PROFILE=1 adds a profiled solve per variant (GPU ms per
+// kernel). The figures in packages/andersen/README.md marked "A/B" come from this script; the bench
+// (`gpumorph bench andersen`) is the record.
+import { resolve } from 'node:path';
+import { acquireGpu } from '@gpumorph/gpu-allocator';
+import { collectGarbage } from '@gpumorph/gpu-allocator/bench';
+import * as A from '../packages/andersen/dist/index.js';
+
+const dir = resolve(process.env.GPUMORPH_DATA ?? '../shared/data', 'andersen/hardekopf');
+const ctx = await acquireGpu({ require: true });
+const variants = JSON.parse(process.env.VARIANTS ?? '{"default":{}}');
+const names = (process.env.B ?? 'ex,gcc,perl,python,php,linux').split(',');
+const median = (times) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
+const rounded = (value) => JSON.stringify(value, (_, v) => (typeof v === 'number' ? Math.round(v) : v));
+for (const name of names) {
+  const input = await A.readHardekopf({ prefix: resolve(dir, name) }, { nonObjectAddress: 'make-object' });
+  const hcd = A.appendOfflineMerges(input.hcd, A.computeHvn(input.program).merges);
+  const solve = async (options) => {
+    const solver = await A.createGpuSolver(input.program, { gpu: ctx, hcd, ...options });
+    try {
+      return { result: await solver.solve(), report: solver.report };
+    } finally {
+      solver.destroy();
+    }
+  };
+  for (let warmUp = 0; warmUp < 2; warmUp++) await solve({});
+  const runs = Number(process.env.RUNS ?? (name === 'php' || name === 'linux' ? 2 : 4));
+  const times = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
+  const last = {};
+  for (let run = 0; run < runs; run++) {
+    for (const [key, options] of Object.entries(variants)) {
+      collectGarbage();
+      const started = performance.now();
+      last[key] = await solve(options);
+      times[key].push(performance.now() - started);
+    }
+  }
+  const first = last[Object.keys(variants)[0]].result;
+  for (const [key, { result, report }] of Object.entries(last)) {
+    let same = true;
+    for (let v = 0; v < result.nodeCount && same; v++) {
+      const a = result.pointsTo(v);
+      const b = first.pointsTo(v);
+      same = a.length === b.length && a.every((m, i) => m === b[i]);
+    }
+    const exact = input.solution
+      ? A.verifySolution(result, input.solution, { ignore: A.HARDEKOPF_REFERENCE_CONVENTIONS }).exact
+      : 'n/a';
+    console.log(
+      `${name} ${key}: median ${median(times[key]).toFixed(1)} ms [${times[key].map((t) => t.toFixed(0)).join(' ')}]` +
+        ` rounds ${result.statistics.rounds} same ${same} exact ${exact} setup ${report.setupMs.toFixed(0)}` +
+        ` ${rounded(report.setupParts)} iterate ${report.iterateMs.toFixed(0)} transfer ${report.transferMs.toFixed(0)}` +
+        ` host ${rounded(report.host)}`,
+    );
+  }
+  if (process.env.PROFILE) {
+    for (const [key, options] of Object.entries(variants)) {
+      const { report } = await solve({ ...options, profile: true });
+      const top = Object.entries(report.kernelMs ?? {})
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 12)
+        .map(([kernel, ms]) => `${kernel} ${ms.toFixed(1)}`)
+        .join(', ');
+      const total = Object.values(report.phaseMs ?? {}).reduce((a, b) => a + b, 0);
+      console.log(`${name} ${key} profiled: GPU ${total.toFixed(0)} ms; ${top}`);
+    }
+  }
+}
+ctx.destroy();
+process.exit(0);
