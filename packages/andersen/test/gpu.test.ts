@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { smallSortCapacity, smallSortWorkgroupBytes } from '../src/gpu/kernels/solver.wgsl';
 import {
   type AndersenResult,
   type ConstraintProgram,
@@ -360,8 +361,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           const sorts = solver.report?.sorts;
           // (Pairs per invocation: 8, or 4 where workgroup memory is short, times 256.)
           const fits = (items: number) =>
-            gpu.ctx.limits.maxComputeWorkgroupStorageSize >= items * 256 * 8 + 1024;
-          const capacity = 256 * (smallSortItems ?? [8, 4].find(fits) ?? 4);
+            gpu.ctx.limits.maxComputeWorkgroupStorageSize >= smallSortWorkgroupBytes(items);
+          const capacity = smallSortCapacity(smallSortItems ?? [8, 4].find(fits) ?? 4);
           if (loads * objectCount <= capacity) expect(sorts).toEqual({ small: 1, radix: 0 });
           else expect(sorts).toEqual({ small: 0, radix: 1 });
         },

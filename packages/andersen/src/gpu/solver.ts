@@ -33,10 +33,10 @@ import type { ConstraintProgram } from '../model/program';
 import type { HcdPairs } from '../offline/hcd-pairs';
 import { AndersenResult, type SolveStatistics } from '../result/result';
 import {
-  SMALL_SORT_THREADS,
   SOLVER_ENTRY_POINTS,
   type SolverEntryPoint,
   smallSortCapacity,
+  smallSortWorkgroupBytes,
   solverEntryKinds,
   solverKernelsWgsl,
 } from './kernels/solver.wgsl';
@@ -189,7 +189,7 @@ export interface GpuSolveReport {
   /**
    * Where {@link setupMs} went: `program` (the offline merges, rule table and initial sets on the
    * host), `pools` (creating the two element pools and uploading the initial sets), `buffers` (the
-   * other buffers and their uploads).
+   * other buffers, their uploads and the rest of the setup).
    */
   readonly setupParts: { readonly program: number; readonly pools: number; readonly buffers: number };
   readonly iterateMs: number;
@@ -512,8 +512,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // pairs where 17 KiB fit, else 1,024. (16, 4,096 pairs, fits the H100's 48 KiB, but showed no
     // gain in an A/B on ex, gcc, perl and python there: within that machine's spread.)
     const workgroupBytes = ctx.limits.maxComputeWorkgroupStorageSize;
-    const sortSmallFits = (items: number) =>
-      workgroupBytes >= 8 * smallSortCapacity(items) + 4 * SMALL_SORT_THREADS;
+    const sortSmallFits = (items: number) => workgroupBytes >= smallSortWorkgroupBytes(items);
     const smallSortItems = this.#options.smallSortItems ?? [8, 4].find((items) => sortSmallFits(items)) ?? 4;
     const smallSortPairs =
       this.#options.smallSort === false || !sortSmallFits(smallSortItems)
@@ -890,7 +889,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       mergeItems = fixedMergeTeams ?? Math.min(n, merged);
       const levels: SolverEntryPoint[] = [];
       for (let level = 0; level < levelCount; level++) levels.push('merge_level', 'merge_next_level');
-      pendingFolds = ['merge_prepare', ...levels, 'merge_data', 'report'];
+      pendingFolds = ['merge_prepare', ...levels, 'merge_data'];
     };
     /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
     let initialized = false;

@@ -43,6 +43,11 @@ export function smallSortCapacity(items: number): number {
   return SMALL_SORT_THREADS * items;
 }
 
+/** Workgroup memory `sort_small` declares with `items` pairs per invocation: 8 bytes a pair, 4 per invocation. */
+export function smallSortWorkgroupBytes(items: number): number {
+  return 8 * smallSortCapacity(items) + 4 * SMALL_SORT_THREADS;
+}
+
 /**
  * The entry points of one solver iteration, in the order the host encodes them:
  * `begin_iteration` (first attempt only), `begin_attempt`, `pull_count`, `pull_items`,
