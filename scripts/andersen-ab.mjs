@@ -2,8 +2,8 @@
 //   GPUMORPH_DATA=../shared/data B=gcc,perl RUNS=4 \
 //     VARIANTS='{"new":{},"old":{"smallSort":false}}' node scripts/andersen-ab.mjs
 //
-// Interleaved A/B of `createGpuSolver` options on the PPoPP'12 suite: per benchmark, two untimed
-// solves, then RUNS rounds of one solve per variant in turn (a garbage collection before each), so
+// Interleaved A/B of `createGpuSolver` options on the PPoPP'12 suite: per benchmark, untimed
+// solves (one, then one per variant), then RUNS rounds of one solve per variant in turn (a garbage collection before each), so
 // that a machine's drift falls on every variant alike. Prints each variant's median and runs, the
 // report's setup parts, iterate / transfer ms and host times, and whether its sets equal the first
 // variant's and the reference solution. PROFILE=1 adds a profiled solve per variant (GPU ms per
@@ -31,7 +31,10 @@ for (const name of names) {
       solver.destroy();
     }
   };
-  for (let warmUp = 0; warmUp < 2; warmUp++) await solve({});
+  // Untimed: one solve, then one per variant (a variant whose options change the kernels compiles
+  // them in its first solve).
+  await solve({});
+  for (const options of Object.values(variants)) await solve(options);
   const runs = Number(process.env.RUNS ?? (name === 'php' || name === 'linux' ? 2 : 4));
   const times = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
   const last = {};

@@ -166,7 +166,9 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         // The merge tree's kernels on one team or as many as the nodes.
         fc.constantFrom(1, undefined),
         fc.boolean(),
-        async (program, mode, compositeSort, compactReadback, mergeTeams, smallSort) => {
+        // The ΔP pulls' sources screened by the delta_bits bitmap, or each one looked up.
+        fc.boolean(),
+        async (program, mode, compositeSort, compactReadback, mergeTeams, smallSort, deltaBitmap) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
             hcd,
@@ -176,6 +178,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             compactReadback,
             mergeTeams,
             smallSort,
+            deltaBitmap,
           });
           await expectSameAsCpu(program, result, hcd);
           // Compacted, exactly the representatives' set elements cross the bus (and the union–find):

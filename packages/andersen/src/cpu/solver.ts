@@ -24,6 +24,11 @@ export interface IterationEvent {
   readonly merged: number;
   /** Milliseconds since the solve started. */
   readonly elapsedMs: number;
+  /**
+   * GPU milliseconds of this round per kernel (the WebGPU engine with `profile` and timestamp
+   * queries only; the worklist's radix sort as `sort`).
+   */
+  readonly kernelMs?: Readonly<Record<string, number>> | undefined;
 }
 
 /** Events of {@link CpuSolver}. */

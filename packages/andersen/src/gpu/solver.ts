@@ -33,6 +33,7 @@ import type { ConstraintProgram } from '../model/program';
 import type { HcdPairs } from '../offline/hcd-pairs';
 import { AndersenResult, type SolveStatistics } from '../result/result';
 import {
+  deltaBitmapWords,
   SOLVER_ENTRY_POINTS,
   type SolverEntryPoint,
   smallSortCapacity,
@@ -127,6 +128,15 @@ export interface GpuSolverOptions {
    * @internal Tests force 1 to run every child of a round on one team.
    */
   readonly mergeTeams?: number | undefined;
+  /**
+   * Screen the ΔP pulls' sources through a bitmap of the nodes whose class has a ΔP, rebuilt each
+   * round (default true). @internal Tests and A/B runs turn it off.
+   */
+  readonly deltaBitmap?: boolean | undefined;
+  /**
+   * Pull `src − P(r)` into N (default true) rather than all of `src`. @internal For A/B runs.
+   */
+  readonly pullMinusPoints?: boolean | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -253,6 +263,7 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   begin_iteration: 'rules',
   begin_attempt: 'rules',
   delta_clear: 'rules',
+  delta_bits: 'rules',
   delta_leaders: 'rules',
   pull_count: 'rules',
   pull_items: 'rules',
@@ -470,11 +481,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // are zero: only the initial sets' heads (the pending slots), the node table, the rules, the
     // status words and the union–find are uploaded (the host writes about 1 GB/s on the H100
     // machine); init_state fills the slots and arrays that start empty (NONE) on the GPU.
+    // … and after those, the delta_bits bitmap.
+    const deltaBitmap = this.#options.deltaBitmap !== false;
     const ptsHeads = await this.#buffer(
       'andersen pts heads',
       new Uint32Array(0),
       storage,
-      4 * (NODE_SET_SLOTS * n + chunkCapacity),
+      4 * (NODE_SET_SLOTS * n + chunkCapacity + (deltaBitmap ? deltaBitmapWords(n) : 0)),
     );
     const edgHeads = await this.#buffer('andersen edg heads', new Uint32Array(0), storage, 4 * 3 * n);
     await ctx.writeBuffer(ptsHeads, 4 * SET_SLOT.pending * n, pointsPacked.heads);
@@ -556,7 +569,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           access: pool.accessWgsl(),
         });
       const code = linkWgsl(
-        solverKernelsWgsl({ team, teamWorkgroupSize, layoutWgsl: layout.wgsl(), laneWords, smallSortItems }),
+        solverKernelsWgsl({
+          team,
+          teamWorkgroupSize,
+          layoutWgsl: layout.wgsl(),
+          laneWords,
+          smallSortItems,
+          deltaBitmap,
+          pullMinusPoints: this.#options.pullMinusPoints,
+        }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );
       // A pool that grows within its binding windows keeps its WGSL: only the bind group changes.
@@ -610,6 +631,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       transfer: 0,
     };
     const kernelMs: Record<string, number> = {};
+    // This round's share of kernelMs, for the iteration event.
+    let roundKernelMs: Record<string, number> = {};
     const host: HostTimes = { prepare: 0, encode: 0, wait: 0, grow: 0, submissions: 0 };
     const sorts = { small: 0, radix: 0 };
     // Every entry point once, up to 16 levels of the children tree and 11 of the partial-pull tree (two
@@ -667,6 +690,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           return mergeItems;
         case 'delta_clear':
           return deltaTableSize;
+        case 'delta_bits':
+          return deltaBitmapWords(n);
         case 'init_state':
           return Math.max(n, chunkCapacity);
         default:
@@ -814,6 +839,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             phaseMs[phase] += ms;
             const kernel = passKernels[i] as string;
             kernelMs[kernel] = (kernelMs[kernel] ?? 0) + ms;
+            roundKernelMs[kernel] = (roundKernelMs[kernel] ?? 0) + ms;
           }
         });
       }
@@ -845,6 +871,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const rulesEntries: SolverEntryPoint[] = [
       'begin_attempt',
       'delta_clear',
+      ...(deltaBitmap ? (['delta_bits'] as const) : []),
       'delta_leaders',
       'pull_count',
       'pull_items',
@@ -999,7 +1026,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         edgesAdded,
         merged,
         elapsedMs: performance.now() - started,
+        kernelMs: profile ? roundKernelMs : undefined,
       });
+      roundKernelMs = {};
       if (propagated === 0 && fresh === 0 && merged === 0) break;
       // Grow ahead of need: an iteration that would not fit runs twice.
       const pointsNext = status[STATUS.ptsNext] as number;

@@ -33,6 +33,21 @@ export interface SolverKernelParams {
    * (plus 1 KiB).
    */
   readonly smallSortItems?: number;
+  /**
+   * Screen the sources of the ΔP pulls through the `delta_bits` bitmap (default true): lanes AND
+   * each word of E with the bitmap's word and decode only the sources whose class has a ΔP, where
+   * without it every member of E is looked up (a find and a head load) every round.
+   */
+  readonly deltaBitmap?: boolean | undefined;
+  /**
+   * Pull `src − P(r)` (default true), or all of `src`, leaving the difference to the update.
+   */
+  readonly pullMinusPoints?: boolean | undefined;
+}
+
+/** Words of the `delta_bits` bitmap for `nodeCount` nodes: whole elements' worth (30 words per 960 members). */
+export function deltaBitmapWords(nodeCount: number): number {
+  return 30 * Math.ceil(Math.max(1, nodeCount) / 960);
 }
 
 /** Invocations of `sort_small`, the one-workgroup sort of a short worklist. */
@@ -68,6 +83,8 @@ export function smallSortWorkgroupBytes(items: number): number {
 export function solverKernelsWgsl(params: SolverKernelParams): string {
   const { team, teamWorkgroupSize: wg, laneWords: lw } = params;
   const sortItems = params.smallSortItems ?? 8;
+  const deltaBitmap = params.deltaBitmap !== false;
+  const pullMinusPoints = params.pullMinusPoints !== false;
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -154,6 +171,9 @@ ${body}
     action: (src: string) => string,
   ) => {
     const s = `_${decodeCount++}`;
+    // ΔP sources: only the members whose class has a ΔP (the delta_bits bitmap) are decoded.
+    const screen = (base: string, word: string) =>
+      source === 'delta' && deltaBitmap ? ` & pts_heads[delta_bit_word(${base} * 30u + ${word})]` : '';
     const header = /* wgsl */ `
       var e${s} = pts_team_u(edg_heads[${slot(list, 'r')}]);
       var steps${s} = 0u;
@@ -176,7 +196,7 @@ ${body}
             let w = pts_lane + k * pts_lanes;
             let g = ordinal * 30u + w;
             var word = 0u;
-            if (w < 30u && g >= lo && g < hi) { word = edg_load(e${s}, w); }
+            if (w < 30u && g >= lo && g < hi) { word = edg_load(e${s}, w)${screen(`h${s}.x`, 'w')}; }
             var mine = NONE;
             loop {
               loop {
@@ -201,7 +221,7 @@ ${body}
           for (var w = 0u; w < 30u; w++) {
             let g = ordinal * 30u + w;
             if (g < lo || g >= hi) { continue; }
-            var word = pts_team_u(edg_load(e${s}, w));
+            var word = pts_team_u(edg_load(e${s}, w)${screen(`h${s}.x`, 'w')});
             loop {
               if (word == 0u) { break; }
               let m = h${s}.x * 960u + w * 32u + firstTrailingBit(word);
@@ -214,15 +234,17 @@ ${body}
           }${footer}
     }`;
   };
+  const pullUnion = (source: string) =>
+    pullMinusPoints ? `pts_union_minus(dst, ${source}, ${slot('points', 'r')})` : `pts_union(dst, ${source})`;
   // An E source's pull of ΔP: skipped when the team already pulled an equal ΔP in this unit.
   const pullDelta = (src: string) => /* wgsl */ `
               if (pull_seen(pts_team_u(atomicLoad(&control[${A('deltaLeader')} + ${src}])))) {
                 skipped++;
               } else {
-                status |= pts_union_minus(dst, ${slot('delta', src)}, ${slot('points', 'r')});
+                status |= ${pullUnion(slot('delta', src))};
               }`;
   const pullPoints = (src: string) => /* wgsl */ `
-              status |= pts_union_minus(dst, ${slot('points', src)}, ${slot('points', 'r')});`;
+              status |= ${pullUnion(slot('points', src))};`;
   const countDelta = (src: string) => /* wgsl */ `
               if (!pull_seen(pts_team_u(atomicLoad(&control[${A('deltaLeader')} + ${src}])))) { pulls++; }`;
   const countPoints = (_src: string) => /* wgsl */ `
@@ -238,6 +260,8 @@ const NONE: u32 = ${NONE};
 fn pull_owner_word(i: u32) -> u32 { return ${STATUS_WORDS}u + ${CONTROL_ARRAY_COUNT}u * params.n + i; }
 // The points-to head slot of extra pull chunk i's partial set (after the per-node slots).
 fn partial_slot(i: u32) -> u32 { return ${NODE_SET_SLOTS}u * params.n + i; }
+// Word i of the delta_bits bitmap (bit m: m's class has a ΔP), after the partial sets' slots.
+fn delta_bit_word(i: u32) -> u32 { return ${NODE_SET_SLOTS}u * params.n + params.chunk_capacity + i; }
 // The control word of slot i of the ΔP leader table (after the extra chunks' owners).
 fn delta_table_word(i: u32) -> u32 { return ${STATUS_WORDS}u + ${CONTROL_ARRAY_COUNT}u * params.n + params.chunk_capacity + i; }
 
@@ -783,6 +807,25 @@ ${threadKernel(
   /* wgsl */ `
   for (var i = first_item; i <= params.table_mask; i += item_stride) {
     atomicStore(&control[delta_table_word(i)], NONE);
+  }`,
+)}
+${threadKernel(
+  'delta_bits',
+  /* wgsl */ `
+  // Bit m of word m / 32: node m's class has a ΔP. The pulls AND it with their E words, so a
+  // representative whose sources gained nothing costs a word test per word of E, not a find and
+  // a head load per source (late rounds have a few hundred ΔPs among hundreds of thousands of
+  // sources). Rebuilt every attempt, after the folds, which move ΔPs between classes.
+  let words = 30u * ((params.n + 959u) / 960u);
+  for (var i = first_item; i < words; i += item_stride) {
+    var bits = 0u;
+    let first = i * 32u;
+    for (var j = 0u; j < 32u; j++) {
+      let m = first + j;
+      if (m >= params.n) { break; }
+      if (pts_heads[${slot('delta', 'find(m)')}] != NONE) { bits |= 1u << j; }
+    }
+    pts_heads[delta_bit_word(i)] = bits;
   }`,
 )}
 ${teamKernel(
@@ -1437,6 +1480,7 @@ export const SOLVER_ENTRY_POINTS = {
   begin_iteration: 'single',
   begin_attempt: 'single',
   delta_clear: 'thread',
+  delta_bits: 'thread',
   delta_leaders: 'team',
   pull_count: 'team',
   pull_items: 'thread',
