@@ -166,9 +166,10 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         // The merge tree's kernels on one team or as many as the nodes.
         fc.constantFrom(1, undefined),
         fc.boolean(),
-        // The ΔP pulls' sources screened by the delta_bits bitmap, or each one looked up.
+        // With the shortcuts (the ΔP pulls' sources screened by the delta_bits bitmap, equal sets
+        // read back once) or without (each source looked up, each representative's set read).
         fc.boolean(),
-        async (program, mode, compositeSort, compactReadback, mergeTeams, smallSort, deltaBitmap) => {
+        async (program, mode, compositeSort, compactReadback, mergeTeams, smallSort, shortcuts) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
             hcd,
@@ -178,22 +179,37 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             compactReadback,
             mergeTeams,
             smallSort,
-            deltaBitmap,
+            deltaBitmap: shortcuts,
+            shareEqualSets: shortcuts,
           });
           await expectSameAsCpu(program, result, hcd);
-          // Compacted, exactly the representatives' set elements cross the bus (and the union–find):
-          // one 128-byte element per 960-member range a representative's set touches.
+          // Compacted, exactly the distinct sets of the representatives cross the bus (and the
+          // union–find, the counts and the leaders): one 128-byte element per 960-member range a
+          // set touches, each set once however many representatives have it.
           const n = result.nodeCount;
           let elements = 0;
+          const distinct = new Map<string, number>();
+          let representativesWithSets = 0;
           for (let v = 0; v < n; v++) {
             if (result.representative(v) === v) {
-              elements += new Set([...result.pointsTo(v)].map((m) => Math.floor(m / 960))).size;
+              const members = [...result.pointsTo(v)];
+              const count = new Set(members.map((m) => Math.floor(m / 960))).size;
+              elements += count;
+              if (count > 0) representativesWithSets++;
+              if (count > 0) distinct.set(members.join(','), count);
             }
           }
           expect(result.statistics.pointsToElements).toBe(elements);
-          const live = elements * 128 + 8 * n;
-          if (compactReadback) expect(solver.report?.readbackBytes).toBe(live);
-          else expect(solver.report?.readbackBytes).toBeGreaterThanOrEqual(live);
+          if (compactReadback && !shortcuts) {
+            expect(solver.report?.readbackBytes).toBe(elements * 128 + 8 * n);
+            expect(solver.report?.sharedSets).toBe(0);
+          } else if (compactReadback) {
+            const distinctElements = [...distinct.values()].reduce((a, b) => a + b, 0);
+            expect(solver.report?.readbackBytes).toBe(distinctElements * 128 + 12 * n);
+            expect(solver.report?.sharedSets).toBe(representativesWithSets - distinct.size);
+          } else {
+            expect(solver.report?.readbackBytes).toBeGreaterThanOrEqual(elements * 128 + 8 * n);
+          }
         },
       ),
       { numRuns: 120 },
@@ -430,7 +446,10 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         ),
         fc.integer({ min: 1, max: 4 }),
         fc.constantFrom(1, 2, 1000),
-        async (objectCount, leaves, deltaTableSlots, pullChunk) => {
+        // Every set hashed alike: only the equality check keeps unequal ΔPs (and, in the readback,
+        // unequal final sets) from sharing a leader.
+        fc.boolean(),
+        async (objectCount, leaves, deltaTableSlots, pullChunk, collideHashes) => {
           const b = createConstraintBuilder();
           const hubNode = b.variable('hub');
           const objects = Array.from({ length: objectCount }, (_, i) => b.object(`o${i}`));
@@ -445,7 +464,12 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             b.copy(hubNode, s);
           });
           const program = b.build();
-          const { result } = await solve(program, { pullChunk, deltaTableSlots, maxPullChunks: 4 });
+          const { result } = await solve(program, {
+            pullChunk,
+            deltaTableSlots,
+            maxPullChunks: 4,
+            collideHashes,
+          });
           await expectSameAsCpu(program, result);
         },
       ),

@@ -137,6 +137,16 @@ export interface GpuSolverOptions {
    * Pull `src − P(r)` into N (default true) rather than all of `src`. @internal For A/B runs.
    */
   readonly pullMinusPoints?: boolean | undefined;
+  /**
+   * Representatives with equal P sets share one copy in the final readback (default true).
+   * @internal Tests and A/B runs turn it off.
+   */
+  readonly shareEqualSets?: boolean | undefined;
+  /**
+   * Give every ΔP and P set the same hash, so that only the equality check tells the sets in the
+   * leader tables apart. @internal For tests.
+   */
+  readonly collideHashes?: boolean | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -208,6 +218,11 @@ export interface GpuSolveReport {
   readonly transferReadMs: number;
   /** Bytes read back at the end. */
   readonly readbackBytes: number;
+  /**
+   * Representatives whose P set equals another's and was therefore not read back on its own (they
+   * share one copy; 0 with `shareEqualSets: false` or when the whole pool was read).
+   */
+  readonly sharedSets: number;
   /** Whether they went into memory that worker threads had touched (see `touchedReadbackBytes`). */
   readonly touchedReadback: boolean;
   /** Adapter the solve ran on. */
@@ -291,6 +306,7 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   guard_merge: 'hcd',
   merge_data: 'hcd',
   report: 'hcd',
+  live_leaders: 'transfer',
   live_count: 'transfer',
   live_copy: 'transfer',
 };
@@ -483,6 +499,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // machine); init_state fills the slots and arrays that start empty (NONE) on the GPU.
     // … and after those, the delta_bits bitmap.
     const deltaBitmap = this.#options.deltaBitmap !== false;
+    const shareEqualSets = this.#options.shareEqualSets !== false;
     const ptsHeads = await this.#buffer(
       'andersen pts heads',
       new Uint32Array(0),
@@ -577,6 +594,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           smallSortItems,
           deltaBitmap,
           pullMinusPoints: this.#options.pullMinusPoints,
+          shareEqualSets,
+          collideHashes: this.#options.collideHashes,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );
@@ -1059,17 +1078,28 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // One submission counts the live elements and copies out the union–find, the counts and both
     // pool headers; a second lays the live lists out one after another and copies them out.
     const headerBytes = POOL_HEADER_WORDS * 4;
-    const counted = await run('andersen live sets (count)', ['live_count'], 0, [
-      { buffer: control, byteOffset: arrayAt('parent') * 4, byteLength: n * 4 },
-      { buffer: pairs.keys, byteOffset: 0, byteLength: n * 4 },
-      { buffer: points.header, byteOffset: 0, byteLength: headerBytes },
-      { buffer: edges.header, byteOffset: 0, byteLength: headerBytes },
-    ]);
-    const [parentWords, countWords, pointsHeader, edgesHeader] = counted.reads as [
+    // Representatives whose P sets are equal (most of them on gcc and python) are laid out and
+    // read once: live_leaders names one of them, the leader, for the others to share.
+    const counted = await run(
+      'andersen live sets (count)',
+      shareEqualSets ? ['delta_clear', 'live_leaders', 'live_count'] : ['live_count'],
+      0,
+      [
+        { buffer: control, byteOffset: arrayAt('parent') * 4, byteLength: n * 4 },
+        { buffer: pairs.keys, byteOffset: 0, byteLength: n * 4 },
+        { buffer: points.header, byteOffset: 0, byteLength: headerBytes },
+        { buffer: edges.header, byteOffset: 0, byteLength: headerBytes },
+        ...(shareEqualSets
+          ? [{ buffer: control, byteOffset: arrayAt('deltaLeader') * 4, byteLength: n * 4 }]
+          : []),
+      ],
+    );
+    const [parentWords, countWords, pointsHeader, edgesHeader, leaderWords] = counted.reads as [
       ArrayBuffer,
       ArrayBuffer,
       ArrayBuffer,
       ArrayBuffer,
+      ArrayBuffer | undefined,
     ];
     const poolUse = (header: ArrayBuffer) => {
       const words = new Uint32Array(header);
@@ -1127,7 +1157,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           inline ? (copied.reads[0] as ArrayBuffer) : await ctx.readBuffer(pairs.values, 0, liveBytes),
         );
       }
-      readbackBytes = liveBytes + 8 * n;
+      readbackBytes = liveBytes + (leaderWords ? 12 : 8) * n;
     } else {
       const [poolHeads, poolWords] = await Promise.all([
         ctx.readBuffer(ptsHeads, 0, n * 4),
@@ -1142,14 +1172,27 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const transferReadMs = performance.now() - transferStarted;
     // The sets stay in the array read back (no copy), and a node's set object is made when the
     // node is asked for, not a million of them at once.
-    const sets = adoptVectorTable(words, heads, compacted ? { checkedLengths: lengths } : {});
+    const table = adoptVectorTable(words, heads, compacted ? { checkedLengths: lengths } : {});
     const parent = new Uint32Array(parentWords);
+    // A representative that shares its leader's set reads the leader's list.
+    const leaderOf = compacted && leaderWords ? new Uint32Array(leaderWords) : undefined;
+    const sets = leaderOf ? { at: (v: number) => table.at(leaderOf[v] as number) } : table;
     const transferMs = performance.now() - transferStarted;
     this.#endToucher();
 
-    // The live counts are the representatives' elements; the whole-pool path walks the lists.
+    // The representatives' elements (each shared set counted for every representative that has
+    // it); the whole-pool path walks the lists.
     let pointsToElements = live;
-    if (!compacted) {
+    let sharedSets = 0;
+    if (leaderOf) {
+      pointsToElements = 0;
+      for (let v = 0; v < n; v++) {
+        if (parent[v] !== v) continue;
+        const leader = leaderOf[v] as number;
+        pointsToElements += lengths[leader] as number;
+        if (leader !== v) sharedSets++;
+      }
+    } else if (!compacted) {
       pointsToElements = 0;
       for (let v = 0; v < n; v++) if (parent[v] === v) pointsToElements += sets.at(v)?.elementCount ?? 0;
     }
@@ -1177,6 +1220,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       transferMs,
       transferReadMs,
       readbackBytes,
+      sharedSets,
       touchedReadback,
       adapter: String(ctx),
       pullSplit,

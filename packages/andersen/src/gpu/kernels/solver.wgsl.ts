@@ -43,6 +43,13 @@ export interface SolverKernelParams {
    * Pull `src − P(r)` (default true), or all of `src`, leaving the difference to the update.
    */
   readonly pullMinusPoints?: boolean | undefined;
+  /**
+   * Representatives with equal P sets share one copy in the readback (default true): the host
+   * runs `delta_clear` and `live_leaders` before `live_count`, and reads the leaders back.
+   */
+  readonly shareEqualSets?: boolean | undefined;
+  /** Give every set the hash 0, so that only `pts_equals` tells sets apart (tests). */
+  readonly collideHashes?: boolean | undefined;
 }
 
 /** Words of the `delta_bits` bitmap for `nodeCount` nodes: whole elements' worth (30 words per 960 members). */
@@ -85,6 +92,7 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const sortItems = params.smallSortItems ?? 8;
   const deltaBitmap = params.deltaBitmap !== false;
   const pullMinusPoints = params.pullMinusPoints !== false;
+  const shareEqualSets = params.shareEqualSets !== false;
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -250,6 +258,41 @@ ${body}
   const countPoints = (_src: string) => /* wgsl */ `
               pulls++;`;
 
+  // Gives every root with a non-empty set in slot \`set\` a leader: a root whose set is equal (the
+  // first of them to claim a slot of the hash's probe sequence in the table delta_clear emptied),
+  // or itself. Equal hashes are checked with pts_equals, so only equal sets share a leader; a
+  // missed match (the probe limit) only leaves a set its own leader.
+  const equalSetLeaders = (set: 'delta' | 'points') => /* wgsl */ `
+  for (var s = first_team; s < params.n; s += team_stride) {
+    var lead = s;
+    if (pts_team_u(find(s)) == s && pts_team_u(pts_heads[${slot(set, 's')}]) != NONE) {
+      let h = ${params.collideHashes ? '0u' : `pts_hash(${slot(set, 's')}, 0u)`};
+      if (pts_lane == 0u) { atomicStore(&control[${A('deltaHash')} + s], h); }
+      var at = h & params.table_mask;
+      for (var probe = 0u; probe < 64u; probe++) {
+        var occupant = NONE;
+        if (pts_lane == 0u) {
+          loop {
+            let claimed = atomicCompareExchangeWeak(&control[delta_table_word(at)], NONE, s);
+            if (claimed.exchanged) { break; }
+            // A weak exchange may fail spuriously: retry until the slot holds someone.
+            if (claimed.old_value != NONE) { occupant = claimed.old_value; break; }
+          }
+        }
+        occupant = pts_team_u(occupant);
+        if (occupant == NONE || occupant == s) { break; }
+        if (pts_team_u(atomicLoad(&control[${A('deltaHash')} + occupant])) == h) {
+          if (pts_equals(${slot(set, 'occupant')}, ${slot(set, 's')})) {
+            lead = occupant;
+            break;
+          }
+        }
+        at = (at + 1u) & params.table_mask;
+      }
+    }
+    if (pts_lane == 0u) { atomicStore(&control[${A('deltaLeader')} + s], lead); }
+  }`;
+
   const code = /* wgsl */ `
 struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_count: u32, sort_key_bits: u32, sort_value_bits: u32 }
 ${params.layoutWgsl}
@@ -279,6 +322,10 @@ fn pull_seen(lead: u32) -> bool {
     if (pull_cache[at] == lead) { hit = 1u; } else { pull_cache[at] = lead; }
   }
   return pts_team_or(hit) != 0u;
+}
+// The root whose P stands for v's in the readback (set by live_leaders when equal sets share one copy).
+fn live_leader(v: u32) -> u32 {
+  return ${shareEqualSets ? `atomicLoad(&control[${A('deltaLeader')} + v])` : 'v'};
 }
 const FATAL_CORRUPT: u32 = 1u;
 const FATAL_EXHAUSTED: u32 = 2u;
@@ -835,35 +882,7 @@ ${teamKernel(
   // to claim a slot of the hash's probe sequence) through an open-addressed table. An equal hash is
   // checked with pts_equals, so only equal sets share a leader; a missed match (probe limit, a stale
   // hash) only costs a pull that could have been skipped.
-  for (var s = first_team; s < params.n; s += team_stride) {
-    var lead = s;
-    if (pts_team_u(find(s)) == s && pts_team_u(pts_heads[${slot('delta', 's')}]) != NONE) {
-      let h = pts_hash(${slot('delta', 's')}, 0u);
-      if (pts_lane == 0u) { atomicStore(&control[${A('deltaHash')} + s], h); }
-      var at = h & params.table_mask;
-      for (var probe = 0u; probe < 64u; probe++) {
-        var occupant = NONE;
-        if (pts_lane == 0u) {
-          loop {
-            let claimed = atomicCompareExchangeWeak(&control[delta_table_word(at)], NONE, s);
-            if (claimed.exchanged) { break; }
-            // A weak exchange may fail spuriously: retry until the slot holds someone.
-            if (claimed.old_value != NONE) { occupant = claimed.old_value; break; }
-          }
-        }
-        occupant = pts_team_u(occupant);
-        if (occupant == NONE || occupant == s) { break; }
-        if (pts_team_u(atomicLoad(&control[${A('deltaHash')} + occupant])) == h) {
-          if (pts_equals(${slot('delta', 'occupant')}, ${slot('delta', 's')})) {
-            lead = occupant;
-            break;
-          }
-        }
-        at = (at + 1u) & params.table_mask;
-      }
-    }
-    if (pts_lane == 0u) { atomicStore(&control[${A('deltaLeader')} + s], lead); }
-  }`,
+  ${equalSetLeaders('delta')}`,
 )}
 ${teamKernel(
   'pull_count',
@@ -1420,14 +1439,21 @@ ${singleKernel(
   atomicStore(&control[${S('edgesCapacity')}], edg_header.capacity);
   atomicStore(&control[${S('edgesExhausted')}], atomicLoad(&edg_header.exhausted));`,
 )}
+${teamKernel(
+  'live_leaders',
+  /* wgsl */ `
+  // After the last iteration: representatives whose P sets are equal share one copy in the
+  // readback (on python 5.5% of the representatives' elements are in distinct sets).
+  ${equalSetLeaders('points')}`,
+)}
 ${threadKernel(
   'live_count',
   /* wgsl */ `
-  // After the last iteration: each representative's P elements (others 0), for the host to lay
-  // the sets out one after another.
+  // Each representative's P elements (0 for the others and, after live_leaders, for a set equal
+  // to its leader's), for the host to lay the sets out one after another.
   for (var v = first_item; v < params.n; v += item_stride) {
     var count = 0u;
-    if (find(v) == v) { count = pts_elements(${slot('points', 'v')}); }
+    if (find(v) == v && live_leader(v) == v) { count = pts_elements(${slot('points', 'v')}); }
     pair_keys[v] = count;
   }`,
 )}
@@ -1439,7 +1465,7 @@ ${teamKernel(
   // the way it checks that each list is canonical (bases strictly increasing, no empty element,
   // no member past 2^32 - 1), which the host then need not walk the lists again to check.
   for (var v = first_team; v < params.n; v += team_stride) {
-    if (pts_team_u(select(0u, 1u, find(v) == v)) == 0u) { continue; }
+    if (pts_team_u(select(0u, 1u, find(v) == v && live_leader(v) == v)) == 0u) { continue; }
     var k = pts_team_u(pair_keys[v]);
     var e = pts_team_u(pts_heads[${slot('points', 'v')}]);
     var later = false;
@@ -1508,6 +1534,7 @@ export const SOLVER_ENTRY_POINTS = {
   merge_next_level: 'single',
   merge_data: 'team',
   report: 'single',
+  live_leaders: 'team',
   live_count: 'thread',
   live_copy: 'team',
 } as const;
