@@ -711,7 +711,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         case 'delta_clear':
           return deltaTableSize;
         case 'delta_bits':
-          return deltaBitmapWords(n);
+          return 32 * deltaBitmapWords(n);
         case 'init_state':
           return Math.max(n, chunkCapacity);
         default:

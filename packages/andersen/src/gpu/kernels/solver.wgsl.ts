@@ -856,25 +856,32 @@ ${threadKernel(
     atomicStore(&control[delta_table_word(i)], NONE);
   }`,
 )}
-${threadKernel(
-  'delta_bits',
-  /* wgsl */ `
+var<workgroup> delta_bits_words: array<atomic<u32>, ${THREAD_WORKGROUP / 32}>;
+
+@compute @workgroup_size(${THREAD_WORKGROUP})
+fn delta_bits(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
   // Bit m of word m / 32: node m's class has a ΔP. The pulls AND it with their E words, so a
   // representative whose sources gained nothing costs a word test per word of E, not a find and
   // a head load per source (late rounds have a few hundred ΔPs among hundreds of thousands of
-  // sources). Rebuilt every attempt, after the folds, which move ΔPs between classes.
+  // sources). Rebuilt every attempt, after the folds, which move ΔPs between classes. One
+  // invocation per node, its workgroup's words gathered in workgroup memory.
   let words = 30u * ((params.n + 959u) / 960u);
-  for (var i = first_item; i < words; i += item_stride) {
-    var bits = 0u;
-    let first = i * 32u;
-    for (var j = 0u; j < 32u; j++) {
-      let m = first + j;
-      if (m >= params.n) { break; }
-      if (pts_heads[${slot('delta', 'find(m)')}] != NONE) { bits |= 1u << j; }
+  let stride = nwg.x * nwg.y * ${THREAD_WORKGROUP}u;
+  for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < 32u * words; start += stride) {
+    if (lid < ${THREAD_WORKGROUP / 32}u) { atomicStore(&delta_bits_words[lid], 0u); }
+    workgroupBarrier();
+    let m = start + lid;
+    if (m < params.n) {
+      if (pts_heads[${slot('delta', 'find(m)')}] != NONE) { atomicOr(&delta_bits_words[lid / 32u], 1u << (lid % 32u)); }
     }
-    pts_heads[delta_bit_word(i)] = bits;
-  }`,
-)}
+    workgroupBarrier();
+    let word = start / 32u + lid;
+    if (lid < ${THREAD_WORKGROUP / 32}u && word < words) {
+      pts_heads[delta_bit_word(word)] = atomicLoad(&delta_bits_words[lid]);
+    }
+  }
+}
 ${teamKernel(
   'delta_leaders',
   /* wgsl */ `
