@@ -8,11 +8,13 @@ import {
   encodeDispatch,
   type GpuContext,
   GpumorphError,
+  GpuOutOfMemoryError,
   gridWgsl,
   type Kernel,
   linkWgsl,
   type PageToucher,
   POOL_HEADER_WORDS,
+  PoolCapacityError,
   type StagedRead,
 } from '@gpumorph/gpu-allocator';
 import { createRadixSort, subgroupLayoutIsLinear } from '@gpumorph/gpu-primitives';
@@ -148,6 +150,11 @@ export interface GpuSolverOptions {
    * leader tables apart. @internal For tests.
    */
   readonly collideHashes?: boolean | undefined;
+  /**
+   * After a round that allocated k elements in a pool, the pool grows when fewer than `below`·k
+   * are free, to hold `to`·k more (default 3 and 8). @internal For A/B runs.
+   */
+  readonly growAhead?: { readonly below: number; readonly to: number } | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -872,6 +879,19 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       await work();
       host.grow += performance.now() - growStarted;
     };
+    // Growing ahead is a guess: it stops at the pool's largest size, and a GPU that cannot hold
+    // that much leaves the pool as it is (the guarded update grows it to what it really needs, or
+    // reports why it cannot).
+    const growAhead = this.#options.growAhead ?? { below: 3, to: 8 };
+    const growAheadOf = async (pool: ElementPool, wanted: number) => {
+      const target = Math.min(pool.maxCapacity, wanted);
+      if (target <= pool.capacity) return;
+      try {
+        await timedGrow(() => pool.grow(target));
+      } catch (error) {
+        if (!(error instanceof GpuOutOfMemoryError || error instanceof PoolCapacityError)) throw error;
+      }
+    };
     const growFor = (pool: ElementPool, next: number, capacity: number, need: number) =>
       timedGrow(() => pool.grow(Math.max(next, Math.min(next, capacity) + need) + 1));
     const checkFatal = (status: Uint32Array) => {
@@ -1053,8 +1073,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // Grow ahead of need: an iteration that would not fit runs twice.
       const pointsNext = status[STATUS.ptsNext] as number;
       const lastPoints = pointsNext - (status[STATUS.markPts] as number);
-      if (points.capacity - pointsNext < 3 * lastPoints)
-        await timedGrow(() => points.grow(pointsNext + 8 * lastPoints));
+      if (points.capacity - pointsNext < growAhead.below * lastPoints)
+        await growAheadOf(points, pointsNext + growAhead.to * lastPoints);
       const edgesNext = status[STATUS.edgesNext] as number;
       const lastEdges = edgesNext - (status[STATUS.markEdges] as number);
       // Sets that will take long to read back: start the page-touching workers now, so they are
@@ -1062,8 +1082,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       if (this.#toucher === undefined && pointsNext * points.elementBytes >= touchFrom) {
         this.#toucher = createPageToucher();
       }
-      if (edges.capacity - edgesNext < 3 * lastEdges)
-        await timedGrow(() => edges.grow(edgesNext + 8 * lastEdges));
+      if (edges.capacity - edgesNext < growAhead.below * lastEdges)
+        await growAheadOf(edges, edgesNext + growAhead.to * lastEdges);
     }
     const iterateMs = performance.now() - iterateStarted;
 
