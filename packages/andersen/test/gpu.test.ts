@@ -166,8 +166,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         // The merge tree's kernels on one team or as many as the nodes.
         fc.constantFrom(1, undefined),
         fc.boolean(),
-        // With the shortcuts (the ΔP pulls' sources and the rules screened by the delta_bits
-        // bitmap, a word's worklist pairs reserved at once, equal sets read back once) or without.
+        // With the shortcuts (the ΔP pulls' sources screened by the delta_bits bitmap, equal sets
+        // read back once) or without (each source looked up, each representative's set read).
         fc.boolean(),
         async (program, mode, compositeSort, compactReadback, mergeTeams, smallSort, shortcuts) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
@@ -181,7 +181,6 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             smallSort,
             deltaBitmap: shortcuts,
             shareEqualSets: shortcuts,
-            aggregatePairs: shortcuts,
           });
           await expectSameAsCpu(program, result, hcd);
           // Compacted, exactly the distinct sets of the representatives cross the bus (and the

@@ -146,11 +146,6 @@ export interface GpuSolverOptions {
    */
   readonly shareEqualSets?: boolean | undefined;
   /**
-   * Reserve the worklist slots of the pairs one word of a ΔP gives with one atomic (default true)
-   * rather than one atomic per pair. @internal For A/B runs.
-   */
-  readonly aggregatePairs?: boolean | undefined;
-  /**
    * Give every ΔP and P set the same hash, so that only the equality check tells the sets in the
    * leader tables apart. @internal For tests.
    */
@@ -609,7 +604,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           pullMinusPoints: this.#options.pullMinusPoints,
           shareEqualSets,
           collideHashes: this.#options.collideHashes,
-          aggregatePairs: this.#options.aggregatePairs,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );

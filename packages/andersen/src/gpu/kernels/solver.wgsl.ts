@@ -48,11 +48,6 @@ export interface SolverKernelParams {
    * runs `delta_clear` and `live_leaders` before `live_count`, and reads the leaders back.
    */
   readonly shareEqualSets?: boolean | undefined;
-  /**
-   * Reserve the worklist slots of the pairs from one word of a ΔP with one atomic (default true),
-   * or one atomic per pair.
-   */
-  readonly aggregatePairs?: boolean | undefined;
   /** Give every set the hash 0, so that only `pts_equals` tells sets apart (tests). */
   readonly collideHashes?: boolean | undefined;
 }
@@ -98,7 +93,6 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const deltaBitmap = params.deltaBitmap !== false;
   const pullMinusPoints = params.pullMinusPoints !== false;
   const shareEqualSets = params.shareEqualSets !== false;
-  const aggregatePairs = params.aggregatePairs !== false;
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -149,12 +143,9 @@ ${body}
 
   // Suffixes that keep the variables of each expanded loop apart.
   let decodeCount = 0;
-  // Pushes a worklist pair for each member \`m\` of vector \`vector\` for which \`pair\` (WGSL that
-  // may set \`pair_ok\`, \`pair_key\` and \`pair_source\`) says so. Each lane takes its words and
-  // reserves the slots of a word's pairs with one atomic (a count of the word's members that
-  // qualify, then \`pair\` once more for each of them), where one atomic per pair made a
-  // round's millions of pairs queue on one counter.
-  const pushPairsByLane = (vector: string, pair: string) => {
+  // Visits every member `m` of vector `vector` of the points-to pool, each lane the members of its
+  // own words (no team function may be called inside).
+  const forEachMemberByLane = (vector: string, body: string) => {
     const s = `_${decodeCount++}`;
     return /* wgsl */ `
     {
@@ -164,33 +155,12 @@ ${body}
         if (e${s} == ${NONE} || steps${s} > list_limit) { break; }
         let h${s} = pts_team_u2(vec2u(pts_load(e${s}, 30u), pts_load(e${s}, 31u)));
         for (var w${s} = pts_lane; w${s} < 30u; w${s} += pts_lanes) {
-          var rest${s} = pts_load(e${s}, w${s});
-          var chosen${s} = 0u;
+          var word${s} = pts_load(e${s}, w${s});
           loop {
-            if (rest${s} == 0u) { break; }
-            let b = firstTrailingBit(rest${s});
-            rest${s} &= rest${s} - 1u;
-            let m = h${s}.x * 960u + w${s} * 32u + b;
-            var pair_ok = false;
-            var pair_key = 0u;
-            var pair_source = 0u;
-            ${pair}
-            ${aggregatePairs ? `if (pair_ok) { chosen${s} |= 1u << b; }` : 'if (pair_ok) { write_pair(reserve_pairs(1u), pair_key, pair_source); }'}
-          }
-          if (chosen${s} != 0u) {
-            var at${s} = reserve_pairs(countOneBits(chosen${s}));
-            loop {
-              if (chosen${s} == 0u) { break; }
-              let b = firstTrailingBit(chosen${s});
-              chosen${s} &= chosen${s} - 1u;
-              let m = h${s}.x * 960u + w${s} * 32u + b;
-              var pair_ok = false;
-              var pair_key = 0u;
-              var pair_source = 0u;
-              ${pair}
-              write_pair(at${s}, pair_key, pair_source);
-              at${s}++;
-            }
+            if (word${s} == 0u) { break; }
+            let m = h${s}.x * 960u + w${s} * 32u + firstTrailingBit(word${s});
+            word${s} &= word${s} - 1u;
+            ${body}
           }
         }
         e${s} = h${s}.y;
@@ -754,15 +724,10 @@ fn edg_elements(v: u32) -> u32 {
   return count;
 }
 
-// Worklist entries: \`source\` goes into the pending set named by \`key\` (2·node + pool); the
-// host sorts them by (key, source) and apply_pairs merges each run in one walk. reserve_pairs
-// hands out the first of \`count\` consecutive slots (past the capacity the host grows the
-// worklist and runs the rules again).
-fn reserve_pairs(count: u32) -> u32 {
-  return atomicAdd(&control[${S('pairCount')}], count);
-}
-
-fn write_pair(at: u32, key: u32, source: u32) {
+// One entry of the worklist: \`source\` goes into the pending set named by \`key\` (2·node + pool).
+// The host sorts the worklist by (key, source); apply_pairs then merges each run in one walk.
+fn push_pair(key: u32, source: u32) {
+  let at = atomicAdd(&control[${S('pairCount')}], 1u);
   if (at >= params.pair_capacity) { return; }
   // With base_bits > 0 the sort key is (key, source) in one word; otherwise the host sorts by
   // source, then stably by key. Either way a key's run is sorted and its duplicates adjacent.
@@ -1084,39 +1049,35 @@ ${teamKernel(
   let list_limit = pts_team_u(pts_header.capacity) + 1u;
   for (var c = first_team; c < params.hcd_start; c += team_stride) {
     let rule = pts_team_u2(rule_table[c].xy);
-    // The node whose ΔP the rule reads (y of a load or offset, the owner x of a store): a rule
-    // whose class has no ΔP (delta_bits) does nothing this round.
-    let reads = select(rule.y, rule_table[c].w, rule.x == ${RULE_KIND.store}u);
-    if (${deltaBitmap ? 'pts_team_u((pts_heads[delta_bit_word(reads >> 5u)] >> (reads & 31u)) & 1u) == 0u' : 'false'}) { continue; }
     let k = pts_team_u(rule_table[c].z);
     let r = pts_team_u(find(rule_table[c].w));
     let other = pts_team_u(find(rule.y));
     if (rule.x == ${RULE_KIND.load}u) {
       // x = *(y + k): each new pointee o of y gives the copy⁻¹ source o + k of x.
-      ${pushPairsByLane(
+      ${forEachMemberByLane(
         slot('delta', 'other'),
         /* wgsl */ `
-            if (k < object_size(m)) {
-              let field = find(m + k);
-              if (field != r) { pair_ok = true; pair_key = 2u * r + ${PAIR_POOL.edges}u; pair_source = field; }
-            }`,
+        if (k < object_size(m)) {
+          let field = find(m + k);
+          if (field != r) { push_pair(2u * r + ${PAIR_POOL.edges}u, field); }
+        }`,
       )}
     } else if (rule.x == ${RULE_KIND.store}u) {
       // *(x + k) = y: each new pointee o of x gives the copy edge y → o + k (to o + k's owner).
-      ${pushPairsByLane(
+      ${forEachMemberByLane(
         slot('delta', 'r'),
         /* wgsl */ `
-            if (k < object_size(m)) {
-              let field = find(m + k);
-              if (field != other) { pair_ok = true; pair_key = 2u * field + ${PAIR_POOL.edges}u; pair_source = other; }
-            }`,
+        if (k < object_size(m)) {
+          let field = find(m + k);
+          if (field != other) { push_pair(2u * field + ${PAIR_POOL.edges}u, other); }
+        }`,
       )}
     } else {
       // x = y + k: each new pointee o of y gives o + k when k is inside o's object.
-      ${pushPairsByLane(
+      ${forEachMemberByLane(
         slot('delta', 'other'),
         /* wgsl */ `
-            if (k < object_size(m)) { pair_ok = true; pair_key = 2u * r + ${PAIR_POOL.points}u; pair_source = m + k; }`,
+        if (k < object_size(m)) { push_pair(2u * r + ${PAIR_POOL.points}u, m + k); }`,
       )}
     }
   }`,
