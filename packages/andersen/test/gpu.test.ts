@@ -544,6 +544,37 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     expect(done).toBe(rounds.length);
   });
 
+  it('puts the GPU milliseconds per kernel of each round on its iteration event when profiling', async () => {
+    const solver = await createGpuSolver(smallProgram().program, { gpu: gpu.ctx, profile: true });
+    const rounds: IterationEvent[] = [];
+    solver.on('iteration', (event) => rounds.push(event));
+    try {
+      await solver.solve();
+    } finally {
+      solver.destroy();
+    }
+    const report = solver.report;
+    expect(rounds.length).toBeGreaterThan(1);
+    if (!gpu.ctx.features.timestampQuery) {
+      // Without timestamp queries nothing is timed: neither the rounds nor the report.
+      expect(rounds.every((r) => r.kernelMs === undefined)).toBe(true);
+      expect(report?.kernelMs).toBeUndefined();
+      return;
+    }
+    // Every round ran the pulls; the rounds' shares add up to the report's totals, less what the
+    // final readback's kernels took after the last round.
+    for (const r of rounds) expect(Object.keys(r.kernelMs ?? {})).toContain('pull_sources');
+    const summed: Record<string, number> = {};
+    for (const r of rounds) {
+      for (const [kernel, ms] of Object.entries(r.kernelMs ?? {}))
+        summed[kernel] = (summed[kernel] ?? 0) + ms;
+    }
+    for (const [kernel, ms] of Object.entries(report?.kernelMs ?? {})) {
+      if (kernel.startsWith('live_') || kernel === 'delta_clear') continue;
+      expect(summed[kernel]).toBeCloseTo(ms, 6);
+    }
+  });
+
   it('rejects with SolveAbortedError when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort(new Error('user'));

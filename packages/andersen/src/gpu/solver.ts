@@ -501,11 +501,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const pullChunk = Math.max(1, Math.floor(this.#options.pullChunk ?? 4));
     const maxPullChunks = Math.max(1, Math.floor(this.#options.maxPullChunks ?? 1024));
     const chunkCapacity = Math.max(1, Math.floor(this.#options.pullChunkCapacity ?? Math.max(4096, n)));
-    // Head slots: P, ΔP and N per node, then one partial set per extra pull chunk. New buffers
-    // are zero: only the initial sets' heads (the pending slots), the node table, the rules, the
-    // status words and the union–find are uploaded (the host writes about 1 GB/s on the H100
-    // machine); init_state fills the slots and arrays that start empty (NONE) on the GPU.
-    // … and after those, the delta_bits bitmap.
+    // Head slots: P, ΔP and N per node, one partial set per extra pull chunk, then the delta_bits
+    // bitmap. New buffers are zero: only the initial sets' heads (the pending slots), the node
+    // table, the rules, the status words and the union–find are uploaded (the host writes about
+    // 1 GB/s on the H100 machine); init_state fills the slots and arrays that start empty (NONE)
+    // on the GPU.
     const deltaBitmap = this.#options.deltaBitmap !== false;
     const shareEqualSets = this.#options.shareEqualSets !== false;
     const ptsHeads = await this.#buffer(

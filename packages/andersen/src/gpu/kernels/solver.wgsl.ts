@@ -71,14 +71,17 @@ export function smallSortWorkgroupBytes(items: number): number {
 }
 
 /**
- * The entry points of one solver iteration, in the order the host encodes them:
- * `begin_iteration` (first attempt only), `begin_attempt`, `pull_count`, `pull_items`,
- * `pull_sources`, `member_rules` (then the host sorts the worklist and encodes `merge_partials` +
- * `next_pull_level` once per level of the partial-merge tree), `mark_segments`, `apply_pairs`, `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`, `compress`,
- * `merge_link`, `merge_begin`, `merge_rank`, `merge_count`, `guard_merge`, `merge_prepare`
- * (`merge_level` + `merge_next_level` once per level of the children's tree), `merge_data`,
- * `report`; after the last
- * iteration `live_count` and `live_copy` lay the representatives' P sets out for the readback.
+ * The entry points of one solver iteration, in the order the host encodes them. First submission:
+ * the folds of the last round's merges (`merge_prepare`, `merge_level` + `merge_next_level` once
+ * per level of the children's tree, `merge_data`; only after a round that merged), `init_state`
+ * (first submission only), `begin_iteration` (first attempt only), `begin_attempt`,
+ * `delta_clear`, `delta_bits`, `delta_leaders`, `pull_count`, `pull_items`, `pull_sources`,
+ * `member_rules`. Second: the worklist's sort (`pad_pairs` and the radix sort, or `sort_small`),
+ * `merge_partials` + `next_pull_level` once per level of the partial-merge tree, `mark_segments`, `apply_pairs`, `guard_update`, `update_difference`, `update_union`,
+ * `update_commit`, `hcd_hook`, `compress`, `merge_link`, then the merge plan (`merge_begin`,
+ * `merge_rank`, `merge_count`, `guard_merge`, `report`). After the last iteration
+ * `delta_clear`, `live_leaders` and `live_count`, then `live_copy`, lay the distinct
+ * representatives' P sets out for the readback.
  * Team kernels run one team (subgroup, or emulated 32-lane workgroup) per node, calling the sparse
  * bit vector library of the `pts` and `edg` pools; the rest run one invocation per node or item.
  *
