@@ -521,6 +521,20 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     await expectSameAsCpu(program, result);
   }, 300_000);
 
+  it('grows ahead of need only as far as a pool may grow', async () => {
+    // A guess of growth far past the pools' largest size (five and three windows of 64 elements
+    // here) stops at that size instead of failing the solve, which fits.
+    const { program } = smallProgram();
+    const { result, solver } = await solve(program, {
+      windowElements: 64,
+      initialPoolElements: 8,
+      growAhead: { below: 1e6, to: 1e6 },
+    });
+    await expectSameAsCpu(program, result);
+    expect(solver.report?.pointsPool.capacity).toBeGreaterThan(64);
+    expect(solver.report?.pointsPool.capacity).toBeLessThanOrEqual(64 * 8);
+  }, 300_000);
+
   it('emits setup, one wave and one iteration event per round, then done', async () => {
     const solver = await createGpuSolver(smallProgram().program, { gpu: gpu.ctx });
     const phases: SolvePhase[] = [];
