@@ -584,8 +584,10 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         summed[kernel] = (summed[kernel] ?? 0) + ms;
     }
     for (const [kernel, ms] of Object.entries(report?.kernelMs ?? {})) {
-      if (kernel.startsWith('live_') || kernel === 'delta_clear') continue;
-      expect(summed[kernel]).toBeCloseTo(ms, 6);
+      if (kernel.startsWith('live_')) expect(summed[kernel]).toBeUndefined();
+      // delta_clear also empties the leader table for live_leaders, after the last round.
+      else if (kernel === 'delta_clear') expect(summed[kernel]).toBeLessThanOrEqual(ms);
+      else expect(summed[kernel]).toBeCloseTo(ms, 6);
     }
   });
 

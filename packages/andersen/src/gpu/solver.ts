@@ -14,7 +14,6 @@ import {
   linkWgsl,
   type PageToucher,
   POOL_HEADER_WORDS,
-  PoolCapacityError,
   type StagedRead,
 } from '@gpumorph/gpu-allocator';
 import { createRadixSort, subgroupLayoutIsLinear } from '@gpumorph/gpu-primitives';
@@ -136,10 +135,6 @@ export interface GpuSolverOptions {
    * round (default true). @internal Tests and A/B runs turn it off.
    */
   readonly deltaBitmap?: boolean | undefined;
-  /**
-   * Pull `src − P(r)` into N (default true) rather than all of `src`. @internal For A/B runs.
-   */
-  readonly pullMinusPoints?: boolean | undefined;
   /**
    * Representatives with equal P sets share one copy in the final readback (default true).
    * @internal Tests and A/B runs turn it off.
@@ -601,7 +596,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           laneWords,
           smallSortItems,
           deltaBitmap,
-          pullMinusPoints: this.#options.pullMinusPoints,
           shareEqualSets,
           collideHashes: this.#options.collideHashes,
         }),
@@ -879,9 +873,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       await work();
       host.grow += performance.now() - growStarted;
     };
-    // Growing ahead is a guess: it stops at the pool's largest size, and a GPU that cannot hold
-    // that much leaves the pool as it is (the guarded update grows it to what it really needs, or
-    // reports why it cannot).
+    // Growing ahead is a guess: it stops at the pool's largest size (so the pool cannot refuse
+    // it), and a GPU that cannot hold that much leaves the pool as it is (the guarded update
+    // grows it to what it really needs, or reports why it cannot).
     const growAhead = this.#options.growAhead ?? { below: 3, to: 8 };
     const growAheadOf = async (pool: ElementPool, wanted: number) => {
       const target = Math.min(pool.maxCapacity, wanted);
@@ -889,7 +883,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       try {
         await timedGrow(() => pool.grow(target));
       } catch (error) {
-        if (!(error instanceof GpuOutOfMemoryError || error instanceof PoolCapacityError)) throw error;
+        if (!(error instanceof GpuOutOfMemoryError)) throw error;
       }
     };
     const growFor = (pool: ElementPool, next: number, capacity: number, need: number) =>
@@ -1122,6 +1116,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       ArrayBuffer,
       ArrayBuffer | undefined,
     ];
+    // Besides the sets: the union–find and the counts, and the leaders when sets are shared.
+    const indexBytes = (leaderWords ? 12 : 8) * n;
     const poolUse = (header: ArrayBuffer) => {
       const words = new Uint32Array(header);
       return Math.min(words[0] as number, words[1] as number);
@@ -1178,7 +1174,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           inline ? (copied.reads[0] as ArrayBuffer) : await ctx.readBuffer(pairs.values, 0, liveBytes),
         );
       }
-      readbackBytes = liveBytes + (leaderWords ? 12 : 8) * n;
+      readbackBytes = liveBytes + indexBytes;
     } else {
       const [poolHeads, poolWords] = await Promise.all([
         ctx.readBuffer(ptsHeads, 0, n * 4),
@@ -1188,7 +1184,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const parentOf = new Uint32Array(parentWords);
       for (let v = 0; v < n; v++) if (parentOf[v] !== v) heads[v] = NONE;
       words = poolWords;
-      readbackBytes = words.byteLength + 8 * n;
+      // … and the heads of every P.
+      readbackBytes = words.byteLength + indexBytes + 4 * n;
     }
     const transferReadMs = performance.now() - transferStarted;
     // The sets stay in the array read back (no copy), and a node's set object is made when the

@@ -40,10 +40,6 @@ export interface SolverKernelParams {
    */
   readonly deltaBitmap?: boolean | undefined;
   /**
-   * Pull `src − P(r)` (default true), or all of `src`, leaving the difference to the update.
-   */
-  readonly pullMinusPoints?: boolean | undefined;
-  /**
    * Representatives with equal P sets share one copy in the readback (default true): the host
    * runs `delta_clear` and `live_leaders` before `live_count`, and reads the leaders back.
    */
@@ -94,7 +90,6 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const { team, teamWorkgroupSize: wg, laneWords: lw } = params;
   const sortItems = params.smallSortItems ?? 8;
   const deltaBitmap = params.deltaBitmap !== false;
-  const pullMinusPoints = params.pullMinusPoints !== false;
   const shareEqualSets = params.shareEqualSets !== false;
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
@@ -245,8 +240,7 @@ ${body}
           }${footer}
     }`;
   };
-  const pullUnion = (source: string) =>
-    pullMinusPoints ? `pts_union_minus(dst, ${source}, ${slot('points', 'r')})` : `pts_union(dst, ${source})`;
+  const pullUnion = (source: string) => `pts_union_minus(dst, ${source}, ${slot('points', 'r')})`;
   // An E source's pull of ΔP: skipped when the team already pulled an equal ΔP in this unit.
   const pullDelta = (src: string) => /* wgsl */ `
               if (pull_seen(pts_team_u(atomicLoad(&control[${A('deltaLeader')} + ${src}])))) {
