@@ -7,7 +7,9 @@
 // that a machine's drift falls on every variant alike. Prints each variant's median and runs, the
 // report's setup parts, iterate / transfer ms and host times, and whether its sets equal the first
 // variant's and the reference solution. PROFILE=1 adds a profiled solve per variant (GPU ms per
-// kernel). The figures in packages/andersen/README.md marked "A/B" come from this script; the bench
+// kernel). A variant's `dawnFlags` (e.g. `["enable-dawn-features=disable_robustness"]`) gives it a
+// device of its own, created with those Dawn toggles; the other options go to `createGpuSolver`.
+// The figures in packages/andersen/README.md marked "A/B" come from this script; the bench
 // (`gpumorph bench andersen`) is the record.
 import { resolve } from 'node:path';
 import { acquireGpu } from '@gpumorph/gpu-allocator';
@@ -17,6 +19,14 @@ import * as A from '../packages/andersen/dist/index.js';
 const dir = resolve(process.env.GPUMORPH_DATA ?? '../shared/data', 'andersen/hardekopf');
 const ctx = await acquireGpu({ require: true });
 const variants = JSON.parse(process.env.VARIANTS ?? '{"default":{}}');
+const contexts = new Map([[undefined, ctx]]);
+for (const options of Object.values(variants)) {
+  const key = options.dawnFlags?.join(' ');
+  if (!contexts.has(key))
+    contexts.set(key, await acquireGpu({ require: true, dawnFlags: options.dawnFlags }));
+  options.gpu = contexts.get(key);
+  delete options.dawnFlags;
+}
 const names = (process.env.B ?? 'ex,gcc,perl,python,php,linux').split(',');
 const median = (times) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
 const rounded = (value) => JSON.stringify(value, (_, v) => (typeof v === 'number' ? Math.round(v) : v));
@@ -77,5 +87,5 @@ for (const name of names) {
     }
   }
 }
-ctx.destroy();
+for (const context of contexts.values()) context.destroy();
 process.exit(0);

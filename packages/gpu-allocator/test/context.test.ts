@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { mergeDawnFlags } from '../src/context/acquire';
 import {
   acquireGpu,
   BufferUsage,
@@ -16,6 +17,28 @@ import {
 } from '../src/index';
 import { describeGpu } from '../src/testing/index';
 
+describe('mergeDawnFlags', () => {
+  it('joins the toggle lists of one name into one flag, in order and without repeats', () => {
+    expect(
+      mergeDawnFlags([
+        'disable-dawn-features=timestamp_quantization',
+        'enable-dawn-features=disable_robustness',
+        'backend=vulkan',
+        'enable-dawn-features=skip_validation,disable_robustness',
+        'disable-dawn-features=lazy_clear_resource_on_first_use',
+      ]),
+    ).toEqual([
+      'disable-dawn-features=timestamp_quantization,lazy_clear_resource_on_first_use',
+      'enable-dawn-features=disable_robustness,skip_validation',
+      'backend=vulkan',
+    ]);
+  });
+
+  it('leaves flags of other names as they are', () => {
+    expect(mergeDawnFlags(['dlldir=/x', 'verbose'])).toEqual(['dlldir=/x', 'verbose']);
+  });
+});
+
 describeGpu('acquireGpu', (gpu) => {
   it('reports the adapter, its subgroup sizes and the limits it granted', () => {
     const { adapter, limits, features } = gpu.ctx;
@@ -28,6 +51,16 @@ describeGpu('acquireGpu', (gpu) => {
     expect(limits.maxComputeWorkgroupStorageSize).toBeGreaterThan(16 * 1024);
     expect(features.subgroups).toBe(adapter.features.includes('subgroups'));
     expect(String(gpu.ctx)).toContain(adapter.software ? 'software' : 'hardware');
+  });
+
+  it('creates its Node device without shader robustness unless asked for it', async () => {
+    expect(gpu.ctx.adapter.robustness).toBe(process.env.GPUMORPH_ROBUSTNESS === '1');
+    const robust = await acquireGpu({ require: true, robustness: true });
+    try {
+      expect(robust?.adapter.robustness).toBe(true);
+    } finally {
+      robust?.destroy();
+    }
   });
 
   it('turns bad WGSL into a GpuValidationError carrying the compiler message and position', async () => {

@@ -173,6 +173,12 @@ function adapterText(ctx: GpuContext, c: Colors, subgroupsRequested: boolean): s
       'timestamps',
       ctx.features.timestampQuery ? 'timestamp-query in use' : 'no timestamp-query: wall-clock timing',
     ),
+    field(
+      'robustness',
+      a.robustness
+        ? 'on: shader indices clamped'
+        : 'off: gpumorph runs only its own shaders (GPUMORPH_ROBUSTNESS=1 turns the clamps on)',
+    ),
     field('features', a.features.join(', ')),
     '',
     c.bold('Limits'),

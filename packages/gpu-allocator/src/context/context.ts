@@ -22,6 +22,11 @@ export interface GpuAdapterReport {
   readonly features: readonly string[];
   /** Every numeric limit of the device as granted. */
   readonly limits: Readonly<Record<string, number>>;
+  /**
+   * Whether shaders run with Dawn's robustness transform (every storage index clamped): false
+   * only for a Node device `acquireGpu` created without it (its `robustness` option).
+   */
+  readonly robustness: boolean;
 }
 
 /** Optional features in use on this context. Kernels pick their code path from these. */
