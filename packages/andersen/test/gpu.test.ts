@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
+import { BufferUsage } from '@gpumorph/gpu-allocator';
 import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { smallSortCapacity, smallSortWorkgroupBytes } from '../src/gpu/kernels/solver.wgsl';
 import {
   type AndersenResult,
@@ -214,6 +215,50 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 120 },
     );
+  }, 120_000);
+
+  it("equals the CPU engine when its pools start in kept buffers full of another user's words", async () => {
+    const ctx = gpu.ctx;
+    const usage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+    const take = vi.spyOn(ctx.retained, 'take');
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          constraintProgram({ maxNodes: 60, maxConstraints: 120 }),
+          fc.constantFrom<'none' | 'online'>('none', 'online'),
+          fc.integer({ min: 1, max: 2 ** 31 }),
+          async (program, mode, seed) => {
+            // Kept buffers of every pool size from 1 to 64 elements, filled with pseudo-random
+            // words (0xffffffff among them, the lists' end), so that any pool the solve makes or
+            // grows to within that range starts in one.
+            ctx.retained.trim();
+            let state = seed;
+            for (let elements = 1; elements <= 64; elements++) {
+              const words = new Uint32Array(32 * elements);
+              for (let i = 0; i < words.length; i++) {
+                state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+                words[i] = state % 7 === 0 ? 0xffff_ffff : state;
+              }
+              const buffer = await ctx.createBuffer({ label: 'leftover', size: words.byteLength, usage });
+              await ctx.writeBuffer(buffer, 0, words);
+              ctx.releaseBuffer(buffer);
+            }
+            const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
+            const taken = take.mock.results.filter((r) => r.value !== undefined).length;
+            const { result } = await solve(program, { hcd, initialPoolElements: 2, initialPairCapacity: 16 });
+            // Both pools started in kept buffers.
+            expect(
+              take.mock.results.filter((r) => r.value !== undefined).length - taken,
+            ).toBeGreaterThanOrEqual(2);
+            await expectSameAsCpu(program, result, hcd);
+          },
+        ),
+        { numRuns: 40 },
+      );
+    } finally {
+      take.mockRestore();
+      ctx.retained.trim();
+    }
   }, 120_000);
 
   it('equals the CPU engine with member ids across many elements (objects of up to 30 fields)', async () => {

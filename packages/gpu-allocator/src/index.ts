@@ -7,10 +7,12 @@ export {
   type HostArray,
 } from './buffers/array';
 export { createPageToucher, PageToucher } from './buffers/prefault';
+export { RetainedBuffers } from './buffers/retained';
 export { type StagedRead, StagingPool } from './buffers/staging';
 export { type AcquireGpuOptions, acquireGpu, wrapDevice } from './context/acquire';
 export {
   alignTo,
+  defaultRetainBytes,
   type GpuAdapterReport,
   type GpuBackend,
   GpuContext,

@@ -63,6 +63,44 @@ describeGpu('acquireGpu', (gpu) => {
     }
   });
 
+  it('keeps released buffers for reuse within its limit, smallest fit first, and frees them on trim', async () => {
+    const ctx = await acquireGpu({ require: true, retainBytes: 4096 });
+    if (!ctx) throw new Error('unreachable: require');
+    try {
+      const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
+      const small = await ctx.createBuffer({ label: 'small', size: 1024, usage });
+      const large = await ctx.createBuffer({ label: 'large', size: 2048, usage });
+      await ctx.writeBuffer(small, 0, new Uint32Array(256).fill(7));
+      ctx.releaseBuffer(large);
+      ctx.releaseBuffer(small);
+      expect(ctx.retained.bytes).toBe(3072);
+      // 1,000 bytes: the 1,024-byte buffer fits best, with what it held; its new label.
+      const first = await ctx.reuseBuffer({ label: 'again', size: 1000, usage });
+      expect(first).toEqual({ buffer: small, reused: true });
+      expect(small.label).toBe('again');
+      expect(new Uint32Array(await ctx.readBuffer(small, 0, 16))).toEqual(new Uint32Array(4).fill(7));
+      // Another usage, or a size past maxSize, makes a new (zeroed) buffer.
+      const otherUsage = await ctx.reuseBuffer({ label: 'u', size: 1000, usage: BufferUsage.STORAGE });
+      expect(otherUsage.reused).toBe(false);
+      const tooSmall = await ctx.reuseBuffer({ label: 't', size: 256, usage });
+      expect(tooSmall.reused).toBe(false);
+      expect(new Uint32Array(await ctx.readBuffer(tooSmall.buffer))).toEqual(new Uint32Array(64));
+      // Past the limit, the oldest kept buffers make room.
+      ctx.releaseBuffer(small);
+      ctx.releaseBuffer(tooSmall.buffer);
+      ctx.releaseBuffer(otherUsage.buffer);
+      expect(ctx.retained.buffers).toEqual([small, tooSmall.buffer, otherUsage.buffer]);
+      expect(ctx.retained.bytes).toBe(1024 + 256 + 1000);
+      // A buffer larger than the limit is destroyed at once.
+      const huge = await ctx.createBuffer({ label: 'huge', size: 8192, usage });
+      expect(ctx.retained.keep(huge)).toBe(false);
+      expect(ctx.retained.trim()).toBe(2280);
+      expect(ctx.retained.count).toBe(0);
+    } finally {
+      ctx.destroy();
+    }
+  });
+
   it('turns bad WGSL into a GpuValidationError carrying the compiler message and position', async () => {
     const layout = defineBindings('bad', { out: { kind: 'storage', type: 'array<u32>' } });
     const error = await gpu.ctx.kernels

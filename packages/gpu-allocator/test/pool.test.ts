@@ -227,6 +227,44 @@ for (const subgroups of [true, false]) {
         pool.destroy();
       });
 
+      it('with reuseBuffers, starts and grows in kept buffers, keeps contents, and gives them back', async () => {
+        const ctx = gpu.ctx;
+        ctx.retained.trim();
+        // A kept buffer of 8 elements (of 4 words) with leftover words, and one of 16.
+        const usage = GPUBufferUsageAll;
+        const leftover8 = await ctx.createBuffer({ label: 'leftover 8', size: 8 * 16, usage });
+        await ctx.writeBuffer(leftover8, 0, new Uint32Array(32).fill(0xdead_beef));
+        const leftover16 = await ctx.createBuffer({ label: 'leftover 16', size: 16 * 16, usage });
+        ctx.releaseBuffer(leftover8);
+        ctx.releaseBuffer(leftover16);
+        // Asking for 5 elements takes the 8-element buffer (within twice the request), all of it.
+        const pool = await createElementPool(ctx, {
+          name: 'p',
+          capacity: 5,
+          elementWords: 4,
+          reuseBuffers: true,
+        });
+        expect(pool.buffer).toBe(leftover8);
+        expect(pool.capacity).toBe(8);
+        expect(await pool.readHeader()).toMatchObject({ capacity: 8 });
+        expect([...(await pool.readElements()).subarray(0, 4)]).toEqual(new Array(4).fill(0xdead_beef));
+        const words = Uint32Array.from({ length: 32 }, (_, k) => k + 1);
+        await pool.writeElements(0, words);
+        // Growing takes the 16-element buffer, copies the 8 elements over and keeps the old buffer.
+        expect(await pool.grow(9)).toBe(16);
+        expect(pool.buffer).toBe(leftover16);
+        expect(ctx.retained.buffers).toEqual([leftover8]);
+        expect([...(await pool.readElements()).subarray(0, 32)]).toEqual([...words]);
+        pool.destroy();
+        expect(ctx.retained.buffers).toEqual([leftover8, leftover16]);
+        // Without reuseBuffers a pool makes its own zeroed buffer and leaves the kept ones alone.
+        const fresh = await createElementPool(ctx, { name: 'q', capacity: 8, elementWords: 4 });
+        expect([...(await fresh.readElements())]).toEqual(new Array(32).fill(0));
+        fresh.destroy();
+        expect(ctx.retained.count).toBe(2);
+        ctx.retained.trim();
+      });
+
       it('stops at maxCapacity with a PoolCapacityError', async () => {
         const ctx = gpu.ctx;
         const pool = await createElementPool(ctx, {

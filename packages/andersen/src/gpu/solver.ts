@@ -150,6 +150,12 @@ export interface GpuSolverOptions {
    * are free, to hold `to`·k more (default 3 and 8). @internal For A/B runs.
    */
   readonly growAhead?: { readonly below: number; readonly to: number } | undefined;
+  /**
+   * Take the pools' element buffers from the context's kept buffers and give them back when done
+   * (default true: every kernel writes all the words of an element it allocates, so stale
+   * contents are harmless). @internal For A/B runs and tests.
+   */
+  readonly reusePoolBuffers?: boolean | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -461,12 +467,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const pointsWindows = Math.max(1, Math.ceil((windowRoom * 5) / 8));
     const edgeWindows = Math.max(1, windowRoom - pointsWindows);
     const initial = this.#options.initialPoolElements;
+    const reuseBuffers = this.#options.reusePoolBuffers !== false;
     const windowOption =
       this.#options.windowElements !== undefined ? { windowElements: this.#options.windowElements } : {};
     const points = await createElementPool(ctx, {
       name: 'pts',
       capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements, 8 * n)),
       maxWindows: pointsWindows,
+      reuseBuffers,
       ...windowOption,
     });
     this.#pools.push(points);
@@ -480,6 +488,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           : Number.POSITIVE_INFINITY,
       ),
       maxWindows: edgeWindows,
+      reuseBuffers,
       ...windowOption,
     });
     this.#pools.push(edges);

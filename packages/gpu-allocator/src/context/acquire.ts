@@ -24,6 +24,11 @@ export interface AcquireGpuOptions {
    * against 1,926 ms). `GPUMORPH_ROBUSTNESS=1` turns them back on, e.g. to debug a kernel.
    */
   readonly robustness?: boolean;
+  /**
+   * The most bytes of released buffers the context keeps for reuse (`GpuContext.reuseBuffer`):
+   * default 8 GiB on a hardware adapter, 256 MiB on a software one; 0 keeps none.
+   */
+  readonly retainBytes?: number;
   readonly powerPreference?: GPUPowerPreference;
   /**
    * Throw {@link GpuUnavailableError} instead of returning `null` when no adapter is found.
@@ -125,6 +130,7 @@ export async function acquireGpu(options: AcquireGpuOptions = {}): Promise<GpuCo
       found.backend !== 'node-dawn' || robustnessWanted(options),
     ),
     features: { subgroups, timestampQuery },
+    ...(options.retainBytes !== undefined ? { retainBytes: options.retainBytes } : {}),
     ownsDevice: true,
     instance: found.instance,
   });

@@ -1,5 +1,12 @@
+import { RetainedBuffers } from '../buffers/retained';
 import { StagingPool } from '../buffers/staging';
-import { GpuDeviceLostError, GpuLimitError, type GpumorphError, toTypedGpuError } from '../errors';
+import {
+  GpuDeviceLostError,
+  GpuLimitError,
+  type GpumorphError,
+  GpuOutOfMemoryError,
+  toTypedGpuError,
+} from '../errors';
 import { KernelCache } from '../kernels/cache';
 import { type GpuLimits, readLimits } from './limits';
 
@@ -46,6 +53,25 @@ export interface GpuContextInit {
   readonly ownsDevice: boolean;
   /** Keeps the Dawn instance alive while the context lives; dropped on `destroy()`. */
   readonly instance?: unknown;
+  /**
+   * The most bytes of released buffers the context keeps for reuse ({@link GpuContext.reuseBuffer});
+   * default {@link defaultRetainBytes} of the adapter.
+   */
+  readonly retainBytes?: number;
+}
+
+/**
+ * How many bytes of released buffers a context keeps unless told otherwise: 8 GiB on a hardware
+ * adapter (the largest solve of the Andersen bench holds 4 GiB), 256 MiB on a software one, whose
+ * buffers are the host's memory.
+ *
+ * @example
+ * ```ts
+ * defaultRetainBytes({ software: true }); // 268435456
+ * ```
+ */
+export function defaultRetainBytes(adapter: Pick<GpuAdapterReport, 'software'>): number {
+  return adapter.software ? 256 * 2 ** 20 : 8 * 2 ** 30;
 }
 
 type ErrorListener = (error: GpumorphError) => void;
@@ -74,6 +100,8 @@ export class GpuContext {
   readonly kernels: KernelCache;
   /** Reusable MAP_READ buffers for readback. */
   readonly staging: StagingPool;
+  /** Released buffers kept for {@link reuseBuffer}; `retained.trim()` frees them. */
+  readonly retained: RetainedBuffers;
   readonly #ownsDevice: boolean;
   #instance: unknown;
   #lost: GpuDeviceLostError | undefined;
@@ -91,6 +119,7 @@ export class GpuContext {
     this.#instance = init.instance;
     this.kernels = new KernelCache(this);
     this.staging = new StagingPool(this);
+    this.retained = new RetainedBuffers(init.retainBytes ?? defaultRetainBytes(init.report));
     const onUncaptured = (event: Event) => {
       const gpuError = (event as GPUUncapturedErrorEvent).error;
       this.#report(toTypedGpuError(gpuError, 'uncaptured'));
@@ -176,9 +205,53 @@ export class GpuContext {
         this.limits.maxBufferSize,
       );
     }
-    return this.guard(descriptor.label, () => this.device.createBuffer({ ...descriptor, size }), {
-      requestedBytes: size,
-    });
+    const create = () =>
+      this.guard(descriptor.label, () => this.device.createBuffer({ ...descriptor, size }), {
+        requestedBytes: size,
+      });
+    try {
+      return await create();
+    } catch (error) {
+      // Kept buffers are the first memory to give up.
+      if (!(error instanceof GpuOutOfMemoryError) || this.retained.trim() === 0) throw error;
+      return create();
+    }
+  }
+
+  /**
+   * A buffer for a caller that writes every byte it later reads: a kept one of this usage and of
+   * `size` to `maxSize` bytes (default twice `size`) when the context has one, holding what its
+   * last user left, else a new one (zero, as WebGPU makes them). `reused` says which; a reused
+   * buffer may be larger than asked. Hand it back with {@link releaseBuffer}.
+   *
+   * @example
+   * ```ts
+   * const { buffer } = await ctx.reuseBuffer({ label: 'scratch', size: 1 << 20, usage: BufferUsage.STORAGE });
+   * // ... write, then read ...
+   * ctx.releaseBuffer(buffer); // the next reuseBuffer of this kind gets it
+   * ```
+   */
+  async reuseBuffer(
+    descriptor: GPUBufferDescriptor & { label: string; maxSize?: number },
+  ): Promise<{ buffer: GPUBuffer; reused: boolean }> {
+    this.assertAlive();
+    const size = alignTo(Math.max(4, descriptor.size), 4);
+    const kept = this.retained.take(descriptor.usage, size, descriptor.maxSize ?? 2 * size);
+    if (kept) {
+      kept.label = descriptor.label;
+      return { buffer: kept, reused: true };
+    }
+    const { maxSize: _maxSize, ...created } = descriptor;
+    return { buffer: await this.createBuffer(created), reused: false };
+  }
+
+  /**
+   * Gives a buffer back for {@link reuseBuffer} (commands already submitted that use it still run
+   * first: the queue keeps their order), or destroys it when the context keeps no more.
+   */
+  releaseBuffer(buffer: GPUBuffer): void {
+    if (this.#destroyed || this.#lost) buffer.destroy();
+    else this.retained.keep(buffer);
   }
 
   /** Writes `data` into `buffer` at `byteOffset` (via the queue; Dawn stages it). */
@@ -206,13 +279,14 @@ export class GpuContext {
   }
 
   /**
-   * Releases the staging buffers and pipelines; destroys the device if this context created it,
+   * Releases the staging buffers, kept buffers and pipelines; destroys the device if this context created it,
    * and drops the Dawn instance so Node can exit.
    */
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.staging.destroy();
+    this.retained.trim();
     this.kernels.clear();
     if (this.#ownsDevice) this.device.destroy();
     this.#instance = undefined;

@@ -33,6 +33,14 @@ export interface ElementPoolOptions {
   readonly maxWindows?: number;
   /** Capacity multiplier when growing (default 2). */
   readonly growthFactor?: number;
+  /**
+   * Take the element buffer from the context's kept buffers and give it back on `grow` and
+   * `destroy` (`GpuContext.reuseBuffer`), so that a second pool of a size met before costs no
+   * allocation. Elements past the reserved ones then start with whatever the last user left:
+   * only for kernels that write every word of an element they allocate. A kept buffer larger
+   * than asked (at most twice) becomes capacity. Default false: a new pool's elements are zero.
+   */
+  readonly reuseBuffers?: boolean;
 }
 
 /** The header as read back from the GPU. */
@@ -88,6 +96,8 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
   readonly maxCapacity: number;
   readonly growthFactor: number;
   readonly header: GPUBuffer;
+  /** Whether the element buffers come from, and go back to, the context's kept buffers. */
+  readonly reuseBuffers: boolean;
   #buffer: GPUBuffer;
   #capacity: number;
   #generation = 0;
@@ -105,6 +115,7 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
       capacity: number;
       buffer: GPUBuffer;
       header: GPUBuffer;
+      reuseBuffers?: boolean;
     },
   ) {
     super();
@@ -118,6 +129,7 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
     this.#capacity = init.capacity;
     this.#buffer = init.buffer;
     this.header = init.header;
+    this.reuseBuffers = init.reuseBuffers ?? false;
   }
 
   /** Elements the pool holds now. */
@@ -223,28 +235,31 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
         this.maxCapacity,
       );
     }
-    const next = await ctx.createBuffer({
-      label: `pool ${this.name} elements`,
-      size: to * this.elementBytes,
-      usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
-    });
+    const { buffer: next, capacity: grown } = await elementBuffer(
+      ctx,
+      this.name,
+      to,
+      this.maxCapacity,
+      this.elementBytes,
+      this.reuseBuffers,
+    );
     await ctx.guard(`grow pool ${this.name}`, () => {
       const encoder = ctx.device.createCommandEncoder({ label: `grow pool ${this.name}` });
       encoder.copyBufferToBuffer(this.#buffer, 0, next, 0, from * this.elementBytes);
       ctx.queue.writeBuffer(
         this.header,
         0,
-        new Uint32Array([Math.min(state.next, from), to, 0, this.reserved]),
+        new Uint32Array([Math.min(state.next, from), grown, 0, this.reserved]),
       );
       ctx.queue.submit([encoder.finish()]);
     });
-    // Destroying after submission is safe: WebGPU frees the memory once the copy has run.
-    this.#buffer.destroy();
+    // Letting go after submission is safe: the copy runs before anything submitted later.
+    this.#letGo(this.#buffer);
     this.#buffer = next;
-    this.#capacity = to;
+    this.#capacity = grown;
     this.#generation++;
-    this.emit('grow', { pool: this.name, from, to, demand: state.next });
-    return to;
+    this.emit('grow', { pool: this.name, from, to: grown, demand: state.next });
+    return grown;
   }
 
   /**
@@ -313,11 +328,16 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
     });
   }
 
-  /** Releases both buffers. */
+  /** Releases both buffers (the element buffer back to the context's kept ones, with `reuseBuffers`). */
   destroy(): void {
-    this.#buffer.destroy();
+    this.#letGo(this.#buffer);
     this.header.destroy();
     this.removeAllListeners();
+  }
+
+  #letGo(buffer: GPUBuffer): void {
+    if (this.reuseBuffers) this.#ctx.releaseBuffer(buffer);
+    else buffer.destroy();
   }
 
   override toString(): string {
@@ -378,17 +398,21 @@ export async function createElementPool(ctx: GpuContext, options: ElementPoolOpt
       maxCapacity,
     );
   }
-  const buffer = await ctx.createBuffer({
-    label: `pool ${options.name} elements`,
-    size: capacity * elementBytes,
-    usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
-  });
+  const reuseBuffers = options.reuseBuffers ?? false;
+  const { buffer, capacity: granted } = await elementBuffer(
+    ctx,
+    options.name,
+    capacity,
+    maxCapacity,
+    elementBytes,
+    reuseBuffers,
+  );
   const header = await ctx.createBuffer({
     label: `pool ${options.name} header`,
     size: POOL_HEADER_WORDS * 4,
     usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
   });
-  await ctx.writeBuffer(header, 0, new Uint32Array([reserved, capacity, 0, reserved]));
+  await ctx.writeBuffer(header, 0, new Uint32Array([reserved, granted, 0, reserved]));
   return new ElementPool(ctx, {
     name: options.name,
     elementWords,
@@ -396,10 +420,33 @@ export async function createElementPool(ctx: GpuContext, options: ElementPoolOpt
     windowElements,
     maxCapacity,
     growthFactor: options.growthFactor ?? 2,
-    capacity,
+    capacity: granted,
     buffer,
     header,
+    reuseBuffers,
   });
+}
+
+/** An element buffer of at least `capacity` elements, a kept one when `reuse` allows (see `reuseBuffers`). */
+async function elementBuffer(
+  ctx: GpuContext,
+  name: string,
+  capacity: number,
+  maxCapacity: number,
+  elementBytes: number,
+  reuse: boolean,
+): Promise<{ buffer: GPUBuffer; capacity: number }> {
+  const descriptor = {
+    label: `pool ${name} elements`,
+    size: capacity * elementBytes,
+    usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+  };
+  if (!reuse) return { buffer: await ctx.createBuffer(descriptor), capacity };
+  const { buffer } = await ctx.reuseBuffer({
+    ...descriptor,
+    maxSize: Math.min(2 * capacity, maxCapacity) * elementBytes,
+  });
+  return { buffer, capacity: Math.min(maxCapacity, Math.floor(buffer.size / elementBytes)) };
 }
 
 function gcd(a: number, b: number): number {
