@@ -170,7 +170,9 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         // With the shortcuts (the ΔP pulls' sources screened by the delta_bits bitmap, equal sets
         // read back once) or without (each source looked up, each representative's set read).
         fc.boolean(),
-        async (program, mode, compositeSort, compactReadback, mergeTeams, smallSort, shortcuts) => {
+        // The fixed kernels of a submission recorded while the GPU runs the one before, or not.
+        fc.boolean(),
+        async (program, mode, compositeSort, compactReadback, mergeTeams, smallSort, shortcuts, ahead) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
             hcd,
@@ -182,8 +184,11 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             smallSort,
             deltaBitmap: shortcuts,
             shareEqualSets: shortcuts,
+            encodeAhead: ahead,
           });
           await expectSameAsCpu(program, result, hcd);
+          if (ahead) expect(solver.report?.host.encodeAhead).toBeGreaterThan(0);
+          else expect(solver.report?.host.encodeAhead).toBe(0);
           // Compacted, exactly the distinct sets of the representatives cross the bus (and the
           // union–find, the counts and the leaders): one 128-byte element per 960-member range a
           // set touches, each set once however many representatives have it.

@@ -156,6 +156,12 @@ export interface GpuSolverOptions {
    * contents are harmless). @internal For A/B runs and tests.
    */
   readonly reusePoolBuffers?: boolean | undefined;
+  /**
+   * Record the kernels of a submission that do not depend on the last status words (the rules'
+   * and the update's fixed parts) while the GPU runs the submission before (default true; off
+   * when profiling). @internal For A/B runs and tests.
+   */
+  readonly encodeAhead?: boolean | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -257,9 +263,11 @@ export interface GpuSolveReport {
   /**
    * Where the host's time of the iterations and the transfer went, summed over submissions:
    * `prepare` (kernel and sort-plan look-ups, scratch buffers), `encode` (recording and submitting
-   * command buffers), `wait` (from the submit until its error scopes and the status words it
-   * copies out arrive: the GPU's own time and the round trip), `grow` (growing pools and the
-   * worklist), and `submissions`, their count. The GPU idles during everything but `wait`.
+   * command buffers), `encodeAhead` (recording kernels of the next submission while the GPU runs
+   * this one), `wait` (from the submit until its error scopes and the status words it copies out
+   * arrive, less `encodeAhead`: the GPU's own time and the round trip), `grow` (growing pools and
+   * the worklist), and `submissions`, their count. The GPU idles during everything but `wait` and
+   * `encodeAhead`.
    */
   readonly host: Readonly<HostTimes>;
 }
@@ -277,6 +285,7 @@ const READ_WITH_SUBMISSION_BYTES = 64 * 2 ** 20;
 export interface HostTimes {
   prepare: number;
   encode: number;
+  encodeAhead: number;
   wait: number;
   grow: number;
   submissions: number;
@@ -663,7 +672,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const kernelMs: Record<string, number> = {};
     // This round's share of kernelMs, for the iteration event.
     let roundKernelMs: Record<string, number> = {};
-    const host: HostTimes = { prepare: 0, encode: 0, wait: 0, grow: 0, submissions: 0 };
+    const host: HostTimes = { prepare: 0, encode: 0, encodeAhead: 0, wait: 0, grow: 0, submissions: 0 };
     const sorts = { small: 0, radix: 0 };
     // Every entry point once, up to 16 levels of the children tree and 11 of the partial-pull tree (two
     // passes each), and the radix sort's passes.
@@ -729,21 +738,147 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
     };
     /**
-     * Encodes `entries` (after sorting the worklist's `pairCount` pairs, when given) as one
-     * submission that also copies out the status words and the `reads` (small ones: each takes a
-     * staging buffer of its own); returns them once the submission has run, with one wait on the
-     * device.
+     * Records `entries` (after sorting the worklist's `pairCount` pairs, when given) into
+     * `encoder`, one compute pass (one per kernel when profiling). Synchronous: the kernels and the
+     * sort plans must be ready.
+     */
+    const encodeEntries = (
+      encoder: GPUCommandEncoder,
+      label: string,
+      { kernels, bindGroup }: Compiled,
+      entries: readonly SolverEntryPoint[],
+      pairCount: number,
+      sortCount: number,
+      passPhases: GpuSolvePhase[],
+      passKernels: string[],
+    ) => {
+      const timedPass = (phase: GpuSolvePhase, passLabel: string): GPUComputePassEncoder => {
+        // Passes past the query set's room run untimed rather than fail validation.
+        if (!querySet || passPhases.length >= maxPasses)
+          return encoder.beginComputePass({ label: passLabel });
+        const i = passPhases.length;
+        passPhases.push(phase);
+        passKernels.push(phase === 'sort' ? 'sort' : passLabel);
+        return encoder.beginComputePass({
+          label: passLabel,
+          timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 },
+        });
+      };
+      if (sortCount > pairCount) {
+        if (sortCount !== paddedTo) {
+          // Queue-ordered: the submission below sees it, work submitted before does not.
+          ctx.queue.writeBuffer(params, PARAMS_SORT_COUNT_BYTE, Uint32Array.of(sortCount));
+          paddedTo = sortCount;
+        }
+        const pass = timedPass('sort', 'pad_pairs');
+        pass.setPipeline(kernels.pad_pairs.pipeline);
+        pass.setBindGroup(0, bindGroup);
+        encodeDispatch(pass, grid('pad_pairs', sortCount - pairCount));
+        pass.end();
+      }
+      if (sortCount > 1) {
+        const timer = { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) };
+        if (compositeBits > 0) {
+          sorter.encode(
+            encoder,
+            {
+              keys: pairs.keys,
+              values: pairs.values,
+              count: sortCount,
+              bits: { start: 0, end: keyBits + compositeBits },
+            },
+            timer,
+          );
+        } else {
+          // By (key, source): sort by source, then stably by key.
+          sorter.encode(
+            encoder,
+            {
+              keys: pairs.values,
+              values: pairs.keys,
+              count: sortCount,
+              bits: { start: 0, end: sourceBits },
+            },
+            timer,
+          );
+          sorter.encode(
+            encoder,
+            { keys: pairs.keys, values: pairs.values, count: sortCount, bits: { start: 0, end: keyBits } },
+            timer,
+          );
+        }
+      }
+      if (querySet) {
+        for (const entry of entries) {
+          const pass = timedPass(PHASE_OF[entry], entry);
+          pass.setPipeline(kernels[entry].pipeline);
+          pass.setBindGroup(0, bindGroup);
+          encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+          pass.end();
+        }
+      } else if (entries.length > 0) {
+        const pass = encoder.beginComputePass({ label });
+        // Every kernel has the same bind group layout, so the group set once stays bound.
+        pass.setBindGroup(0, bindGroup);
+        for (const entry of entries) {
+          pass.setPipeline(kernels[entry].pipeline);
+          encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+        }
+        pass.end();
+      }
+    };
+    /**
+     * Kernels recorded while the GPU runs the submission before them (the host's encoding costs
+     * 0.3–0.6 ms a submission on the H100 machine, during which the GPU would idle), for a later
+     * {@link run} to submit after its own: valid while the kernels and bind group they were
+     * recorded with are current (no pool or worklist grew since). Not when profiling, whose passes
+     * are numbered in submission order.
+     */
+    interface Ahead {
+      readonly key: string;
+      readonly entries: readonly SolverEntryPoint[];
+      readonly commandBuffer: GPUCommandBuffer;
+    }
+    const encodeAheadEnabled = !profile && this.#options.encodeAhead !== false;
+    const encodeAhead = (entries: readonly SolverEntryPoint[]): Ahead | undefined => {
+      if (!encodeAheadEnabled || compiled?.key !== compiledKey()) return undefined;
+      const started = performance.now();
+      const label = `andersen ${entries[0]}…`;
+      const encoder = ctx.device.createCommandEncoder({ label });
+      // Kernels that depend on a pair count (mark_segments) stride over the count on the GPU: the
+      // grid for the worklist's capacity covers any.
+      encodeEntries(encoder, label, compiled, entries, pairCapacity, 0, [], []);
+      const commandBuffer = encoder.finish();
+      host.encodeAhead += performance.now() - started;
+      return { key: compiled.key, entries, commandBuffer };
+    };
+    /** The recorded kernels when they are still valid and exactly `entries`, else `undefined`. */
+    const takeAhead = (ahead: Ahead | undefined, entries: readonly SolverEntryPoint[]) =>
+      ahead !== undefined &&
+      ahead.key === compiledKey() &&
+      ahead.entries.length === entries.length &&
+      ahead.entries.every((entry, i) => entry === entries[i])
+        ? ahead
+        : undefined;
+    /**
+     * Encodes `entries` (after sorting the worklist's `pairCount` pairs, when given), then `ahead`'s
+     * kernels when given (recorded earlier by {@link encodeAhead}), as one submission that also
+     * copies out the status words and the `reads` (small ones: each takes a staging buffer of its
+     * own); returns them once the submission has run, with one wait on the device. `whileRunning`
+     * runs on the host once the work is submitted, before the wait.
      */
     const run = async (
       label: string,
       entries: readonly SolverEntryPoint[],
       pairCount = 0,
       reads: readonly { buffer: GPUBuffer; byteOffset: number; byteLength: number }[] = [],
+      ahead?: Ahead,
+      whileRunning?: () => void,
     ): Promise<{ status: Uint32Array; reads: ArrayBuffer[] }> => {
       const prepareStarted = performance.now();
       // Unchanged pools and worklist keep their kernels and bind group: no await (each one yields
       // to the event loop) on the path every submission takes.
-      const { kernels, bindGroup } = compiled?.key === compiledKey() ? compiled : await compile();
+      const current = compiled?.key === compiledKey() ? compiled : await compile();
       // A short worklist is sorted by sort_small in one workgroup; a longer one by the radix sort.
       const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
       if (smallSort) sorts.small++;
@@ -770,95 +905,32 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const staged: StagedRead[] = [];
       const submitted = ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
-        const timedPass = (phase: GpuSolvePhase, passLabel: string): GPUComputePassEncoder => {
-          // Passes past the query set's room run untimed rather than fail validation.
-          if (!querySet || passPhases.length >= maxPasses)
-            return encoder.beginComputePass({ label: passLabel });
-          const i = passPhases.length;
-          passPhases.push(phase);
-          passKernels.push(phase === 'sort' ? 'sort' : passLabel);
-          return encoder.beginComputePass({
-            label: passLabel,
-            timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 },
-          });
-        };
-        if (sortCount > pairCount) {
-          if (sortCount !== paddedTo) {
-            // Queue-ordered: the submission below sees it, work submitted before does not.
-            ctx.queue.writeBuffer(params, PARAMS_SORT_COUNT_BYTE, Uint32Array.of(sortCount));
-            paddedTo = sortCount;
-          }
-          const pass = timedPass('sort', 'pad_pairs');
-          pass.setPipeline(kernels.pad_pairs.pipeline);
-          pass.setBindGroup(0, bindGroup);
-          encodeDispatch(pass, grid('pad_pairs', sortCount - pairCount));
-          pass.end();
-        }
-        if (sortCount > 1) {
-          const timer = { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) };
-          if (compositeBits > 0) {
-            sorter.encode(
-              encoder,
-              {
-                keys: pairs.keys,
-                values: pairs.values,
-                count: sortCount,
-                bits: { start: 0, end: keyBits + compositeBits },
-              },
-              timer,
-            );
-          } else {
-            // By (key, source): sort by source, then stably by key.
-            sorter.encode(
-              encoder,
-              {
-                keys: pairs.values,
-                values: pairs.keys,
-                count: sortCount,
-                bits: { start: 0, end: sourceBits },
-              },
-              timer,
-            );
-            sorter.encode(
-              encoder,
-              { keys: pairs.keys, values: pairs.values, count: sortCount, bits: { start: 0, end: keyBits } },
-              timer,
-            );
-          }
-        }
-        if (querySet) {
-          for (const entry of passEntries) {
-            const pass = timedPass(PHASE_OF[entry], entry);
-            pass.setPipeline(kernels[entry].pipeline);
-            pass.setBindGroup(0, bindGroup);
-            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
-            pass.end();
-          }
-        } else if (passEntries.length > 0) {
-          const pass = encoder.beginComputePass({ label });
-          // Every kernel has the same bind group layout, so the group set once stays bound.
-          pass.setBindGroup(0, bindGroup);
-          for (const entry of passEntries) {
-            pass.setPipeline(kernels[entry].pipeline);
-            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
-          }
-          pass.end();
+        encodeEntries(encoder, label, current, passEntries, pairCount, sortCount, passPhases, passKernels);
+        // The copies out come after every kernel, the ones recorded ahead included.
+        const buffers: GPUCommandBuffer[] = [];
+        let tail = encoder;
+        if (ahead) {
+          buffers.push(encoder.finish(), ahead.commandBuffer);
+          tail = ctx.device.createCommandEncoder({ label: `${label} (status)` });
         }
         if (querySet && stampBuffer && passPhases.length > 0) {
-          encoder.resolveQuerySet(querySet, 0, 2 * passPhases.length, stampBuffer, 0);
+          tail.resolveQuerySet(querySet, 0, 2 * passPhases.length, stampBuffer, 0);
         }
-        staged.push(ctx.staging.recordRead(encoder, control, 0, STATUS_WORDS * 4));
+        staged.push(ctx.staging.recordRead(tail, control, 0, STATUS_WORDS * 4));
         for (const read of reads) {
-          staged.push(ctx.staging.recordRead(encoder, read.buffer, read.byteOffset, read.byteLength));
+          staged.push(ctx.staging.recordRead(tail, read.buffer, read.byteOffset, read.byteLength));
         }
-        ctx.queue.submit([encoder.finish()]);
+        buffers.push(tail.finish());
+        ctx.queue.submit(buffers);
         encodeEnded = performance.now();
       });
       host.encode += encodeEnded - encodeStarted;
       host.submissions++;
+      const aheadBefore = host.encodeAhead;
+      whileRunning?.();
       // The error scopes and the copies resolve together: one wait on the device per submission.
       const [, ...bytes] = await Promise.all([submitted, ...staged.map((read) => read.read())]);
-      host.wait += performance.now() - encodeEnded;
+      host.wait += performance.now() - encodeEnded - (host.encodeAhead - aheadBefore);
       if (stampBuffer && passPhases.length > 0) {
         const stamps = new BigUint64Array(await ctx.readBuffer(stampBuffer, 0, 16 * passPhases.length));
         passPhases.forEach((phase, i) => {
@@ -963,13 +1035,35 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
     let initialized = false;
+    const updateTail: SolverEntryPoint[] = [...updateEntries, ...mergePlanEntries];
+    const nextRules: SolverEntryPoint[] = ['begin_iteration', ...rulesEntries];
+    // The next round's rules, recorded while this round's update runs (see encodeAhead).
+    let rulesAhead: Ahead | undefined;
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
       const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
       // The very first submission fills the heads and arrays that start empty.
       if (!initialized) begin.unshift('init_state');
       initialized = true;
+      const rules = [...begin, ...rulesEntries];
+      const recordedRules = takeAhead(rulesAhead, rules);
+      rulesAhead = undefined;
+      // The update's kernels after the sort do not depend on the rules' status words: they are
+      // recorded while the rules run.
+      let updateAhead: Ahead | undefined;
+      const encodeUpdate = () => {
+        updateAhead = encodeAhead(updateTail);
+      };
       // The folds of the last round's merges come first: the rules see the merged classes.
-      let status = await runStatus(label, [...pendingFolds, ...begin, ...rulesEntries]);
+      let status = (
+        await run(
+          label,
+          recordedRules ? pendingFolds : [...pendingFolds, ...rules],
+          0,
+          [],
+          recordedRules,
+          encodeUpdate,
+        )
+      ).status;
       pendingFolds = [];
       for (;;) {
         checkFatal(status);
@@ -984,7 +1078,20 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
           const merges: SolverEntryPoint[] = [];
           for (let level = 0; level < levels; level++) merges.push('merge_partials', 'next_pull_level');
-          return runStatus(label, [...merges, ...updateEntries, ...mergePlanEntries], pairCount);
+          const recordedUpdate = takeAhead(updateAhead, updateTail);
+          const encodeNextRules = () => {
+            rulesAhead = encodeAhead(nextRules);
+          };
+          return (
+            await run(
+              label,
+              recordedUpdate ? merges : [...merges, ...updateTail],
+              pairCount,
+              [],
+              recordedUpdate,
+              encodeNextRules,
+            )
+          ).status;
         }
         stats.reruns++;
         pairCapacity = Math.max(2 * pairCapacity, 2 * pairCount);
@@ -992,7 +1099,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           pairs = await this.#createPairs(pairCapacity, pairs);
           await ctx.writeBuffer(params, 12, Uint32Array.of(pairCapacity));
         });
-        status = await runStatus(`${label} (worklist grown)`, rulesEntries);
+        status = (await run(`${label} (worklist grown)`, rulesEntries, 0, [], undefined, encodeUpdate))
+          .status;
       }
     };
 
