@@ -37,8 +37,9 @@ export interface ElementPoolOptions {
    * Take the element buffer from the context's kept buffers and give it back on `grow` and
    * `destroy` (`GpuContext.reuseBuffer`), so that a second pool of a size met before costs no
    * allocation. Elements past the reserved ones then start with whatever the last user left:
-   * only for kernels that write every word of an element they allocate. A kept buffer larger
-   * than asked (at most twice) becomes capacity. Default false: a new pool's elements are zero.
+   * only for kernels that write every word of an element they allocate. A kept buffer may be up
+   * to twice as large as asked; the capacity stays as asked. Default false: a new pool's elements
+   * are zero.
    */
   readonly reuseBuffers?: boolean;
 }
@@ -446,7 +447,9 @@ async function elementBuffer(
     ...descriptor,
     maxSize: Math.min(2 * capacity, maxCapacity) * elementBytes,
   });
-  return { buffer, capacity: Math.min(maxCapacity, Math.floor(buffer.size / elementBytes)) };
+  // The capacity stays what was asked even in a larger buffer: then a solve grows through the
+  // same sizes as the one before, and finds each of them kept.
+  return { buffer, capacity };
 }
 
 function gcd(a: number, b: number): number {

@@ -251,8 +251,8 @@ export class RadixSort {
   }
 
   /**
-   * Records the sort into `encoder` (one compute pass per radix pass, plus a copy back when the
-   * number of passes is odd); the result ends in `o.keys` / `o.values`. Call {@link prepare} with
+   * Records the sort into `encoder` (one compute pass, or one per radix pass when `passes` times
+   * them, plus a copy back when the number of passes is odd); the result ends in `o.keys` / `o.values`. Call {@link prepare} with
    * the same count, `withValues` and bits first. `passes` may supply `beginComputePass` (e.g.
    * `measureGpu`'s timer) to time each pass.
    *
@@ -338,8 +338,18 @@ export class RadixSort {
       return created;
     };
     const grid = (n: number) => dispatchGrid(n, config.maxPerDimension);
-    const begin = (label: string) =>
-      passes ? passes.beginComputePass(encoder, label) : encoder.beginComputePass({ label });
+    // Untimed, every radix pass goes into one compute pass: WebGPU orders dispatches and makes
+    // their writes visible within a pass, and each compute pass costs the host more to record than
+    // the dispatches in it (the Andersen engine sorts its worklist up to twice a round).
+    let shared: GPUComputePassEncoder | undefined;
+    const begin = (label: string) => {
+      if (passes) return passes.beginComputePass(encoder, label);
+      shared ??= encoder.beginComputePass({ label: 'gm radix sort' });
+      return shared;
+    };
+    const end = (pass: GPUComputePassEncoder) => {
+      if (pass !== shared) pass.end();
+    };
 
     for (let p = 0; p < passTotal; p++) {
       const srcKeys = p % 2 === 0 ? o.keys : altKeys;
@@ -425,8 +435,9 @@ export class RadixSort {
           encodeDispatch(pass, grid(win.tiles));
         });
       });
-      pass.end();
+      end(pass);
     }
+    shared?.end();
     if (!cachedGroups) plan.bindGroups.set(bufferSetKey, createdGroups);
     if (passTotal % 2 === 1) {
       encoder.copyBufferToBuffer(altKeys, 0, o.keys, 0, bytes);
