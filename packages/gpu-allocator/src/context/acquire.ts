@@ -26,7 +26,7 @@ export interface AcquireGpuOptions {
   readonly robustness?: boolean;
   /**
    * The most bytes of released buffers the context keeps for reuse (`GpuContext.reuseBuffer`):
-   * default 8 GiB on a hardware adapter, 256 MiB on a software one; 0 keeps none.
+   * default 16 GiB on a hardware adapter, 256 MiB on a software one; 0 keeps none.
    */
   readonly retainBytes?: number;
   readonly powerPreference?: GPUPowerPreference;

@@ -61,9 +61,11 @@ export interface GpuContextInit {
 }
 
 /**
- * How many bytes of released buffers a context keeps unless told otherwise: 8 GiB on a hardware
- * adapter (the largest solve of the Andersen bench holds 4 GiB), 256 MiB on a software one, whose
- * buffers are the host's memory.
+ * How many bytes of released buffers a context keeps unless told otherwise: 16 GiB on a hardware
+ * adapter, 256 MiB on a software one, whose buffers are the host's memory. The largest solve of
+ * the Andersen bench (linux) leaves up to 7 GiB of pool buffers behind (each size its pools grew
+ * through), and the next solve saves only the allocations it finds kept. A context that runs out
+ * of memory frees its kept buffers first, and `ctx.retained.trim()` frees them at any time.
  *
  * @example
  * ```ts
@@ -71,7 +73,7 @@ export interface GpuContextInit {
  * ```
  */
 export function defaultRetainBytes(adapter: Pick<GpuAdapterReport, 'software'>): number {
-  return adapter.software ? 256 * 2 ** 20 : 8 * 2 ** 30;
+  return adapter.software ? 256 * 2 ** 20 : 16 * 2 ** 30;
 }
 
 type ErrorListener = (error: GpumorphError) => void;
