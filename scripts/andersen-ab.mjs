@@ -7,8 +7,9 @@
 // that a machine's drift falls on every variant alike. Prints each variant's median and runs, the
 // report's setup parts, iterate / transfer ms and host times, and whether its sets equal the first
 // variant's and the reference solution. PROFILE=1 adds a profiled solve per variant (GPU ms per
-// kernel). A variant's `dawnFlags` (e.g. `["enable-dawn-features=disable_robustness"]`) gives it a
-// device of its own, created with those Dawn toggles; the other options go to `createGpuSolver`.
+// kernel). A variant's `dawnFlags` (e.g. `["enable-dawn-features=disable_robustness"]`) or
+// `acquire` (options of `acquireGpu`, e.g. `{"robustness":true,"retainBytes":0}`) gives it a device
+// of its own; the other options go to `createGpuSolver`.
 // The figures in packages/andersen/README.md marked "A/B" come from this script; the bench
 // (`gpumorph bench andersen`) is the record.
 import { resolve } from 'node:path';
@@ -21,11 +22,12 @@ const ctx = await acquireGpu({ require: true });
 const variants = JSON.parse(process.env.VARIANTS ?? '{"default":{}}');
 const contexts = new Map([[undefined, ctx]]);
 for (const options of Object.values(variants)) {
-  const key = options.dawnFlags?.join(' ');
-  if (!contexts.has(key))
-    contexts.set(key, await acquireGpu({ require: true, dawnFlags: options.dawnFlags }));
+  const acquire = { ...options.acquire, ...(options.dawnFlags ? { dawnFlags: options.dawnFlags } : {}) };
+  const key = Object.keys(acquire).length > 0 ? JSON.stringify(acquire) : undefined;
+  if (!contexts.has(key)) contexts.set(key, await acquireGpu({ require: true, ...acquire }));
   options.gpu = contexts.get(key);
   delete options.dawnFlags;
+  delete options.acquire;
 }
 const names = (process.env.B ?? 'ex,gcc,perl,python,php,linux').split(',');
 const median = (times) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
