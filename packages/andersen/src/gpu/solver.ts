@@ -162,6 +162,11 @@ export interface GpuSolverOptions {
    * when profiling). @internal For A/B runs and tests.
    */
   readonly encodeAhead?: boolean | undefined;
+  /**
+   * Record each radix sort of the worklist in one compute pass (default true; one pass per radix
+   * pass when profiling, to time them). @internal For A/B runs.
+   */
+  readonly sortInOnePass?: boolean | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -589,6 +594,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       BufferUsage.UNIFORM,
     );
     const sorter = createRadixSort(ctx);
+    const sortInOnePass = this.#options.sortInOnePass !== false;
 
     let compiled: Compiled | undefined;
     const kernelSets = new Map<string, Record<SolverEntryPoint, Kernel>>();
@@ -777,7 +783,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         pass.end();
       }
       if (sortCount > 1) {
-        const timer = { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) };
+        // Timed, each radix pass is a compute pass of its own; untimed, the sort records all of
+        // them in one (fewer passes for the host to record).
+        const timer =
+          querySet || !sortInOnePass
+            ? { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) }
+            : undefined;
         if (compositeBits > 0) {
           sorter.encode(
             encoder,

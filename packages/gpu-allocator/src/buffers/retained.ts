@@ -1,9 +1,9 @@
 /**
  * Buffers kept after use, for the next caller that wants one of the same kind. On the H100
  * machine a new buffer costs about 27 ms per GiB to create and as much again on its first use
- * (`scripts/gpu-buffer-costs.mjs`), and memory freed by one solve slowed the next solve's first
- * allocations by up to 0.3 s: a caching allocator, as PyTorch keeps for CUDA, makes the second
- * solve in a process pay for neither. Kept buffers hold what their last user left in them, so
+ * (`scripts/gpu-buffer-costs.mjs`), and the Andersen engine's setup on linux spent 35–346 ms
+ * creating its pools between solves of one process: a caching allocator, as PyTorch keeps for
+ * CUDA, lets the second solve in a process find its buffers made. Kept buffers hold what their last user left in them, so
  * only callers that write before they read take them (see `GpuContext.reuseBuffer`).
  */
 

@@ -281,8 +281,8 @@ export class GpuContext {
   }
 
   /**
-   * Releases the staging buffers, kept buffers and pipelines; destroys the device if this context created it,
-   * and drops the Dawn instance so Node can exit.
+   * Releases the staging buffers, kept buffers and pipelines; destroys the device if this context
+   * created it, and drops the Dawn instance so Node can exit.
    */
   destroy(): void {
     if (this.#destroyed) return;
