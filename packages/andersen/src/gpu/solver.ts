@@ -167,6 +167,11 @@ export interface GpuSolverOptions {
    * pass when profiling, to time them). @internal For A/B runs.
    */
   readonly sortInOnePass?: boolean | undefined;
+  /**
+   * `hcd_hook` skips the pointees whose parent is already the target's root instead of hooking
+   * each (default true). @internal For A/B runs and tests.
+   */
+  readonly hcdSkipJoined?: boolean | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -622,6 +627,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           deltaBitmap,
           shareEqualSets,
           collideHashes: this.#options.collideHashes,
+          hcdSkipJoined: this.#options.hcdSkipJoined,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );

@@ -46,6 +46,11 @@ export interface SolverKernelParams {
   readonly shareEqualSets?: boolean | undefined;
   /** Give every set the hash 0, so that only `pts_equals` tells sets apart (tests). */
   readonly collideHashes?: boolean | undefined;
+  /**
+   * hcd_hook skips a pointee whose parent is already the pointer's target class (one load instead
+   * of the two finds of a hook; default true). False for A/B runs.
+   */
+  readonly hcdSkipJoined?: boolean | undefined;
 }
 
 /** Words of the `delta_bits` bitmap for `nodeCount` nodes: whole elements' worth (30 words per 960 members). */
@@ -1213,7 +1218,10 @@ ${teamKernel(
         if (claimed.old_value != NONE) { hook(claimed.old_value, pair.x); break; }
       }
     }
-    // Every new pointee of x lies on the offline cycle through *x: it joins y's class.
+    // Every new pointee of x lies on the offline cycle through *x: it joins y's class. Most have
+    // joined it in an earlier round: a pointee whose parent is the target's root (found once per
+    // pair) needs no hook, since classes only ever merge.
+    let joined_root = pts_team_u(find(pair.x));
     var e = pts_team_u(pts_heads[${slot('delta', 'x')}]);
     var steps = 0u;
     loop {
@@ -1225,6 +1233,7 @@ ${teamKernel(
           if (word == 0u) { break; }
           let o = h.x * 960u + w * 32u + firstTrailingBit(word);
           word &= word - 1u;
+          ${params.hcdSkipJoined === false ? '' : `if (atomicLoad(&control[${A('parent')} + o]) == joined_root) { continue; }`}
           hook(o, pair.x);
         }
       }
