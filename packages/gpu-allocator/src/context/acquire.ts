@@ -20,8 +20,9 @@ export interface AcquireGpuOptions {
    * (Node only; a browser decides for itself). Default `false`: gpumorph runs only WGSL it
    * generates, whose indices stay in bounds by construction (pools check their capacity; the
    * tests run every kernel against a CPU model), as ONNX Runtime's and Skia Graphite's Dawn
-   * backends do for theirs. On the H100 the clamps cost the Andersen engine 5–8% (php 1,782
-   * against 1,926 ms). `GPUMORPH_ROBUSTNESS=1` turns them back on, e.g. to debug a kernel.
+   * backends do for theirs. On the H100 the clamps cost the Andersen engine 5–10% (php 1,926 ms
+   * with them, 1,782 without). `GPUMORPH_ROBUSTNESS=1` turns them back on, e.g. to debug a
+   * kernel.
    */
   readonly robustness?: boolean;
   /**
