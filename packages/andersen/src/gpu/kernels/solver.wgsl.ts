@@ -78,9 +78,10 @@ export function smallSortWorkgroupBytes(items: number): number {
  * (first submission only), `begin_iteration` (first attempt only), `begin_attempt`,
  * `delta_clear`, `delta_bits`, `delta_leaders`, `pull_count`, `pull_items`, `pull_sources`,
  * `member_rules`. Second: the worklist's sort (`pad_pairs` and the radix sort, or `sort_small`),
- * `merge_partials` + `next_pull_level` once per level of the partial-merge tree, `mark_segments`, `apply_pairs`, `guard_update`, `update_difference`, `update_union`,
- * `update_commit`, `hcd_hook`, `compress`, `merge_link`, then the merge plan (`merge_begin`,
- * `merge_rank`, `merge_count`, `guard_merge`, `report`). After the last iteration
+ * `merge_partials` + `next_pull_level` once per level of the partial-merge tree, `mark_segments`,
+ * `apply_pairs`, `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
+ * `compress`, `merge_link`, then the merge plan (`merge_begin`, `merge_rank`, `merge_count`,
+ * `guard_merge`, `report`). After the last iteration
  * `delta_clear`, `live_leaders` and `live_count`, then `live_copy`, lay the distinct
  * representatives' P sets out for the readback.
  * Team kernels run one team (subgroup, or emulated 32-lane workgroup) per node, calling the sparse
@@ -96,6 +97,7 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const sortItems = params.smallSortItems ?? 8;
   const deltaBitmap = params.deltaBitmap !== false;
   const shareEqualSets = params.shareEqualSets !== false;
+  const skipJoined = params.hcdSkipJoined !== false;
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -245,16 +247,15 @@ ${body}
           }${footer}
     }`;
   };
-  const pullUnion = (source: string) => `pts_union_minus(dst, ${source}, ${slot('points', 'r')})`;
   // An E source's pull of ΔP: skipped when the team already pulled an equal ΔP in this unit.
   const pullDelta = (src: string) => /* wgsl */ `
               if (pull_seen(pts_team_u(atomicLoad(&control[${A('deltaLeader')} + ${src}])))) {
                 skipped++;
               } else {
-                status |= ${pullUnion(slot('delta', src))};
+                status |= pts_union_minus(dst, ${slot('delta', src)}, ${slot('points', 'r')});
               }`;
   const pullPoints = (src: string) => /* wgsl */ `
-              status |= ${pullUnion(slot('points', src))};`;
+              status |= pts_union_minus(dst, ${slot('points', src)}, ${slot('points', 'r')});`;
   const countDelta = (src: string) => /* wgsl */ `
               if (!pull_seen(pts_team_u(atomicLoad(&control[${A('deltaLeader')} + ${src}])))) { pulls++; }`;
   const countPoints = (_src: string) => /* wgsl */ `
@@ -1220,8 +1221,8 @@ ${teamKernel(
     }
     // Every new pointee of x lies on the offline cycle through *x: it joins y's class. Most have
     // joined it in an earlier round: a pointee whose parent is the target's root (found once per
-    // pair) needs no hook, since classes only ever merge.
-    let joined_root = pts_team_u(find(pair.x));
+    // pair) needs no hook, since classes only ever merge (skipped unless hcdSkipJoined is off).
+    ${skipJoined ? 'let joined_root = pts_team_u(find(pair.x));' : ''}
     var e = pts_team_u(pts_heads[${slot('delta', 'x')}]);
     var steps = 0u;
     loop {
@@ -1233,7 +1234,7 @@ ${teamKernel(
           if (word == 0u) { break; }
           let o = h.x * 960u + w * 32u + firstTrailingBit(word);
           word &= word - 1u;
-          ${params.hcdSkipJoined === false ? '' : `if (atomicLoad(&control[${A('parent')} + o]) == joined_root) { continue; }`}
+          ${skipJoined ? `if (atomicLoad(&control[${A('parent')} + o]) == joined_root) { continue; }` : ''}
           hook(o, pair.x);
         }
       }
