@@ -270,16 +270,57 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     await fc.assert(
       fc.asyncProperty(
         constraintProgram({ maxNodes: 3000, maxConstraints: 200, maxFields: 30, names: false }),
-        fc.boolean(),
-        async (program, withHcd) => {
-          const hcd = withHcd ? computeOfflineHcd(program) : undefined;
-          const { result } = await solve(program, { hcd, initialPoolElements: 8 });
+        fc.constantFrom<'none' | 'merge' | 'online'>('none', 'merge', 'online'),
+        // One team per rule and online pair, or several, each decoding every 2nd or 3rd element.
+        fc.constantFrom(1, 2, 3),
+        async (program, mode, split) => {
+          const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
+          const { result } = await solve(program, {
+            hcd,
+            initialPoolElements: 8,
+            ruleSplit: split,
+            hookSplit: split,
+          });
           await expectSameAsCpu(program, result, hcd);
         },
       ),
       { numRuns: 15 },
     );
   }, 120_000);
+
+  it.each([1, 2, 3, 16])(
+    'decodes a ΔP of five elements for a load, a store, an offset and an online pair with %i team(s) each',
+    async (split) => {
+      // p points to objects 1,000 ids apart (one element each, all in p's first ΔP): every team of
+      // a split must take its own elements, or some field, copy edge or hook goes missing.
+      const b = createConstraintBuilder();
+      const p = b.variable('p');
+      const x = b.variable('x');
+      const y = b.variable('y');
+      const z = b.variable('z');
+      const s = b.object('s');
+      const objects: number[] = [];
+      const targets: number[] = [];
+      for (let k = 0; k < 5; k++) {
+        for (let filler = 0; filler < 996; filler++) b.variable(`f${k}_${filler}`);
+        objects.push(b.object(`o${k}`, { fields: 2 }));
+        targets.push(b.object(`t${k}`));
+      }
+      objects.forEach((o, k) => {
+        b.addressOf(p, o);
+        b.addressOf(o, targets[k] as number);
+      });
+      b.addressOf(y, s);
+      b.load(x, p).store(p, y).offset(z, p, 1);
+      const program = b.build();
+      // The online pair (p, x): *p lies on a cycle with x, so every object p points to joins x's class.
+      const hcd = { offlineMerges: new Uint32Array(0), online: Uint32Array.of(x, p) };
+      const { result } = await solve(program, { ruleSplit: split, hookSplit: split, hcd });
+      await expectSameAsCpu(program, result, hcd);
+      expect(result.pointsTo(z)).toHaveLength(5);
+      for (const o of objects) expect(result.representative(o)).toBe(result.representative(x));
+    },
+  );
 
   it.each([
     {

@@ -172,6 +172,16 @@ export interface GpuSolverOptions {
    * each (default true). @internal For A/B runs and tests.
    */
   readonly hcdSkipJoined?: boolean | undefined;
+  /**
+   * Teams per rule in `member_rules` (default 4), each decoding every `ruleSplit`-th element of the
+   * ΔP the rule reads. @internal For A/B runs and tests.
+   */
+  readonly ruleSplit?: number | undefined;
+  /**
+   * Teams per online pair in `hcd_hook` (default 16), each hooking the pointees of every
+   * `hookSplit`-th element of the pointer's ΔP. @internal For A/B runs and tests.
+   */
+  readonly hookSplit?: number | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -465,6 +475,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const n = prepared.nodeCount;
     const programMs = performance.now() - started;
     const team: TeamKind = (await subgroupLayoutIsLinear(ctx)) ? 'subgroup' : 'workgroup';
+    // Teams per rule in member_rules and per online pair in hcd_hook (see the options).
+    const ruleSplit = this.#options.ruleSplit ?? 4;
+    const hookSplit = this.#options.hookSplit ?? 16;
     let teamWorkgroupSize = 32;
     let laneWords = 1;
     let teamsPerWorkgroup = 1;
@@ -628,6 +641,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           shareEqualSets,
           collideHashes: this.#options.collideHashes,
           hcdSkipJoined: this.#options.hcdSkipJoined,
+          ruleSplit,
+          hookSplit,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );
@@ -725,13 +740,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
       switch (entry) {
         case 'hcd_hook':
-          return prepared.hcdCount;
+          return prepared.hcdCount * hookSplit;
         case 'mark_segments':
           return pairCount;
         case 'apply_pairs':
           return 2 * n;
         case 'member_rules':
-          return prepared.ruleCount;
+          return prepared.ruleCount * ruleSplit;
         case 'pull_sources':
           return n + chunkCapacity;
         case 'merge_partials':

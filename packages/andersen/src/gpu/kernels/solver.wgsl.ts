@@ -51,6 +51,13 @@ export interface SolverKernelParams {
    * of the two finds of a hook; default true). False for A/B runs.
    */
   readonly hcdSkipJoined?: boolean | undefined;
+  /**
+   * Teams per rule in member_rules (`ruleSplit`) and per online pair in hcd_hook (`hookSplit`),
+   * default 1: each decodes every n-th element of the ΔP, so that a large ΔP's members, a few
+   * dependent loads each, spread over several teams.
+   */
+  readonly ruleSplit?: number | undefined;
+  readonly hookSplit?: number | undefined;
 }
 
 /** Words of the `delta_bits` bitmap for `nodeCount` nodes: whole elements' worth (30 words per 960 members). */
@@ -98,6 +105,8 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const deltaBitmap = params.deltaBitmap !== false;
   const shareEqualSets = params.shareEqualSets !== false;
   const skipJoined = params.hcdSkipJoined !== false;
+  const ruleSplit = params.ruleSplit ?? 1;
+  const hookSplit = params.hookSplit ?? 1;
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -149,9 +158,12 @@ ${body}
   // Suffixes that keep the variables of each expanded loop apart.
   let decodeCount = 0;
   // Visits every member `m` of vector `vector` of the points-to pool, each lane the members of its
-  // own words (no team function may be called inside).
-  const forEachMemberByLane = (vector: string, body: string) => {
+  // own words (no team function may be called inside). With `split`, only the members of every
+  // split.parts-th element from element split.part on (the split's other teams take the rest).
+  const forEachMemberByLane = (vector: string, body: string, split?: { part: string; parts: number }) => {
     const s = `_${decodeCount++}`;
+    const mine =
+      split === undefined || split.parts === 1 ? '' : ` && steps${s} % ${split.parts}u == ${split.part}`;
     return /* wgsl */ `
     {
       var e${s} = pts_team_u(pts_heads[${vector}]);
@@ -159,7 +171,7 @@ ${body}
       loop {
         if (e${s} == ${NONE} || steps${s} > list_limit) { break; }
         let h${s} = pts_team_u2(vec2u(pts_load(e${s}, 30u), pts_load(e${s}, 31u)));
-        for (var w${s} = pts_lane; w${s} < 30u; w${s} += pts_lanes) {
+        for (var w${s} = pts_lane; w${s} < 30u${mine}; w${s} += pts_lanes) {
           var word${s} = pts_load(e${s}, w${s});
           loop {
             if (word${s} == 0u) { break; }
@@ -1046,15 +1058,25 @@ ${singleKernel(
 ${teamKernel(
   'member_rules',
   /* wgsl */ `
-  // The loads, stores and offsets, one team per rule (not per class: a large class's rules spread
-  // over many teams); each pushes worklist pairs for the new pointees it sees.
+  // The loads, stores and offsets, ${ruleSplit} team(s) per rule (not per class: a large class's
+  // rules spread over many teams), each decoding every ${ruleSplit}th element of the ΔP the rule
+  // reads (one team per rule left a large ΔP's members to one team's lanes, each member a few
+  // dependent loads); each pushes worklist pairs for the new pointees it sees.
   let n = params.n;
   let list_limit = pts_team_u(pts_header.capacity) + 1u;
-  for (var c = first_team; c < params.hcd_start; c += team_stride) {
+  for (var u = first_team; u < params.hcd_start * ${ruleSplit}u; u += team_stride) {
+    let c = u / ${ruleSplit}u;
+    let part = u % ${ruleSplit}u;
     let rule = pts_team_u2(rule_table[c].xy);
     let k = pts_team_u(rule_table[c].z);
-    let r = pts_team_u(find(rule_table[c].w));
-    let other = pts_team_u(find(rule.y));
+    // The class whose ΔP the rule reads (y's for loads and offsets, the owner's for stores) first:
+    // most rules read an empty ΔP and need no second find.
+    let is_store = rule.x == ${RULE_KIND.store}u;
+    let reads = pts_team_u(find(select(rule.y, rule_table[c].w, is_store)));
+    if (pts_team_u(pts_heads[${slot('delta', 'reads')}]) == NONE) { continue; }
+    var r = reads;
+    var other = reads;
+    if (is_store) { other = pts_team_u(find(rule.y)); } else { r = pts_team_u(find(rule_table[c].w)); }
     if (rule.x == ${RULE_KIND.load}u) {
       // x = *(y + k): each new pointee o of y gives the copy⁻¹ source o + k of x.
       ${forEachMemberByLane(
@@ -1064,6 +1086,7 @@ ${teamKernel(
           let field = find(m + k);
           if (field != r) { push_pair(2u * r + ${PAIR_POOL.edges}u, field); }
         }`,
+        { part: 'part', parts: ruleSplit },
       )}
     } else if (rule.x == ${RULE_KIND.store}u) {
       // *(x + k) = y: each new pointee o of x gives the copy edge y → o + k (to o + k's owner).
@@ -1074,6 +1097,7 @@ ${teamKernel(
           let field = find(m + k);
           if (field != other) { push_pair(2u * field + ${PAIR_POOL.edges}u, other); }
         }`,
+        { part: 'part', parts: ruleSplit },
       )}
     } else {
       // x = y + k: each new pointee o of y gives o + k when k is inside o's object.
@@ -1081,6 +1105,7 @@ ${teamKernel(
         slot('delta', 'other'),
         /* wgsl */ `
         if (k < object_size(m)) { push_pair(2u * r + ${PAIR_POOL.points}u, m + k); }`,
+        { part: 'part', parts: ruleSplit },
       )}
     }
   }`,
@@ -1207,10 +1232,13 @@ ${teamKernel(
   /* wgsl */ `
   if (pts_team_u(select(0u, 1u, skip_update())) != 0u) { return; }
   let list_limit = pts_team_u(pts_header.capacity) + 1u;
-  for (var i = first_team; i < params.hcd_count; i += team_stride) {
+  // ${hookSplit} team(s) per pair, each the pointees of every ${hookSplit}th element of ΔP(x).
+  for (var u = first_team; u < params.hcd_count * ${hookSplit}u; u += team_stride) {
+    let i = u / ${hookSplit}u;
+    let part = u % ${hookSplit}u;
     let pair = pts_team_u2(rule_table[params.hcd_start + i].xy);
     let x = pts_team_u(find(pair.y));
-    if (pts_lane == 0u) {
+    if (pts_lane == 0u && part == 0u) {
       // Pairs whose pointers share a class share their target too (as the CPU engine merges them).
       loop {
         let claimed = atomicCompareExchangeWeak(&control[${A('hcdSlot')} + x], NONE, pair.x);
@@ -1228,7 +1256,7 @@ ${teamKernel(
     loop {
       if (e == NONE || steps > list_limit) { break; }
       let h = pts_team_u2(vec2u(pts_load(e, 30u), pts_load(e, 31u)));
-      for (var w = pts_lane; w < 30u; w += pts_lanes) {
+      for (var w = pts_lane; w < 30u${hookSplit === 1 ? '' : ` && steps % ${hookSplit}u == part`}; w += pts_lanes) {
         var word = pts_load(e, w);
         loop {
           if (word == 0u) { break; }
