@@ -182,6 +182,11 @@ export interface GpuSolverOptions {
    * `hookSplit`-th element of the pointer's ΔP. @internal For A/B runs and tests.
    */
   readonly hookSplit?: number | undefined;
+  /**
+   * The leader tables of equal ΔPs and equal final sets hash each set with the whole team instead of
+   * on one lane (default true). @internal For A/B runs.
+   */
+  readonly teamHash?: boolean | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -643,6 +648,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           hcdSkipJoined: this.#options.hcdSkipJoined,
           ruleSplit,
           hookSplit,
+          teamHash: this.#options.teamHash,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );

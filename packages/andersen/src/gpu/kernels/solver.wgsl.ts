@@ -58,6 +58,11 @@ export interface SolverKernelParams {
    */
   readonly ruleSplit?: number | undefined;
   readonly hookSplit?: number | undefined;
+  /**
+   * The ΔP and final-set leader tables hash a set with the whole team (`pts_team_hash`) instead of
+   * the library's one-lane `pts_hash` (default true). False for A/B runs.
+   */
+  readonly teamHash?: boolean | undefined;
 }
 
 /** Words of the `delta_bits` bitmap for `nodeCount` nodes: whole elements' worth (30 words per 960 members). */
@@ -107,6 +112,7 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const skipJoined = params.hcdSkipJoined !== false;
   const ruleSplit = params.ruleSplit ?? 1;
   const hookSplit = params.hookSplit ?? 1;
+  const teamHash = params.teamHash !== false;
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -281,7 +287,7 @@ ${body}
   for (var s = first_team; s < params.n; s += team_stride) {
     var lead = s;
     if (pts_team_u(find(s)) == s && pts_team_u(pts_heads[${slot(set, 's')}]) != NONE) {
-      let h = ${params.collideHashes ? '0u' : `pts_hash(${slot(set, 's')}, 0u)`};
+      let h = ${params.collideHashes ? '0u' : teamHash ? `pts_team_hash(${slot(set, 's')})` : `pts_hash(${slot(set, 's')}, 0u)`};
       if (pts_lane == 0u) { atomicStore(&control[${A('deltaHash')} + s], h); }
       var at = h & params.table_mask;
       for (var probe = 0u; probe < 64u; probe++) {
@@ -338,6 +344,31 @@ fn pull_seen(lead: u32) -> bool {
   }
   return pts_team_or(hit) != 0u;
 }
+// A hash of set v that the whole team computes: each lane mixes its own words with the element's
+// base, the team sums them per element, and the elements' sums are chained. Equal sets (the lists
+// are canonical: bases increasing, no empty element) hash equal, which is all the leader tables
+// need; the library's pts_hash, which equals the CPU's SparseBitVector.hash, mixes all 31 words of
+// every element on one lane.
+fn pts_team_hash(v: u32) -> u32 {
+  let limit = pts_team_u(pts_header.capacity) + 1u;
+  var h = 0x2545f491u;
+  var steps = 0u;
+  var e = pts_team_u(pts_heads[v]);
+  loop {
+    if (e == NONE || steps > limit) { break; }
+    let header = pts_team_u2(vec2u(pts_load(e, 30u), pts_load(e, 31u)));
+    var mine = 0u;
+    for (var w = pts_lane; w < 30u; w += pts_lanes) {
+      let word = pts_load(e, w);
+      if (word != 0u) { mine += gm_hash_mix(gm_hash_mix(header.x, w), word); }
+    }
+    h = gm_hash_mix(h, pts_team_add(mine));
+    e = header.y;
+    steps++;
+  }
+  return gm_hash_finish(h, steps);
+}
+
 // The root whose P stands for v's in the readback (set by live_leaders when equal sets share one copy).
 fn live_leader(v: u32) -> u32 {
   return ${shareEqualSets ? `atomicLoad(&control[${A('deltaLeader')} + v])` : 'v'};
