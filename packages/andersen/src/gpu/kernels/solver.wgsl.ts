@@ -1090,9 +1090,9 @@ ${teamKernel(
   'member_rules',
   /* wgsl */ `
   // The loads, stores and offsets, ${ruleSplit} team(s) per rule (not per class: a large class's
-  // rules spread over many teams), each decoding every ${ruleSplit}th element of the ΔP the rule
-  // reads (one team per rule left a large ΔP's members to one team's lanes, each member a few
-  // dependent loads); each pushes worklist pairs for the new pointees it sees.
+  // rules spread over many teams), element k of the ΔP the rule reads going to team k mod
+  // ${ruleSplit} (one team per rule left a large ΔP's members to one team's lanes, each member a
+  // few dependent loads); each pushes worklist pairs for the new pointees it sees.
   let n = params.n;
   let list_limit = pts_team_u(pts_header.capacity) + 1u;
   for (var u = first_team; u < params.hcd_start * ${ruleSplit}u; u += team_stride) {
@@ -1263,7 +1263,7 @@ ${teamKernel(
   /* wgsl */ `
   if (pts_team_u(select(0u, 1u, skip_update())) != 0u) { return; }
   let list_limit = pts_team_u(pts_header.capacity) + 1u;
-  // ${hookSplit} team(s) per pair, each the pointees of every ${hookSplit}th element of ΔP(x).
+  // ${hookSplit} team(s) per pair, element k of ΔP(x) going to team k mod ${hookSplit}.
   for (var u = first_team; u < params.hcd_count * ${hookSplit}u; u += team_stride) {
     let i = u / ${hookSplit}u;
     let part = u % ${hookSplit}u;
