@@ -236,7 +236,7 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
         this.maxCapacity,
       );
     }
-    const { buffer: next, capacity: grown } = await elementBuffer(
+    const next = await elementBuffer(
       ctx,
       this.name,
       to,
@@ -250,17 +250,17 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
       ctx.queue.writeBuffer(
         this.header,
         0,
-        new Uint32Array([Math.min(state.next, from), grown, 0, this.reserved]),
+        new Uint32Array([Math.min(state.next, from), to, 0, this.reserved]),
       );
       ctx.queue.submit([encoder.finish()]);
     });
     // Letting go after submission is safe: the copy runs before anything submitted later.
     this.#letGo(this.#buffer);
     this.#buffer = next;
-    this.#capacity = grown;
+    this.#capacity = to;
     this.#generation++;
-    this.emit('grow', { pool: this.name, from, to: grown, demand: state.next });
-    return grown;
+    this.emit('grow', { pool: this.name, from, to, demand: state.next });
+    return to;
   }
 
   /**
@@ -400,20 +400,13 @@ export async function createElementPool(ctx: GpuContext, options: ElementPoolOpt
     );
   }
   const reuseBuffers = options.reuseBuffers ?? false;
-  const { buffer, capacity: granted } = await elementBuffer(
-    ctx,
-    options.name,
-    capacity,
-    maxCapacity,
-    elementBytes,
-    reuseBuffers,
-  );
+  const buffer = await elementBuffer(ctx, options.name, capacity, maxCapacity, elementBytes, reuseBuffers);
   const header = await ctx.createBuffer({
     label: `pool ${options.name} header`,
     size: POOL_HEADER_WORDS * 4,
     usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
   });
-  await ctx.writeBuffer(header, 0, new Uint32Array([reserved, granted, 0, reserved]));
+  await ctx.writeBuffer(header, 0, new Uint32Array([reserved, capacity, 0, reserved]));
   return new ElementPool(ctx, {
     name: options.name,
     elementWords,
@@ -421,14 +414,18 @@ export async function createElementPool(ctx: GpuContext, options: ElementPoolOpt
     windowElements,
     maxCapacity,
     growthFactor: options.growthFactor ?? 2,
-    capacity: granted,
+    capacity,
     buffer,
     header,
     reuseBuffers,
   });
 }
 
-/** An element buffer of at least `capacity` elements, a kept one when `reuse` allows (see `reuseBuffers`). */
+/**
+ * An element buffer of at least `capacity` elements, a kept one when `reuse` allows (see
+ * `reuseBuffers`). The pool's capacity stays `capacity` even in a larger kept buffer: then a solve
+ * grows through the same sizes as the one before, and finds each of them kept.
+ */
 async function elementBuffer(
   ctx: GpuContext,
   name: string,
@@ -436,20 +433,18 @@ async function elementBuffer(
   maxCapacity: number,
   elementBytes: number,
   reuse: boolean,
-): Promise<{ buffer: GPUBuffer; capacity: number }> {
+): Promise<GPUBuffer> {
   const descriptor = {
     label: `pool ${name} elements`,
     size: capacity * elementBytes,
     usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
   };
-  if (!reuse) return { buffer: await ctx.createBuffer(descriptor), capacity };
+  if (!reuse) return ctx.createBuffer(descriptor);
   const { buffer } = await ctx.reuseBuffer({
     ...descriptor,
     maxSize: Math.min(2 * capacity, maxCapacity) * elementBytes,
   });
-  // The capacity stays what was asked even in a larger buffer: then a solve grows through the
-  // same sizes as the one before, and finds each of them kept.
-  return { buffer, capacity };
+  return buffer;
 }
 
 function gcd(a: number, b: number): number {

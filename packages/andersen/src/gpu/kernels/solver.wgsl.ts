@@ -1282,24 +1282,13 @@ ${teamKernel(
     // joined it in an earlier round: a pointee whose parent is the target's root (found once per
     // pair) needs no hook, since classes only ever merge (skipped unless hcdSkipJoined is off).
     ${skipJoined ? 'let joined_root = pts_team_u(find(pair.x));' : ''}
-    var e = pts_team_u(pts_heads[${slot('delta', 'x')}]);
-    var steps = 0u;
-    loop {
-      if (e == NONE || steps > list_limit) { break; }
-      let h = pts_team_u2(vec2u(pts_load(e, 30u), pts_load(e, 31u)));
-      for (var w = pts_lane; w < 30u${hookSplit === 1 ? '' : ` && steps % ${hookSplit}u == part`}; w += pts_lanes) {
-        var word = pts_load(e, w);
-        loop {
-          if (word == 0u) { break; }
-          let o = h.x * 960u + w * 32u + firstTrailingBit(word);
-          word &= word - 1u;
-          ${skipJoined ? `if (atomicLoad(&control[${A('parent')} + o]) == joined_root) { continue; }` : ''}
-          hook(o, pair.x);
-        }
-      }
-      e = h.y;
-      steps++;
-    }
+    ${forEachMemberByLane(
+      slot('delta', 'x'),
+      /* wgsl */ `
+            ${skipJoined ? `if (atomicLoad(&control[${A('parent')} + m]) == joined_root) { continue; }` : ''}
+            hook(m, pair.x);`,
+      { part: 'part', parts: hookSplit },
+    )}
   }`,
 )}
 ${threadKernel(
