@@ -19,6 +19,7 @@ import { prepareProgram } from '../packages/andersen/src/gpu/prepare';
 import { readHardekopf } from '../packages/andersen/src/io/read';
 import { appendOfflineMerges } from '../packages/andersen/src/offline/hcd-pairs';
 import { computeHvn } from '../packages/andersen/src/offline/hvn';
+import { type PackedMemberPairs, unpackVectors } from '../packages/sparse-bitvector/src/gpu/index';
 import { type SparseBitVector, SparseBitVectorPool } from '../packages/sparse-bitvector/src/index';
 
 const RULE_LOAD = 0;
@@ -58,8 +59,13 @@ async function model(bench: string) {
     return s;
   };
   const nonEmpty = (s: SparseBitVector | undefined) => s !== undefined && !s.isEmpty();
-  for (const [v, s] of prep.initialPoints) get(N, v).setSorted(s.toArray());
-  for (const [v, s] of prep.initialEdges) get(G, v).setSorted(s.toArray());
+  // The initial sets come packed in the GPU's element layout; a node without pairs has no head.
+  const initial = (packed: PackedMemberPairs, into: (SparseBitVector | undefined)[]) =>
+    unpackVectors(pool, packed.words, packed.heads).forEach((s, v) => {
+      if (!s.isEmpty()) into[v] = s;
+    });
+  initial(prep.initialPoints, N);
+  initial(prep.initialEdges, G);
   const hcdSlot = new Map<number, number>();
   const rules = prep.rules;
   const objectSize = input.program.objectSize;
@@ -179,8 +185,17 @@ async function model(bench: string) {
   const pairTotals = { pairs: 0, maxRun: 0, sumMaxRun: 0, distinct: 0, sumMaxDistinct: 0 };
   // Distinct sources per key this round (what a (key, source) sort leaves after dropping duplicates).
   const pairSets = new Map<number, SparseBitVector>();
+  // Pairs left when a rule is skipped whose (kind, written class, ΔP contents, offset) another
+  // rule of the round already has: equal signatures push equal pairs.
+  let dedupPairs = 0;
+  let ruleDuplicate = false;
+  const dedupRun = new Float64Array(2 * n);
   const pushPair = (key: number, source: number) => {
     pairRun[key]++;
+    if (!ruleDuplicate) {
+      dedupPairs++;
+      dedupRun[key]++;
+    }
     let set = pairSets.get(key);
     if (!set) {
       set = pool.create();
@@ -192,6 +207,18 @@ async function model(bench: string) {
     if (performance.now() - started > budgetMs) break;
     teamWork.fill(0);
     pairRun.fill(0);
+    dedupRun.fill(0);
+    dedupPairs = 0;
+    const deltaIds = new Map<number, SparseBitVector[]>();
+    const deltaIdOf = (v: SparseBitVector) => {
+      const h = hashOf(v);
+      const list = deltaIds.get(h) ?? [];
+      deltaIds.set(h, list);
+      let i = list.findIndex((t) => t.equals(v));
+      if (i < 0) i = list.push(v) - 1;
+      return `${h}/${i}`;
+    };
+    const signatures = new Set<string>();
     let pulls = 0;
     let pullWords = 0;
     let ruleItems = 0;
@@ -281,6 +308,9 @@ async function model(bench: string) {
           ruleWork += 1 + (delta ? delta.elementCount : 0);
           splitRuleMax = Math.max(splitRuleMax, 1 + (delta ? delta.elementCount : 0));
           if (!delta) continue;
+          const signature = `${kind}:${kind === RULE_STORE ? other : r}:${deltaIdOf(delta)}:${k}`;
+          ruleDuplicate = signatures.has(signature);
+          signatures.add(signature);
           for (const o of delta) {
             if (k >= (objectSize[o] as number)) continue;
             if (kind === RULE_LOAD) {
@@ -318,11 +348,13 @@ async function model(bench: string) {
     totals.work += total;
     let roundPairs = 0;
     let maxRun = 0;
+    let maxDedupRun = 0;
     let keys = 0;
     for (let key = 0; key < 2 * n; key++) {
       const run = pairRun[key] as number;
       roundPairs += run;
       if (run > maxRun) maxRun = run;
+      maxDedupRun = Math.max(maxDedupRun, dedupRun[key] as number);
       if (run > 0) keys++;
     }
     pairTotals.pairs += roundPairs;
@@ -340,7 +372,7 @@ async function model(bench: string) {
     pairTotals.sumMaxRun += maxRun;
     pairTotals.maxRun = Math.max(pairTotals.maxRun, maxRun);
     console.log(
-      `${bench} round ${round}: pairs ${roundPairs} keys ${keys} longest-run ${maxRun} pairs/longest ${(roundPairs / Math.max(1, maxRun)).toFixed(1)} distinct ${distinct} most-distinct-one-key ${maxDistinct}`,
+      `${bench} round ${round}: pairs ${roundPairs} keys ${keys} longest-run ${maxRun} pairs/longest ${(roundPairs / Math.max(1, maxRun)).toFixed(1)} distinct ${distinct} most-distinct-one-key ${maxDistinct} rule-dedup pairs ${dedupPairs} longest ${maxDedupRun}`,
     );
     totals.duplicatePulls += duplicatePulls;
     totals.splitDedupMax += splitDedupMax + splitRuleMax;

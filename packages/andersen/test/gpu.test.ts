@@ -323,6 +323,65 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
   );
 
   it.each([
+    { name: 'a table of twice the rules' },
+    { name: 'one slot (every signature probes the same slot)', deltaTableSlots: 1 },
+    { name: 'every signature hashed alike', collideHashes: true },
+  ])('runs one rule per signature and skips its equals, never one that differs: $name', async (table) => {
+    // Five pointers with equal ΔPs (one leader) feed rules that share a signature in pairs, and
+    // rules that differ from them in one part only: the kind, the offset or the class written.
+    // Skipping any of the latter loses a pointee, a field or a copy edge.
+    const b = createConstraintBuilder();
+    const objects = Array.from({ length: 4 }, (_, i) => b.object(`o${i}`, { fields: 3 }));
+    const pointers = Array.from({ length: 5 }, (_, i) => b.variable(`y${i}`));
+    const [y0, y1, y2, y3, y4] = pointers as [number, number, number, number, number];
+    objects.forEach((o, i) => {
+      for (let f = 0; f < 3; f++) b.addressOf(o + f, b.object(`t${i}_${f}`));
+      for (const y of pointers) b.addressOf(y, o);
+    });
+    const x = b.variable('x');
+    const w = b.variable('w');
+    const v = b.variable('v');
+    const s1 = b.variable('s1');
+    const s2 = b.variable('s2');
+    b.addressOf(s1, b.object('a')).addressOf(s2, b.object('c'));
+    b.load(x, y0, 0).load(x, y1, 0); // one signature
+    b.load(x, y2, 1); // another offset
+    b.offset(x, y3, 1); // another kind (x, y + 1 as an offset, not a load)
+    b.load(w, y4, 0); // another class written
+    b.offset(v, y0, 2).offset(v, y1, 2); // one signature
+    b.store(y0, s1, 2).store(y1, s1, 2); // one signature
+    b.store(y2, s2, 2); // another source (the class a store's pairs carry)
+    b.store(y3, s1, 1); // another offset
+    // Another ΔP (another leader): z0 has the objects, z1 one more of its own.
+    const u = b.variable('u');
+    const z0 = b.variable('z0');
+    const z1 = b.variable('z1');
+    const own = b.object('own');
+    b.addressOf(own, b.object('t_own'));
+    for (const o of objects) b.addressOf(z0, o);
+    b.addressOf(z1, own).load(u, z0, 0).load(u, z1, 0);
+    const program = b.build();
+    const { name: _, ...options } = table;
+    const { result, solver } = await solve(program, options);
+    await expectSameAsCpu(program, result);
+    const pointees = (node: number) => [...result.pointsTo(node)];
+    // t_0 and t_1 of each object through the loads, a stored into every field 1, o + 1 by offset.
+    expect(pointees(x)).toHaveLength(4 + 4 + 1 + 4);
+    expect(pointees(w)).toHaveLength(4);
+    expect(pointees(u)).toHaveLength(5);
+    expect(pointees(v)).toEqual(objects.map((o) => o + 2));
+    for (const o of objects) expect(result.pointsTo(o + 2)).toHaveLength(3); // t_2, a and c
+    const shared = solver.report?.sharedRules ?? 0;
+    if (table.deltaTableSlots === 1) expect(shared).toBeLessThanOrEqual(3);
+    else expect(shared).toBeGreaterThanOrEqual(3);
+    const { result: unshared, solver: plain } = await solve(program, { ...options, shareRules: false });
+    expect(plain.report?.sharedRules).toBe(0);
+    for (let node = 0; node < program.nodeCount; node++) {
+      expect([...unshared.pointsTo(node)]).toEqual([...result.pointsTo(node)]);
+    }
+  });
+
+  it.each([
     {
       name: 'one pull per chunk, at most 7 chunks (a 3-level merge tree)',
       pullChunk: 1,

@@ -227,6 +227,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
         'extra pull chunks': report?.pullSplit.extraChunks ?? 0,
         'most pull chunks': report?.pullSplit.maxChunks ?? 0,
         'equal-ΔP pulls skipped': report?.pullSplit.skippedEqualDeltas ?? 0,
+        'rules shared': report?.sharedRules ?? 0,
       };
       if (phases) {
         const total =

@@ -55,6 +55,8 @@ export const STATUS = {
   mergeMaxChildren: 24,
   /** The stride of the level of the tree that folds a representative's children (merge_level). */
   mergeStride: 25,
+  /** Rules member_rules skipped this attempt because a rule of the same signature ran (equal pairs). */
+  rulesShared: 26,
 } as const;
 
 /** Words of {@link STATUS} (the control buffer's first words). */

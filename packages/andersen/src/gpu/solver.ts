@@ -187,6 +187,12 @@ export interface GpuSolverOptions {
    * on one lane (default true). @internal For A/B runs.
    */
   readonly teamHash?: boolean | undefined;
+  /**
+   * `member_rules` runs one rule per signature (kind, class written, ΔP leader of the class read,
+   * offset) and skips the rest, which would push the same pairs (default true). @internal For A/B
+   * runs and tests.
+   */
+  readonly shareRules?: boolean | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -195,8 +201,9 @@ export interface GpuSolverOptions {
    */
   readonly pullChunkCapacity?: number | undefined;
   /**
-   * Slots of the table that finds equal ΔPs (rounded up to a power of two; default: at least twice
-   * the nodes). @internal Tests force one or a few slots so that unequal sets collide.
+   * Slots of the table that finds equal ΔPs, then equal rule signatures (rounded up to a power of
+   * two; default: at least twice the nodes and twice the rules). @internal Tests force one or a few
+   * slots so that unequal sets and signatures collide.
    */
   readonly deltaTableSlots?: number | undefined;
   /**
@@ -279,6 +286,11 @@ export interface GpuSolveReport {
     /** ΔP pulls skipped because the team had already pulled an equal ΔP (ΔP-equivalent sources, §6.3). */
     readonly skippedEqualDeltas: number;
   };
+  /**
+   * Rules `member_rules` skipped because a rule of the same signature (kind, class written, ΔP
+   * leader of the class read, offset) ran and pushed the same pairs, summed over every attempt.
+   */
+  readonly sharedRules: number;
   /** Worklists sorted in one workgroup (`sort_small`) and by the radix sort, over all submissions. */
   readonly sorts: { readonly small: number; readonly radix: number };
   /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
@@ -321,6 +333,7 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   begin_iteration: 'rules',
   begin_attempt: 'rules',
   delta_clear: 'rules',
+  rule_clear: 'rules',
   delta_bits: 'rules',
   delta_leaders: 'rules',
   pull_count: 'rules',
@@ -482,6 +495,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const team: TeamKind = (await subgroupLayoutIsLinear(ctx)) ? 'subgroup' : 'workgroup';
     // Teams per rule in member_rules and per online pair in hcd_hook (see the options).
     const ruleSplit = this.#options.ruleSplit ?? 4;
+    const shareRules = this.#options.shareRules !== false;
     const hookSplit = this.#options.hookSplit ?? 16;
     let teamWorkgroupSize = 32;
     let laneWords = 1;
@@ -561,9 +575,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const nodes = await this.#buffer('andersen nodes', prepared.nodes, storage);
     const rules = await this.#buffer('andersen rules', prepared.rules, storage);
     // Status, the per-node arrays, the extra pull chunks' owners, then the ΔP leader table (a power
-    // of two of at least twice the nodes, so probe sequences stay short).
-    const deltaTableSize =
-      2 ** Math.ceil(Math.log2(Math.max(1, this.#options.deltaTableSlots ?? Math.max(1024, 2 * n))));
+    // of two of at least twice the nodes, and twice the rules, whose signatures it holds next, so
+    // probe sequences stay short).
+    const deltaTableSlots = this.#options.deltaTableSlots ?? Math.max(1024, 2 * n, 2 * prepared.ruleCount);
+    const deltaTableSize = 2 ** Math.ceil(Math.log2(Math.max(1, deltaTableSlots)));
     const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => STATUS_WORDS + CONTROL_ARRAYS[name] * n;
     // The status words, then the union–find (the first per-node array).
     const controlHead = new Uint32Array(STATUS_WORDS + n);
@@ -649,6 +664,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           ruleSplit,
           hookSplit,
           teamHash: this.#options.teamHash,
+          shareRules,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );
@@ -761,6 +777,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         case 'merge_level':
           return mergeItems;
         case 'delta_clear':
+        case 'rule_clear':
           return deltaTableSize;
         case 'delta_bits':
           return 32 * deltaBitmapWords(n);
@@ -1021,6 +1038,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const touchFrom = this.#options.touchedReadbackBytes ?? TOUCHED_READ_BYTES;
     const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0 };
     const pullSplit = { extraChunks: 0, maxChunks: 1, refused: 0, skippedEqualDeltas: 0 };
+    let sharedRules = 0;
     const rulesEntries: SolverEntryPoint[] = [
       'begin_attempt',
       'delta_clear',
@@ -1029,6 +1047,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'pull_count',
       'pull_items',
       'pull_sources',
+      ...(shareRules ? (['rule_clear'] as const) : []),
       'member_rules',
     ];
     const updateEntries: SolverEntryPoint[] = [
@@ -1111,6 +1130,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           pullSplit.maxChunks = Math.max(pullSplit.maxChunks, status[STATUS.pullMaxChunks] as number);
           pullSplit.refused += status[STATUS.pullRefused] as number;
           pullSplit.skippedEqualDeltas += status[STATUS.pullsSkipped] as number;
+          sharedRules += status[STATUS.rulesShared] as number;
           // One level of the partial-merge tree per doubling of the most chunks one representative got.
           const levels = Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
           extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
@@ -1397,6 +1417,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       touchedReadback,
       adapter: String(ctx),
       pullSplit,
+      sharedRules,
       sorts,
       phaseMs: profile ? phaseMs : undefined,
       kernelMs: profile ? kernelMs : undefined,

@@ -63,6 +63,12 @@ export interface SolverKernelParams {
    * the library's one-lane `pts_hash` (default true). False for A/B runs.
    */
   readonly teamHash?: boolean | undefined;
+  /**
+   * member_rules runs one rule of each signature (kind, class written, ΔP leader of the class
+   * read, offset) and skips the others, which would push the same pairs (default true; `rule_clear`
+   * empties the table first). False for A/B runs.
+   */
+  readonly shareRules?: boolean | undefined;
 }
 
 /** Words of the `delta_bits` bitmap for `nodeCount` nodes: whole elements' worth (30 words per 960 members). */
@@ -89,7 +95,7 @@ export function smallSortWorkgroupBytes(items: number): number {
  * per level of the children's tree, `merge_data`; only after a round that merged), `init_state`
  * (first submission only), `begin_iteration` (first attempt only), `begin_attempt`,
  * `delta_clear`, `delta_bits`, `delta_leaders`, `pull_count`, `pull_items`, `pull_sources`,
- * `member_rules`. Second: the worklist's sort (`pad_pairs` and the radix sort, or `sort_small`),
+ * `rule_clear`, `member_rules`. Second: the worklist's sort (`pad_pairs` and the radix sort, or `sort_small`),
  * `merge_partials` + `next_pull_level` once per level of the partial-merge tree, `mark_segments`,
  * `apply_pairs`, `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
  * `compress`, `merge_link`, then the merge plan (`merge_begin`, `merge_rank`, `merge_count`,
@@ -113,6 +119,7 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const ruleSplit = params.ruleSplit ?? 1;
   const hookSplit = params.hookSplit ?? 1;
   const teamHash = params.teamHash !== false;
+  const shareRules = params.shareRules !== false;
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -314,6 +321,11 @@ ${body}
     if (pts_lane == 0u) { atomicStore(&control[${A('deltaLeader')} + s], lead); }
   }`;
 
+  const clearLeaderTable = /* wgsl */ `
+  for (var i = first_item; i <= params.table_mask; i += item_stride) {
+    atomicStore(&control[delta_table_word(i)], NONE);
+  }`;
+
   const code = /* wgsl */ `
 struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_count: u32, sort_key_bits: u32, sort_value_bits: u32 }
 ${params.layoutWgsl}
@@ -343,6 +355,50 @@ fn pull_seen(lead: u32) -> bool {
     if (pull_cache[at] == lead) { hit = 1u; } else { pull_cache[at] = lead; }
   }
   return pts_team_or(hit) != 0u;
+}
+
+// What a rule of member_rules pushes depends only on its signature: its kind, the class it writes
+// (the owner's for loads and offsets, y's for stores), the ΔP leader of the class it reads (equal
+// ΔPs, one leader) and its offset. Rules of one signature push the same pairs.
+fn rule_signature(c: u32) -> vec4u {
+  let rule = rule_table[c];
+  let is_store = rule.x == ${RULE_KIND.store}u;
+  let reads = find(select(rule.y, rule.w, is_store));
+  let written = find(select(rule.w, rule.y, is_store));
+  return vec4u(rule.x, written, atomicLoad(&control[${A('deltaLeader')} + reads]), rule.z);
+}
+
+fn rule_hash(signature: vec4u) -> u32 {
+  var h = (signature.x * 0x9e3779b9u) ^ signature.y;
+  h = ((h ^ (h >> 16u)) * 0x85ebca6bu) ^ signature.z;
+  h = ((h ^ (h >> 13u)) * 0xc2b2ae35u) ^ signature.w;
+  h = (h ^ (h >> 16u)) * 0x27d4eb2du;
+  return h ^ (h >> 15u);
+}
+
+// True when another rule of rule c's signature holds its slot of the table (that rule pushes the
+// pairs): the first rule of a signature to claim a slot of the hash's probe sequence runs, the
+// others skip. Each slot is claimed once, so every team of rule c finds the same answer. A probe
+// sequence that runs out (a full table) answers false: the rule runs, which only repeats pairs. A
+// team function: team-uniform arguments, team-uniform control flow.
+fn rule_shared(c: u32, signature: vec4u) -> bool {
+  var at = ${params.collideHashes ? '0u' : 'rule_hash(signature)'} & params.table_mask;
+  for (var probe = 0u; probe < 32u; probe++) {
+    var occupant = NONE;
+    if (pts_lane == 0u) {
+      loop {
+        let claimed = atomicCompareExchangeWeak(&control[delta_table_word(at)], NONE, c);
+        if (claimed.exchanged) { break; }
+        // A weak exchange may fail spuriously: retry until the slot holds someone.
+        if (claimed.old_value != NONE) { occupant = claimed.old_value; break; }
+      }
+    }
+    occupant = pts_team_u(occupant);
+    if (occupant == NONE || occupant == c) { return false; }
+    if (pts_team_u(select(0u, 1u, all(rule_signature(occupant) == signature))) != 0u) { return true; }
+    at = (at + 1u) & params.table_mask;
+  }
+  return false;
 }
 // A hash of set v that the whole team computes: each lane mixes its own words with the element's
 // base, the team sums them per element, and the elements' sums are chained. Equal sets (the lists
@@ -893,14 +949,14 @@ ${singleKernel(
   atomicStore(&control[${S('pullMaxChunks')}], 1u);
   atomicStore(&control[${S('pullLevel')}], 0u);
   atomicStore(&control[${S('pullRefused')}], 0u);
-  atomicStore(&control[${S('pullsSkipped')}], 0u);`,
+  atomicStore(&control[${S('pullsSkipped')}], 0u);
+  atomicStore(&control[${S('rulesShared')}], 0u);`,
 )}
+${threadKernel('delta_clear', clearLeaderTable)}
 ${threadKernel(
-  'delta_clear',
-  /* wgsl */ `
-  for (var i = first_item; i <= params.table_mask; i += item_stride) {
-    atomicStore(&control[delta_table_word(i)], NONE);
-  }`,
+  'rule_clear',
+  // The ΔP leader table again, for the rules' signatures (the leaders are in deltaLeader by now).
+  clearLeaderTable,
 )}
 var<workgroup> delta_bits_words: array<atomic<u32>, ${THREAD_WORKGROUP / 32}>;
 
@@ -1108,6 +1164,18 @@ ${teamKernel(
     var r = reads;
     var other = reads;
     if (is_store) { other = pts_team_u(find(rule.y)); } else { r = pts_team_u(find(rule_table[c].w)); }
+    ${
+      shareRules
+        ? /* wgsl */ `
+    // Rules of one signature push the same pairs: one runs (in the php and linux models of the
+    // rounds, this leaves 2–2.5× fewer pairs to sort and merge).
+    let lead = pts_team_u(atomicLoad(&control[${A('deltaLeader')} + reads]));
+    if (rule_shared(c, vec4u(rule.x, select(r, other, is_store), lead, k))) {
+      if (part == 0u && pts_lane == 0u) { atomicAdd(&control[${S('rulesShared')}], 1u); }
+      continue;
+    }`
+        : ''
+    }
     if (rule.x == ${RULE_KIND.load}u) {
       // x = *(y + k): each new pointee o of y gives the copy⁻¹ source o + k of x.
       ${forEachMemberByLane(
@@ -1568,6 +1636,7 @@ export const SOLVER_ENTRY_POINTS = {
   begin_iteration: 'single',
   begin_attempt: 'single',
   delta_clear: 'thread',
+  rule_clear: 'thread',
   delta_bits: 'thread',
   delta_leaders: 'team',
   pull_count: 'team',
