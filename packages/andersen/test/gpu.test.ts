@@ -487,9 +487,16 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           maxLength: 300,
         }),
         fc.integer({ min: 1, max: 3 }),
-        async (objectCount, pointees, sinks) => {
+        // Sorted by the (key, source) word, or by source and then by key (pairs in two words).
+        fc.boolean(),
+        async (objectCount, pointees, sinks, compositeSort) => {
           const b = createConstraintBuilder();
           const objects = Array.from({ length: objectCount }, (_, i) => b.object(`o${i}`));
+          // Each object points to a target of its own, so that x loses one for every copy edge
+          // (a run's source) that goes missing.
+          objects.forEach((o, i) => {
+            b.addressOf(o, b.object(`t${i}`));
+          });
           const x = b.variable('x');
           const zs = Array.from({ length: sinks }, (_, j) => b.variable(`z${j}`));
           zs.forEach((z, j) => {
@@ -506,6 +513,10 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             initialPoolElements: 4,
             initialPairCapacity: 16,
             smallSort: pointees.length % 2 === 0,
+            compositeSort,
+            // Every pointer's rules run (pointers with equal ΔPs would share theirs), so that the
+            // runs repeat their sources.
+            shareRules: false,
           });
           await expectSameAsCpu(program, result);
         },
