@@ -193,6 +193,12 @@ export interface GpuSolverOptions {
    * runs and tests.
    */
   readonly shareRules?: boolean | undefined;
+  /**
+   * `apply_pairs` appends the element bases a window of 32 sources adds past the end of a list
+   * with one allocation, instead of one allocation and 30 subgroup reductions per base (default
+   * true; subgroup teams). @internal For A/B runs and tests.
+   */
+  readonly batchAppend?: boolean | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -665,6 +671,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           hookSplit,
           teamHash: this.#options.teamHash,
           shareRules,
+          batchAppend: this.#options.batchAppend,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );

@@ -69,6 +69,11 @@ export interface SolverKernelParams {
    * empties the table first). False for A/B runs.
    */
   readonly shareRules?: boolean | undefined;
+  /**
+   * apply_pairs appends the bases a window adds past the end of a list with one allocation (default
+   * true). False for A/B runs.
+   */
+  readonly batchAppend?: boolean | undefined;
 }
 
 /** Words of the `delta_bits` bitmap for `nodeCount` nodes: whole elements' worth (30 words per 960 members). */
@@ -120,6 +125,7 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const hookSplit = params.hookSplit ?? 1;
   const teamHash = params.teamHash !== false;
   const shareRules = params.shareRules !== false;
+  const batchAppend = params.batchAppend !== false;
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -563,165 +569,8 @@ fn skip_copies(next: u32, end: u32) -> u32 {
   return hi;
 }
 
-// The team merges the sources pair_values[start, end), sorted, into vector v: each step takes one
-// source per lane, and for each element base among them (smallest first) ORs the members into the
-// list at a cursor that only moves forward (subgroup teams only).
-fn pts_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
-  var status = 0u;
-  var prev = NONE;
-  var d = pts_team_u(pts_heads[v]);
-  let limit = pts_team_u(pts_header.capacity) * 4u + 64u;
-  var steps = 0u;
-  var c = start;
-  loop {
-    if (c >= end) { break; }
-    let i = c + pts_lane;
-    var m = NONE;
-    if (i < end) { m = pair_values[i]; }
-    var my_base = NONE;
-    if (m != NONE) { my_base = m / 960u; }
-    let my_word = (m % 960u) / 32u;
-    // The window is sorted, so the lanes of one (base, word) are adjacent (repeats included, which
-    // OR nothing new): a segmented OR leaves each such run's bits in its first lane, which alone
-    // writes that word below — one shuffle per doubling instead of 30 subgroup ORs per base.
-    let my_key = select(NONE, my_base * 30u + my_word, m != NONE);
-    var my_bits = select(0u, 1u << (m % 32u), m != NONE);
-    for (var off = 1u; off < pts_lanes; off *= 2u) {
-      let other_bits = subgroupShuffleDown(my_bits, off);
-      let other_key = subgroupShuffleDown(my_key, off);
-      if (pts_lane + off < pts_lanes && other_key == my_key) { my_bits |= other_bits; }
-    }
-    let key_before = subgroupShuffleUp(my_key, 1u);
-    let leads = my_key != NONE && (pts_lane == 0u || key_before != my_key);
-    loop {
-      let b = subgroupMin(my_base);
-      if (b == NONE) { break; }
-      var dh = vec2u(NONE, NONE);
-      loop {
-        if (d == NONE) { break; }
-        dh = pts_team_u2(vec2u(pts_load(d, 30u), pts_load(d, 31u)));
-        if (dh.x >= b) { break; }
-        prev = d;
-        d = dh.y;
-        steps++;
-        if (steps > limit) { return status | pts_CORRUPT; }
-      }
-      if (d != NONE && dh.x == b) {
-        if (leads && my_base == b) {
-          let a = pts_load(d, my_word);
-          let n = a | my_bits;
-          if (n != a) { pts_store(d, my_word, n); }
-        }
-      } else {
-        // A new element (the set's first member of this base): every one of its words from the window.
-        var mine: array<u32, ${lw}>;
-        for (var w = 0u; w < 30u; w++) {
-          let x = subgroupOr(select(0u, my_bits, leads && my_base == b && my_word == w));
-          if (w % pts_lanes == pts_lane) { mine[w / pts_lanes] = x; }
-        }
-        let fresh = pts_team_u(pts_alloc(pts_lane == 0u, pts_lane));
-        if (fresh == GM_INVALID_ELEMENT) { return status | pts_INCOMPLETE; }
-        for (var k = 0u; k < ${lw}u; k++) {
-          let w = pts_lane + k * pts_lanes;
-          if (w < 30u) { pts_store(fresh, w, mine[k]); }
-        }
-        // Linked only once complete, as the library does.
-        if (pts_lane == 0u) {
-          pts_store(fresh, 30u, b);
-          pts_store(fresh, 31u, d);
-          if (prev == NONE) { pts_heads[v] = fresh; } else { pts_store(prev, 31u, fresh); }
-        }
-        d = fresh;
-        dh = vec2u(b, d);
-        status |= pts_CHANGED;
-      }
-      if (my_base == b) { my_base = NONE; }
-    }
-    // Teams of both pools have the same width.
-    c = skip_copies(c + pts_lanes, end);
-  }
-  return status;
-}
-
-// The team merges the sources pair_values[start, end), sorted, into vector v: each step takes one
-// source per lane, and for each element base among them (smallest first) ORs the members into the
-// list at a cursor that only moves forward (subgroup teams only).
-fn edg_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
-  var status = 0u;
-  var prev = NONE;
-  var d = edg_team_u(edg_heads[v]);
-  let limit = edg_team_u(edg_header.capacity) * 4u + 64u;
-  var steps = 0u;
-  var c = start;
-  loop {
-    if (c >= end) { break; }
-    let i = c + edg_lane;
-    var m = NONE;
-    if (i < end) { m = pair_values[i]; }
-    var my_base = NONE;
-    if (m != NONE) { my_base = m / 960u; }
-    let my_word = (m % 960u) / 32u;
-    // The window is sorted, so the lanes of one (base, word) are adjacent (repeats included, which
-    // OR nothing new): a segmented OR leaves each such run's bits in its first lane, which alone
-    // writes that word below — one shuffle per doubling instead of 30 subgroup ORs per base.
-    let my_key = select(NONE, my_base * 30u + my_word, m != NONE);
-    var my_bits = select(0u, 1u << (m % 32u), m != NONE);
-    for (var off = 1u; off < edg_lanes; off *= 2u) {
-      let other_bits = subgroupShuffleDown(my_bits, off);
-      let other_key = subgroupShuffleDown(my_key, off);
-      if (edg_lane + off < edg_lanes && other_key == my_key) { my_bits |= other_bits; }
-    }
-    let key_before = subgroupShuffleUp(my_key, 1u);
-    let leads = my_key != NONE && (edg_lane == 0u || key_before != my_key);
-    loop {
-      let b = subgroupMin(my_base);
-      if (b == NONE) { break; }
-      var dh = vec2u(NONE, NONE);
-      loop {
-        if (d == NONE) { break; }
-        dh = edg_team_u2(vec2u(edg_load(d, 30u), edg_load(d, 31u)));
-        if (dh.x >= b) { break; }
-        prev = d;
-        d = dh.y;
-        steps++;
-        if (steps > limit) { return status | edg_CORRUPT; }
-      }
-      if (d != NONE && dh.x == b) {
-        if (leads && my_base == b) {
-          let a = edg_load(d, my_word);
-          let n = a | my_bits;
-          if (n != a) { edg_store(d, my_word, n); }
-        }
-      } else {
-        // A new element (the set's first member of this base): every one of its words from the window.
-        var mine: array<u32, ${lw}>;
-        for (var w = 0u; w < 30u; w++) {
-          let x = subgroupOr(select(0u, my_bits, leads && my_base == b && my_word == w));
-          if (w % edg_lanes == edg_lane) { mine[w / edg_lanes] = x; }
-        }
-        let fresh = edg_team_u(edg_alloc(edg_lane == 0u, edg_lane));
-        if (fresh == GM_INVALID_ELEMENT) { return status | edg_INCOMPLETE; }
-        for (var k = 0u; k < ${lw}u; k++) {
-          let w = edg_lane + k * edg_lanes;
-          if (w < 30u) { edg_store(fresh, w, mine[k]); }
-        }
-        // Linked only once complete, as the library does.
-        if (edg_lane == 0u) {
-          edg_store(fresh, 30u, b);
-          edg_store(fresh, 31u, d);
-          if (prev == NONE) { edg_heads[v] = fresh; } else { edg_store(prev, 31u, fresh); }
-        }
-        d = fresh;
-        dh = vec2u(b, d);
-        status |= edg_CHANGED;
-      }
-      if (my_base == b) { my_base = NONE; }
-    }
-    // Teams of both pools have the same width.
-    c = skip_copies(c + pts_lanes, end);
-  }
-  return status;
-}
+${mergeSortedWgsl('pts', lw, batchAppend)}
+${mergeSortedWgsl('edg', lw, batchAppend)}
 `
     : ''
 }
@@ -1677,3 +1526,131 @@ export function solverEntryKinds(team: TeamKind): Record<SolverEntryPoint, 'sing
 
 /** Name of one entry point of the solver module. */
 export type SolverEntryPoint = keyof typeof SOLVER_ENTRY_POINTS;
+
+/**
+ * WGSL of `<p>_merge_sorted(v, start, end) -> u32` for pool `p` (subgroup teams only): the team
+ * merges the sources `pair_values[start, end)`, sorted, into vector `v`. Each step takes one
+ * source per lane, and for each element base among them (smallest first) ORs the members into
+ * the list at a cursor that only moves forward. With `batchAppend`, once the cursor is past the
+ * list's last element every base left in the window is new and comes in order, so the team
+ * appends them all with one allocation (contiguous elements, linked in order) instead of one
+ * allocation and 30 subgroup reductions per base.
+ */
+function mergeSortedWgsl(p: 'pts' | 'edg', laneWords: number, batchAppend: boolean): string {
+  const append = /* wgsl */ `
+      } else if (d == NONE) {
+        // Every base left in the window is new: lane ranks give the bases consecutive elements.
+        let base_before = subgroupShuffleUp(my_base, 1u);
+        let rest = my_base != NONE;
+        let base_lead = rest && (${p}_lane == 0u || base_before != my_base);
+        let fresh = ${p}_alloc(base_lead, ${p}_lane);
+        if (subgroupOr(select(0u, 1u, base_lead && fresh == GM_INVALID_ELEMENT)) != 0u) { return status | ${p}_INCOMPLETE; }
+        let first = subgroupMin(select(NONE, fresh, base_lead));
+        let total = subgroupAdd(select(0u, 1u, base_lead));
+        let element = first + subgroupInclusiveAdd(select(0u, 1u, base_lead)) - 1u;
+        // The words each base's leads write (a segmented OR by base, like the bits above): the
+        // first lane of a base zeroes the others, so that every word is written once.
+        var written = select(0u, 1u << my_word, leads && rest);
+        for (var off = 1u; off < ${p}_lanes; off *= 2u) {
+          let other_written = subgroupShuffleDown(written, off);
+          let other_base = subgroupShuffleDown(my_base, off);
+          if (${p}_lane + off < ${p}_lanes && other_base == my_base) { written |= other_written; }
+        }
+        if (leads && rest) { ${p}_store(element, my_word, my_bits); }
+        if (base_lead) {
+          for (var w = 0u; w < 30u; w++) {
+            if ((written & (1u << w)) == 0u) { ${p}_store(element, w, 0u); }
+          }
+          ${p}_store(element, 30u, my_base);
+          ${p}_store(element, 31u, select(element + 1u, NONE, element == first + total - 1u));
+        }
+        if (${p}_lane == 0u) {
+          if (prev == NONE) { ${p}_heads[v] = first; } else { ${p}_store(prev, 31u, first); }
+        }
+        let last = first + total - 1u;
+        if (total > 1u) { prev = last - 1u; }
+        d = last;
+        status |= ${p}_CHANGED;
+        my_base = NONE;
+        continue;`;
+  return /* wgsl */ `
+// The team merges the sources pair_values[start, end), sorted, into vector v: each step takes one
+// source per lane, and for each element base among them (smallest first) ORs the members into the
+// list at a cursor that only moves forward${batchAppend ? ', appending the bases past its end together' : ''} (subgroup teams only).
+fn ${p}_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
+  var status = 0u;
+  var prev = NONE;
+  var d = ${p}_team_u(${p}_heads[v]);
+  let limit = ${p}_team_u(${p}_header.capacity) * 4u + 64u;
+  var steps = 0u;
+  var c = start;
+  loop {
+    if (c >= end) { break; }
+    let i = c + ${p}_lane;
+    var m = NONE;
+    if (i < end) { m = pair_values[i]; }
+    var my_base = NONE;
+    if (m != NONE) { my_base = m / 960u; }
+    let my_word = (m % 960u) / 32u;
+    // The window is sorted, so the lanes of one (base, word) are adjacent (repeats included, which
+    // OR nothing new): a segmented OR leaves each such run's bits in its first lane, which alone
+    // writes that word below — one shuffle per doubling instead of 30 subgroup ORs per base.
+    let my_key = select(NONE, my_base * 30u + my_word, m != NONE);
+    var my_bits = select(0u, 1u << (m % 32u), m != NONE);
+    for (var off = 1u; off < ${p}_lanes; off *= 2u) {
+      let other_bits = subgroupShuffleDown(my_bits, off);
+      let other_key = subgroupShuffleDown(my_key, off);
+      if (${p}_lane + off < ${p}_lanes && other_key == my_key) { my_bits |= other_bits; }
+    }
+    let key_before = subgroupShuffleUp(my_key, 1u);
+    let leads = my_key != NONE && (${p}_lane == 0u || key_before != my_key);
+    loop {
+      let b = subgroupMin(my_base);
+      if (b == NONE) { break; }
+      var dh = vec2u(NONE, NONE);
+      loop {
+        if (d == NONE) { break; }
+        dh = ${p}_team_u2(vec2u(${p}_load(d, 30u), ${p}_load(d, 31u)));
+        if (dh.x >= b) { break; }
+        prev = d;
+        d = dh.y;
+        steps++;
+        if (steps > limit) { return status | ${p}_CORRUPT; }
+      }
+      if (d != NONE && dh.x == b) {
+        if (leads && my_base == b) {
+          let a = ${p}_load(d, my_word);
+          let n = a | my_bits;
+          if (n != a) { ${p}_store(d, my_word, n); }
+        }${batchAppend ? append : ''}
+      } else {
+        // A new element (the set's first member of this base): every one of its words from the window.
+        var mine: array<u32, ${laneWords}>;
+        for (var w = 0u; w < 30u; w++) {
+          let x = subgroupOr(select(0u, my_bits, leads && my_base == b && my_word == w));
+          if (w % ${p}_lanes == ${p}_lane) { mine[w / ${p}_lanes] = x; }
+        }
+        let fresh = ${p}_team_u(${p}_alloc(${p}_lane == 0u, ${p}_lane));
+        if (fresh == GM_INVALID_ELEMENT) { return status | ${p}_INCOMPLETE; }
+        for (var k = 0u; k < ${laneWords}u; k++) {
+          let w = ${p}_lane + k * ${p}_lanes;
+          if (w < 30u) { ${p}_store(fresh, w, mine[k]); }
+        }
+        // Linked only once complete, as the library does.
+        if (${p}_lane == 0u) {
+          ${p}_store(fresh, 30u, b);
+          ${p}_store(fresh, 31u, d);
+          if (prev == NONE) { ${p}_heads[v] = fresh; } else { ${p}_store(prev, 31u, fresh); }
+        }
+        d = fresh;
+        dh = vec2u(b, d);
+        status |= ${p}_CHANGED;
+      }
+      if (my_base == b) { my_base = NONE; }
+    }
+    // Teams of both pools have the same width.
+    c = skip_copies(c + pts_lanes, end);
+  }
+  return status;
+}`;
+}
