@@ -199,6 +199,11 @@ export interface GpuSolverOptions {
    * true; subgroup teams). @internal For A/B runs and tests.
    */
   readonly batchAppend?: boolean | undefined;
+  /**
+   * The sparse bit vector library's union copies what is left of the source past the end of the
+   * destination a team's width of elements at a time (default true). @internal For A/B runs.
+   */
+  readonly batchTail?: boolean | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -655,6 +660,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           laneWords,
           alloc: pool.allocWgsl(team),
           access: pool.accessWgsl(),
+          batchTail: this.#options.batchTail !== false,
         });
       const code = linkWgsl(
         solverKernelsWgsl({

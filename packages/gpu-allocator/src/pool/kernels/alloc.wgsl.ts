@@ -15,7 +15,9 @@ export type TeamMode = 'subgroup' | 'workgroup';
  *   workgroup-uniform control flow (WGSL checks the barriers).
  *
  * Also emits `<name>_alloc_single(want)`, one atomic per lane, usable anywhere (and the baseline of
- * the allocator benchmark).
+ * the allocator benchmark), and `<name>_claim(total) -> u32`, which one lane calls for a team that
+ * wants `total` consecutive elements in an order of its own: it returns the first, and flags the
+ * pool exhausted when `total` elements from it do not fit below the capacity (the caller checks).
  */
 export function poolAllocWgsl(
   pool: Pick<PoolGeometry, 'name'>,

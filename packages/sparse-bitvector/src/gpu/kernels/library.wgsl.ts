@@ -34,6 +34,12 @@ export interface LibraryWgslOptions {
   readonly access: WgslModule;
   /** Also emit `<name>_decode`, which writes into a `<name>_members: array<u32>` binding. */
   readonly decode?: boolean;
+  /**
+   * `<name>_union` copies what is left of `src` once it has passed the end of `dst` a team's width
+   * of elements at a time, with one allocation each (default true): the walk along `src` is then
+   * the only chain of dependent loads. False for A/B runs: element by element, an allocation each.
+   */
+  readonly batchTail?: boolean;
 }
 
 /** The team built-ins: lane, lane count, broadcast of lane 0's value, or / add / exclusive add. */
@@ -162,7 +168,8 @@ export function sparseBitVectorLibraryWgsl(options: LibraryWgslOptions): WgslMod
           let e = ${p}_team_u(${p}_alloc(${p}_lane == 0u, ${p}_lane));
           if (e == GM_INVALID_ELEMENT) {
             status |= ${p}_INCOMPLETE;
-          } else {${laneLoop(30, `${p}_store(e, w, mine[k]);`)}
+          } else {
+            at_end = d == ${NONE};${laneLoop(30, `${p}_store(e, w, mine[k]);`)}
             // Link only once the element is complete: an exhausted re-run never sees half an element.
             if (${p}_lane == 0u) {
               ${p}_store(e, 30u, tb);
@@ -181,11 +188,62 @@ export function sparseBitVectorLibraryWgsl(options: LibraryWgslOptions): WgslMod
   var steps = 0u;
   var prev = ${NONE};
   var d = ${p}_team_u(${p}_heads[${dst}]);
-  let v = ${dst};`;
+  let v = ${dst};
+  var at_end = false;`;
   const epilogue = /* wgsl */ `
   if (${p}_team_or(lane_changed) != 0u) { status |= ${p}_CHANGED; }
   return status;`;
   const stop = `(status & (${p}_INCOMPLETE | ${p}_CORRUPT)) != 0u`;
+  const batchTail = options.batchTail !== false;
+  // Once dst has nothing at or past the cursor, the rest of src goes after prev as it is: lane j
+  // copies the j-th element of the next batch (an empty one is dropped), the batch's elements are
+  // claimed with one atomic and linked in order once complete, so an exhausted pool leaves dst
+  // as it was before the batch.
+  const tailCopy = /* wgsl */ `
+    if (d == ${NONE}) {
+      loop {
+        if (s == ${NONE} || ${stop}) { break; }
+        var mine_element = ${NONE};
+        var t = s;
+        for (var j = 0u; j < ${p}_lanes; j++) {
+          if (t == ${NONE}) { break; }
+          if (${p}_lane == j) { mine_element = t; }
+          t = ${p}_team_u(${p}_load(t, 31u));
+          steps++;
+        }
+        if (steps > limit) { status |= ${p}_CORRUPT; break; }
+        var words: array<u32, 31>;
+        var any = 0u;
+        if (mine_element != ${NONE}) {
+          for (var w = 0u; w < 31u; w++) { words[w] = ${p}_load(mine_element, w); }
+          for (var w = 0u; w < 30u; w++) { any |= words[w]; }
+        }
+        let keep = select(0u, 1u, any != 0u);
+        let rank = ${p}_team_exclusive_add(keep);
+        let kept = ${p}_team_add(keep);
+        if (kept > 0u) {
+          var claimed = 0u;
+          if (${p}_lane == 0u) { claimed = ${p}_claim(kept); }
+          let first = ${p}_team_u(claimed);
+          let capacity = ${p}_team_u(${p}_header.capacity);
+          if (first >= capacity || kept > capacity - first) {
+            status |= ${p}_INCOMPLETE;
+            break;
+          }
+          if (keep != 0u) {
+            let e = first + rank;
+            for (var w = 0u; w < 31u; w++) { ${p}_store(e, w, words[w]); }
+            ${p}_store(e, 31u, select(e + 1u, ${NONE}, rank + 1u == kept));
+          }
+          if (${p}_lane == 0u) {${linkTo('first')}
+          }
+          prev = first + kept - 1u;
+          status |= ${p}_CHANGED;
+        }
+        s = t;
+      }
+      break;
+    }`;
 
   const combine = (fn: string, intersect: boolean) => /* wgsl */ `
 fn ${p}_${fn}(dst: u32, src: u32) -> u32 {
@@ -292,10 +350,16 @@ fn ${p}_union(dst: u32, src: u32) -> u32 {
   var s = ${p}_team_u(${p}_heads[src]);
   var mine: array<u32, ${lw}>;
   loop {
-    if (s == ${NONE} || ${stop}) { break; }
+    if (s == ${NONE} || ${stop}) { break; }${batchTail ? tailCopy : ''}
     let sh = ${header('s')};
     let tb = sh.x;${laneLoop(30, `mine[k] = ${p}_load(s, w);`)}
-    ${merge}
+    ${merge}${
+      batchTail
+        ? `
+    // Appended past the end: src's bases only grow, so the cursor moves past the new element.
+    if (at_end) { prev = d; d = ${NONE}; at_end = false; }`
+        : ''
+    }
     s = sh.y;
     steps++;
     if (steps > limit) { status |= ${p}_CORRUPT; }
