@@ -304,16 +304,7 @@ ${body}
       if (pts_lane == 0u) { atomicStore(&control[${A('deltaHash')} + s], h); }
       var at = h & params.table_mask;
       for (var probe = 0u; probe < 64u; probe++) {
-        var occupant = NONE;
-        if (pts_lane == 0u) {
-          loop {
-            let claimed = atomicCompareExchangeWeak(&control[delta_table_word(at)], NONE, s);
-            if (claimed.exchanged) { break; }
-            // A weak exchange may fail spuriously: retry until the slot holds someone.
-            if (claimed.old_value != NONE) { occupant = claimed.old_value; break; }
-          }
-        }
-        occupant = pts_team_u(occupant);
+        let occupant = claim_table_slot(at, s);
         if (occupant == NONE || occupant == s) { break; }
         if (pts_team_u(atomicLoad(&control[${A('deltaHash')} + occupant])) == h) {
           if (pts_equals(${slot(set, 'occupant')}, ${slot(set, 's')})) {
@@ -363,6 +354,21 @@ fn pull_seen(lead: u32) -> bool {
   return pts_team_or(hit) != 0u;
 }
 
+// Slot \`at\` of the leader table for \`claimant\`: NONE when the team's lane 0 claimed it, otherwise
+// who holds it (the claimant itself when another team of it came first). A team function.
+fn claim_table_slot(at: u32, claimant: u32) -> u32 {
+  var occupant = NONE;
+  if (pts_lane == 0u) {
+    loop {
+      let claimed = atomicCompareExchangeWeak(&control[delta_table_word(at)], NONE, claimant);
+      if (claimed.exchanged) { break; }
+      // A weak exchange may fail spuriously: retry until the slot holds someone.
+      if (claimed.old_value != NONE) { occupant = claimed.old_value; break; }
+    }
+  }
+  return pts_team_u(occupant);
+}
+
 // What a rule of member_rules pushes depends only on its signature: its kind, the class it writes
 // (the owner's for loads and offsets, y's for stores), the ΔP leader of the class it reads (equal
 // ΔPs, one leader) and its offset. Rules of one signature push the same pairs.
@@ -390,16 +396,7 @@ fn rule_hash(signature: vec4u) -> u32 {
 fn rule_shared(c: u32, signature: vec4u) -> bool {
   var at = ${params.collideHashes ? '0u' : 'rule_hash(signature)'} & params.table_mask;
   for (var probe = 0u; probe < 32u; probe++) {
-    var occupant = NONE;
-    if (pts_lane == 0u) {
-      loop {
-        let claimed = atomicCompareExchangeWeak(&control[delta_table_word(at)], NONE, c);
-        if (claimed.exchanged) { break; }
-        // A weak exchange may fail spuriously: retry until the slot holds someone.
-        if (claimed.old_value != NONE) { occupant = claimed.old_value; break; }
-      }
-    }
-    occupant = pts_team_u(occupant);
+    let occupant = claim_table_slot(at, c);
     if (occupant == NONE || occupant == c) { return false; }
     if (pts_team_u(select(0u, 1u, all(rule_signature(occupant) == signature))) != 0u) { return true; }
     at = (at + 1u) & params.table_mask;
