@@ -322,6 +322,34 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     },
   );
 
+  it('pulls a ΔP over several element bases minus P(r), base by base', async () => {
+    // Objects at ids 960·k + 100 (bases 0–3, the same bit of each element). r already points to
+    // o0 and o3 when the ΔP {o0, o1, o2, o3} of a source arrives (three copies later):
+    // subtracting an element of P(r) from a src element of another base would drop o1 or o2.
+    const b = createConstraintBuilder();
+    const objects: number[] = [];
+    let last = -1;
+    for (let k = 0; k < 4; k++) {
+      while (last < 960 * k + 99) last = b.variable(`f${last + 1}`);
+      last = b.object(`o${k}`);
+      objects.push(last);
+    }
+    expect(objects).toEqual([100, 1060, 2020, 2980]);
+    const r = b.variable('r');
+    const early = b.variable('early');
+    b.addressOf(early, objects[0] as number)
+      .addressOf(early, objects[3] as number)
+      .copy(r, early);
+    const chain = Array.from({ length: 4 }, (_, i) => b.variable(`t${i}`));
+    for (const o of objects) b.addressOf(chain[0] as number, o);
+    for (let i = 1; i < chain.length; i++) b.copy(chain[i] as number, chain[i - 1] as number);
+    b.copy(r, chain[chain.length - 1] as number);
+    const program = b.build();
+    const { result } = await solve(program);
+    expect([...result.pointsTo(r)]).toEqual(objects);
+    await expectSameAsCpu(program, result);
+  });
+
   it.each([
     { name: 'a table of twice the rules' },
     { name: 'one slot (every signature probes the same slot)', deltaTableSlots: 1 },
