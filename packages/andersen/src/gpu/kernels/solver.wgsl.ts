@@ -1013,8 +1013,8 @@ ${teamKernel(
     ${
       shareRules
         ? /* wgsl */ `
-    // Rules of one signature push the same pairs: one runs (in the php and linux models of the
-    // rounds, this leaves 2–2.5× fewer pairs to sort and merge).
+    // Rules of one signature push the same pairs: one runs (in the CPU model of the rounds this
+    // leaves 2–2.5× fewer pairs to sort and merge on php, 1.5–2× on linux).
     let lead = pts_team_u(atomicLoad(&control[${A('deltaLeader')} + reads]));
     if (rule_shared(c, vec4u(rule.x, select(r, other, is_store), lead, k))) {
       if (part == 0u && pts_lane == 0u) { atomicAdd(&control[${S('rulesShared')}], 1u); }
@@ -1536,7 +1536,8 @@ export type SolverEntryPoint = keyof typeof SOLVER_ENTRY_POINTS;
 function mergeSortedWgsl(p: 'pts' | 'edg', laneWords: number, batchAppend: boolean): string {
   const append = /* wgsl */ `
       } else if (d == NONE) {
-        // Every base left in the window is new: lane ranks give the bases consecutive elements.
+        // Every base left in the window is new: lane ranks give the bases consecutive elements
+        // (a subgroup team's alloc hands out one block, ranked by subgroupExclusiveAdd).
         let base_before = subgroupShuffleUp(my_base, 1u);
         let rest = my_base != NONE;
         let base_lead = rest && (${p}_lane == 0u || base_before != my_base);
