@@ -3,7 +3,7 @@
 //     VARIANTS='{"new":{},"old":{"smallSort":false}}' node scripts/andersen-ab.mjs
 //
 // Interleaved A/B of `createGpuSolver` options on the PPoPP'12 suite: per benchmark, untimed
-// solves (one, then one per variant), then RUNS rounds of one solve per variant in turn (a garbage collection before each), so
+// solves (one, then one per variant), then RUNS rounds of one solve per variant in turn (a garbage collection, and the callbacks it schedules, before each), so
 // that a machine's drift falls on every variant alike. Prints each variant's median and runs, the
 // report's setup parts, iterate / transfer ms and host times, and whether its sets equal the first
 // variant's and the reference solution. PROFILE=1 adds a profiled solve per variant (GPU ms per
@@ -14,7 +14,7 @@
 // (`gpumorph bench andersen`) is the record.
 import { resolve } from 'node:path';
 import { acquireGpu } from '@gpumorph/gpu-allocator';
-import { collectGarbage } from '@gpumorph/gpu-allocator/bench';
+import { settleGarbage } from '@gpumorph/gpu-allocator/bench';
 import * as A from '../packages/andersen/dist/index.js';
 
 const dir = resolve(process.env.GPUMORPH_DATA ?? '../shared/data', 'andersen/hardekopf');
@@ -52,7 +52,7 @@ for (const name of names) {
   const last = {};
   for (let run = 0; run < runs; run++) {
     for (const [key, options] of Object.entries(variants)) {
-      collectGarbage();
+      await settleGarbage();
       const started = performance.now();
       last[key] = await solve(options);
       times[key].push(performance.now() - started);

@@ -57,6 +57,7 @@ export {
   ElementPool,
   type ElementPoolEvents,
   type ElementPoolOptions,
+  growthLadder,
   type PoolHeaderState,
   type RunGrowingResult,
 } from './pool/pool';

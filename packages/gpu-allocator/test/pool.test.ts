@@ -6,6 +6,7 @@ import {
   defineBindings,
   type ElementPool,
   gridWgsl,
+  growthLadder,
   INVALID_ELEMENT,
   linkWgsl,
   PoolCapacityError,
@@ -266,6 +267,31 @@ for (const subgroups of [true, false]) {
         ctx.retained.trim();
       });
 
+      it('grows to ladder sizes, so a second pool growing to a slightly larger demand finds the kept buffer', async () => {
+        const ctx = gpu.ctx;
+        ctx.retained.trim();
+        const first = await createElementPool(ctx, {
+          name: 'p',
+          capacity: 16,
+          elementWords: 4,
+          reuseBuffers: true,
+        });
+        // Demands of 41 and 43 elements both grow to 48 (6 · 8).
+        expect(await first.grow(41)).toBe(48);
+        const grown = first.buffer;
+        first.destroy();
+        const second = await createElementPool(ctx, {
+          name: 'p',
+          capacity: 16,
+          elementWords: 4,
+          reuseBuffers: true,
+        });
+        expect(await second.grow(43)).toBe(48);
+        expect(second.buffer).toBe(grown);
+        second.destroy();
+        ctx.retained.trim();
+      });
+
       it('stops at maxCapacity with a PoolCapacityError', async () => {
         const ctx = gpu.ctx;
         const pool = await createElementPool(ctx, {
@@ -299,6 +325,28 @@ for (const subgroups of [true, false]) {
 }
 
 const GPUBufferUsageAll = 0x80 | 0x04 | 0x08;
+
+describe('growthLadder', () => {
+  it('rounds up to four sizes per doubling, at most a quarter more than asked', () => {
+    expect([1, 8, 9, 11, 13, 15, 16, 17].map(growthLadder)).toEqual([1, 8, 10, 12, 14, 16, 16, 20]);
+    expect(growthLadder(4_505_842)).toBe(5 * 2 ** 20);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 32 - 1 }),
+        fc.integer({ min: 1, max: 2 ** 32 - 1 }),
+        (a, b) => {
+          const size = growthLadder(a);
+          expect(size).toBeGreaterThanOrEqual(a);
+          expect(size).toBeLessThanOrEqual(Math.max(8, a * 1.25));
+          // A ladder size is its own rung, and the ladder keeps the order of the demands.
+          expect(growthLadder(size)).toBe(size);
+          if (a <= b) expect(growthLadder(a)).toBeLessThanOrEqual(growthLadder(b));
+          if (size > 8) expect(size / 2 ** (Math.floor(Math.log2(size)) - 2)).toBeOneOf([4, 5, 6, 7, 8]);
+        },
+      ),
+    );
+  });
+});
 
 describe('pool WGSL', () => {
   it('is generated per team mode', async () => {

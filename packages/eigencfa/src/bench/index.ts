@@ -14,6 +14,7 @@ import {
   type BenchRow,
   type BenchSuite,
   collectGarbage,
+  settleGarbage,
 } from '@gpumorph/gpu-allocator/bench';
 import { solveCpuSparse } from '../cpu/sparse';
 import { compileScheme } from '../frontend/compile';
@@ -215,7 +216,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
           }
           for (let r = 0; r < runs; r++) {
             store = undefined;
-            collectGarbage();
+            await settleGarbage();
             if (method === 'delta') {
               const result = await solveWebGpu(gpu, m, { bufferPool });
               const s = result.statistics;

@@ -1,3 +1,3 @@
 export { allocatorBench } from './allocator';
-export { collectGarbage } from './gc';
+export { collectGarbage, settleGarbage } from './gc';
 export type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';

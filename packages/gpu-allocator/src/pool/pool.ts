@@ -220,13 +220,15 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
    * Moves the pool to a buffer of at least `minCapacity` elements (and at least `growthFactor`
    * times the current one), keeping every element's contents. After an exhausted step, the bump
    * pointer is set back to the old capacity (every old index was handed out) and the flag cleared,
-   * so the caller can re-run its idempotent step.
+   * so the caller can re-run its idempotent step. The new capacity is rounded up to a
+   * {@link growthLadder} size, so that runs whose demands differ a little grow through the same
+   * sizes (and, with `reuseBuffers`, find the buffers the run before kept).
    */
   async grow(minCapacity = this.#capacity + 1): Promise<number> {
     const ctx = this.#ctx;
     const state = await this.readHeader();
     const from = this.#capacity;
-    const wanted = Math.max(minCapacity, Math.ceil(from * this.growthFactor));
+    const wanted = growthLadder(Math.max(minCapacity, Math.ceil(from * this.growthFactor)));
     const to = Math.min(this.maxCapacity, wanted);
     if (to < minCapacity || to <= from) {
       throw new PoolCapacityError(
@@ -364,6 +366,26 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
  * const pool = await createElementPool(ctx, { name: 'edges', capacity: 1 << 16, reserved: vertexCount });
  * ```
  */
+/**
+ * The smallest of four sizes per doubling (4, 5, 6 or 7 times a power of two) that holds
+ * `elements`; sizes up to 8 are their own. A pool that grows to a demand grows to one of these, so
+ * that two runs whose demands differ by a few elements ask for the same buffer: the second finds
+ * the one the first gave back (`reuseBuffers`) instead of creating one, which on the H100 machine
+ * cost about 27 ms per GiB and about as much again on first use. At most a quarter more than asked.
+ *
+ * @example
+ * ```ts
+ * growthLadder(8); // 8
+ * growthLadder(9); // 10 (5 · 2)
+ * growthLadder(4_505_842); // 5_242_880 (5 · 2^20)
+ * ```
+ */
+export function growthLadder(elements: number): number {
+  if (elements <= 8) return Math.max(0, Math.ceil(elements));
+  const step = 2 ** (Math.floor(Math.log2(elements)) - 2);
+  return Math.ceil(elements / step) * step;
+}
+
 export async function createElementPool(ctx: GpuContext, options: ElementPoolOptions): Promise<ElementPool> {
   assertWgslIdentifier(options.name);
   const elementWords = options.elementWords ?? DEFAULT_ELEMENT_WORDS;
