@@ -3,7 +3,7 @@ import { BufferUsage } from '@gpumorph/gpu-allocator';
 import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { smallSortCapacity, smallSortWorkgroupBytes } from '../src/gpu/kernels/solver.wgsl';
+import { smallSortCapacity, smallSortWorkgroupBytes, type TeamSweep } from '../src/gpu/kernels/solver.wgsl';
 import {
   type AndersenResult,
   type ConstraintProgram,
@@ -172,7 +172,20 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.boolean(),
         // The fixed kernels of a submission recorded while the GPU runs the one before, or not.
         fc.boolean(),
-        async (program, mode, compositeSort, compactReadback, mergeTeams, smallSort, shortcuts, ahead) => {
+        // How the team kernels find their work (each team's items in turn, or a lane per item),
+        // with two subgroup teams per workgroup or one.
+        fc.constantFrom<[TeamSweep, number]>(['serial', 2], ['ballot', 1]),
+        async (
+          program,
+          mode,
+          compositeSort,
+          compactReadback,
+          mergeTeams,
+          smallSort,
+          shortcuts,
+          ahead,
+          [sweep, teamsPerWorkgroup],
+        ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
             hcd,
@@ -185,6 +198,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             deltaBitmap: shortcuts,
             shareEqualSets: shortcuts,
             encodeAhead: ahead,
+            sweep,
+            teamsPerWorkgroup,
           });
           await expectSameAsCpu(program, result, hcd);
           if (ahead) expect(solver.report?.host.encodeAhead).toBeGreaterThan(0);
@@ -869,12 +884,14 @@ describeGpu(
             constraintProgram({ maxNodes: 25, maxConstraints: 40 }),
             fc.boolean(),
             fc.boolean(),
-            async (program, h, split) => {
+            fc.constantFrom<TeamSweep>('serial', 'ballot'),
+            async (program, h, split, sweep) => {
               const hcd = h ? computeOfflineHcd(program) : undefined;
               const solver = await createGpuSolver(program, {
                 gpu: gpu.ctx,
                 hcd,
                 initialPoolElements: 2,
+                sweep,
                 // Split every representative's pulls (one pull per chunk, at most five chunks).
                 ...(split ? { pullChunk: 1, maxPullChunks: 5, pullChunkCapacity: 64 } : {}),
               });

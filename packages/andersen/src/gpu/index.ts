@@ -9,7 +9,7 @@
  * ```
  * @module
  */
-export { type SolverKernelParams, solverKernelsWgsl } from './kernels/solver.wgsl';
+export { type SolverKernelParams, solverKernelsWgsl, type TeamSweep } from './kernels/solver.wgsl';
 export {
   createGpuSolver,
   type GpuSolvePhase,

@@ -2,7 +2,7 @@ import { defineBindings, type ElementPool } from '@gpumorph/gpu-allocator';
 
 /**
  * Words of the solver's control buffer before the per-node arrays: counters and flags one
- * iteration sets and the host reads back (once per iteration, in one 128-byte read).
+ * iteration sets and the host reads back (once per iteration, in one read of {@link STATUS_WORDS} words).
  *
  * @example
  * ```ts
@@ -59,7 +59,7 @@ export const STATUS = {
   rulesShared: 26,
 } as const;
 
-/** Words of {@link STATUS} (the control buffer's first words). */
+/** Words of {@link STATUS} (the control buffer's first words; the host reads them all back each iteration). */
 export const STATUS_WORDS = 32;
 
 /**

@@ -41,6 +41,7 @@ import {
   smallSortWorkgroupBytes,
   solverEntryKinds,
   solverKernelsWgsl,
+  type TeamSweep,
 } from './kernels/solver.wgsl';
 import {
   CONTROL_ARRAY_COUNT,
@@ -182,6 +183,19 @@ export interface GpuSolverOptions {
    * `hookSplit`-th element of the pointer's ΔP. @internal For A/B runs and tests.
    */
   readonly hookSplit?: number | undefined;
+  /**
+   * Subgroup teams per workgroup of the team kernels (default 2; a power of two). A GPU keeps a
+   * bounded number of workgroups per multiprocessor (32 on the H100, which has room for 64 warps),
+   * so one-subgroup workgroups leave half its warp slots empty: with two, H100 medians fell from
+   * 1,872 to 1,507 ms on linux, 853 to 751 on php, 288 to 257 on python (gcc and perl within
+   * their spread). @internal For A/B runs.
+   */
+  readonly teamsPerWorkgroup?: number | undefined;
+  /**
+   * How the team kernels that visit every node, key or rule find the ones with work (default
+   * `serial`; see {@link TeamSweep}). @internal For A/B runs and tests.
+   */
+  readonly sweep?: TeamSweep | undefined;
   /**
    * The leader tables of equal ΔPs and equal final sets hash each set with the whole team instead of
    * on one lane (default true). @internal For A/B runs.
@@ -514,7 +528,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     if (team === 'subgroup') {
       const largest = ctx.adapter.subgroupMaxSize || 128;
       const smallest = Math.max(4, ctx.adapter.subgroupMinSize || 4);
-      teamWorkgroupSize = 2 ** Math.ceil(Math.log2(Math.max(32, largest)));
+      const perWorkgroup = 2 ** Math.round(Math.log2(Math.max(1, this.#options.teamsPerWorkgroup ?? 2)));
+      teamWorkgroupSize = perWorkgroup * 2 ** Math.ceil(Math.log2(Math.max(32, largest)));
       laneWords = Math.ceil((ELEMENT_WORDS - 1) / smallest);
       teamsPerWorkgroup = Math.max(1, teamWorkgroupSize / largest);
     }
@@ -678,6 +693,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           teamHash: this.#options.teamHash,
           shareRules,
           batchAppend: this.#options.batchAppend,
+          sweep: this.#options.sweep,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );

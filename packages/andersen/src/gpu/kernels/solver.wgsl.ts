@@ -74,7 +74,28 @@ export interface SolverKernelParams {
    * true). False for A/B runs.
    */
   readonly batchAppend?: boolean | undefined;
+  /**
+   * How the team kernels that visit every node (or key, or rule) find the few that have work
+   * (default `serial`): {@link TeamSweep}.
+   */
+  readonly sweep?: TeamSweep | undefined;
 }
+
+/**
+ * How a team kernel finds the items it works on among all nodes, keys or rules (team t of T gets
+ * items t, t + T, t + 2T … either way, so busy rounds spread their work alike):
+ * - `serial`: the team tests its items one after another, a dependent load or two each even
+ *   where nothing is to be done (on linux's late rounds, where a handful of nodes have work, 0.2 to
+ *   0.5 ms per kernel on the H100);
+ * - `ballot`: each lane tests one of the team's next `lanes` items, and the team runs only those
+ *   whose test held (a subgroup ballot, or an OR of lane bits in workgroup teams), in order.
+ * On the H100 `ballot` cut the profiled GPU time of linux's swept kernels (e.g. update_difference
+ * 88 → 62 ms, delta_leaders 82 → 62) but not the medians: python and php ran 5–7% slower with
+ * it, linux within its spread. A third way, teams claiming blocks of items from a counter so that
+ * fewer teams are launched, ran pull_sources 5× slower (a block's heavy items went to one team)
+ * and was taken out.
+ */
+export type TeamSweep = 'serial' | 'ballot';
 
 /** Words of the `delta_bits` bitmap for `nodeCount` nodes: whole elements' worth (30 words per 960 members). */
 export function deltaBitmapWords(nodeCount: number): number {
@@ -126,6 +147,7 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const teamHash = params.teamHash !== false;
   const shareRules = params.shareRules !== false;
   const batchAppend = params.batchAppend !== false;
+  const sweepMode = params.sweep ?? 'serial';
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -203,6 +225,48 @@ ${body}
         steps${s}++;
       }
     }`;
+  };
+
+  // Runs `body` as a team for every item `item` < `count` of the team whose `test` holds (an
+  // expression of `item` that a lane evaluates alone: no team function), in increasing order;
+  // lanes run `otherwise` (statements, no team function) for the items whose test fails. A
+  // `continue` in the body goes on to the next item.
+  const sweep = (args: { item: string; count: string; test: string; otherwise?: string; body: string }) => {
+    const s = `_${decodeCount++}`;
+    const { item, count, test, body } = args;
+    const otherwise = args.otherwise ?? '';
+    if (sweepMode === 'serial') {
+      return /* wgsl */ `
+  for (var ${item} = first_team; ${item} < ${count}; ${item} += team_stride) {
+    if (pts_team_u(select(0u, 1u, ${test})) == 0u) {
+      if (pts_lane == 0u) { ${otherwise} }
+      continue;
+    }
+    ${body}
+  }`;
+    }
+    // The lanes' tests, gathered into a mask of lane bits (a subgroup's ballot has up to 128).
+    return /* wgsl */ `
+  for (var base${s} = first_team; base${s} < ${count}; base${s} += team_stride * pts_lanes) {
+    var want${s} = false;
+    {
+      let ${item} = base${s} + pts_lane * team_stride;
+      if (${item} < ${count}) {
+        want${s} = ${test};
+        if (!want${s}) { ${otherwise} }
+      }
+    }
+    let mask${s} = ${subgroups ? `subgroupBallot(want${s})` : `vec4u(pts_team_or(select(0u, 1u << pts_lane, want${s})), 0u, 0u, 0u)`};
+    for (var word${s} = 0u; word${s} * 32u < pts_lanes; word${s}++) {
+      var bits${s} = mask${s}[word${s}];
+      loop {
+        if (bits${s} == 0u) { break; }
+        let ${item} = base${s} + (word${s} * 32u + firstTrailingBit(bits${s})) * team_stride;
+        bits${s} &= bits${s} - 1u;
+        ${body}
+      }
+    }
+  }`;
   };
 
   // Scans the sources of a representative r in the word slots [lo, hi) of list `list` of its edge
@@ -296,10 +360,15 @@ ${body}
   // first of them to claim a slot of the hash's probe sequence in the table delta_clear emptied),
   // or itself. Equal hashes are checked with pts_equals, so only equal sets share a leader; a
   // missed match (the probe limit) only leaves a set its own leader.
-  const equalSetLeaders = (set: 'delta' | 'points') => /* wgsl */ `
-  for (var s = first_team; s < params.n; s += team_stride) {
+  const equalSetLeaders = (set: 'delta' | 'points') =>
+    sweep({
+      item: 's',
+      count: 'params.n',
+      test: `find(s) == s && pts_heads[${slot(set, 's')}] != NONE`,
+      otherwise: `atomicStore(&control[${A('deltaLeader')} + s], s);`,
+      body: /* wgsl */ `
     var lead = s;
-    if (pts_team_u(find(s)) == s && pts_team_u(pts_heads[${slot(set, 's')}]) != NONE) {
+    {
       let h = ${params.collideHashes ? '0u' : teamHash ? `pts_team_hash(${slot(set, 's')})` : `pts_hash(${slot(set, 's')}, 0u)`};
       if (pts_lane == 0u) { atomicStore(&control[${A('deltaHash')} + s], h); }
       var at = h & params.table_mask;
@@ -315,8 +384,8 @@ ${body}
         at = (at + 1u) & params.table_mask;
       }
     }
-    if (pts_lane == 0u) { atomicStore(&control[${A('deltaLeader')} + s], lead); }
-  }`;
+    if (pts_lane == 0u) { atomicStore(&control[${A('deltaLeader')} + s], lead); }`,
+    });
 
   const clearLeaderTable = /* wgsl */ `
   for (var i = first_item; i <= params.table_mask; i += item_stride) {
@@ -367,6 +436,13 @@ fn claim_table_slot(at: u32, claimant: u32) -> u32 {
     }
   }
   return pts_team_u(occupant);
+}
+
+// Whether rule c reads a non-empty ΔP (y's class's for loads and offsets, the owner's for stores).
+fn rule_reads_delta(c: u32) -> bool {
+  let rule = rule_table[c];
+  let reads = find(select(rule.y, rule.w, rule.x == ${RULE_KIND.store}u));
+  return pts_heads[${slot('delta', 'reads')}] != NONE;
 }
 
 // What a rule of member_rules pushes depends only on its signature: its kind, the class it writes
@@ -846,26 +922,27 @@ ${teamKernel(
   // params.pull_chunk pulls each, at most params.max_chunks) they are split into.
   let n = params.n;
   let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;
-  for (var r = first_team; r < n; r += team_stride) {
-    var chunks = 0u;
-    var slots = 0u;
-    if (pts_team_u(find(r)) == r) {
-      // Pulls of a ΔP equal to one already counted are not counted (the pulls skip them too).
-      pull_cache_reset();
-      var pulls = 0u;
-      var ordinal = 0u;
-      let lo = 0u;
-      let hi = NONE;
-      ${scanSources('points', 'delta', countDelta)}
-      ${scanSources('delta', 'points', countPoints)}
-      chunks = min(params.max_chunks, (pulls + params.pull_chunk - 1u) / params.pull_chunk);
-      slots = 30u * ordinal;
-    }
+  ${sweep({
+    item: 'r',
+    count: 'n',
+    test: `find(r) == r && (edg_heads[${slot('points', 'r')}] != NONE || edg_heads[${slot('delta', 'r')}] != NONE)`,
+    otherwise: `atomicStore(&control[${A('pullChunks')} + r], 0u);
+        atomicStore(&control[${A('pullSlots')} + r], 0u);`,
+    body: /* wgsl */ `
+    // Pulls of a ΔP equal to one already counted are not counted (the pulls skip them too).
+    pull_cache_reset();
+    var pulls = 0u;
+    var ordinal = 0u;
+    let lo = 0u;
+    let hi = NONE;
+    ${scanSources('points', 'delta', countDelta)}
+    ${scanSources('delta', 'points', countPoints)}
+    let chunks = min(params.max_chunks, (pulls + params.pull_chunk - 1u) / params.pull_chunk);
     if (pts_lane == 0u) {
       atomicStore(&control[${A('pullChunks')} + r], chunks);
-      atomicStore(&control[${A('pullSlots')} + r], slots);
-    }
-  }`,
+      atomicStore(&control[${A('pullSlots')} + r], 30u * ordinal);
+    }`,
+  })}`,
 )}
 
 var<workgroup> pull_group_total: atomic<u32>;
@@ -930,13 +1007,17 @@ ${teamKernel(
   let n = params.n;
   let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;
   let extras = pts_team_u(min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity));
-  for (var t = first_team; t < n + extras; t += team_stride) {
+  ${sweep({
+    item: 't',
+    count: 'n + extras',
+    // Chunk 0 of a representative with pulls, or an extra chunk handed out.
+    test: `(t < n && atomicLoad(&control[${A('pullChunks')} + t]) != 0u) || (t >= n && atomicLoad(&control[pull_owner_word(t - n)]) != NONE)`,
+    body: /* wgsl */ `
     var r = t;
     var c = 0u;
     var dst = ${slot('pending', 't')};
     if (t >= n) {
       r = pts_team_u(atomicLoad(&control[pull_owner_word(t - n)]));
-      if (r == NONE) { continue; }
       c = t - n - pts_team_u(atomicLoad(&control[${A('pullBase')} + r])) + 1u;
       dst = partial_slot(t - n);
     }
@@ -957,8 +1038,8 @@ ${teamKernel(
     if (pts_lane == 0u) {
       if (skipped > 0u) { atomicAdd(&control[${S('pullsSkipped')}], skipped); }
       if ((status & pts_CORRUPT) != 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }
-    }
-  }`,
+    }`,
+  })}`,
 )}
 ${teamKernel(
   'merge_partials',
@@ -997,7 +1078,11 @@ ${teamKernel(
   // few dependent loads); each pushes worklist pairs for the new pointees it sees.
   let n = params.n;
   let list_limit = pts_team_u(pts_header.capacity) + 1u;
-  for (var u = first_team; u < params.hcd_start * ${ruleSplit}u; u += team_stride) {
+  ${sweep({
+    item: 'u',
+    count: `params.hcd_start * ${ruleSplit}u`,
+    test: `rule_reads_delta(u / ${ruleSplit}u)`,
+    body: /* wgsl */ `
     let c = u / ${ruleSplit}u;
     let part = u % ${ruleSplit}u;
     let rule = pts_team_u2(rule_table[c].xy);
@@ -1052,8 +1137,8 @@ ${teamKernel(
         if (k < object_size(m)) { push_pair(2u * r + ${PAIR_POOL.points}u, m + k); }`,
         { part: 'part', parts: ruleSplit },
       )}
-    }
-  }`,
+    }`,
+  })}`,
 )}
 ${threadKernel(
   'pad_pairs',
@@ -1082,16 +1167,19 @@ ${
     ? teamKernel(
         'apply_pairs',
         /* wgsl */ `
-  for (var key = first_team; key < 2u * params.n; key += team_stride) {
+  ${sweep({
+    item: 'key',
+    count: '2u * params.n',
+    test: `atomicLoad(&control[${A('segmentStart')} + key]) != NONE`,
+    body: /* wgsl */ `
     let start = pts_team_u(atomicLoad(&control[${A('segmentStart')} + key]));
-    if (start == NONE) { continue; }
     let end = pts_team_u(atomicLoad(&control[${A('segmentEnd')} + key]));
     if (pts_lane == 0u) { atomicStore(&control[${A('segmentStart')} + key], NONE); }
     let v = ${slot('pending', 'key >> 1u')};
     var status = 0u;
     if ((key & 1u) == ${PAIR_POOL.points}u) { status = pts_merge_sorted(v, start, end); } else { status = edg_merge_sorted(v, start, end); }
-    if ((status & pts_CORRUPT) != 0u && pts_lane == 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }
-  }`,
+    if ((status & pts_CORRUPT) != 0u && pts_lane == 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }`,
+  })}`,
       )
     : threadKernel(
         'apply_pairs',
@@ -1127,21 +1215,29 @@ ${teamKernel(
   'update_difference',
   /* wgsl */ `
   if (pts_team_u(select(0u, 1u, skip_update())) != 0u) { return; }
-  for (var v = first_team; v < params.n; v += team_stride) {
+  ${sweep({
+    item: 'v',
+    count: 'params.n',
+    test: `pts_heads[${slot('pending', 'v')}] != NONE || edg_heads[${slot('pending', 'v')}] != NONE`,
+    body: /* wgsl */ `
     // N − P in place: what is really new.
     if (pts_team_u(pts_heads[${slot('pending', 'v')}]) != NONE) {
       _ = pts_difference(${slot('pending', 'v')}, ${slot('points', 'v')});
     }
     if (pts_team_u(edg_heads[${slot('pending', 'v')}]) != NONE) {
       _ = edg_difference(${slot('pending', 'v')}, ${slot('points', 'v')});
-    }
-  }`,
+    }`,
+  })}`,
 )}
 ${teamKernel(
   'update_union',
   /* wgsl */ `
   if (pts_team_u(select(0u, 1u, skip_update())) != 0u) { return; }
-  for (var v = first_team; v < params.n; v += team_stride) {
+  ${sweep({
+    item: 'v',
+    count: 'params.n',
+    test: `pts_heads[${slot('pending', 'v')}] != NONE || edg_heads[${slot('pending', 'v')}] != NONE`,
+    body: /* wgsl */ `
     var status = 0u;
     if (pts_team_u(pts_heads[${slot('pending', 'v')}]) != NONE) {
       status |= pts_union(${slot('points', 'v')}, ${slot('pending', 'v')});
@@ -1153,8 +1249,8 @@ ${teamKernel(
     }
     if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u && pts_lane == 0u) {
       atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
-    }
-  }`,
+    }`,
+  })}`,
 )}
 ${threadKernel(
   'update_commit',
@@ -1353,9 +1449,12 @@ ${teamKernel(
   // (one root when the levels covered the largest class): r takes K = P − ΔP and U = P of its own
   // and folds the roots in.
   let stride = pts_team_u(atomicLoad(&control[${S('mergeStride')}]));
-  for (var r = first_team; r < params.n; r += team_stride) {
+  ${sweep({
+    item: 'r',
+    count: 'params.n',
+    test: `atomicLoad(&control[${A('childHead')} + r]) != NONE`,
+    body: /* wgsl */ `
     let first = pts_team_u(atomicLoad(&control[${A('childHead')} + r]));
-    if (first == NONE) { continue; }
     let start = pts_team_u(atomicLoad(&control[${A('mergeStart')} + r]));
     let size = pts_team_u(atomicLoad(&control[${A('mergeSize')} + r]));
     if (pts_lane == 0u) {
@@ -1402,8 +1501,8 @@ ${teamKernel(
       if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
         atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
       }
-    }
-  }`,
+    }`,
+  })}`,
 )}
 ${singleKernel(
   'report',
