@@ -90,7 +90,7 @@ export interface SolverKernelParams {
  * - `ballot`: each lane tests one of the team's next `lanes` items, and the team runs only those
  *   whose test held (a subgroup ballot, or an OR of lane bits in workgroup teams), in order.
  * On the H100 `ballot` cut the profiled GPU time of linux's swept kernels (e.g. update_difference
- * 88 → 62 ms, delta_leaders 82 → 62) but not the medians: python and php ran 5–7% slower with
+ * 88 → 62 ms, delta_leaders 82 → 62) but not the medians: python and php ran 5–8% slower with
  * it, linux within its spread. A third way, teams claiming blocks of items from a counter so that
  * fewer teams are launched, ran pull_sources 5× slower (a block's heavy items went to one team)
  * and was taken out.
