@@ -4,6 +4,7 @@ import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { smallSortCapacity, smallSortWorkgroupBytes, type TeamSweep } from '../src/gpu/kernels/solver.wgsl';
+import { teamWorkgroupSize } from '../src/gpu/layout';
 import {
   type AndersenResult,
   type ConstraintProgram,
@@ -121,6 +122,33 @@ describe('engine selection without an adapter', () => {
 
 /** The workgroup-memory path's kernels take lavapipe minutes to compile on a cold shader cache. */
 const slowGpuTests = process.env.GPUMORPH_SLOW_GPU_TESTS === '1';
+
+describe('team workgroup size', () => {
+  it('holds the teams asked for, rounded to a power of two, as far as the device allows', () => {
+    expect(teamWorkgroupSize(32, 2, 1024)).toBe(64);
+    expect(teamWorkgroupSize(32, 3, 1024)).toBe(128);
+    expect(teamWorkgroupSize(8, 2, 256)).toBe(64);
+    expect(teamWorkgroupSize(32, 64, 1024)).toBe(1024);
+    expect(teamWorkgroupSize(128, 4, 256)).toBe(256);
+    fc.assert(
+      fc.property(
+        fc.constantFrom(4, 8, 16, 32, 64, 128),
+        fc.integer({ min: 0, max: 100 }),
+        fc.constantFrom(128, 256, 512, 1024),
+        (largest, asked, limit) => {
+          const size = teamWorkgroupSize(largest, asked, limit);
+          const width = Math.max(32, largest);
+          expect(size % width).toBe(0);
+          expect(Number.isInteger(Math.log2(size / width))).toBe(true);
+          expect(size).toBeLessThanOrEqual(Math.max(width, limit));
+          expect(size / width).toBeLessThanOrEqual(
+            Math.max(1, 2 ** Math.round(Math.log2(Math.max(1, asked)))),
+          );
+        },
+      ),
+    );
+  });
+});
 
 describeGpu('WebGPU Andersen engine', (gpu) => {
   // Compiles the kernels once (about a minute on lavapipe with a cold shader cache), so that no

@@ -133,6 +133,29 @@ export const RULE_KIND = { load: 0, store: 1, offset: 2 } as const;
 /** Invocations per workgroup of the kernels that run one invocation per node. */
 export const THREAD_WORKGROUP = 64;
 
+/**
+ * Invocations per workgroup of the subgroup team kernels: room for a subgroup of the largest size
+ * (at least 32 invocations, a power of two) times the teams asked for, rounded to a power of two
+ * and cut to what the device's workgroups hold (`maxInvocations`: the smaller of its invocation
+ * and x-size limits), but never under one team.
+ *
+ * @example
+ * ```ts
+ * teamWorkgroupSize(32, 2, 1024); // 64: two 32-lane teams
+ * teamWorkgroupSize(128, 4, 256); // 256: as many 128-lane teams as fit
+ * ```
+ */
+export function teamWorkgroupSize(
+  subgroupMaxSize: number,
+  teamsAsked: number,
+  maxInvocations: number,
+): number {
+  const teamWidth = 2 ** Math.ceil(Math.log2(Math.max(32, subgroupMaxSize)));
+  const asked = 2 ** Math.round(Math.log2(Math.max(1, teamsAsked)));
+  const room = 2 ** Math.floor(Math.log2(Math.max(1, maxInvocations / teamWidth)));
+  return Math.min(asked, room) * teamWidth;
+}
+
 /** The bindings of every solver kernel: both pools, the node table, the static rules, control and the worklist. */
 export function solverLayout(points: ElementPool, edges: ElementPool) {
   return defineBindings(`andersen ${points.geometry.windows}+${edges.geometry.windows}`, {
