@@ -358,15 +358,6 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
 }
 
 /**
- * Creates an {@link ElementPool}. Throws `PoolCapacityError` when the initial capacity is beyond
- * what the device can bind, `GpuOutOfMemoryError` when the buffer cannot be allocated.
- *
- * @example
- * ```ts
- * const pool = await createElementPool(ctx, { name: 'edges', capacity: 1 << 16, reserved: vertexCount });
- * ```
- */
-/**
  * The smallest of four sizes per doubling (4, 5, 6 or 7 times a power of two) that holds
  * `elements`; sizes up to 8 are their own. A pool that grows to a demand grows to one of these, so
  * that two runs whose demands differ by a few elements ask for the same buffer: the second finds
@@ -386,6 +377,15 @@ export function growthLadder(elements: number): number {
   return Math.ceil(elements / step) * step;
 }
 
+/**
+ * Creates an {@link ElementPool}. Throws `PoolCapacityError` when the initial capacity is beyond
+ * what the device can bind, `GpuOutOfMemoryError` when the buffer cannot be allocated.
+ *
+ * @example
+ * ```ts
+ * const pool = await createElementPool(ctx, { name: 'edges', capacity: 1 << 16, reserved: vertexCount });
+ * ```
+ */
 export async function createElementPool(ctx: GpuContext, options: ElementPoolOptions): Promise<ElementPool> {
   assertWgslIdentifier(options.name);
   const elementWords = options.elementWords ?? DEFAULT_ELEMENT_WORDS;
