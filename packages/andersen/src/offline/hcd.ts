@@ -52,8 +52,10 @@ export interface OfflineHcd extends HcdPairs {
  * variables merge into it (`offlineMerges`), and each ref node `*x` of the component gives the
  * online pair (representative, x): whatever x comes to point to lies on the cycle too.
  *
- * The result is exact when every pointer x of an online pair ends up pointing somewhere (true of
- * real programs; see README.md for the corner case where it is not).
+ * The result is exact when every variable of the class of each online pair's pointer x ends up
+ * pointing somewhere (true of real programs; see README.md for the corner case where it is not).
+ * The pairs name x by its class's representative, and with `merge` the pointer dereferenced on the
+ * cycle may be another member of that class, so x itself pointing somewhere is not enough.
  *
  * @example
  * ```ts
