@@ -387,6 +387,9 @@ ${body}
     if (pts_lane == 0u) { atomicStore(&control[${A('deltaLeader')} + s], lead); }`,
     });
 
+  // Node v has a pending points-to or copy⁻¹ set (the update's kernels work on those).
+  const pendingTest = `pts_heads[${slot('pending', 'v')}] != NONE || edg_heads[${slot('pending', 'v')}] != NONE`;
+
   const clearLeaderTable = /* wgsl */ `
   for (var i = first_item; i <= params.table_mask; i += item_stride) {
     atomicStore(&control[delta_table_word(i)], NONE);
@@ -438,21 +441,22 @@ fn claim_table_slot(at: u32, claimant: u32) -> u32 {
   return pts_team_u(occupant);
 }
 
-// Whether rule c reads a non-empty ΔP (y's class's for loads and offsets, the owner's for stores).
-fn rule_reads_delta(c: u32) -> bool {
+// The class whose ΔP rule c reads: y's for loads and offsets, the owner's for stores.
+fn rule_read_class(c: u32) -> u32 {
   let rule = rule_table[c];
-  let reads = find(select(rule.y, rule.w, rule.x == ${RULE_KIND.store}u));
-  return pts_heads[${slot('delta', 'reads')}] != NONE;
+  return find(select(rule.y, rule.w, rule.x == ${RULE_KIND.store}u));
 }
+
+// Whether rule c reads a non-empty ΔP (member_rules' sweep runs only those).
+fn rule_reads_delta(c: u32) -> bool { return pts_heads[${slot('delta', 'rule_read_class(c)')}] != NONE; }
 
 // What a rule of member_rules pushes depends only on its signature: its kind, the class it writes
 // (the owner's for loads and offsets, y's for stores), the ΔP leader of the class it reads (equal
 // ΔPs, one leader) and its offset. Rules of one signature push the same pairs.
 fn rule_signature(c: u32) -> vec4u {
   let rule = rule_table[c];
-  let is_store = rule.x == ${RULE_KIND.store}u;
-  let reads = find(select(rule.y, rule.w, is_store));
-  let written = find(select(rule.w, rule.y, is_store));
+  let reads = rule_read_class(c);
+  let written = find(select(rule.w, rule.y, rule.x == ${RULE_KIND.store}u));
   return vec4u(rule.x, written, atomicLoad(&control[${A('deltaLeader')} + reads]), rule.z);
 }
 
@@ -1087,11 +1091,10 @@ ${teamKernel(
     let part = u % ${ruleSplit}u;
     let rule = pts_team_u2(rule_table[c].xy);
     let k = pts_team_u(rule_table[c].z);
-    // The class whose ΔP the rule reads (y's for loads and offsets, the owner's for stores) first:
-    // most rules read an empty ΔP and need no second find.
+    // The sweep's test found the class whose ΔP the rule reads not empty (most rules read an
+    // empty ΔP, and cost that one find).
     let is_store = rule.x == ${RULE_KIND.store}u;
-    let reads = pts_team_u(find(select(rule.y, rule_table[c].w, is_store)));
-    if (pts_team_u(pts_heads[${slot('delta', 'reads')}]) == NONE) { continue; }
+    let reads = pts_team_u(rule_read_class(c));
     var r = reads;
     var other = reads;
     if (is_store) { other = pts_team_u(find(rule.y)); } else { r = pts_team_u(find(rule_table[c].w)); }
@@ -1218,7 +1221,7 @@ ${teamKernel(
   ${sweep({
     item: 'v',
     count: 'params.n',
-    test: `pts_heads[${slot('pending', 'v')}] != NONE || edg_heads[${slot('pending', 'v')}] != NONE`,
+    test: pendingTest,
     body: /* wgsl */ `
     // N − P in place: what is really new.
     if (pts_team_u(pts_heads[${slot('pending', 'v')}]) != NONE) {
@@ -1236,7 +1239,7 @@ ${teamKernel(
   ${sweep({
     item: 'v',
     count: 'params.n',
-    test: `pts_heads[${slot('pending', 'v')}] != NONE || edg_heads[${slot('pending', 'v')}] != NONE`,
+    test: pendingTest,
     body: /* wgsl */ `
     var status = 0u;
     if (pts_team_u(pts_heads[${slot('pending', 'v')}]) != NONE) {
