@@ -307,6 +307,103 @@ for (const subgroups of [true, false]) {
         }
       });
 
+      it('sorts the count it reads on the GPU when the commands run, and leaves the keys past it alone (property)', async () => {
+        const ctx = gpu.ctx;
+        // Tiles of 256 keys, so a capacity of a few thousand has whole tiles past the count; 1, 2, 3
+        // and 4 passes (odd ones go through the second scratch array); one window or several.
+        const small = sorter(ctx, { tuning: { itemsPerThread: 1 } });
+        const windowed = sorter(ctx, { maxBindingBytes: 4096, tuning: { itemsPerThread: 1 } });
+        const bitChoices: SortBits[] = [
+          { start: 0, end: 8 },
+          { start: 0, end: 16 },
+          { start: 0, end: 17 },
+          { start: 3, end: 32 },
+        ];
+        await fc.assert(
+          fc.asyncProperty(
+            fc
+              .integer({ min: 2, max: 3_000 })
+              .chain((capacity) => fc.tuple(fc.constant(capacity), fc.integer({ min: 0, max: capacity }))),
+            fc.constantFrom(...bitChoices),
+            fc.boolean(),
+            fc.boolean(),
+            fc.integer({ min: 1, max: 2 ** 31 }),
+            async ([capacity, count], bits, withValues, useWindows, seed) => {
+              const sort = useWindows ? windowed : small;
+              const keys = randomKeys(capacity, seed, 0x1ff00ff);
+              const values = iota(capacity).map((i) => i + 7);
+              const k = await ctx.createBuffer({ label: 'gpu-count keys', size: capacity * 4, usage: USAGE });
+              const v = await ctx.createBuffer({
+                label: 'gpu-count values',
+                size: capacity * 4,
+                usage: USAGE,
+              });
+              // The counter holds the capacity when the sort is recorded; a copy recorded before the
+              // sort (as a kernel would) puts the real count there.
+              const counter = await ctx.createBuffer({ label: 'counter', size: 8, usage: USAGE });
+              const real = await ctx.createBuffer({ label: 'real count', size: 4, usage: USAGE });
+              try {
+                await ctx.writeBuffer(k, 0, keys);
+                await ctx.writeBuffer(v, 0, values);
+                await ctx.writeBuffer(counter, 0, Uint32Array.of(0xdead, capacity));
+                await ctx.writeBuffer(real, 0, Uint32Array.of(count));
+                await sort.prepare({ count: capacity, withValues, bits, countFromGpu: true });
+                const encoder = ctx.device.createCommandEncoder();
+                encoder.copyBufferToBuffer(real, 0, counter, 4, 4);
+                sort.encode(encoder, {
+                  keys: k,
+                  values: withValues ? v : undefined,
+                  count: capacity,
+                  bits,
+                  countFrom: { buffer: counter, offset: 4 },
+                });
+                await ctx.submit('gpu-count sort', [encoder.finish()]);
+                const gotKeys = new Uint32Array(await ctx.readBuffer(k));
+                const gotValues = new Uint32Array(await ctx.readBuffer(v));
+                const want = radixSortReference(keys.subarray(0, count), values.subarray(0, count), bits);
+                expectSameArray(gotKeys.subarray(0, count), want.keys, 'keys');
+                expectSameArray(gotKeys.subarray(count), keys.subarray(count), 'keys past the count');
+                if (withValues) {
+                  expectSameArray(gotValues.subarray(0, count), want.values, 'values');
+                  expectSameArray(gotValues.subarray(count), values.subarray(count), 'values past the count');
+                } else {
+                  expectSameArray(gotValues, values, 'values (not sorted)');
+                }
+                // A host-counted sort of the full capacity right after: its plan is not the one
+                // whose counts the GPU wrote.
+                await ctx.writeBuffer(k, 0, keys);
+                await ctx.writeBuffer(v, 0, values);
+                await sort.run({ keys: k, values: v, count: capacity, bits });
+                const full = radixSortReference(keys, values, bits);
+                expectSameArray(new Uint32Array(await ctx.readBuffer(k)), full.keys, 'host-counted keys');
+                expectSameArray(new Uint32Array(await ctx.readBuffer(v)), full.values, 'host-counted values');
+              } finally {
+                for (const b of [k, v, counter, real]) b.destroy();
+              }
+            },
+          ),
+          { numRuns: 24 },
+        );
+      });
+
+      it('rejects a countFrom word that is not a 4-aligned word of its buffer', async () => {
+        const ctx = gpu.ctx;
+        const sort = sorter(ctx);
+        const k = await ctx.createBuffer({ label: 'keys', size: 64, usage: USAGE });
+        try {
+          await sort.prepare({ count: 16, withValues: false, countFromGpu: true });
+          const encoder = ctx.device.createCommandEncoder();
+          expect(() =>
+            sort.encode(encoder, { keys: k, count: 16, countFrom: { buffer: k, offset: 2 } }),
+          ).toThrow(/countFrom offset 2/);
+          expect(() =>
+            sort.encode(encoder, { keys: k, count: 16, countFrom: { buffer: k, offset: 64 } }),
+          ).toThrow(RangeError);
+        } finally {
+          k.destroy();
+        }
+      });
+
       it('rejects bad arguments', async () => {
         const ctx = gpu.ctx;
         const fresh = createRadixSort(ctx);

@@ -4,5 +4,6 @@ export {
   type RadixSortOptions,
   type RadixSortTuning,
   type SortOptions,
+  type SortPrepareOptions,
 } from './radix-sort';
 export { radixSortReference, type SortBits } from './reference';

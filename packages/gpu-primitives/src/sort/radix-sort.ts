@@ -24,14 +24,35 @@ import { checkSortBits, type SortBits } from './reference';
 
 /** What one sort works on. */
 export interface SortOptions {
-  /** `count` u32 keys (usage STORAGE, and COPY_DST when the pass count is odd); sorted in place. */
+  /**
+   * `count` u32 keys (usage STORAGE; COPY_DST when the pass count is odd and the count is the
+   * host's; COPY_SRC for a one-pass sort with `countFrom`); sorted in place.
+   */
   keys: GPUBuffer;
   /** u32 payload moved with the keys (e.g. indices); same usage as `keys`. */
   values?: GPUBuffer | undefined;
-  /** Number of keys (and values) to sort, from offset 0 of the buffers. */
+  /** Number of keys (and values) to sort, from offset 0 of the buffers; with `countFrom`, the most. */
   count: number;
   /** Sort by bits [start, end) of the key only; default 0..32. Fewer bits = fewer passes. */
   bits?: { start: number; end: number } | undefined;
+  /**
+   * Read the number of keys on the GPU, when the commands run: the u32 at byte `offset` of
+   * `buffer` (usage COPY_SRC; 4-aligned). It must not exceed `count`, for which the sort is
+   * planned and dispatched (tiles past the number read do nothing), and may be 0. The keys past it
+   * are left alone, and so are all of them when it is 0 or 1, so that commands recorded before
+   * the count is known (a worklist's sort recorded while the kernels that fill it run) sort
+   * whatever it turns out to be. Prepare with `countFromGpu: true`.
+   */
+  countFrom?: { buffer: GPUBuffer; offset: number } | undefined;
+}
+
+/** What {@link RadixSort.prepare} readies: a sort of up to `count` keys. */
+export interface SortPrepareOptions {
+  count: number;
+  withValues: boolean;
+  bits?: SortBits | undefined;
+  /** Sorts that read their count on the GPU (`countFrom`) and have an odd pass count use a second scratch array. */
+  countFromGpu?: boolean | undefined;
 }
 
 /**
@@ -101,6 +122,8 @@ interface SortPlan {
   /** Table-scan levels: level 0 is the table. */
   readonly levels: readonly { length: number; blocks: number; reduceSlot: number; scanSlot: number }[];
   readonly params: GPUBuffer;
+  /** Whether the GPU writes the count of each slot (`countFrom`): such plans are never shared with host-counted sorts. */
+  readonly countFromGpu: boolean;
   /** Bind groups an encode of this plan created, in order, per set of buffers (keyed by their ids). */
   readonly bindGroups: Map<string, GPUBindGroup[]>;
 }
@@ -172,14 +195,15 @@ export class RadixSort {
    * await sort.prepare({ count: 1 << 26, withValues: true });
    * ```
    */
-  async prepare(o: { count: number; withValues: boolean; bits?: SortBits | undefined }): Promise<void> {
+  async prepare(o: SortPrepareOptions): Promise<void> {
     this.#assertAlive();
     const config = await this.#getConfig();
     const bits = checkSortBits(o.bits);
     checkCount(o.count);
     const passes = passCount(bits, config.radixBits);
     if (o.count <= 1 || passes === 0) return;
-    const plan = this.#plan(config, o.count, bits);
+    const countFromGpu = o.countFromGpu === true;
+    const plan = this.#plan(config, o.count, bits, countFromGpu);
     const ctx = this.#ctx;
     const scan = {
       workgroupSize: config.scanWorkgroupSize,
@@ -245,16 +269,18 @@ export class RadixSort {
       );
     }
     // Sorts of a size seen before need nothing new: no error scope, no wait on the device.
-    if (this.#buffersShort(plan, o.withValues)) {
-      await ctx.guard('gm radix sort buffers', () => this.#ensureBuffers(plan, o.withValues));
+    if (this.#buffersShort(plan, o.withValues, passes)) {
+      await ctx.guard('gm radix sort buffers', () => this.#ensureBuffers(plan, o.withValues, passes));
     }
   }
 
   /**
    * Records the sort into `encoder` (one compute pass, or one per radix pass when `passes` times
    * them, plus a copy back when the number of passes is odd); the result ends in `o.keys` / `o.values`. Call {@link prepare} with
-   * the same count, `withValues` and bits first. `passes` may supply `beginComputePass` (e.g.
-   * `measureGpu`'s timer) to time each pass.
+   * the same count, `withValues` and bits (and `countFromGpu` for `countFrom`) first. `passes` may supply `beginComputePass` (e.g.
+   * `measureGpu`'s timer) to time each pass. With `countFrom`, copies of the count into the
+   * plan's parameters come first, and an odd number of passes goes through a second scratch array
+   * instead of copying back, so nothing is written past the count.
    *
    * @example
    * ```ts
@@ -262,6 +288,9 @@ export class RadixSort {
    * const encoder = ctx.device.createCommandEncoder();
    * sort.encode(encoder, { keys, values, count });
    * ctx.queue.submit([encoder.finish()]);
+   * // Up to `capacity` keys, as many as the u32 at byte 0 of `counter` says when it runs:
+   * await sort.prepare({ count: capacity, withValues: true, countFromGpu: true });
+   * sort.encode(encoder2, { keys, values, count: capacity, countFrom: { buffer: counter, offset: 0 } });
    * ```
    */
   encode(
@@ -286,7 +315,12 @@ export class RadixSort {
       throw new RangeError(
         `RadixSort: values buffer '${o.values.label}' has ${o.values.size} bytes, needs ${bytes}`,
       );
-    const plan = this.#plan(config, o.count, bits);
+    const countFrom = o.countFrom;
+    if (countFrom && (countFrom.offset % 4 !== 0 || countFrom.offset + 4 > countFrom.buffer.size))
+      throw new RangeError(
+        `RadixSort: countFrom offset ${countFrom.offset} is not a 4-aligned word of '${countFrom.buffer.label}' (${countFrom.buffer.size} bytes)`,
+      );
+    const plan = this.#plan(config, o.count, bits, countFrom !== undefined);
     const get = (name: string) => {
       const kernel = this.#kernels.get(name);
       if (!kernel) throw new Error(`RadixSort.encode: kernel '${name}' not prepared; call prepare() first`);
@@ -296,9 +330,41 @@ export class RadixSort {
     const reduce = get('reduce');
     const scan = get('scan');
     const scatter = get(scatterName(plan.scatterWindows, withValues));
-    this.#ensureBuffers(plan, withValues);
+    this.#ensureBuffers(plan, withValues, passTotal);
     const altKeys = this.#buffers.get('alt keys') as GPUBuffer;
     const altValues = withValues ? (this.#buffers.get('alt values') as GPUBuffer) : undefined;
+    // Where each pass reads and writes: ping-pong between the caller's arrays and the scratch; a
+    // GPU-counted sort with an odd number of passes goes through a second scratch array instead of
+    // copying the whole capacity back (which would overwrite keys past the count).
+    const throughSecond = countFrom !== undefined && passTotal % 2 === 1;
+    const route: { keys: GPUBuffer; values: GPUBuffer | undefined }[] = [];
+    const caller = { keys: o.keys, values: o.values };
+    const alt = { keys: altKeys, values: altValues };
+    if (throughSecond) {
+      const second = {
+        keys: this.#buffers.get('second keys') as GPUBuffer,
+        values: withValues ? (this.#buffers.get('second values') as GPUBuffer) : undefined,
+      };
+      if (passTotal === 1) {
+        // One pass cannot sort in place: copy the capacity aside first (harmless past the count).
+        encoder.copyBufferToBuffer(o.keys, 0, altKeys, 0, bytes);
+        if (o.values && altValues) encoder.copyBufferToBuffer(o.values, 0, altValues, 0, bytes);
+        route.push(alt, caller);
+      } else {
+        route.push(caller);
+        for (let p = 1; p < passTotal; p++) route.push(p % 2 === 1 ? alt : second);
+        route.push(caller);
+      }
+    } else {
+      for (let p = 0; p <= passTotal; p++) route.push(p % 2 === 0 ? caller : alt);
+    }
+    if (countFrom) {
+      // Every histogram and scatter slot reads its count from its own parameters.
+      const countSlots = plan.passes.flatMap((info) => [...info.histSlots, ...info.scatterSlots.flat()]);
+      for (const s of countSlots) {
+        encoder.copyBufferToBuffer(countFrom.buffer, countFrom.offset, plan.params, s * PARAM_SLOT_BYTES, 4);
+      }
+    }
     const table = this.#buffers.get('table') as GPUBuffer;
     const levelBuffer = (i: number): GPUBufferBinding => ({
       buffer: i === 0 ? table : (this.#buffers.get(`level ${i}`) as GPUBuffer),
@@ -318,10 +384,7 @@ export class RadixSort {
     // The same plan over the same buffers binds the same groups: reuse them (a worklist sorted
     // every round at a handful of sizes would otherwise create dozens of bind groups a round).
     const bufferSetKey = [
-      o.keys,
-      o.values,
-      altKeys,
-      altValues,
+      ...route.flatMap((step) => [step.keys, step.values]),
       table,
       dummy,
       ...plan.levels.map((_, i) => levelBuffer(i).buffer),
@@ -352,10 +415,8 @@ export class RadixSort {
     };
 
     for (let p = 0; p < passTotal; p++) {
-      const srcKeys = p % 2 === 0 ? o.keys : altKeys;
-      const dstKeys = p % 2 === 0 ? altKeys : o.keys;
-      const srcValues = p % 2 === 0 ? o.values : altValues;
-      const dstValues = p % 2 === 0 ? altValues : o.values;
+      const { keys: srcKeys, values: srcValues } = route[p] as (typeof route)[number];
+      const { keys: dstKeys, values: dstValues } = route[p + 1] as (typeof route)[number];
       const info = plan.passes[p] as SortPlan['passes'][number];
       const pass = begin(`gm radix sort pass ${p}`);
       // Per-tile histograms.
@@ -439,7 +500,7 @@ export class RadixSort {
     }
     shared?.end();
     if (!cachedGroups) plan.bindGroups.set(bufferSetKey, createdGroups);
-    if (passTotal % 2 === 1) {
+    if (passTotal % 2 === 1 && !throughSecond) {
       encoder.copyBufferToBuffer(altKeys, 0, o.keys, 0, bytes);
       if (o.values && altValues) encoder.copyBufferToBuffer(altValues, 0, o.values, 0, bytes);
     }
@@ -576,8 +637,9 @@ export class RadixSort {
     };
   }
 
-  #plan(config: SortConfig, count: number, bits: SortBits): SortPlan {
-    const key = `${count}|${bits.start}|${bits.end}`;
+  #plan(config: SortConfig, count: number, bits: SortBits, countFromGpu: boolean): SortPlan {
+    // A GPU-counted plan's slots hold whatever count the GPU copied last: never share it.
+    const key = `${count}|${bits.start}|${bits.end}|${countFromGpu ? 'gpu' : 'host'}`;
     const cached = this.#plans.get(key);
     if (cached) {
       // Most recently used last, so the oldest plan is the first to go.
@@ -678,33 +740,38 @@ export class RadixSort {
       passes,
       levels,
       params,
+      countFromGpu,
       bindGroups: new Map(),
     };
     this.#plans.set(key, plan);
     return plan;
   }
 
-  #buffersShort(plan: SortPlan, withValues: boolean): boolean {
-    return this.#bufferNeeds(plan, withValues).some(([name, bytes]) => {
+  #buffersShort(plan: SortPlan, withValues: boolean, passes: number): boolean {
+    return this.#bufferNeeds(plan, withValues, passes).some(([name, bytes]) => {
       const current = this.#buffers.get(name);
       return current === undefined || current.size < bytes;
     });
   }
 
-  #bufferNeeds(plan: SortPlan, withValues: boolean): [string, number][] {
+  #bufferNeeds(plan: SortPlan, withValues: boolean, passes: number): [string, number][] {
     const need: [string, number][] = [
       ['alt keys', plan.count * 4],
       ['table', (plan.levels[0]?.length ?? 1) * 4],
     ];
     if (withValues) need.push(['alt values', plan.count * 4]);
+    if (plan.countFromGpu && passes % 2 === 1 && passes > 1) {
+      need.push(['second keys', plan.count * 4]);
+      if (withValues) need.push(['second values', plan.count * 4]);
+    }
     plan.levels.forEach((level, i) => {
       if (i > 0) need.push([`level ${i}`, level.length * 4]);
     });
     return need;
   }
 
-  #ensureBuffers(plan: SortPlan, withValues: boolean): void {
-    for (const [name, bytes] of this.#bufferNeeds(plan, withValues)) {
+  #ensureBuffers(plan: SortPlan, withValues: boolean, passes: number): void {
+    for (const [name, bytes] of this.#bufferNeeds(plan, withValues, passes)) {
       const current = this.#buffers.get(name);
       if (current && current.size >= bytes) continue;
       // A buffer may still be used by commands encoded earlier: retire it, free it in destroy().

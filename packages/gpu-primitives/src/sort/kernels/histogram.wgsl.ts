@@ -35,7 +35,8 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let local_tile = gm_workgroup_index(wid, nwg);
   if (local_tile >= params.window_tiles) { return; }
   let tile = params.first_tile + local_tile;
-  let tile_count = min(TILE, params.count - tile * TILE);
+  // A sort whose count the GPU wrote may leave whole tiles past it (zero rows of the table).
+  let tile_count = select(0u, min(TILE, params.count - tile * TILE), tile * TILE < params.count);
   let src_start = local_tile * TILE;
   for (var d = lid; d < RADIX; d += WG) { atomicStore(&hist[d], 0u); }
   workgroupBarrier();

@@ -183,7 +183,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let local_tile = gm_workgroup_index(wid, nwg);
   if (local_tile >= params.window_tiles) { return; }
   let tile = params.first_tile + local_tile;
-  let tile_count = min(TILE, params.count - tile * TILE);
+  let tile_count = select(0u, min(TILE, params.count - tile * TILE), tile * TILE < params.count);
   let src_start = local_tile * TILE;
   let group_size = ${p.subgroups ? 'sg_size' : 'GROUP'};
   let group = lid / group_size;
