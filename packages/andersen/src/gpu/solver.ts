@@ -16,7 +16,7 @@ import {
   POOL_HEADER_WORDS,
   type StagedRead,
 } from '@gpumorph/gpu-allocator';
-import { createRadixSort, subgroupLayoutIsLinear } from '@gpumorph/gpu-primitives';
+import { createRadixSort, type RadixSort, subgroupLayoutIsLinear } from '@gpumorph/gpu-primitives';
 import {
   adoptVectorTable,
   ELEMENT_WORDS,
@@ -165,6 +165,16 @@ export interface GpuSolverOptions {
    */
   readonly encodeAhead?: boolean | undefined;
   /**
+   * Record the update's whole submission while the rules run (default true, with `encodeAhead`):
+   * the partial-pull merge levels the last round needed and one more, `sort_plan`, `sort_small`,
+   * a radix sort planned for the worklist's capacity that reads the pair count on the GPU, and the
+   * update. The host then submits it as soon as the rules' status words arrive, instead of
+   * recording the sort (about 25 dispatches) only then, on the path every round waits on. A round
+   * that needs more merge levels or many more partial-pull chunks than were recorded for records
+   * its update as before. @internal For A/B runs and tests.
+   */
+  readonly sortAhead?: boolean | undefined;
+  /**
    * Record each radix sort of the worklist in one compute pass (default true; one pass per radix
    * pass when profiling, to time them). @internal For A/B runs.
    */
@@ -271,7 +281,10 @@ export type GpuSolvePhase = 'rules' | 'sort' | 'worklist' | 'update' | 'hcd' | '
  * ```
  */
 export interface GpuSolveReport {
-  /** Bytes of GPU buffers the solve held at its end (pools, heads, node table, rules, control, pairs). */
+  /**
+   * Bytes of GPU buffers the solve held at its end (pools, heads, node table, rules, control, pairs,
+   * and the worklist sort's scratch).
+   */
   readonly gpuBytes: number;
   /** Final capacity and use of the points-to and edge pools, in 128-byte elements. */
   readonly pointsPool: { readonly capacity: number; readonly used: number };
@@ -320,6 +333,11 @@ export interface GpuSolveReport {
   readonly sharedRules: number;
   /** Worklists sorted in one workgroup (`sort_small`) and by the radix sort, over all submissions. */
   readonly sorts: { readonly small: number; readonly radix: number };
+  /**
+   * Update submissions recorded ahead with the worklist's sort (`sortAhead`): `used`, and `missed`
+   * (recorded, but the round needed more merge levels or chunks, so its update was recorded again).
+   */
+  readonly updatesAhead: { readonly used: number; readonly missed: number };
   /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
   readonly phaseMs?: Readonly<Record<GpuSolvePhase, number>> | undefined;
   /** The same GPU milliseconds per kernel (entry point; the worklist's radix sort as `sort`). */
@@ -327,7 +345,8 @@ export interface GpuSolveReport {
   /**
    * Where the host's time of the iterations and the transfer went, summed over submissions:
    * `prepare` (kernel and sort-plan look-ups, scratch buffers), `encode` (recording and submitting
-   * command buffers), `encodeAhead` (recording kernels of the next submission while the GPU runs
+   * command buffers), `submit` (the part of `encode` spent in `queue.submit`, where Dawn records the
+   * backend's commands and barriers for every dispatch, those recorded ahead included), `encodeAhead` (recording kernels of the next submission while the GPU runs
    * this one), `wait` (from the submit until its error scopes and the status words it copies out
    * arrive, less `encodeAhead`: the GPU's own time and the round trip), `grow` (growing pools and
    * the worklist), and `submissions`, their count. The GPU idles during everything but `wait` and
@@ -349,6 +368,7 @@ const READ_WITH_SUBMISSION_BYTES = 64 * 2 ** 20;
 export interface HostTimes {
   prepare: number;
   encode: number;
+  submit: number;
   encodeAhead: number;
   wait: number;
   grow: number;
@@ -369,6 +389,7 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   member_rules: 'rules',
   merge_partials: 'rules',
   next_pull_level: 'rules',
+  sort_plan: 'sort',
   pad_pairs: 'sort',
   sort_small: 'sort',
   mark_segments: 'worklist',
@@ -453,6 +474,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   #solved = false;
   #destroyed = false;
   #buffers: GPUBuffer[] = [];
+  /** The worklist's radix sort (its scratch buffers), freed in destroy(). */
+  #sorter: RadixSort | undefined;
   #pools: ElementPool[] = [];
   /** Page-touching workers for the final readback, started once the sets grow large. */
   #toucher: Promise<PageToucher | undefined> | undefined;
@@ -482,6 +505,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     this.#destroyed = true;
     for (const buffer of this.#buffers) buffer.destroy();
     for (const pool of this.#pools) pool.destroy();
+    this.#sorter?.destroy();
+    this.#sorter = undefined;
     this.#buffers = [];
     this.#pools = [];
     this.#endToucher();
@@ -663,6 +688,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       BufferUsage.UNIFORM,
     );
     const sorter = createRadixSort(ctx);
+    this.#sorter = sorter;
     const sortInOnePass = this.#options.sortInOnePass !== false;
 
     let compiled: Compiled | undefined;
@@ -689,6 +715,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           layoutWgsl: layout.wgsl(),
           laneWords,
           smallSortItems,
+          radixSortFrom: smallSortPairs > 0 ? smallSortPairs : 1,
           deltaBitmap,
           shareEqualSets,
           collideHashes: this.#options.collideHashes,
@@ -755,7 +782,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const kernelMs: Record<string, number> = {};
     // This round's share of kernelMs, for the iteration event.
     let roundKernelMs: Record<string, number> = {};
-    const host: HostTimes = { prepare: 0, encode: 0, encodeAhead: 0, wait: 0, grow: 0, submissions: 0 };
+    const host: HostTimes = {
+      prepare: 0,
+      encode: 0,
+      submit: 0,
+      encodeAhead: 0,
+      wait: 0,
+      grow: 0,
+      submissions: 0,
+    };
     const sorts = { small: 0, radix: 0 };
     // Every entry point once, up to 16 levels of the children tree and 11 of the partial-pull tree (two
     // passes each), and the radix sort's passes.
@@ -793,7 +828,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const fixedMergeTeams = this.#options.mergeTeams;
     let mergeItems = fixedMergeTeams ?? n;
     let extraChunks = chunkCapacity;
-    const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
+    const itemsOf = (entry: SolverEntryPoint, pairCount: number, chunkTeams = extraChunks): number => {
       switch (entry) {
         case 'hcd_hook':
           return prepared.hcdCount * hookSplit;
@@ -806,7 +841,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         case 'pull_sources':
           return n + chunkCapacity;
         case 'merge_partials':
-          return extraChunks;
+          return chunkTeams;
         case 'merge_prepare':
         case 'merge_level':
           return mergeItems;
@@ -835,6 +870,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       sortCount: number,
       passPhases: GpuSolvePhase[],
       passKernels: string[],
+      chunkTeams = extraChunks,
     ) => {
       const timedPass = (phase: GpuSolvePhase, passLabel: string): GPUComputePassEncoder => {
         // Passes past the query set's room run untimed rather than fail validation.
@@ -867,42 +903,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           querySet || !sortInOnePass
             ? { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) }
             : undefined;
-        if (compositeBits > 0) {
-          sorter.encode(
-            encoder,
-            {
-              keys: pairs.keys,
-              values: pairs.values,
-              count: sortCount,
-              bits: { start: 0, end: keyBits + compositeBits },
-            },
-            timer,
-          );
-        } else {
-          // By (key, source): sort by source, then stably by key.
-          sorter.encode(
-            encoder,
-            {
-              keys: pairs.values,
-              values: pairs.keys,
-              count: sortCount,
-              bits: { start: 0, end: sourceBits },
-            },
-            timer,
-          );
-          sorter.encode(
-            encoder,
-            { keys: pairs.keys, values: pairs.values, count: sortCount, bits: { start: 0, end: keyBits } },
-            timer,
-          );
-        }
+        encodeRadixSort(encoder, sortCount, timer);
       }
       if (querySet) {
         for (const entry of entries) {
           const pass = timedPass(PHASE_OF[entry], entry);
           pass.setPipeline(kernels[entry].pipeline);
           pass.setBindGroup(0, bindGroup);
-          encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+          encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount, chunkTeams)));
           pass.end();
         }
       } else if (entries.length > 0) {
@@ -911,11 +919,55 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         pass.setBindGroup(0, bindGroup);
         for (const entry of entries) {
           pass.setPipeline(kernels[entry].pipeline);
-          encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+          encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount, chunkTeams)));
         }
         pass.end();
       }
     };
+    /**
+     * Records the worklist's radix sort by (key, source) for `count` pairs, or, with `countFrom`,
+     * for as many as that word says when the commands run (`count` then being the capacity).
+     */
+    const encodeRadixSort = (
+      encoder: GPUCommandEncoder,
+      count: number,
+      timer?: { beginComputePass(encoder: GPUCommandEncoder, label: string): GPUComputePassEncoder },
+      countFrom?: { buffer: GPUBuffer; offset: number },
+    ) => {
+      if (compositeBits > 0) {
+        sorter.encode(
+          encoder,
+          {
+            keys: pairs.keys,
+            values: pairs.values,
+            count,
+            bits: { start: 0, end: keyBits + compositeBits },
+            countFrom,
+          },
+          timer,
+        );
+      } else {
+        // By (key, source): sort by source, then stably by key.
+        sorter.encode(
+          encoder,
+          { keys: pairs.values, values: pairs.keys, count, bits: { start: 0, end: sourceBits }, countFrom },
+          timer,
+        );
+        sorter.encode(
+          encoder,
+          { keys: pairs.keys, values: pairs.values, count, bits: { start: 0, end: keyBits }, countFrom },
+          timer,
+        );
+      }
+    };
+    /** The sort bit ranges, in the order {@link encodeRadixSort} records them. */
+    const sortBitRanges =
+      compositeBits > 0
+        ? [{ start: 0, end: keyBits + compositeBits }]
+        : [
+            { start: 0, end: sourceBits },
+            { start: 0, end: keyBits },
+          ];
     /**
      * Kernels recorded while the GPU runs the submission before them (the host's encoding costs
      * 0.3–0.6 ms a submission on the H100 machine, during which the GPU would idle), for a later
@@ -940,6 +992,45 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const commandBuffer = encoder.finish();
       host.encodeAhead += performance.now() - started;
       return { key: compiled.key, entries, commandBuffer };
+    };
+    // The update's whole submission recorded ahead (sortAhead): the radix sort in it is planned for
+    // the worklist's capacity and reads the count sort_plan leaves, so it must be prepared (kernels,
+    // scratch) for the current capacity before the recording, which runs synchronously.
+    const sortAheadEnabled = encodeAheadEnabled && this.#options.sortAhead !== false;
+    let gpuSortCapacity = 0;
+    const prepareGpuCountedSort = async () => {
+      if (!sortAheadEnabled || gpuSortCapacity === pairCapacity) return;
+      for (const bits of sortBitRanges) {
+        await sorter.prepare({ count: pairCapacity, withValues: true, bits, countFromGpu: true });
+      }
+      gpuSortCapacity = pairCapacity;
+    };
+    const updatesAhead = { used: 0, missed: 0 };
+    /** An update submission recorded ahead for up to `levels` merge levels and `chunkTeams` teams. */
+    interface UpdateAhead extends Ahead {
+      readonly levels: number;
+      readonly chunkTeams: number;
+    }
+    const recordUpdateAhead = (levels: number, chunkTeams: number): UpdateAhead | undefined => {
+      if (!sortAheadEnabled || gpuSortCapacity !== pairCapacity || compiled?.key !== compiledKey()) {
+        return undefined;
+      }
+      const started = performance.now();
+      const label = 'andersen update (recorded ahead)';
+      const encoder = ctx.device.createCommandEncoder({ label });
+      const before: SolverEntryPoint[] = [];
+      for (let level = 0; level < levels; level++) before.push('merge_partials', 'next_pull_level');
+      before.push('sort_plan');
+      if (smallSortPairs > 0) before.push('sort_small');
+      encodeEntries(encoder, label, compiled, before, pairCapacity, 0, [], [], chunkTeams);
+      encodeRadixSort(encoder, pairCapacity, undefined, {
+        buffer: control,
+        offset: STATUS.radixCount * 4,
+      });
+      encodeEntries(encoder, label, compiled, updateTail, pairCapacity, 0, [], [], chunkTeams);
+      const commandBuffer = encoder.finish();
+      host.encodeAhead += performance.now() - started;
+      return { key: compiled.key, entries: updateTail, commandBuffer, levels, chunkTeams };
     };
     /** The recorded kernels when they are still valid and exactly `entries`, else `undefined`. */
     const takeAhead = (ahead: Ahead | undefined, entries: readonly SolverEntryPoint[]) =>
@@ -975,16 +1066,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
       const passEntries: readonly SolverEntryPoint[] = smallSort ? ['sort_small', ...entries] : entries;
       if (sortCount > 1) {
-        if (compositeBits > 0) {
-          await sorter.prepare({
-            count: sortCount,
-            withValues: true,
-            bits: { start: 0, end: keyBits + compositeBits },
-          });
-        } else {
-          await sorter.prepare({ count: sortCount, withValues: true, bits: { start: 0, end: sourceBits } });
-          await sorter.prepare({ count: sortCount, withValues: true, bits: { start: 0, end: keyBits } });
-        }
+        for (const bits of sortBitRanges) await sorter.prepare({ count: sortCount, withValues: true, bits });
       }
       const passPhases: GpuSolvePhase[] = [];
       const passKernels: string[] = [];
@@ -1010,8 +1092,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           staged.push(ctx.staging.recordRead(tail, read.buffer, read.byteOffset, read.byteLength));
         }
         buffers.push(tail.finish());
+        const submitStarted = performance.now();
         ctx.queue.submit(buffers);
         encodeEnded = performance.now();
+        host.submit += encodeEnded - submitStarted;
       });
       host.encode += encodeEnded - encodeStarted;
       host.submissions++;
@@ -1130,7 +1214,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const nextRules: SolverEntryPoint[] = ['begin_iteration', ...rulesEntries];
     // The next round's rules, recorded while this round's update runs (see encodeAhead).
     let rulesAhead: Ahead | undefined;
+    // What the update recorded ahead provides for: the partial-pull merge levels the last round
+    // needed and one more, and twice its extra chunks in teams (merge_partials strides over more).
+    const mostPullLevels = Math.ceil(Math.log2(Math.max(1, maxPullChunks)));
+    let levelsAhead = 1;
+    let chunkTeamsAhead = Math.min(chunkCapacity, 1024);
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
+      await prepareGpuCountedSort();
       const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
       // The very first submission fills the heads and arrays that start empty.
       if (!initialized) begin.unshift('init_state');
@@ -1139,10 +1229,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const recordedRules = takeAhead(rulesAhead, rules);
       rulesAhead = undefined;
       // The update's kernels after the sort do not depend on the rules' status words: they are
-      // recorded while the rules run.
+      // recorded while the rules run, and with sortAhead the merge levels and the sort too.
       let updateAhead: Ahead | undefined;
+      let wholeUpdateAhead: UpdateAhead | undefined;
       const encodeUpdate = () => {
-        updateAhead = encodeAhead(updateTail);
+        wholeUpdateAhead = recordUpdateAhead(levelsAhead, chunkTeamsAhead);
+        updateAhead = wholeUpdateAhead ? undefined : encodeAhead(updateTail);
       };
       // The folds of the last round's merges come first: the rules see the merged classes.
       let status = (
@@ -1168,12 +1260,33 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           // One level of the partial-merge tree per doubling of the most chunks one representative got.
           const levels = Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
           extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
-          const merges: SolverEntryPoint[] = [];
-          for (let level = 0; level < levels; level++) merges.push('merge_partials', 'next_pull_level');
-          const recordedUpdate = takeAhead(updateAhead, updateTail);
           const encodeNextRules = () => {
             rulesAhead = encodeAhead(nextRules);
           };
+          const whole =
+            wholeUpdateAhead !== undefined &&
+            wholeUpdateAhead.key === compiledKey() &&
+            levels <= wholeUpdateAhead.levels &&
+            extraChunks <= 2 * wholeUpdateAhead.chunkTeams
+              ? wholeUpdateAhead
+              : undefined;
+          if (wholeUpdateAhead) {
+            if (whole) updatesAhead.used++;
+            else updatesAhead.missed++;
+          }
+          levelsAhead = Math.min(mostPullLevels, levels + 1);
+          chunkTeamsAhead = Math.min(chunkCapacity, Math.max(1024, 2 * extraChunks));
+          if (whole) {
+            // sort_plan sent the worklist to sort_small or to the radix sort on the GPU.
+            if (pairCount > 1) {
+              if (pairCount <= smallSortPairs) sorts.small++;
+              else sorts.radix++;
+            }
+            return (await run(label, [], 0, [], whole, encodeNextRules)).status;
+          }
+          const merges: SolverEntryPoint[] = [];
+          for (let level = 0; level < levels; level++) merges.push('merge_partials', 'next_pull_level');
+          const recordedUpdate = takeAhead(updateAhead, updateTail);
           return (
             await run(
               label,
@@ -1190,6 +1303,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         await timedGrow(async () => {
           pairs = await this.#createPairs(pairCapacity, pairs);
           await ctx.writeBuffer(params, 12, Uint32Array.of(pairCapacity));
+          await prepareGpuCountedSort();
         });
         status = (await run(`${label} (worklist grown)`, rulesEntries, 0, [], undefined, encodeUpdate))
           .status;
@@ -1436,6 +1550,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let gpuBytes = 0;
     for (const buffer of this.#buffers) gpuBytes += buffer.size;
     gpuBytes += points.capacity * points.elementBytes + edges.capacity * edges.elementBytes + 32;
+    gpuBytes += sorter.gpuBytes;
     this.report = {
       gpuBytes,
       pointsPool: { capacity: points.capacity, used },
@@ -1453,6 +1568,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       pullSplit,
       sharedRules,
       sorts,
+      updatesAhead,
       phaseMs: profile ? phaseMs : undefined,
       kernelMs: profile ? kernelMs : undefined,
       host,

@@ -181,6 +181,24 @@ export class RadixSort {
     this.#options = options;
   }
 
+  /**
+   * Bytes of GPU memory the sorter holds: its scratch arrays, histogram tables and parameter
+   * buffers (buffers it replaced included, which it frees in {@link destroy}).
+   *
+   * @example
+   * ```ts
+   * console.log(`sort scratch: ${sort.gpuBytes / 2 ** 20} MiB`);
+   * ```
+   */
+  get gpuBytes(): number {
+    let bytes = 0;
+    for (const b of this.#buffers.values()) bytes += b.size;
+    for (const b of this.#retired) bytes += b.size;
+    for (const plan of this.#plans.values()) bytes += plan.params.size;
+    for (const list of this.#spareParams.values()) for (const b of list) bytes += b.size;
+    return bytes + (this.#dummy?.size ?? 0);
+  }
+
   /** The kernel shape chosen for this device (after the first {@link prepare}). */
   get config(): Readonly<SortConfig> | undefined {
     return this.#resolved;

@@ -34,6 +34,11 @@ export interface SolverKernelParams {
    */
   readonly smallSortItems?: number;
   /**
+   * `sort_plan` leaves worklists of at most this many pairs to `sort_small` and gives longer ones
+   * to the radix sort (default `sort_small`'s capacity; 1 when `sort_small` is not used).
+   */
+  readonly radixSortFrom?: number | undefined;
+  /**
    * Screen the sources of the ΔP pulls through the `delta_bits` bitmap (default true): lanes AND
    * each word of E with the bitmap's word and decode only the sources whose class has a ΔP, where
    * without it every member of E is looked up (a find and a head load) every round.
@@ -139,6 +144,7 @@ export function smallSortWorkgroupBytes(items: number): number {
 export function solverKernelsWgsl(params: SolverKernelParams): string {
   const { team, teamWorkgroupSize: wg, laneWords: lw } = params;
   const sortItems = params.smallSortItems ?? 8;
+  const radixFrom = params.radixSortFrom ?? smallSortCapacity(sortItems);
   const deltaBitmap = params.deltaBitmap !== false;
   const shareEqualSets = params.shareEqualSets !== false;
   const skipJoined = params.hcdSkipJoined !== false;
@@ -768,6 +774,7 @@ fn skip_update() -> bool { return atomicLoad(&control[${S('skipUpdate')}]) != 0u
 var<workgroup> small_keys: array<u32, ${smallSortCapacity(sortItems)}>;
 var<workgroup> small_values: array<u32, ${smallSortCapacity(sortItems)}>;
 var<workgroup> small_zeros: array<u32, ${SMALL_SORT_THREADS}>;
+var<workgroup> small_count: u32;
 
 // A worklist of at most ${smallSortCapacity(sortItems)} pairs sorted by (key, source) in one workgroup, in
 // place of the radix sort's dozen dispatches: a stable split by one bit per pass, least significant
@@ -776,7 +783,11 @@ var<workgroup> small_zeros: array<u32, ${SMALL_SORT_THREADS}>;
 // key and source, so they stay after every pair and are not written back.
 @compute @workgroup_size(${SMALL_SORT_THREADS})
 fn sort_small(@builtin(local_invocation_index) lid: u32) {
-  let count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity);
+  // Recorded before the count is known (the update's submission recorded ahead), it leaves a
+  // longer worklist to the radix sort.
+  if (lid == 0u) { small_count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity); }
+  let count = workgroupUniformLoad(&small_count);
+  if (count > ${smallSortCapacity(sortItems)}u) { return; }
   var keys: array<u32, ${sortItems}>;
   var values: array<u32, ${sortItems}>;
   for (var i = 0u; i < ${sortItems}u; i++) {
@@ -1142,6 +1153,14 @@ ${teamKernel(
       )}
     }`,
   })}`,
+)}
+${singleKernel(
+  'sort_plan',
+  /* wgsl */ `
+  // What the radix sort recorded ahead takes: the worklist, unless sort_small sorts it (or it has
+  // fewer than two pairs).
+  let count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity);
+  atomicStore(&control[${S('radixCount')}], select(0u, count, count > ${radixFrom}u));`,
 )}
 ${threadKernel(
   'pad_pairs',
@@ -1593,6 +1612,7 @@ export const SOLVER_ENTRY_POINTS = {
   member_rules: 'team',
   merge_partials: 'team',
   next_pull_level: 'single',
+  sort_plan: 'single',
   pad_pairs: 'thread',
   sort_small: 'single',
   mark_segments: 'thread',
