@@ -993,26 +993,36 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       host.encodeAhead += performance.now() - started;
       return { key: compiled.key, entries, commandBuffer };
     };
-    // The update's whole submission recorded ahead (sortAhead): the radix sort in it is planned for
-    // the worklist's capacity and reads the count sort_plan leaves, so it must be prepared (kernels,
-    // scratch) for the current capacity before the recording, which runs synchronously.
+    // The update's whole submission recorded ahead (sortAhead): the radix sort in it reads the
+    // count sort_plan leaves, and is planned for a guess of it (the ladder size of twice the last
+    // round's pairs: a sort planned for the whole capacity ran all its tiles' dispatches every round,
+    // which cost php more than recording ahead saved). It must be prepared (kernels, scratch) before
+    // the recording, which runs synchronously; a round with more pairs than planned for records its
+    // update again once the host has read the count.
     const sortAheadEnabled = encodeAheadEnabled && this.#options.sortAhead !== false;
-    let gpuSortCapacity = 0;
-    const prepareGpuCountedSort = async () => {
-      if (!sortAheadEnabled || gpuSortCapacity === pairCapacity) return;
+    let gpuSortSize = 0;
+    const prepareGpuCountedSort = async (lastPairs: number) => {
+      if (!sortAheadEnabled) return;
+      const size = Math.min(pairCapacity, sortSizeFor(Math.max(2 * lastPairs, 2 * smallSortPairs, 1024)));
+      if (size === gpuSortSize) return;
       for (const bits of sortBitRanges) {
-        await sorter.prepare({ count: pairCapacity, withValues: true, bits, countFromGpu: true });
+        await sorter.prepare({ count: size, withValues: true, bits, countFromGpu: true });
       }
-      gpuSortCapacity = pairCapacity;
+      gpuSortSize = size;
     };
     const updatesAhead = { used: 0, missed: 0 };
-    /** An update submission recorded ahead for up to `levels` merge levels and `chunkTeams` teams. */
+    /**
+     * An update submission recorded ahead for up to `levels` merge levels, `chunkTeams` teams and a
+     * radix sort of up to `sortSize` pairs.
+     */
     interface UpdateAhead extends Ahead {
       readonly levels: number;
       readonly chunkTeams: number;
+      readonly sortSize: number;
     }
     const recordUpdateAhead = (levels: number, chunkTeams: number): UpdateAhead | undefined => {
-      if (!sortAheadEnabled || gpuSortCapacity !== pairCapacity || compiled?.key !== compiledKey()) {
+      const sortSize = gpuSortSize;
+      if (!sortAheadEnabled || sortSize < 2 || sortSize > pairCapacity || compiled?.key !== compiledKey()) {
         return undefined;
       }
       const started = performance.now();
@@ -1023,14 +1033,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       before.push('sort_plan');
       if (smallSortPairs > 0) before.push('sort_small');
       encodeEntries(encoder, label, compiled, before, pairCapacity, 0, [], [], chunkTeams);
-      encodeRadixSort(encoder, pairCapacity, undefined, {
+      encodeRadixSort(encoder, sortSize, undefined, {
         buffer: control,
         offset: STATUS.radixCount * 4,
       });
       encodeEntries(encoder, label, compiled, updateTail, pairCapacity, 0, [], [], chunkTeams);
       const commandBuffer = encoder.finish();
       host.encodeAhead += performance.now() - started;
-      return { key: compiled.key, entries: updateTail, commandBuffer, levels, chunkTeams };
+      return { key: compiled.key, entries: updateTail, commandBuffer, levels, chunkTeams, sortSize };
     };
     /** The recorded kernels when they are still valid and exactly `entries`, else `undefined`. */
     const takeAhead = (ahead: Ahead | undefined, entries: readonly SolverEntryPoint[]) =>
@@ -1219,8 +1229,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const mostPullLevels = Math.ceil(Math.log2(Math.max(1, maxPullChunks)));
     let levelsAhead = 1;
     let chunkTeamsAhead = Math.min(chunkCapacity, 1024);
+    // Round 1 plans its sort for the whole capacity.
+    let lastPairCount = pairCapacity;
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
-      await prepareGpuCountedSort();
+      await prepareGpuCountedSort(lastPairCount);
       const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
       // The very first submission fills the heads and arrays that start empty.
       if (!initialized) begin.unshift('init_state');
@@ -1267,7 +1279,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             wholeUpdateAhead !== undefined &&
             wholeUpdateAhead.key === compiledKey() &&
             levels <= wholeUpdateAhead.levels &&
-            extraChunks <= 2 * wholeUpdateAhead.chunkTeams
+            extraChunks <= 2 * wholeUpdateAhead.chunkTeams &&
+            (pairCount <= wholeUpdateAhead.sortSize || pairCount <= smallSortPairs)
               ? wholeUpdateAhead
               : undefined;
           if (wholeUpdateAhead) {
@@ -1276,6 +1289,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           }
           levelsAhead = Math.min(mostPullLevels, levels + 1);
           chunkTeamsAhead = Math.min(chunkCapacity, Math.max(1024, 2 * extraChunks));
+          lastPairCount = pairCount;
           if (whole) {
             // sort_plan sent the worklist to sort_small or to the radix sort on the GPU.
             if (pairCount > 1) {
@@ -1303,7 +1317,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         await timedGrow(async () => {
           pairs = await this.#createPairs(pairCapacity, pairs);
           await ctx.writeBuffer(params, 12, Uint32Array.of(pairCapacity));
-          await prepareGpuCountedSort();
+          lastPairCount = pairCount;
+          await prepareGpuCountedSort(lastPairCount);
         });
         status = (await run(`${label} (worklist grown)`, rulesEntries, 0, [], undefined, encodeUpdate))
           .status;
