@@ -9,10 +9,12 @@
 // variant's and the reference solution. PROFILE=1 adds a profiled solve per variant (GPU ms per
 // kernel). A variant's `dawnFlags` (e.g. `["enable-dawn-features=disable_robustness"]`) or
 // `acquire` (options of `acquireGpu`, e.g. `{"robustness":true,"retainBytes":0}`) gives it a device
-// of its own; the other options go to `createGpuSolver`.
+// of its own; a variant's `dist` (a directory holding another build of packages/andersen/dist, e.g.
+// one built at an earlier commit) runs that build's solver; the other options go to `createGpuSolver`.
 // The figures in packages/andersen/README.md marked "A/B" come from this script; the bench
 // (`gpumorph bench andersen`) is the record.
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { acquireGpu } from '@gpumorph/gpu-allocator';
 import { settleGarbage } from '@gpumorph/gpu-allocator/bench';
 import * as A from '../packages/andersen/dist/index.js';
@@ -21,7 +23,12 @@ const dir = resolve(process.env.GPUMORPH_DATA ?? '../shared/data', 'andersen/har
 const ctx = await acquireGpu({ require: true });
 const variants = JSON.parse(process.env.VARIANTS ?? '{"default":{}}');
 const contexts = new Map([[undefined, ctx]]);
+const builds = new Map();
 for (const options of Object.values(variants)) {
+  if (options.dist) {
+    builds.set(options, await import(pathToFileURL(resolve(options.dist, 'index.js')).href));
+    delete options.dist;
+  }
   const acquire = { ...options.acquire, ...(options.dawnFlags ? { dawnFlags: options.dawnFlags } : {}) };
   const key = Object.keys(acquire).length > 0 ? JSON.stringify(acquire) : undefined;
   if (!contexts.has(key)) contexts.set(key, await acquireGpu({ require: true, ...acquire }));
@@ -35,8 +42,9 @@ const rounded = (value) => JSON.stringify(value, (_, v) => (typeof v === 'number
 for (const name of names) {
   const input = await A.readHardekopf({ prefix: resolve(dir, name) }, { nonObjectAddress: 'make-object' });
   const hcd = A.appendOfflineMerges(input.hcd, A.computeHvn(input.program).merges);
-  const solve = async (options) => {
-    const solver = await A.createGpuSolver(input.program, { gpu: ctx, hcd, ...options });
+  const solve = async (options, extra = {}) => {
+    const build = builds.get(options) ?? A;
+    const solver = await build.createGpuSolver(input.program, { gpu: ctx, hcd, ...options, ...extra });
     try {
       return { result: await solver.solve(), report: solver.report };
     } finally {
@@ -78,7 +86,7 @@ for (const name of names) {
   }
   if (process.env.PROFILE) {
     for (const [key, options] of Object.entries(variants)) {
-      const { report } = await solve({ ...options, profile: true });
+      const { report } = await solve(options, { profile: true });
       const top = Object.entries(report.kernelMs ?? {})
         .sort((a, b) => b[1] - a[1])
         .slice(0, 12)

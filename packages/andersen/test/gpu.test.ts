@@ -198,10 +198,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         // With the shortcuts (the ΔP pulls' sources screened by the delta_bits bitmap, equal sets
         // read back once) or without (each source looked up, each representative's set read).
         fc.boolean(),
-        // Nothing recorded ahead; the fixed kernels of a submission recorded while the GPU runs
-        // the one before; or, besides, the update's whole submission with a radix sort that reads
-        // the pair count on the GPU (sortAhead).
-        fc.constantFrom<'none' | 'rules' | 'whole'>('none', 'rules', 'whole'),
+        // The fixed kernels of a submission recorded while the GPU runs the one before, or not.
+        fc.boolean(),
         // How the team kernels find their work (each team's items in turn, or a lane per item),
         // with two subgroup teams per workgroup or one.
         fc.constantFrom<[TeamSweep, number]>(['serial', 2], ['ballot', 1]),
@@ -227,17 +225,13 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             smallSort,
             deltaBitmap: shortcuts,
             shareEqualSets: shortcuts,
-            encodeAhead: ahead !== 'none',
-            sortAhead: ahead === 'whole',
+            encodeAhead: ahead,
             sweep,
             teamsPerWorkgroup,
           });
           await expectSameAsCpu(program, result, hcd);
-          if (ahead !== 'none') expect(solver.report?.host.encodeAhead).toBeGreaterThan(0);
+          if (ahead) expect(solver.report?.host.encodeAhead).toBeGreaterThan(0);
           else expect(solver.report?.host.encodeAhead).toBe(0);
-          const updatesAhead = solver.report?.updatesAhead;
-          if (ahead === 'whole') expect(updatesAhead?.used).toBeGreaterThan(0);
-          else expect(updatesAhead).toEqual({ used: 0, missed: 0 });
           // Compacted, exactly the distinct sets of the representatives cross the bus (and the
           // union–find, the counts and the leaders): one 128-byte element per 960-member range a
           // set touches, each set once however many representatives have it.
@@ -612,10 +606,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.boolean(),
         // Pairs per invocation: the default 8 (2,048 pairs), or 4 (1,024 pairs).
         fc.constantFrom<4 | undefined>(4, undefined),
-        // The update recorded ahead, where sort_plan picks the sort on the GPU, or recorded after
-        // the host read the pair count.
-        fc.boolean(),
-        async (loads, objectCount, compositeSort, smallSortItems, sortAhead) => {
+        async (loads, objectCount, compositeSort, smallSortItems) => {
           const b = createConstraintBuilder();
           const y = b.variable('y');
           const objects = Array.from({ length: objectCount }, (_, i) => b.object(`o${i}`));
@@ -625,10 +616,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           });
           for (let j = 0; j < loads; j++) b.load(b.variable(`x${j}`), y);
           const program = b.build();
-          const { result, solver } = await solve(program, { compositeSort, smallSortItems, sortAhead });
+          const { result, solver } = await solve(program, { compositeSort, smallSortItems });
           await expectSameAsCpu(program, result);
-          if (sortAhead) expect(solver.report?.updatesAhead.used).toBeGreaterThan(0);
-          else expect(solver.report?.updatesAhead.used).toBe(0);
           // The round that pushes the pairs sorts them in one workgroup up to the capacity, with the
           // radix sort past it (no other round has a worklist to sort).
           const sorts = solver.report?.sorts;

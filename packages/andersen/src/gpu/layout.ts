@@ -57,11 +57,6 @@ export const STATUS = {
   mergeStride: 25,
   /** Rules member_rules skipped this attempt because a rule of the same signature ran (equal pairs). */
   rulesShared: 26,
-  /**
-   * The pairs the radix sort takes this attempt (sort_plan): the worklist's, or 0 when sort_small
-   * sorts it; the update's submission recorded ahead copies it into the sort's parameters.
-   */
-  radixCount: 27,
 } as const;
 
 /** Words of {@link STATUS} (the control buffer's first words; the host reads them all back each iteration). */

@@ -165,16 +165,6 @@ export interface GpuSolverOptions {
    */
   readonly encodeAhead?: boolean | undefined;
   /**
-   * Record the update's whole submission while the rules run (default true, with `encodeAhead`):
-   * the partial-pull merge levels the last round needed and one more, `sort_plan`, `sort_small`,
-   * a radix sort planned for the worklist's capacity that reads the pair count on the GPU, and the
-   * update. The host then submits it as soon as the rules' status words arrive, instead of
-   * recording the sort (about 25 dispatches) only then, on the path every round waits on. A round
-   * that needs more merge levels or many more partial-pull chunks than were recorded for records
-   * its update as before. @internal For A/B runs and tests.
-   */
-  readonly sortAhead?: boolean | undefined;
-  /**
    * Record each radix sort of the worklist in one compute pass (default true; one pass per radix
    * pass when profiling, to time them). @internal For A/B runs.
    */
@@ -333,11 +323,6 @@ export interface GpuSolveReport {
   readonly sharedRules: number;
   /** Worklists sorted in one workgroup (`sort_small`) and by the radix sort, over all submissions. */
   readonly sorts: { readonly small: number; readonly radix: number };
-  /**
-   * Update submissions recorded ahead with the worklist's sort (`sortAhead`): `used`, and `missed`
-   * (recorded, but the round needed more merge levels or chunks, so its update was recorded again).
-   */
-  readonly updatesAhead: { readonly used: number; readonly missed: number };
   /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
   readonly phaseMs?: Readonly<Record<GpuSolvePhase, number>> | undefined;
   /** The same GPU milliseconds per kernel (entry point; the worklist's radix sort as `sort`). */
@@ -357,9 +342,6 @@ export interface GpuSolveReport {
 
 /** Final readbacks from this size on go into memory that worker threads touched first. */
 const TOUCHED_READ_BYTES = 16 * 2 ** 20;
-
-/** Byte offset of `sort_count` in the kernels' uniform parameters. */
-const PARAMS_SORT_COUNT_BYTE = 9 * 4;
 
 /** Reads up to this size ride along with the submission that produced them (one staging buffer). */
 const READ_WITH_SUBMISSION_BYTES = 64 * 2 ** 20;
@@ -389,8 +371,6 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   member_rules: 'rules',
   merge_partials: 'rules',
   next_pull_level: 'rules',
-  sort_plan: 'sort',
-  pad_pairs: 'sort',
   sort_small: 'sort',
   mark_segments: 'worklist',
   apply_pairs: 'worklist',
@@ -681,7 +661,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         maxPullChunks,
         chunkCapacity,
         deltaTableSize - 1,
-        0,
         keyBits + compositeBits,
         compositeBits > 0 ? 0 : sourceBits,
       ),
@@ -715,7 +694,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           layoutWgsl: layout.wgsl(),
           laneWords,
           smallSortItems,
-          radixSortFrom: smallSortPairs > 0 ? smallSortPairs : 1,
           deltaBitmap,
           shareEqualSets,
           collideHashes: this.#options.collideHashes,
@@ -812,15 +790,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           16 * maxPasses,
         )
       : undefined;
-    // The worklist is sorted at a size from a short ladder above its pair count (four sizes per
-    // doubling, at most a quarter more keys; pad_pairs fills the rest), so that the sort's plans
-    // and bind groups repeat between rounds instead of being made anew for every count.
-    let paddedTo = 0;
-    const sortSizeFor = (count: number) => {
-      if (count <= 1) return count;
-      const step = 2 ** Math.max(8, Math.floor(Math.log2(count)) - 2);
-      return Math.min(pairCapacity, Math.ceil(count / step) * step);
-    };
+    // The radix sort reads the pair count on the GPU (the status word the rules counted) and is
+    // planned for the power of two above it, so that a solve makes a plan, with its parameters
+    // and bind groups, per doubling of the worklist instead of one for nearly every round (the
+    // tiles past the count only write empty histogram rows). Planned per count (four sizes per
+    // doubling, the gap filled with the largest key), perl's solves made about 25 bind groups for
+    // each of most of its 39 radix sorts, a sixth of the host's encoding time on the H100 machine.
+    const sortSizeFor = (count: number) =>
+      count <= 1 ? count : Math.min(pairCapacity, 2 ** Math.ceil(Math.log2(count)));
+    const pairCountWord = { buffer: control, offset: STATUS.pairCount * 4 };
     // Items of the kernels that visit merged children and extra pull chunks: the teams launched
     // for them, not a bound (their loops stride over whatever is there), from the counts the host
     // read before encoding them. A dispatch of 2^15 teams that find nothing to do took about
@@ -828,7 +806,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const fixedMergeTeams = this.#options.mergeTeams;
     let mergeItems = fixedMergeTeams ?? n;
     let extraChunks = chunkCapacity;
-    const itemsOf = (entry: SolverEntryPoint, pairCount: number, chunkTeams = extraChunks): number => {
+    const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
       switch (entry) {
         case 'hcd_hook':
           return prepared.hcdCount * hookSplit;
@@ -841,7 +819,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         case 'pull_sources':
           return n + chunkCapacity;
         case 'merge_partials':
-          return chunkTeams;
+          return extraChunks;
         case 'merge_prepare':
         case 'merge_level':
           return mergeItems;
@@ -870,7 +848,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       sortCount: number,
       passPhases: GpuSolvePhase[],
       passKernels: string[],
-      chunkTeams = extraChunks,
     ) => {
       const timedPass = (phase: GpuSolvePhase, passLabel: string): GPUComputePassEncoder => {
         // Passes past the query set's room run untimed rather than fail validation.
@@ -884,18 +861,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 },
         });
       };
-      if (sortCount > pairCount) {
-        if (sortCount !== paddedTo) {
-          // Queue-ordered: the submission below sees it, work submitted before does not.
-          ctx.queue.writeBuffer(params, PARAMS_SORT_COUNT_BYTE, Uint32Array.of(sortCount));
-          paddedTo = sortCount;
-        }
-        const pass = timedPass('sort', 'pad_pairs');
-        pass.setPipeline(kernels.pad_pairs.pipeline);
-        pass.setBindGroup(0, bindGroup);
-        encodeDispatch(pass, grid('pad_pairs', sortCount - pairCount));
-        pass.end();
-      }
       if (sortCount > 1) {
         // Timed, each radix pass is a compute pass of its own; untimed, the sort records all of
         // them in one (fewer passes for the host to record).
@@ -903,14 +868,30 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           querySet || !sortInOnePass
             ? { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) }
             : undefined;
-        encodeRadixSort(encoder, sortCount, timer);
+        const common = { count: sortCount, countFrom: pairCountWord };
+        if (compositeBits > 0) {
+          const bits = { start: 0, end: keyBits + compositeBits };
+          sorter.encode(encoder, { keys: pairs.keys, values: pairs.values, bits, ...common }, timer);
+        } else {
+          // By (key, source): sort by source, then stably by key.
+          const [bySource, byKey] = [
+            { start: 0, end: sourceBits },
+            { start: 0, end: keyBits },
+          ];
+          sorter.encode(
+            encoder,
+            { keys: pairs.values, values: pairs.keys, bits: bySource, ...common },
+            timer,
+          );
+          sorter.encode(encoder, { keys: pairs.keys, values: pairs.values, bits: byKey, ...common }, timer);
+        }
       }
       if (querySet) {
         for (const entry of entries) {
           const pass = timedPass(PHASE_OF[entry], entry);
           pass.setPipeline(kernels[entry].pipeline);
           pass.setBindGroup(0, bindGroup);
-          encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount, chunkTeams)));
+          encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
           pass.end();
         }
       } else if (entries.length > 0) {
@@ -919,55 +900,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         pass.setBindGroup(0, bindGroup);
         for (const entry of entries) {
           pass.setPipeline(kernels[entry].pipeline);
-          encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount, chunkTeams)));
+          encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
         }
         pass.end();
       }
     };
-    /**
-     * Records the worklist's radix sort by (key, source) for `count` pairs, or, with `countFrom`,
-     * for as many as that word says when the commands run (`count` then being the capacity).
-     */
-    const encodeRadixSort = (
-      encoder: GPUCommandEncoder,
-      count: number,
-      timer?: { beginComputePass(encoder: GPUCommandEncoder, label: string): GPUComputePassEncoder },
-      countFrom?: { buffer: GPUBuffer; offset: number },
-    ) => {
-      if (compositeBits > 0) {
-        sorter.encode(
-          encoder,
-          {
-            keys: pairs.keys,
-            values: pairs.values,
-            count,
-            bits: { start: 0, end: keyBits + compositeBits },
-            countFrom,
-          },
-          timer,
-        );
-      } else {
-        // By (key, source): sort by source, then stably by key.
-        sorter.encode(
-          encoder,
-          { keys: pairs.values, values: pairs.keys, count, bits: { start: 0, end: sourceBits }, countFrom },
-          timer,
-        );
-        sorter.encode(
-          encoder,
-          { keys: pairs.keys, values: pairs.values, count, bits: { start: 0, end: keyBits }, countFrom },
-          timer,
-        );
-      }
-    };
-    /** The sort bit ranges, in the order {@link encodeRadixSort} records them. */
-    const sortBitRanges =
-      compositeBits > 0
-        ? [{ start: 0, end: keyBits + compositeBits }]
-        : [
-            { start: 0, end: sourceBits },
-            { start: 0, end: keyBits },
-          ];
     /**
      * Kernels recorded while the GPU runs the submission before them (the host's encoding costs
      * 0.3–0.6 ms a submission on the H100 machine, during which the GPU would idle), for a later
@@ -992,55 +929,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const commandBuffer = encoder.finish();
       host.encodeAhead += performance.now() - started;
       return { key: compiled.key, entries, commandBuffer };
-    };
-    // The update's whole submission recorded ahead (sortAhead): the radix sort in it reads the
-    // count sort_plan leaves, and is planned for a guess of it (the ladder size of twice the last
-    // round's pairs: a sort planned for the whole capacity ran all its tiles' dispatches every round,
-    // which cost php more than recording ahead saved). It must be prepared (kernels, scratch) before
-    // the recording, which runs synchronously; a round with more pairs than planned for records its
-    // update again once the host has read the count.
-    const sortAheadEnabled = encodeAheadEnabled && this.#options.sortAhead !== false;
-    let gpuSortSize = 0;
-    const prepareGpuCountedSort = async (lastPairs: number) => {
-      if (!sortAheadEnabled) return;
-      const size = Math.min(pairCapacity, sortSizeFor(Math.max(2 * lastPairs, 2 * smallSortPairs, 1024)));
-      if (size === gpuSortSize) return;
-      for (const bits of sortBitRanges) {
-        await sorter.prepare({ count: size, withValues: true, bits, countFromGpu: true });
-      }
-      gpuSortSize = size;
-    };
-    const updatesAhead = { used: 0, missed: 0 };
-    /**
-     * An update submission recorded ahead for up to `levels` merge levels, `chunkTeams` teams and a
-     * radix sort of up to `sortSize` pairs.
-     */
-    interface UpdateAhead extends Ahead {
-      readonly levels: number;
-      readonly chunkTeams: number;
-      readonly sortSize: number;
-    }
-    const recordUpdateAhead = (levels: number, chunkTeams: number): UpdateAhead | undefined => {
-      const sortSize = gpuSortSize;
-      if (!sortAheadEnabled || sortSize < 2 || sortSize > pairCapacity || compiled?.key !== compiledKey()) {
-        return undefined;
-      }
-      const started = performance.now();
-      const label = 'andersen update (recorded ahead)';
-      const encoder = ctx.device.createCommandEncoder({ label });
-      const before: SolverEntryPoint[] = [];
-      for (let level = 0; level < levels; level++) before.push('merge_partials', 'next_pull_level');
-      before.push('sort_plan');
-      if (smallSortPairs > 0) before.push('sort_small');
-      encodeEntries(encoder, label, compiled, before, pairCapacity, 0, [], [], chunkTeams);
-      encodeRadixSort(encoder, sortSize, undefined, {
-        buffer: control,
-        offset: STATUS.radixCount * 4,
-      });
-      encodeEntries(encoder, label, compiled, updateTail, pairCapacity, 0, [], [], chunkTeams);
-      const commandBuffer = encoder.finish();
-      host.encodeAhead += performance.now() - started;
-      return { key: compiled.key, entries: updateTail, commandBuffer, levels, chunkTeams, sortSize };
     };
     /** The recorded kernels when they are still valid and exactly `entries`, else `undefined`. */
     const takeAhead = (ahead: Ahead | undefined, entries: readonly SolverEntryPoint[]) =>
@@ -1076,7 +964,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
       const passEntries: readonly SolverEntryPoint[] = smallSort ? ['sort_small', ...entries] : entries;
       if (sortCount > 1) {
-        for (const bits of sortBitRanges) await sorter.prepare({ count: sortCount, withValues: true, bits });
+        const prepare = { count: sortCount, withValues: true, countFromGpu: true };
+        if (compositeBits > 0) {
+          await sorter.prepare({ ...prepare, bits: { start: 0, end: keyBits + compositeBits } });
+        } else {
+          await sorter.prepare({ ...prepare, bits: { start: 0, end: sourceBits } });
+          await sorter.prepare({ ...prepare, bits: { start: 0, end: keyBits } });
+        }
       }
       const passPhases: GpuSolvePhase[] = [];
       const passKernels: string[] = [];
@@ -1224,15 +1118,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const nextRules: SolverEntryPoint[] = ['begin_iteration', ...rulesEntries];
     // The next round's rules, recorded while this round's update runs (see encodeAhead).
     let rulesAhead: Ahead | undefined;
-    // What the update recorded ahead provides for: the partial-pull merge levels the last round
-    // needed and one more, and twice its extra chunks in teams (merge_partials strides over more).
-    const mostPullLevels = Math.ceil(Math.log2(Math.max(1, maxPullChunks)));
-    let levelsAhead = 1;
-    let chunkTeamsAhead = Math.min(chunkCapacity, 1024);
-    // Round 1 plans its sort for the whole capacity.
-    let lastPairCount = pairCapacity;
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
-      await prepareGpuCountedSort(lastPairCount);
       const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
       // The very first submission fills the heads and arrays that start empty.
       if (!initialized) begin.unshift('init_state');
@@ -1241,12 +1127,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const recordedRules = takeAhead(rulesAhead, rules);
       rulesAhead = undefined;
       // The update's kernels after the sort do not depend on the rules' status words: they are
-      // recorded while the rules run, and with sortAhead the merge levels and the sort too.
+      // recorded while the rules run.
       let updateAhead: Ahead | undefined;
-      let wholeUpdateAhead: UpdateAhead | undefined;
       const encodeUpdate = () => {
-        wholeUpdateAhead = recordUpdateAhead(levelsAhead, chunkTeamsAhead);
-        updateAhead = wholeUpdateAhead ? undefined : encodeAhead(updateTail);
+        updateAhead = encodeAhead(updateTail);
       };
       // The folds of the last round's merges come first: the rules see the merged classes.
       let status = (
@@ -1272,35 +1156,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           // One level of the partial-merge tree per doubling of the most chunks one representative got.
           const levels = Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
           extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
-          const encodeNextRules = () => {
-            rulesAhead = encodeAhead(nextRules);
-          };
-          const whole =
-            wholeUpdateAhead !== undefined &&
-            wholeUpdateAhead.key === compiledKey() &&
-            levels <= wholeUpdateAhead.levels &&
-            extraChunks <= 2 * wholeUpdateAhead.chunkTeams &&
-            (pairCount <= wholeUpdateAhead.sortSize || pairCount <= smallSortPairs)
-              ? wholeUpdateAhead
-              : undefined;
-          if (wholeUpdateAhead) {
-            if (whole) updatesAhead.used++;
-            else updatesAhead.missed++;
-          }
-          levelsAhead = Math.min(mostPullLevels, levels + 1);
-          chunkTeamsAhead = Math.min(chunkCapacity, Math.max(1024, 2 * extraChunks));
-          lastPairCount = pairCount;
-          if (whole) {
-            // sort_plan sent the worklist to sort_small or to the radix sort on the GPU.
-            if (pairCount > 1) {
-              if (pairCount <= smallSortPairs) sorts.small++;
-              else sorts.radix++;
-            }
-            return (await run(label, [], 0, [], whole, encodeNextRules)).status;
-          }
           const merges: SolverEntryPoint[] = [];
           for (let level = 0; level < levels; level++) merges.push('merge_partials', 'next_pull_level');
           const recordedUpdate = takeAhead(updateAhead, updateTail);
+          const encodeNextRules = () => {
+            rulesAhead = encodeAhead(nextRules);
+          };
           return (
             await run(
               label,
@@ -1317,8 +1178,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         await timedGrow(async () => {
           pairs = await this.#createPairs(pairCapacity, pairs);
           await ctx.writeBuffer(params, 12, Uint32Array.of(pairCapacity));
-          lastPairCount = pairCount;
-          await prepareGpuCountedSort(lastPairCount);
         });
         status = (await run(`${label} (worklist grown)`, rulesEntries, 0, [], undefined, encodeUpdate))
           .status;
@@ -1583,7 +1442,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       pullSplit,
       sharedRules,
       sorts,
-      updatesAhead,
       phaseMs: profile ? phaseMs : undefined,
       kernelMs: profile ? kernelMs : undefined,
       host,

@@ -34,11 +34,6 @@ export interface SolverKernelParams {
    */
   readonly smallSortItems?: number;
   /**
-   * `sort_plan` leaves worklists of at most this many pairs to `sort_small` and gives longer ones
-   * to the radix sort (default `sort_small`'s capacity; 1 when `sort_small` is not used).
-   */
-  readonly radixSortFrom?: number | undefined;
-  /**
    * Screen the sources of the ΔP pulls through the `delta_bits` bitmap (default true): lanes AND
    * each word of E with the bitmap's word and decode only the sources whose class has a ΔP, where
    * without it every member of E is looked up (a find and a head load) every round.
@@ -126,7 +121,7 @@ export function smallSortWorkgroupBytes(items: number): number {
  * per level of the children's tree, `merge_data`; only after a round that merged), `init_state`
  * (first submission only), `begin_iteration` (first attempt only), `begin_attempt`,
  * `delta_clear`, `delta_bits`, `delta_leaders`, `pull_count`, `pull_items`, `pull_sources`,
- * `rule_clear`, `member_rules`. Second: the worklist's sort (`pad_pairs` and the radix sort, or `sort_small`),
+ * `rule_clear`, `member_rules`. Second: the worklist's sort (the radix sort, or `sort_small`),
  * `merge_partials` + `next_pull_level` once per level of the partial-merge tree, `mark_segments`,
  * `apply_pairs`, `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
  * `compress`, `merge_link`, then the merge plan (`merge_begin`, `merge_rank`, `merge_count`,
@@ -144,7 +139,6 @@ export function smallSortWorkgroupBytes(items: number): number {
 export function solverKernelsWgsl(params: SolverKernelParams): string {
   const { team, teamWorkgroupSize: wg, laneWords: lw } = params;
   const sortItems = params.smallSortItems ?? 8;
-  const radixFrom = params.radixSortFrom ?? smallSortCapacity(sortItems);
   const deltaBitmap = params.deltaBitmap !== false;
   const shareEqualSets = params.shareEqualSets !== false;
   const skipJoined = params.hcdSkipJoined !== false;
@@ -402,7 +396,7 @@ ${body}
   }`;
 
   const code = /* wgsl */ `
-struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_count: u32, sort_key_bits: u32, sort_value_bits: u32 }
+struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_key_bits: u32, sort_value_bits: u32 }
 ${params.layoutWgsl}
 
 const NONE: u32 = ${NONE};
@@ -774,7 +768,6 @@ fn skip_update() -> bool { return atomicLoad(&control[${S('skipUpdate')}]) != 0u
 var<workgroup> small_keys: array<u32, ${smallSortCapacity(sortItems)}>;
 var<workgroup> small_values: array<u32, ${smallSortCapacity(sortItems)}>;
 var<workgroup> small_zeros: array<u32, ${SMALL_SORT_THREADS}>;
-var<workgroup> small_count: u32;
 
 // A worklist of at most ${smallSortCapacity(sortItems)} pairs sorted by (key, source) in one workgroup, in
 // place of the radix sort's dozen dispatches: a stable split by one bit per pass, least significant
@@ -783,11 +776,7 @@ var<workgroup> small_count: u32;
 // key and source, so they stay after every pair and are not written back.
 @compute @workgroup_size(${SMALL_SORT_THREADS})
 fn sort_small(@builtin(local_invocation_index) lid: u32) {
-  // Recorded before the count is known (the update's submission recorded ahead), it leaves a
-  // longer worklist to the radix sort.
-  if (lid == 0u) { small_count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity); }
-  let count = workgroupUniformLoad(&small_count);
-  if (count > ${smallSortCapacity(sortItems)}u) { return; }
+  let count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity);
   var keys: array<u32, ${sortItems}>;
   var values: array<u32, ${sortItems}>;
   for (var i = 0u; i < ${sortItems}u; i++) {
@@ -1153,26 +1142,6 @@ ${teamKernel(
       )}
     }`,
   })}`,
-)}
-${singleKernel(
-  'sort_plan',
-  /* wgsl */ `
-  // What the radix sort recorded ahead takes: the worklist, unless sort_small sorts it (or it has
-  // fewer than two pairs).
-  let count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity);
-  atomicStore(&control[${S('radixCount')}], select(0u, count, count > ${radixFrom}u));`,
-)}
-${threadKernel(
-  'pad_pairs',
-  /* wgsl */ `
-  // The worklist is sorted at one of a few sizes (params.sort_count), so that the sort's plans and
-  // bind groups repeat between rounds: the slots past the pairs get the largest key and source,
-  // which a stable sort leaves after every pair.
-  let count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity);
-  for (var i = count + first_item; i < params.sort_count; i += item_stride) {
-    pair_keys[i] = 0xffffffffu;
-    pair_values[i] = 0xffffffffu;
-  }`,
 )}
 ${threadKernel(
   'mark_segments',
@@ -1612,8 +1581,6 @@ export const SOLVER_ENTRY_POINTS = {
   member_rules: 'team',
   merge_partials: 'team',
   next_pull_level: 'single',
-  sort_plan: 'single',
-  pad_pairs: 'thread',
   sort_small: 'single',
   mark_segments: 'thread',
   apply_pairs: 'thread',
