@@ -386,7 +386,7 @@ for (const subgroups of [true, false]) {
         );
       });
 
-      it('rejects a countFrom word that is not a 4-aligned word of its buffer', async () => {
+      it('rejects a countFrom word that is not a 4-aligned word of a COPY_SRC buffer, and one-pass arrays it cannot copy', async () => {
         const ctx = gpu.ctx;
         const sort = sorter(ctx);
         const k = await ctx.createBuffer({ label: 'keys', size: 64, usage: USAGE });
@@ -399,6 +399,32 @@ for (const subgroups of [true, false]) {
           expect(() =>
             sort.encode(encoder, { keys: k, count: 16, countFrom: { buffer: k, offset: 64 } }),
           ).toThrow(RangeError);
+          const storageOnly = await ctx.createBuffer({
+            label: 'storage only',
+            size: 64,
+            usage: BufferUsage.STORAGE,
+          });
+          try {
+            expect(() =>
+              sort.encode(encoder, { keys: k, count: 16, countFrom: { buffer: storageOnly, offset: 0 } }),
+            ).toThrow(/'storage only' lacks COPY_SRC/);
+            await sort.prepare({
+              count: 16,
+              withValues: false,
+              bits: { start: 0, end: 8 },
+              countFromGpu: true,
+            });
+            expect(() =>
+              sort.encode(encoder, {
+                keys: storageOnly,
+                count: 16,
+                bits: { start: 0, end: 8 },
+                countFrom: { buffer: k, offset: 0 },
+              }),
+            ).toThrow(/one-pass sort with countFrom/);
+          } finally {
+            storageOnly.destroy();
+          }
         } finally {
           k.destroy();
         }

@@ -338,6 +338,19 @@ export class RadixSort {
       throw new RangeError(
         `RadixSort: countFrom offset ${countFrom.offset} is not a 4-aligned word of '${countFrom.buffer.label}' (${countFrom.buffer.size} bytes)`,
       );
+    if (countFrom && (countFrom.buffer.usage & BufferUsage.COPY_SRC) === 0)
+      throw new TypeError(
+        `RadixSort: countFrom buffer '${countFrom.buffer.label}' lacks COPY_SRC usage (the count is copied into the sort's parameters)`,
+      );
+    if (countFrom && passTotal === 1) {
+      // The one pass reads a copy of the arrays (a pass cannot sort in place).
+      for (const buffer of [o.keys, o.values]) {
+        if (buffer && (buffer.usage & BufferUsage.COPY_SRC) === 0)
+          throw new TypeError(
+            `RadixSort: '${buffer.label}' lacks COPY_SRC usage, which a one-pass sort with countFrom needs`,
+          );
+      }
+    }
     const plan = this.#plan(config, o.count, bits, countFrom !== undefined);
     const get = (name: string) => {
       const kernel = this.#kernels.get(name);
