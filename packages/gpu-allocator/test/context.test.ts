@@ -141,6 +141,44 @@ describeGpu('acquireGpu', (gpu) => {
     expect(c).not.toBe(a);
   });
 
+  it('finds a pipeline by equal source text in another string, per entry point, layout bindings and source', async () => {
+    const layout = defineBindings('by source', { out: { kind: 'storage', type: 'array<u32>' } });
+    // Layouts are keyed by their bindings: this one has a binding more (which the code leaves unused).
+    const other = defineBindings('by source 2', {
+      out: { kind: 'storage', type: 'array<u32>' },
+      spare: { kind: 'storage', type: 'array<u32>' },
+    });
+    const code = `${layout.wgsl()}
+@compute @workgroup_size(1) fn one() { out[0] = 1u; }
+@compute @workgroup_size(1) fn two() { out[0] = 2u; }`;
+    // The same text built anew (as a solver's linked module is for every solve).
+    const again = code.split('\n').join('\n');
+    const before = gpu.ctx.kernels.size;
+    const one = await gpu.ctx.kernels.get({ label: 'one', code, layout, entryPoint: 'one' });
+    expect(await gpu.ctx.kernels.get({ label: 'one', code: again, layout, entryPoint: 'one' })).toBe(one);
+    const two = await gpu.ctx.kernels.get({ label: 'two', code: again, layout, entryPoint: 'two' });
+    expect(two).not.toBe(one);
+    const otherLayout = await gpu.ctx.kernels.get({ label: 'one', code, layout: other, entryPoint: 'one' });
+    expect(otherLayout).not.toBe(one);
+    const changed = await gpu.ctx.kernels.get({
+      label: 'one',
+      code: `${code}\n// changed`,
+      layout,
+      entryPoint: 'one',
+    });
+    expect(changed).not.toBe(one);
+    expect(gpu.ctx.kernels.size).toBe(before + 4);
+    // A failed build is not kept: asking again builds again (and fails again).
+    const broken = `${layout.wgsl()}\n@compute @workgroup_size(1) fn main() { out[0] = nope; }`;
+    await expect(gpu.ctx.kernels.get({ label: 'broken', code: broken, layout })).rejects.toBeInstanceOf(
+      GpuValidationError,
+    );
+    expect(gpu.ctx.kernels.size).toBe(before + 4);
+    await expect(gpu.ctx.kernels.get({ label: 'broken', code: broken, layout })).rejects.toBeInstanceOf(
+      GpuValidationError,
+    );
+  });
+
   it('records errors raised outside its scopes, for the fixture to fail the test', async () => {
     const ctx = gpu.ctx;
     const buffer = await ctx.createBuffer({ label: 'tiny', size: 4, usage: BufferUsage.STORAGE });
