@@ -372,16 +372,16 @@ export class RadixSort {
     const caller = { keys: o.keys, values: o.values };
     const alt = { keys: altKeys, values: altValues };
     if (throughSecond) {
-      const second = {
-        keys: this.#buffers.get('second keys') as GPUBuffer,
-        values: withValues ? (this.#buffers.get('second values') as GPUBuffer) : undefined,
-      };
       if (passTotal === 1) {
         // One pass cannot sort in place: copy the capacity aside first (harmless past the count).
         encoder.copyBufferToBuffer(o.keys, 0, altKeys, 0, bytes);
         if (o.values && altValues) encoder.copyBufferToBuffer(o.values, 0, altValues, 0, bytes);
         route.push(alt, caller);
       } else {
+        const second = {
+          keys: this.#buffers.get('second keys') as GPUBuffer,
+          values: withValues ? (this.#buffers.get('second values') as GPUBuffer) : undefined,
+        };
         route.push(caller);
         for (let p = 1; p < passTotal; p++) route.push(p % 2 === 1 ? alt : second);
         route.push(caller);
