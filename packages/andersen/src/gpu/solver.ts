@@ -330,9 +330,9 @@ export interface GpuSolveReport {
   /**
    * Where the host's time of the iterations and the transfer went, summed over submissions:
    * `prepare` (kernel and sort-plan look-ups, scratch buffers), `encode` (recording and submitting
-   * command buffers), `submit` (the part of `encode` spent in `queue.submit`, where Dawn records the
-   * backend's commands and barriers for every dispatch, those recorded ahead included), `encodeAhead` (recording kernels of the next submission while the GPU runs
-   * this one), `wait` (from the submit until its error scopes and the status words it copies out
+   * command buffers), `submit` (the part of `encode` spent in `queue.submit`, where Dawn records
+   * the backend's commands and barriers for every dispatch, those recorded ahead included),
+   * `encodeAhead` (recording kernels of the next submission while the GPU runs this one), `wait` (from the submit until its error scopes and the status words it copies out
    * arrive, less `encodeAhead`: the GPU's own time and the round trip), `grow` (growing pools and
    * the worklist), and `submissions`, their count. The GPU idles during everything but `wait` and
    * `encodeAhead`.
@@ -794,11 +794,20 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // planned for the power of two above it, so that a solve makes a plan, with its parameters
     // and bind groups, per doubling of the worklist instead of one for nearly every round (the
     // tiles past the count only write empty histogram rows). Planned per count (four sizes per
-    // doubling, the gap filled with the largest key), perl's solves made about 25 bind groups for
-    // each of most of its 39 radix sorts, a sixth of the host's encoding time on the H100 machine.
+    // doubling, the gap filled with the largest key), a new plan made about 25 bind groups, and
+    // creating bind groups took perl's solves about 15 ms each in a profile on the H100 machine.
     const sortSizeFor = (count: number) =>
       count <= 1 ? count : Math.min(pairCapacity, 2 ** Math.ceil(Math.log2(count)));
     const pairCountWord = { buffer: control, offset: STATUS.pairCount * 4 };
+    // The sorts by (key, source): one of the composite, or by source (the values' array as keys)
+    // and then stably by key.
+    const radixSorts: readonly { bySource: boolean; bits: { start: number; end: number } }[] =
+      compositeBits > 0
+        ? [{ bySource: false, bits: { start: 0, end: keyBits + compositeBits } }]
+        : [
+            { bySource: true, bits: { start: 0, end: sourceBits } },
+            { bySource: false, bits: { start: 0, end: keyBits } },
+          ];
     // Items of the kernels that visit merged children and extra pull chunks: the teams launched
     // for them, not a bound (their loops stride over whatever is there), from the counts the host
     // read before encoding them. A dispatch of 2^15 teams that find nothing to do took about
@@ -868,22 +877,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           querySet || !sortInOnePass
             ? { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) }
             : undefined;
-        const common = { count: sortCount, countFrom: pairCountWord };
-        if (compositeBits > 0) {
-          const bits = { start: 0, end: keyBits + compositeBits };
-          sorter.encode(encoder, { keys: pairs.keys, values: pairs.values, bits, ...common }, timer);
-        } else {
-          // By (key, source): sort by source, then stably by key.
-          const [bySource, byKey] = [
-            { start: 0, end: sourceBits },
-            { start: 0, end: keyBits },
-          ];
-          sorter.encode(
-            encoder,
-            { keys: pairs.values, values: pairs.keys, bits: bySource, ...common },
-            timer,
-          );
-          sorter.encode(encoder, { keys: pairs.keys, values: pairs.values, bits: byKey, ...common }, timer);
+        for (const { bySource, bits } of radixSorts) {
+          const [keys, values] = bySource ? [pairs.values, pairs.keys] : [pairs.keys, pairs.values];
+          sorter.encode(encoder, { keys, values, bits, count: sortCount, countFrom: pairCountWord }, timer);
         }
       }
       if (querySet) {
@@ -964,12 +960,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
       const passEntries: readonly SolverEntryPoint[] = smallSort ? ['sort_small', ...entries] : entries;
       if (sortCount > 1) {
-        const prepare = { count: sortCount, withValues: true, countFromGpu: true };
-        if (compositeBits > 0) {
-          await sorter.prepare({ ...prepare, bits: { start: 0, end: keyBits + compositeBits } });
-        } else {
-          await sorter.prepare({ ...prepare, bits: { start: 0, end: sourceBits } });
-          await sorter.prepare({ ...prepare, bits: { start: 0, end: keyBits } });
+        for (const { bits } of radixSorts) {
+          await sorter.prepare({ count: sortCount, withValues: true, bits, countFromGpu: true });
         }
       }
       const passPhases: GpuSolvePhase[] = [];

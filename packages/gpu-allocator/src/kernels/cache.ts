@@ -95,20 +95,16 @@ export class KernelCache {
     const constants = Object.entries(descriptor.constants ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
     const key = `${descriptor.layout.key}|${entryPoint}|${JSON.stringify(constants)}`;
     const code = descriptor.code;
-    let bySource = this.#pipelines.get(code);
-    const cached = bySource?.get(key);
+    const bySource = this.#pipelines.get(code) ?? new Map<string, Promise<unknown>>();
+    const cached = bySource.get(key);
     if (cached) return cached as Promise<Kernel<S>>;
-    if (!bySource) {
-      bySource = new Map();
-      this.#pipelines.set(code, bySource);
-    }
+    this.#pipelines.set(code, bySource);
     const kernel = this.#build(descriptor, entryPoint);
     bySource.set(key, kernel);
     // A failed build is not cached, so fixing a transient condition (e.g. memory) can retry.
-    const forSource = bySource;
     kernel.catch(() => {
-      forSource.delete(key);
-      if (forSource.size === 0 && this.#pipelines.get(code) === forSource) this.#pipelines.delete(code);
+      bySource.delete(key);
+      if (bySource.size === 0 && this.#pipelines.get(code) === bySource) this.#pipelines.delete(code);
     });
     return kernel;
   }
