@@ -6,6 +6,8 @@
 // `queue.submit` (where Dawn records the backend's commands and barriers). Dawn checks and tracks
 // every binding of the bound groups at each dispatch, so a kernel bound to a large group pays for
 // bindings it never touches. Prints the median of 7 repetitions per size, in µs per dispatch.
+// Then the same with a group set before every dispatch, alternating between two pipelines and
+// their groups (what a solver pays when each kernel binds only the bindings it uses).
 import { acquireGpu, BufferUsage } from '@gpumorph/gpu-allocator';
 
 const ctx = await acquireGpu({ require: true });
@@ -37,18 +39,14 @@ function kernelWith(bindings) {
 }
 
 console.log(`adapter: ${ctx}`);
-for (const bindings of [1, 2, 4, 8, 12, 16]) {
-  const { pipeline, group, buffers } = kernelWith(bindings);
+/** Median record, finish and submit times of 7 repetitions of `record(pass, i)` for each dispatch. */
+async function measure(label, record) {
   const runs = [];
   for (let rep = 0; rep < 7; rep++) {
     const started = performance.now();
     const encoder = device.createCommandEncoder();
     const pass = encoder.beginComputePass();
-    pass.setBindGroup(0, group);
-    for (let i = 0; i < DISPATCHES; i++) {
-      pass.setPipeline(pipeline);
-      pass.dispatchWorkgroups(1);
-    }
+    for (let i = 0; i < DISPATCHES; i++) record(pass, i);
     pass.end();
     const recorded = performance.now();
     const commands = encoder.finish();
@@ -62,9 +60,33 @@ for (const bindings of [1, 2, 4, 8, 12, 16]) {
   const median = runs[3];
   const us = (ms) => ((1000 * ms) / DISPATCHES).toFixed(2);
   console.log(
-    `${String(bindings).padStart(2)} bindings: per dispatch record ${us(median.record)} µs, finish ${us(median.finish)} µs, submit ${us(median.submit)} µs`,
+    `${label}: per dispatch record ${us(median.record)} µs, finish ${us(median.finish)} µs, submit ${us(median.submit)} µs`,
   );
-  for (const buffer of buffers) buffer.destroy();
 }
+const kernels = new Map([1, 2, 4, 8, 12, 16].map((bindings) => [bindings, kernelWith(bindings)]));
+for (const [bindings, { pipeline, group }] of kernels) {
+  let bound = false;
+  await measure(`${String(bindings).padStart(2)} bindings, group set once`, (pass) => {
+    if (!bound) pass.setBindGroup(0, group);
+    bound = true;
+    pass.setPipeline(pipeline);
+    pass.dispatchWorkgroups(1);
+  });
+}
+for (const bindings of [2, 16]) {
+  const a = kernels.get(bindings);
+  const b = kernelWith(bindings);
+  await measure(
+    `${String(bindings).padStart(2)} bindings, two kernels in turn, group set each dispatch`,
+    (pass, i) => {
+      const { pipeline, group } = i % 2 === 0 ? a : b;
+      pass.setPipeline(pipeline);
+      pass.setBindGroup(0, group);
+      pass.dispatchWorkgroups(1);
+    },
+  );
+  for (const buffer of b.buffers) buffer.destroy();
+}
+for (const { buffers } of kernels.values()) for (const buffer of buffers) buffer.destroy();
 ctx.destroy();
 process.exit(0);

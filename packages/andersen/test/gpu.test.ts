@@ -203,6 +203,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         // How the team kernels find their work (each team's items in turn, or a lane per item),
         // with two subgroup teams per workgroup or one.
         fc.constantFrom<[TeamSweep, number]>(['serial', 2], ['ballot', 1]),
+        // Each kernel bound to a group of the bindings it uses, or every kernel to all of them.
+        fc.boolean(),
         async (
           program,
           mode,
@@ -213,6 +215,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           shortcuts,
           ahead,
           [sweep, teamsPerWorkgroup],
+          bindUsed,
         ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
@@ -228,6 +231,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             encodeAhead: ahead,
             sweep,
             teamsPerWorkgroup,
+            bindUsed,
           });
           await expectSameAsCpu(program, result, hcd);
           if (ahead) expect(solver.report?.host.encodeAhead).toBeGreaterThan(0);

@@ -220,6 +220,13 @@ export interface GpuSolverOptions {
    * destination a team's width of elements at a time (default true). @internal For A/B runs.
    */
   readonly batchTail?: boolean | undefined;
+  /**
+   * Each kernel's bind group holds only the bindings it uses (default true), where with `false`
+   * every kernel binds all 17 (both pools' windows, the heads, the node table, the rules, control,
+   * the worklist). Dawn checks and tracks each binding of the bound group at every dispatch, and a
+   * round records about 60 dispatches. @internal For A/B runs and tests.
+   */
+  readonly bindUsed?: boolean | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -413,7 +420,8 @@ export type GpuSolverEvents = {
 interface Compiled {
   readonly key: string;
   readonly kernels: Record<SolverEntryPoint, Kernel>;
-  readonly bindGroup: GPUBindGroup;
+  /** Each kernel's bind group; kernels that hold the same bindings share one. */
+  readonly bindGroups: Record<SolverEntryPoint, GPUBindGroup>;
 }
 
 const NONE = NO_ELEMENT;
@@ -678,6 +686,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const key = compiledKey();
       if (compiled?.key === key) return compiled;
       const layout = solverLayout(points, edges);
+      const bindings = this.#options.bindUsed === false ? 'declared' : 'used';
       const library = (pool: ElementPool, name: 'pts' | 'edg') =>
         sparseBitVectorLibraryWgsl({
           name,
@@ -713,7 +722,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         const entries = Object.keys(SOLVER_ENTRY_POINTS) as SolverEntryPoint[];
         const built = await Promise.all(
           entries.map((entryPoint) =>
-            ctx.kernels.get({ label: `andersen ${entryPoint}`, code, layout, entryPoint }),
+            ctx.kernels.get({ label: `andersen ${entryPoint}`, code, layout, entryPoint, bindings }),
           ),
         );
         kernels = Object.fromEntries(entries.map((e, i) => [e, built[i]])) as unknown as Record<
@@ -722,7 +731,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         >;
         kernelSets.set(code, kernels);
       }
-      const bindGroup = (kernels.pull_sources as Kernel).bindGroup({
+      const resources = {
         params,
         ...points.resources(),
         pts_heads: ptsHeads,
@@ -733,8 +742,19 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         control,
         pair_keys: pairs.keys,
         pair_values: pairs.values,
-      } as never);
-      compiled = { key, kernels, bindGroup };
+      } as never;
+      const groupsByBindings = new Map<string, GPUBindGroup>();
+      const bindGroups = {} as Record<SolverEntryPoint, GPUBindGroup>;
+      for (const [entry, kernel] of Object.entries(kernels) as [SolverEntryPoint, Kernel][]) {
+        const bindingsKey = kernel.layout.key;
+        let group = groupsByBindings.get(bindingsKey);
+        if (!group) {
+          group = kernel.bindGroup(resources, `andersen ${kernel.bindings.join(' ')}`);
+          groupsByBindings.set(bindingsKey, group);
+        }
+        bindGroups[entry] = group;
+      }
+      compiled = { key, kernels, bindGroups };
       return compiled;
     };
 
@@ -851,7 +871,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const encodeEntries = (
       encoder: GPUCommandEncoder,
       label: string,
-      { kernels, bindGroup }: Compiled,
+      { kernels, bindGroups }: Compiled,
       entries: readonly SolverEntryPoint[],
       pairCount: number,
       sortCount: number,
@@ -886,16 +906,21 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         for (const entry of entries) {
           const pass = timedPass(PHASE_OF[entry], entry);
           pass.setPipeline(kernels[entry].pipeline);
-          pass.setBindGroup(0, bindGroup);
+          pass.setBindGroup(0, bindGroups[entry]);
           encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
           pass.end();
         }
       } else if (entries.length > 0) {
         const pass = encoder.beginComputePass({ label });
-        // Every kernel has the same bind group layout, so the group set once stays bound.
-        pass.setBindGroup(0, bindGroup);
+        // A group stays bound across pipelines whose layouts take it.
+        let bound: GPUBindGroup | undefined;
         for (const entry of entries) {
           pass.setPipeline(kernels[entry].pipeline);
+          const group = bindGroups[entry];
+          if (group !== bound) {
+            pass.setBindGroup(0, group);
+            bound = group;
+          }
           encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
         }
         pass.end();

@@ -1,6 +1,7 @@
 import type { GpuContext } from '../context/context';
 import { GpuInternalError, GpuValidationError } from '../errors';
 import type { BindingLayout, BindingResources, BindingSpecs } from './layout';
+import { readStaticUses, type WgslStaticUses } from './static-use';
 
 /** What a compute kernel is made of. */
 export interface KernelDescriptor<S extends BindingSpecs = BindingSpecs> {
@@ -13,6 +14,14 @@ export interface KernelDescriptor<S extends BindingSpecs = BindingSpecs> {
   readonly constants?: Readonly<Record<string, number>>;
   /** Bind group 0's layout (further groups are rarely needed and not supported yet). */
   readonly layout: BindingLayout<S>;
+  /**
+   * `'declared'` (the default): the kernel's bind group holds every binding of `layout`. `'used'`:
+   * only those the entry point statically uses ({@link WgslStaticUses.usedBy}), with their
+   * numbers, so that one module's many entry points each bind just what they touch. Dawn checks
+   * and tracks every binding of the bound group at each dispatch, so a small kernel of a module
+   * with many bindings costs the host less to record this way (`scripts/gpu-dispatch-costs.mjs`).
+   */
+  readonly bindings?: 'declared' | 'used';
 }
 
 /**
@@ -48,9 +57,15 @@ export class Kernel<S extends BindingSpecs = BindingSpecs> {
     this.bindGroupLayout = bindGroupLayout;
   }
 
+  /** Names of the bindings this kernel's bind group holds, in binding-number order. */
+  get bindings(): readonly string[] {
+    return this.layout.names;
+  }
+
   /**
-   * A bind group for this kernel. Creation is synchronous so it can sit in a hot loop; wrap the
-   * step that uses it in `ctx.guard` to get a typed error if a resource does not fit.
+   * A bind group for this kernel (of the bindings it holds: `resources` may name more). Creation
+   * is synchronous so it can sit in a hot loop; wrap the step that uses it in `ctx.guard` to get a
+   * typed error if a resource does not fit.
    */
   bindGroup(resources: BindingResources<S>, label = this.label): GPUBindGroup {
     return this.#ctx.device.createBindGroup({
@@ -77,6 +92,8 @@ export class KernelCache {
    */
   readonly #pipelines = new Map<string, Map<string, Promise<unknown>>>();
   readonly #layouts = new Map<string, GPUBindGroupLayout>();
+  /** Each source's functions and the identifiers they name, for kernels that bind what they use. */
+  readonly #staticUses = new Map<string, WgslStaticUses>();
 
   constructor(ctx: GpuContext) {
     this.#ctx = ctx;
@@ -93,7 +110,7 @@ export class KernelCache {
   get<S extends BindingSpecs>(descriptor: KernelDescriptor<S>): Promise<Kernel<S>> {
     const entryPoint = descriptor.entryPoint ?? 'main';
     const constants = Object.entries(descriptor.constants ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
-    const key = `${descriptor.layout.key}|${entryPoint}|${JSON.stringify(constants)}`;
+    const key = `${descriptor.layout.key}|${entryPoint}|${JSON.stringify(constants)}|${descriptor.bindings ?? 'declared'}`;
     const code = descriptor.code;
     const bySource = this.#pipelines.get(code) ?? new Map<string, Promise<unknown>>();
     const cached = bySource.get(key);
@@ -137,7 +154,9 @@ export class KernelCache {
         }
         throw error;
       });
-    const bindGroupLayout = await this.#bindGroupLayout(descriptor.layout);
+    const layout =
+      descriptor.bindings === 'used' ? this.#usedLayout(descriptor, entryPoint) : descriptor.layout;
+    const bindGroupLayout = await this.#bindGroupLayout(layout);
     const pipelineLayout = device.createPipelineLayout({ label, bindGroupLayouts: [bindGroupLayout] });
     const compute: GPUProgrammableStage = { module, entryPoint };
     if (descriptor.constants) compute.constants = { ...descriptor.constants };
@@ -153,7 +172,20 @@ export class KernelCache {
       }
       throw new GpuValidationError(`pipeline ${label}: ${message}`, label, [], { cause });
     }
-    return new Kernel(ctx, label, pipeline, descriptor.layout, bindGroupLayout);
+    return new Kernel(ctx, label, pipeline, layout, bindGroupLayout);
+  }
+
+  /** `descriptor.layout` cut to the bindings `entryPoint` statically uses. */
+  #usedLayout<S extends BindingSpecs>(descriptor: KernelDescriptor<S>, entryPoint: string): BindingLayout<S> {
+    const { code, layout } = descriptor;
+    let uses = this.#staticUses.get(code);
+    if (!uses) {
+      uses = readStaticUses(code);
+      this.#staticUses.set(code, uses);
+    }
+    // A missing entry point keeps the whole layout: the pipeline's creation then reports it.
+    if (!uses.has(entryPoint)) return layout;
+    return layout.pick(uses.usedBy(entryPoint, layout.names) as Set<keyof S & string>);
   }
 
   async #bindGroupLayout<S extends BindingSpecs>(layout: BindingLayout<S>): Promise<GPUBindGroupLayout> {
@@ -171,6 +203,7 @@ export class KernelCache {
   clear(): void {
     this.#pipelines.clear();
     this.#layouts.clear();
+    this.#staticUses.clear();
   }
 }
 

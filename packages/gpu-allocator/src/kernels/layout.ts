@@ -24,49 +24,86 @@ export type BindingSpecs = Readonly<Record<string, BindingSpec>>;
 export class BindingLayout<S extends BindingSpecs = BindingSpecs> {
   readonly label: string;
   readonly specs: S;
+  /** The names this layout binds, in binding-number order (all of `specs` but in a {@link BindingLayout.pick}). */
   readonly names: readonly (keyof S & string)[];
-  /** Identity of the layout's shape, used as a cache key. */
+  /** Identity of the layout's shape (binding numbers, kinds and access), used as a cache key. */
   readonly key: string;
+  /** Binding number of each name of `specs`: its position there, also in a picked layout. */
+  readonly #bindings: ReadonlyMap<string, number>;
 
-  constructor(label: string, specs: S) {
+  constructor(label: string, specs: S, names?: readonly (keyof S & string)[]) {
     this.label = label;
     this.specs = specs;
-    this.names = Object.keys(specs) as (keyof S & string)[];
-    this.key = this.names
-      .map((name) => {
-        const spec = specs[name] as BindingSpec;
-        return spec.kind === 'storage' ? `s${spec.access === 'read' ? 'r' : 'w'}` : 'u';
-      })
-      .join('');
+    const all = Object.keys(specs) as (keyof S & string)[];
+    this.#bindings = new Map(all.map((name, binding) => [name, binding]));
+    this.names = names ?? all;
+    const shape = (name: string) => {
+      const spec = specs[name] as BindingSpec;
+      return spec.kind === 'storage' ? `s${spec.access === 'read' ? 'r' : 'w'}` : 'u';
+    };
+    this.key = names
+      ? this.names.map((name) => `${this.bindingOf(name)}${shape(name)}`).join(',')
+      : this.names.map(shape).join('');
   }
 
-  /** The WGSL `var` declarations of this layout in bind group `group`. */
+  /** The binding number of `name` (its position in the specs). */
+  bindingOf(name: keyof S & string): number {
+    const binding = this.#bindings.get(name);
+    if (binding === undefined) throw new TypeError(`${this.label}: no binding '${name}'`);
+    return binding;
+  }
+
+  /**
+   * The same layout with only `names` bound (in binding-number order; each keeps its number): the
+   * bind group of a kernel that uses a few of a module's bindings, which costs each dispatch less
+   * to record (Dawn checks and tracks every binding of the bound groups at every dispatch).
+   *
+   * @example
+   * ```ts
+   * const small = layout.pick(['params', 'control']); // bindings 0 and 7 of a larger layout
+   * ```
+   */
+  pick(names: Iterable<keyof S & string>): BindingLayout<S> {
+    const wanted = new Set(names);
+    for (const name of wanted) this.bindingOf(name);
+    const all = Object.keys(this.specs) as (keyof S & string)[];
+    return new BindingLayout(
+      this.label,
+      this.specs,
+      all.filter((name) => wanted.has(name)),
+    );
+  }
+
+  /** The WGSL `var` declarations of every binding of the specs in bind group `group`. */
   wgsl(group = 0): string {
-    return this.names
-      .map((name, binding) => {
+    return (Object.keys(this.specs) as (keyof S & string)[])
+      .map((name) => {
         const spec = this.specs[name] as BindingSpec;
         const space = spec.kind === 'uniform' ? 'uniform' : `storage, ${spec.access ?? 'read_write'}`;
-        return `@group(${group}) @binding(${binding}) var<${space}> ${name}: ${spec.type};`;
+        return `@group(${group}) @binding(${this.bindingOf(name)}) var<${space}> ${name}: ${spec.type};`;
       })
       .join('\n');
   }
 
   /** The entries of the matching `GPUBindGroupLayout`. */
   entries(): GPUBindGroupLayoutEntry[] {
-    return this.names.map((name, binding) => {
+    return this.names.map((name) => {
       const spec = this.specs[name] as BindingSpec;
       const type: GPUBufferBindingType =
         spec.kind === 'uniform' ? 'uniform' : spec.access === 'read' ? 'read-only-storage' : 'storage';
-      return { binding, visibility: ShaderStage.COMPUTE, buffer: { type } };
+      return { binding: this.bindingOf(name), visibility: ShaderStage.COMPUTE, buffer: { type } };
     });
   }
 
-  /** Bind-group entries from buffers (or buffer bindings) named as in the layout. */
+  /** Bind-group entries from buffers (or buffer bindings) named as in the layout; other names are ignored. */
   bindGroupEntries(resources: BindingResources<S>): GPUBindGroupEntry[] {
-    return this.names.map((name, binding) => {
+    return this.names.map((name) => {
       const resource = resources[name];
       if (resource === undefined) throw new TypeError(`${this.label}: no resource for binding '${name}'`);
-      return { binding, resource: isBuffer(resource) ? { buffer: resource } : resource };
+      return {
+        binding: this.bindingOf(name),
+        resource: isBuffer(resource) ? { buffer: resource } : resource,
+      };
     });
   }
 }
