@@ -65,10 +65,8 @@ async function measure(label, record) {
 }
 const kernels = new Map([1, 2, 4, 8, 12, 16].map((bindings) => [bindings, kernelWith(bindings)]));
 for (const [bindings, { pipeline, group }] of kernels) {
-  let bound = false;
-  await measure(`${String(bindings).padStart(2)} bindings, group set once`, (pass) => {
-    if (!bound) pass.setBindGroup(0, group);
-    bound = true;
+  await measure(`${String(bindings).padStart(2)} bindings, group set once`, (pass, i) => {
+    if (i === 0) pass.setBindGroup(0, group);
     pass.setPipeline(pipeline);
     pass.dispatchWorkgroups(1);
   });
