@@ -6,7 +6,8 @@
 // solves (one, then one per variant), then RUNS rounds of one solve per variant in turn (a garbage collection, and the callbacks it schedules, before each), so
 // that a machine's drift falls on every variant alike. Prints each variant's median and runs, the
 // report's setup parts, iterate / transfer ms and host times, and whether its sets equal the first
-// variant's and the reference solution. PROFILE=1 adds a profiled solve per variant (GPU ms per
+// variant's and the reference solution, and the medians over the runs of iterate ms and of the
+// host's parts. PROFILE=1 adds a profiled solve per variant (GPU ms per
 // kernel). A variant's `dawnFlags` (e.g. `["enable-dawn-features=disable_robustness"]`) or
 // `acquire` (options of `acquireGpu`, e.g. `{"robustness":true,"retainBytes":0}`) gives it a device
 // of its own; a variant's `dist` (a directory holding another build of packages/andersen/dist, e.g.
@@ -57,6 +58,7 @@ for (const name of names) {
   for (const options of Object.values(variants)) await solve(options);
   const runs = Number(process.env.RUNS ?? (name === 'php' || name === 'linux' ? 2 : 4));
   const times = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
+  const reports = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
   const last = {};
   for (let run = 0; run < runs; run++) {
     for (const [key, options] of Object.entries(variants)) {
@@ -64,6 +66,7 @@ for (const name of names) {
       const started = performance.now();
       last[key] = await solve(options);
       times[key].push(performance.now() - started);
+      reports[key].push(last[key].report);
     }
   }
   const first = last[Object.keys(variants)[0]].result;
@@ -82,6 +85,13 @@ for (const name of names) {
         ` rounds ${result.statistics.rounds} same ${same} exact ${exact} setup ${report.setupMs.toFixed(0)}` +
         ` ${rounded(report.setupParts)} iterate ${report.iterateMs.toFixed(0)} transfer ${report.transferMs.toFixed(0)}` +
         ` host ${rounded(report.host)}`,
+    );
+    // The last run's report above varies from run to run as much as the times do: medians too.
+    const medianOf = (pick) => Math.round(median(reports[key].map(pick)));
+    console.log(
+      `${name} ${key} medians over the runs: iterate ${medianOf((r) => r.iterateMs)} prepare ${medianOf((r) => r.host.prepare)}` +
+        ` encode ${medianOf((r) => r.host.encode)} submit ${medianOf((r) => r.host.submit)}` +
+        ` encodeAhead ${medianOf((r) => r.host.encodeAhead)} wait ${medianOf((r) => r.host.wait)}`,
     );
   }
   if (process.env.PROFILE) {

@@ -221,10 +221,13 @@ export interface GpuSolverOptions {
    */
   readonly batchTail?: boolean | undefined;
   /**
-   * Each kernel's bind group holds only the bindings it uses (default true), where with `false`
-   * every kernel binds all 17 (both pools' windows, the heads, the node table, the rules, control,
-   * the worklist). Dawn checks and tracks each binding of the bound group at every dispatch, and a
-   * round records about 60 dispatches. @internal For A/B runs and tests.
+   * Bind each kernel to a group of only the bindings it uses (kernels with the same bindings share
+   * one) instead of every kernel to one group of all 17 (default false). Dawn tracks each binding
+   * of the bound group at every dispatch, but setting a group costs more than the bindings it
+   * leaves out: on the H100 machine a dispatch cost 4.3 µs to record with 16 bindings set once and
+   * 4.9 µs with 2 bindings and a group set at each dispatch (`scripts/gpu-dispatch-costs.mjs`), and
+   * A/B medians over 10 runs showed no gain (perl 83.6 against 81.1 ms, host encoding 22 against
+   * 22; docs/benchmarks/h100/andersen-ab-2026-11-26.txt). @internal For A/B runs and tests.
    */
   readonly bindUsed?: boolean | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
@@ -686,7 +689,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const key = compiledKey();
       if (compiled?.key === key) return compiled;
       const layout = solverLayout(points, edges);
-      const bindings = this.#options.bindUsed === false ? 'declared' : 'used';
+      const bindings = this.#options.bindUsed === true ? 'used' : 'declared';
       const library = (pool: ElementPool, name: 'pts' | 'edg') =>
         sparseBitVectorLibraryWgsl({
           name,

@@ -55,8 +55,8 @@ export class BindingLayout<S extends BindingSpecs = BindingSpecs> {
 
   /**
    * The same layout with only `names` bound (in binding-number order; each keeps its number): the
-   * bind group of a kernel that uses a few of a module's bindings, which costs each dispatch less
-   * to record (Dawn checks and tracks every binding of the bound groups at every dispatch).
+   * bind group of a kernel that uses a few of a module's bindings (see the kernel cache's
+   * `bindings: 'used'`).
    *
    * @example
    * ```ts
