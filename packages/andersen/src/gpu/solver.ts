@@ -752,7 +752,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         const bindingsKey = kernel.layout.key;
         let group = groupsByBindings.get(bindingsKey);
         if (!group) {
-          group = kernel.bindGroup(resources, `andersen ${kernel.bindings.join(' ')}`);
+          group = kernel.bindGroup(
+            resources,
+            bindings === 'used' ? `andersen ${entry} bindings` : 'andersen bindings',
+          );
           groupsByBindings.set(bindingsKey, group);
         }
         bindGroups[entry] = group;
