@@ -79,6 +79,11 @@ export interface SolverKernelParams {
    * (default `serial`): {@link TeamSweep}.
    */
   readonly sweep?: TeamSweep | undefined;
+  /**
+   * The walks issue an element's word loads before they wait for its header (default true; see
+   * the sparse bit vector library's `loadAhead`). False for A/B runs.
+   */
+  readonly loadAhead?: boolean | undefined;
 }
 
 /**
@@ -148,6 +153,7 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const shareRules = params.shareRules !== false;
   const batchAppend = params.batchAppend !== false;
   const sweepMode = params.sweep ?? 'serial';
+  const loadAhead = params.loadAhead !== false;
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -198,22 +204,42 @@ ${body}
 
   // Suffixes that keep the variables of each expanded loop apart.
   let decodeCount = 0;
+  // With loadAhead: this lane's data words of pool element `e` into `into` (an array<u32, lw>),
+  // issued before the team waits for the element's header; nothing otherwise.
+  const laneWords = (into: string, e: string, pool: 'pts' | 'edg' = 'pts') =>
+    loadAhead
+      ? /* wgsl */ `
+    for (var k = 0u; k < ${lw}u; k++) {
+      let w = ${pool}_lane + k * ${pool}_lanes;
+      if (w < 30u) { ${into}[k] = ${pool}_load(${e}, w); }
+    }`
+      : '';
   // Visits every member `m` of vector `vector` of the points-to pool, each lane the members of its
   // own words (no team function may be called inside). With `split`, only the members of every
   // split.parts-th element from element split.part on (the split's other teams take the rest).
   const forEachMemberByLane = (vector: string, body: string, split?: { part: string; parts: number }) => {
     const s = `_${decodeCount++}`;
-    const mine =
-      split === undefined || split.parts === 1 ? '' : ` && steps${s} % ${split.parts}u == ${split.part}`;
+    // Whether this team takes the element at hand.
+    const takes =
+      split === undefined || split.parts === 1 ? 'true' : `steps${s} % ${split.parts}u == ${split.part}`;
     return /* wgsl */ `
     {
       var e${s} = pts_team_u(pts_heads[${vector}]);
       var steps${s} = 0u;
       loop {
-        if (e${s} == ${NONE} || steps${s} > list_limit) { break; }
+        if (e${s} == ${NONE} || steps${s} > list_limit) { break; }${
+          loadAhead
+            ? `
+        var words${s}: array<u32, ${lw}>;
+        if (${takes}) {${laneWords(`words${s}`, `e${s}`)}
+        }`
+            : ''
+        }
         let h${s} = pts_team_u2(vec2u(pts_load(e${s}, 30u), pts_load(e${s}, 31u)));
-        for (var w${s} = pts_lane; w${s} < 30u${mine}; w${s} += pts_lanes) {
-          var word${s} = pts_load(e${s}, w${s});
+        for (var k${s} = 0u; k${s} < ${lw}u; k${s}++) {
+          let w${s} = pts_lane + k${s} * pts_lanes;
+          if (w${s} >= 30u || !(${takes})) { break; }
+          var word${s} = ${loadAhead ? `words${s}[k${s}]` : `pts_load(e${s}, w${s})`};
           loop {
             if (word${s} == 0u) { break; }
             let m = h${s}.x * 960u + w${s} * 32u + firstTrailingBit(word${s});
@@ -282,11 +308,23 @@ ${body}
     // ΔP sources: only the members whose class has a ΔP (the delta_bits bitmap) are decoded.
     const screen = (base: string, word: string) =>
       source === 'delta' && deltaBitmap ? ` & pts_heads[delta_bit_word(${base} * 30u + ${word})]` : '';
+    // Subgroup teams with loadAhead: each lane's words of the element load before its header.
+    const preload = subgroups && loadAhead;
     const header = /* wgsl */ `
       var e${s} = pts_team_u(edg_heads[${slot(list, 'r')}]);
       var steps${s} = 0u;
       loop {
-        if (e${s} == NONE || steps${s} > list_limit || ordinal * 30u >= hi) { break; }
+        if (e${s} == NONE || steps${s} > list_limit || ordinal * 30u >= hi) { break; }${
+          preload
+            ? `
+        var words${s}: array<u32, ${lw}>;
+        for (var k = 0u; k < ${lw}u; k++) {
+          let w = pts_lane + k * pts_lanes;
+          let g = ordinal * 30u + w;
+          if (w < 30u && g >= lo && g < hi) { words${s}[k] = edg_load(e${s}, w); }
+        }`
+            : ''
+        }
         let h${s} = pts_team_u2(vec2u(edg_load(e${s}, 30u), edg_load(e${s}, 31u)));
         if (ordinal * 30u + 30u > lo) {`;
     const footer = /* wgsl */ `
@@ -304,7 +342,7 @@ ${body}
             let w = pts_lane + k * pts_lanes;
             let g = ordinal * 30u + w;
             var word = 0u;
-            if (w < 30u && g >= lo && g < hi) { word = edg_load(e${s}, w)${screen(`h${s}.x`, 'w')}; }
+            if (w < 30u && g >= lo && g < hi) { word = ${preload ? `words${s}[k]` : `edg_load(e${s}, w)`}${screen(`h${s}.x`, 'w')}; }
             var mine = NONE;
             loop {
               loop {
@@ -494,11 +532,18 @@ fn pts_team_hash(v: u32) -> u32 {
   var steps = 0u;
   var e = pts_team_u(pts_heads[v]);
   loop {
-    if (e == NONE || steps > limit) { break; }
+    if (e == NONE || steps > limit) { break; }${
+      loadAhead
+        ? `
+    var words: array<u32, ${lw}>;${laneWords('words', 'e')}`
+        : ''
+    }
     let header = pts_team_u2(vec2u(pts_load(e, 30u), pts_load(e, 31u)));
     var mine = 0u;
-    for (var w = pts_lane; w < 30u; w += pts_lanes) {
-      let word = pts_load(e, w);
+    for (var k = 0u; k < ${lw}u; k++) {
+      let w = pts_lane + k * pts_lanes;
+      if (w >= 30u) { break; }
+      let word = ${loadAhead ? 'words[k]' : 'pts_load(e, w)'};
       if (word != 0u) { mine += gm_hash_mix(gm_hash_mix(header.x, w), word); }
     }
     h = gm_hash_mix(h, pts_team_add(mine));
@@ -646,8 +691,8 @@ fn skip_copies(next: u32, end: u32) -> u32 {
   return hi;
 }
 
-${mergeSortedWgsl('pts', lw, batchAppend)}
-${mergeSortedWgsl('edg', lw, batchAppend)}
+${mergeSortedWgsl('pts', lw, batchAppend, loadAhead)}
+${mergeSortedWgsl('edg', lw, batchAppend, loadAhead)}
 `
     : ''
 }
@@ -663,17 +708,33 @@ fn pts_union_minus(dst: u32, src: u32, excl: u32) -> u32 {
   var d = pts_team_u(pts_heads[dst]);
   var x = pts_team_u(pts_heads[excl]);
   var s = pts_team_u(pts_heads[src]);
-  var mine: array<u32, ${lw}>;
+  var mine: array<u32, ${lw}>;${
+    loadAhead
+      ? `
+  // Each walk step loads an element's words with its header (the source's, the excluded set's
+  // and the destination's, the last two in case the bases match), so a step costs one round trip.
+  var excluded: array<u32, ${lw}>;
+  var passed: array<u32, ${lw}>;`
+      : ''
+  }
   loop {
-    if (s == NONE || (status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) { break; }
+    if (s == NONE || (status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) { break; }${laneWords('mine', 's')}
     let sh = pts_team_u2(vec2u(pts_load(s, 30u), pts_load(s, 31u)));
     let tb = sh.x;
     var xb = NONE;
     loop {
-      if (x == NONE) { break; }
+      if (x == NONE) { break; }${
+        loadAhead
+          ? `${laneWords('excluded', 'x')}
+      let xh = pts_team_u2(vec2u(pts_load(x, 30u), pts_load(x, 31u)));
+      xb = xh.x;
+      if (xb >= tb) { break; }
+      x = xh.y;`
+          : `
       xb = pts_team_u(pts_load(x, 30u));
       if (xb >= tb) { break; }
-      x = pts_team_u(pts_load(x, 31u));
+      x = pts_team_u(pts_load(x, 31u));`
+      }
       steps++;
       if (steps > limit) { status |= pts_CORRUPT; break; }
     }
@@ -683,8 +744,8 @@ fn pts_union_minus(dst: u32, src: u32, excl: u32) -> u32 {
       let w = pts_lane + k * pts_lanes;
       var v = 0u;
       if (w < 30u) {
-        v = pts_load(s, w);
-        if (has_x) { v &= ~pts_load(x, w); }
+        v = ${loadAhead ? 'mine[k]' : 'pts_load(s, w)'};
+        if (has_x) { v &= ~${loadAhead ? 'excluded[k]' : 'pts_load(x, w)'}; }
       }
       mine[k] = v;
       bits |= v;
@@ -692,7 +753,7 @@ fn pts_union_minus(dst: u32, src: u32, excl: u32) -> u32 {
     if (pts_team_or(bits) != 0u && (status & pts_CORRUPT) == 0u) {
       var dh = vec2u(NONE, NONE);
       loop {
-        if (d == NONE) { break; }
+        if (d == NONE) { break; }${laneWords('passed', 'd')}
         dh = pts_team_u2(vec2u(pts_load(d, 30u), pts_load(d, 31u)));
         if (dh.x >= tb) { break; }
         prev = d;
@@ -706,7 +767,7 @@ fn pts_union_minus(dst: u32, src: u32, excl: u32) -> u32 {
           for (var k = 0u; k < ${lw}u; k++) {
             let w = pts_lane + k * pts_lanes;
             if (w < 30u) {
-              let a = pts_load(d, w);
+              let a = ${loadAhead ? 'passed[k]' : 'pts_load(d, w)'};
               let n = a | mine[k];
               if (n != a) { pts_store(d, w, n); changed = 1u; }
             }
@@ -1622,7 +1683,12 @@ export type SolverEntryPoint = keyof typeof SOLVER_ENTRY_POINTS;
  * appends them all with one allocation (contiguous elements, linked in order) instead of one
  * allocation and 30 subgroup reductions per base.
  */
-function mergeSortedWgsl(p: 'pts' | 'edg', laneWords: number, batchAppend: boolean): string {
+function mergeSortedWgsl(
+  p: 'pts' | 'edg',
+  laneWords: number,
+  batchAppend: boolean,
+  loadAhead: boolean,
+): string {
   const append = /* wgsl */ `
       } else if (d == NONE) {
         // Every base left in the window is new: lane ranks give the bases consecutive elements
@@ -1694,9 +1760,15 @@ fn ${p}_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
     loop {
       let b = subgroupMin(my_base);
       if (b == NONE) { break; }
-      var dh = vec2u(NONE, NONE);
+      var dh = vec2u(NONE, NONE);${loadAhead ? '\n      var passed_word = 0u;' : ''}
       loop {
-        if (d == NONE) { break; }
+        if (d == NONE) { break; }${
+          loadAhead
+            ? `
+        // The lane's word of the element passed, in case its base is b: loaded with the header.
+        passed_word = ${p}_load(d, my_word);`
+            : ''
+        }
         dh = ${p}_team_u2(vec2u(${p}_load(d, 30u), ${p}_load(d, 31u)));
         if (dh.x >= b) { break; }
         prev = d;
@@ -1706,7 +1778,7 @@ fn ${p}_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
       }
       if (d != NONE && dh.x == b) {
         if (leads && my_base == b) {
-          let a = ${p}_load(d, my_word);
+          let a = ${loadAhead ? 'passed_word' : `${p}_load(d, my_word)`};
           let n = a | my_bits;
           if (n != a) { ${p}_store(d, my_word, n); }
         }${batchAppend ? append : ''}

@@ -40,6 +40,14 @@ export interface LibraryWgslOptions {
    * the only chain of dependent loads. False for A/B runs: element by element, an allocation each.
    */
   readonly batchTail?: boolean;
+  /**
+   * Issue the loads of an element that do not depend on its header (its words, its successor)
+   * before the team waits for the header, so that a step of a list walk costs one memory round trip
+   * instead of two or three (default true): the merges load the words of the destination element
+   * they pass, in case its base matches, and the difference those of the source too. False for
+   * A/B runs: each load where its value is first needed.
+   */
+  readonly loadAhead?: boolean;
 }
 
 /** The team built-ins: lane, lane count, broadcast of lane 0's value, or / add / exclusive add. */
@@ -139,6 +147,9 @@ export function sparseBitVectorLibraryWgsl(options: LibraryWgslOptions): WgslMod
       if (w < ${limit}u) { ${body} }
     }`;
   const header = (e: string) => `${p}_team_u2(vec2u(${p}_load(${e}, 30u), ${p}_load(${e}, 31u)))`;
+  const ahead = options.loadAhead !== false;
+  // This lane's data words of element `e` into `into` (an array<u32, lw>).
+  const loadWords = (into: string, e: string) => laneLoop(30, `${into}[k] = ${p}_load(${e}, w);`);
   const linkTo = (target: string) => /* wgsl */ `
         if (prev == ${NONE}) { ${p}_heads[v] = ${target}; } else { ${p}_store(prev, 31u, ${target}); }`;
   // Merges `mine` (this lane's words of an element with base `tb`) into list v at the cursor
@@ -147,9 +158,14 @@ export function sparseBitVectorLibraryWgsl(options: LibraryWgslOptions): WgslMod
     var bits = 0u;
     for (var k = 0u; k < ${lw}u; k++) { bits |= mine[k]; }
     if (${p}_team_or(bits) != 0u) {
-      var dh = vec2u(${NONE}, ${NONE});
+      var dh = vec2u(${NONE}, ${NONE});${
+        ahead
+          ? `
+      var passed: array<u32, ${lw}>;`
+          : ''
+      }
       loop {
-        if (d == ${NONE}) { break; }
+        if (d == ${NONE}) { break; }${ahead ? loadWords('passed', 'd') : ''}
         dh = ${header('d')};
         if (dh.x >= tb) { break; }
         prev = d;
@@ -160,7 +176,7 @@ export function sparseBitVectorLibraryWgsl(options: LibraryWgslOptions): WgslMod
       if ((status & ${p}_CORRUPT) == 0u) {
         if (d != ${NONE} && dh.x == tb) {${laneLoop(
           30,
-          `let a = ${p}_load(d, w);
+          `let a = ${ahead ? 'passed[k]' : `${p}_load(d, w)`};
         let n = a | mine[k];
         if (n != a) { ${p}_store(d, w, n); lane_changed = 1u; }`,
         )}
@@ -199,17 +215,45 @@ export function sparseBitVectorLibraryWgsl(options: LibraryWgslOptions): WgslMod
   // copies the j-th element of the next batch (an empty one is dropped), the batch's elements are
   // claimed with one atomic and linked in order once complete, so an exhausted pool leaves dst
   // as it was before the batch.
+  // The batch's elements, a run of consecutive ones per memory round trip: lane j from `filled` on
+  // loads the successor of element t + j − filled, and a run lasts while each one's successor is
+  // the next element (as copies and appends leave them; a scattered list fills one lane per trip,
+  // as a plain walk does). Only members' successors decide: lane j's element is a member because
+  // the lane before pointed to it, and src is not written during the union.
+  const gatherRuns = /* wgsl */ `
+        var filled = 0u;
+        let gather_capacity = ${p}_team_u(${p}_header.capacity);
+        loop {
+          if (t == ${NONE} || filled >= ${p}_lanes) { break; }
+          let candidate = t + (${p}_lane - filled);
+          var successor = ${NONE};
+          let looks = ${p}_lane >= filled && candidate < gather_capacity;
+          if (looks) { successor = ${p}_load(candidate, 31u); }
+          let broken = select(0u, 1u, ${p}_lane >= filled && (!looks || successor != candidate + 1u));
+          let broken_before = ${p}_team_exclusive_add(broken);
+          let member = ${p}_lane >= filled && broken_before == 0u;
+          let run = ${p}_team_add(select(0u, 1u, member));
+          if (member) { mine_element = candidate; }
+          let last = filled + run - 1u;
+          t = ${p}_team_or(select(0u, successor, ${p}_lane == last));
+          filled += run;
+          steps += run;
+        }`;
   const tailCopy = /* wgsl */ `
     if (d == ${NONE}) {
       loop {
         if (s == ${NONE} || ${stop}) { break; }
         var mine_element = ${NONE};
-        var t = s;
+        var t = s;${
+          ahead
+            ? gatherRuns
+            : `
         for (var j = 0u; j < ${p}_lanes; j++) {
           if (t == ${NONE}) { break; }
           if (${p}_lane == j) { mine_element = t; }
           t = ${p}_team_u(${p}_load(t, 31u));
           steps++;
+        }`
         }
         if (steps > limit) { status |= ${p}_CORRUPT; break; }
         var words: array<u32, 31>;
@@ -269,10 +313,18 @@ fn ${p}_${fn}(dst: u32, src: u32) -> u32 {
     }
       break;
     }
+${
+  ahead
+    ? `
+    // Both elements' words load before the headers are waited for: used when the bases match.
+    var dw: array<u32, ${lw}>;
+    var sw: array<u32, ${lw}>;${loadWords('dw', 'd')}`
+    : ''
+}
     let dh = ${header('d')};
     var sh = vec2u(${NONE}, ${NONE});
     loop {
-      if (s == ${NONE}) { break; }
+      if (s == ${NONE}) { break; }${ahead ? loadWords('sw', 's') : ''}
       sh = ${header('s')};
       if (sh.x >= dh.x) { break; }
       s = sh.y;
@@ -284,8 +336,8 @@ fn ${p}_${fn}(dst: u32, src: u32) -> u32 {
     if (s != ${NONE} && sh.x == dh.x) {
       var any = 0u;${laneLoop(
         30,
-        `let a = ${p}_load(d, w);
-        let n = a & ${intersect ? '' : '~'}${p}_load(s, w);
+        `let a = ${ahead ? 'dw[k]' : `${p}_load(d, w)`};
+        let n = a & ${intersect ? '' : '~'}${ahead ? 'sw[k]' : `${p}_load(s, w)`};
         if (n != a) { ${p}_store(d, w, n); lane_changed = 1u; }
         any |= n;`,
       )}
@@ -313,13 +365,18 @@ fn ${p}_decode(v: u32, at: u32) -> u32 {
   var out = at;
   var e = ${p}_team_u(${p}_heads[v]);
   loop {
-    if (e == ${NONE} || steps > limit) { break; }
+    if (e == ${NONE} || steps > limit) { break; }${
+      ahead
+        ? `
+    var words: array<u32, ${lw}>;${loadWords('words', 'e')}`
+        : ''
+    }
     let eh = ${header('e')};
     let origin = eh.x * ${960}u;
     for (var k = 0u; k * ${p}_lanes < 30u; k++) {
       let w = ${p}_lane + k * ${p}_lanes;
       var word = 0u;
-      if (w < 30u) { word = ${p}_load(e, w); }
+      if (w < 30u) { word = ${ahead ? 'words[k]' : `${p}_load(e, w)`}; }
       let c = countOneBits(word);
       var pos = out + ${p}_team_exclusive_add(c);
       while (word != 0u) {
@@ -351,8 +408,15 @@ fn ${p}_union(dst: u32, src: u32) -> u32 {
   var mine: array<u32, ${lw}>;
   loop {
     if (s == ${NONE} || ${stop}) { break; }${batchTail ? tailCopy : ''}
+${
+  ahead
+    ? `${loadWords('mine', 's')}
     let sh = ${header('s')};
-    let tb = sh.x;${laneLoop(30, `mine[k] = ${p}_load(s, w);`)}
+    let tb = sh.x;`
+    : `
+    let sh = ${header('s')};
+    let tb = sh.x;${loadWords('mine', 's')}`
+}
     ${merge}${
       batchTail
         ? `
@@ -417,10 +481,18 @@ fn ${p}_equals(a: u32, b: u32) -> bool {
   var y = ${p}_team_u(${p}_heads[b]);
   loop {
     if (x == ${NONE} || y == ${NONE} || x == y || steps > limit) { break; }
+${
+  ahead
+    ? `
+    // The successors load with the words: the team waits once per step.
+    let x_next = ${p}_load(x, 31u);
+    let y_next = ${p}_load(y, 31u);`
+    : ''
+}
     var diff = 0u;${laneLoop(31, `diff |= ${p}_load(x, w) ^ ${p}_load(y, w);`)}
     if (${p}_team_or(diff) != 0u) { return false; }
-    x = ${p}_team_u(${p}_load(x, 31u));
-    y = ${p}_team_u(${p}_load(y, 31u));
+    x = ${p}_team_u(${ahead ? 'x_next' : `${p}_load(x, 31u)`});
+    y = ${p}_team_u(${ahead ? 'y_next' : `${p}_load(y, 31u)`});
     steps++;
   }
   return x == y;
@@ -432,8 +504,13 @@ fn ${p}_count(v: u32) -> u32 {
   var n = 0u;
   var e = ${p}_team_u(${p}_heads[v]);
   loop {
-    if (e == ${NONE} || steps > limit) { break; }${laneLoop(30, `n += countOneBits(${p}_load(e, w));`)}
-    e = ${p}_team_u(${p}_load(e, 31u));
+    if (e == ${NONE} || steps > limit) { break; }${
+      ahead
+        ? `
+    let next = ${p}_load(e, 31u);`
+        : ''
+    }${laneLoop(30, `n += countOneBits(${p}_load(e, w));`)}
+    e = ${p}_team_u(${ahead ? 'next' : `${p}_load(e, 31u)`});
     steps++;
   }
   return ${p}_team_add(n);
