@@ -205,6 +205,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.constantFrom<[TeamSweep, number]>(['serial', 2], ['ballot', 1]),
         // Each kernel bound to a group of the bindings it uses, or every kernel to all of them.
         fc.boolean(),
+        // List walks that load an element's words before its header, or each load where it is used.
+        fc.boolean(),
         async (
           program,
           mode,
@@ -216,6 +218,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           ahead,
           [sweep, teamsPerWorkgroup],
           bindUsed,
+          loadAhead,
         ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
@@ -229,9 +232,11 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             deltaBitmap: shortcuts,
             shareEqualSets: shortcuts,
             encodeAhead: ahead,
+            sortAhead: ahead,
             sweep,
             teamsPerWorkgroup,
             bindUsed,
+            loadAhead,
           });
           await expectSameAsCpu(program, result, hcd);
           if (ahead) expect(solver.report?.host.encodeAhead).toBeGreaterThan(0);
@@ -629,13 +634,49 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           const fits = (items: number) =>
             gpu.ctx.limits.maxComputeWorkgroupStorageSize >= smallSortWorkgroupBytes(items);
           const capacity = smallSortCapacity(smallSortItems ?? [8, 4].find(fits) ?? 4);
-          if (loads * objectCount <= capacity) expect(sorts).toEqual({ small: 1, radix: 0 });
-          else expect(sorts).toEqual({ small: 0, radix: 1 });
+          // One sorted round: no earlier round for a guess to come from (ahead: 0).
+          if (loads * objectCount <= capacity) expect(sorts).toEqual({ small: 1, radix: 0, ahead: 0 });
+          else expect(sorts).toEqual({ small: 0, radix: 1, ahead: 0 });
         },
       ),
       { numRuns: 12 },
     );
   }, 120_000);
+
+  it('uses the sort recorded ahead on the guess of the last round, and only when the guess holds', async () => {
+    // `chains` chains p_0 = &o_0, p_{i+1} = *p_i through objects o_i = &o_{i+1}: every round each
+    // chain's load pushes one pair, so rounds sort the same number of pairs (the guess holds), and
+    // the last round sorts none.
+    const b = createConstraintBuilder();
+    const chains = 8;
+    const depth = 6;
+    for (let c = 0; c < chains; c++) {
+      const objects = Array.from({ length: depth + 1 }, (_, i) => b.object(`o${c}_${i}`));
+      objects.slice(0, -1).forEach((o, i) => b.addressOf(o, objects[i + 1] as number));
+      let pointer = b.variable(`p${c}_0`);
+      b.addressOf(pointer, objects[0] as number);
+      for (let i = 1; i <= depth; i++) {
+        const next = b.variable(`p${c}_${i}`);
+        b.load(next, pointer);
+        pointer = next;
+      }
+    }
+    const program = b.build();
+    for (const smallSort of [false, true]) {
+      const guessed = await solve(program, { smallSort });
+      await expectSameAsCpu(program, guessed.result);
+      const sorts = guessed.solver.report?.sorts;
+      expect(sorts?.ahead).toBeGreaterThan(0);
+      // Each sort recorded ahead is one of the sorts counted; the first sorted round had no guess.
+      expect(sorts?.ahead).toBeLessThan((sorts?.small ?? 0) + (sorts?.radix ?? 0));
+      expect(smallSort ? sorts?.radix : sorts?.small).toBe(0);
+      const unguessed = await solve(program, { smallSort, sortAhead: false });
+      expect(unguessed.solver.report?.sorts).toEqual({ ...sorts, ahead: 0 });
+      for (let v = 0; v < program.nodeCount; v++) {
+        expect([...unguessed.result.pointsTo(v)]).toEqual([...guessed.result.pointsTo(v)]);
+      }
+    }
+  });
 
   it('folds a class that gains dozens of members in one round (the children tree, any depth)', async () => {
     // y = *x and *x = y put *x on a cycle with y (an online HCD pair): every object x points to

@@ -237,6 +237,12 @@ export interface GpuSolverOptions {
    * instead of two or three (default true). @internal For A/B runs and tests.
    */
   readonly loadAhead?: boolean | undefined;
+  /**
+   * Record the worklist's sort and the partial-merge levels while the rules run, guessing that
+   * they match the last round's (default true; not when profiling): a submission whose guess held
+   * encodes only its status copy once the rules' counts arrive. @internal For A/B runs and tests.
+   */
+  readonly sortAhead?: boolean | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -339,7 +345,12 @@ export interface GpuSolveReport {
    */
   readonly sharedRules: number;
   /** Worklists sorted in one workgroup (`sort_small`) and by the radix sort, over all submissions. */
-  readonly sorts: { readonly small: number; readonly radix: number };
+  readonly sorts: {
+    readonly small: number;
+    readonly radix: number;
+    /** Of those, the sorts recorded while the rules ran, on the guess that they match the last round's, and used. */
+    readonly ahead: number;
+  };
   /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
   readonly phaseMs?: Readonly<Record<GpuSolvePhase, number>> | undefined;
   /** The same GPU milliseconds per kernel (entry point; the worklist's radix sort as `sort`). */
@@ -805,6 +816,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       submissions: 0,
     };
     const sorts = { small: 0, radix: 0 };
+    // Sorts whose recording on a guess was used (see sortAhead).
+    let sortsAhead = 0;
     // Every entry point once, up to 16 levels of the children tree and 11 of the partial-pull tree (two
     // passes each), and the radix sort's passes.
     const maxPasses = Object.keys(SOLVER_ENTRY_POINTS).length + 2 * 16 + 2 * 11 + 64;
@@ -951,32 +964,35 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     interface Ahead {
       readonly key: string;
       readonly entries: readonly SolverEntryPoint[];
+      /** The radix sort's size recorded before the entries (0: none). */
+      readonly sortCount: number;
       readonly commandBuffer: GPUCommandBuffer;
     }
     const encodeAheadEnabled = !profile && this.#options.encodeAhead !== false;
-    const encodeAhead = (entries: readonly SolverEntryPoint[]): Ahead | undefined => {
+    const encodeAhead = (entries: readonly SolverEntryPoint[], sortCount = 0): Ahead | undefined => {
       if (!encodeAheadEnabled || compiled?.key !== compiledKey()) return undefined;
       const started = performance.now();
-      const label = `andersen ${entries[0]}…`;
+      const label = `andersen ${entries[0] ?? 'sort'}…`;
       const encoder = ctx.device.createCommandEncoder({ label });
       // Kernels that depend on a pair count (mark_segments) stride over the count on the GPU: the
       // grid for the worklist's capacity covers any.
-      encodeEntries(encoder, label, compiled, entries, pairCapacity, 0, [], []);
+      encodeEntries(encoder, label, compiled, entries, pairCapacity, sortCount, [], []);
       const commandBuffer = encoder.finish();
       host.encodeAhead += performance.now() - started;
-      return { key: compiled.key, entries, commandBuffer };
+      return { key: compiled.key, entries, sortCount, commandBuffer };
     };
     /** The recorded kernels when they are still valid and exactly `entries`, else `undefined`. */
-    const takeAhead = (ahead: Ahead | undefined, entries: readonly SolverEntryPoint[]) =>
+    const takeAhead = (ahead: Ahead | undefined, entries: readonly SolverEntryPoint[], sortCount = 0) =>
       ahead !== undefined &&
       ahead.key === compiledKey() &&
+      ahead.sortCount === sortCount &&
       ahead.entries.length === entries.length &&
       ahead.entries.every((entry, i) => entry === entries[i])
         ? ahead
         : undefined;
     /**
-     * Encodes `entries` (after sorting the worklist's `pairCount` pairs, when given), then `ahead`'s
-     * kernels when given (recorded earlier by {@link encodeAhead}), as one submission that also
+     * Encodes `entries` (after sorting the worklist's `pairCount` pairs, when given), then the
+     * kernels of `ahead` in order (recorded earlier by {@link encodeAhead}), as one submission that also
      * copies out the status words and the `reads` (small ones: each takes a staging buffer of its
      * own); returns them once the submission has run, with one wait on the device. `whileRunning`
      * runs on the host once the work is submitted, before the wait.
@@ -986,7 +1002,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       entries: readonly SolverEntryPoint[],
       pairCount = 0,
       reads: readonly { buffer: GPUBuffer; byteOffset: number; byteLength: number }[] = [],
-      ahead?: Ahead,
+      ahead: readonly Ahead[] = [],
       whileRunning?: () => void,
     ): Promise<{ status: Uint32Array; reads: ArrayBuffer[] }> => {
       const prepareStarted = performance.now();
@@ -1016,8 +1032,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         // The copies out come after every kernel, the ones recorded ahead included.
         const buffers: GPUCommandBuffer[] = [];
         let tail = encoder;
-        if (ahead) {
-          buffers.push(encoder.finish(), ahead.commandBuffer);
+        if (ahead.length > 0) {
+          buffers.push(encoder.finish(), ...ahead.map((recorded) => recorded.commandBuffer));
           tail = ctx.device.createCommandEncoder({ label: `${label} (status)` });
         }
         if (querySet && stampBuffer && passPhases.length > 0) {
@@ -1150,6 +1166,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const nextRules: SolverEntryPoint[] = ['begin_iteration', ...rulesEntries];
     // The next round's rules, recorded while this round's update runs (see encodeAhead).
     let rulesAhead: Ahead | undefined;
+    // The worklist's sort and the partial-merge levels depend on counts the rules leave, so they
+    // are recorded ahead on a guess, the last sorting (merging) round's: a submission whose sort and levels match
+    // the guess records nothing but its status copy after the host reads the rules' counts.
+    const sortAheadEnabled = this.#options.sortAhead !== false;
+    let guessedSort: { small: boolean; count: number } = { small: false, count: 0 };
+    let guessedLevels = 0;
+    const levelEntries = (levels: number) => {
+      const entries: SolverEntryPoint[] = [];
+      for (let level = 0; level < levels; level++) entries.push('merge_partials', 'next_pull_level');
+      return entries;
+    };
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
       const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
       // The very first submission fills the heads and arrays that start empty.
@@ -1161,8 +1188,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // The update's kernels after the sort do not depend on the rules' status words: they are
       // recorded while the rules run.
       let updateAhead: Ahead | undefined;
+      let sortAhead: Ahead | undefined;
+      let levelsAhead: Ahead | undefined;
       const encodeUpdate = () => {
         updateAhead = encodeAhead(updateTail);
+        if (!sortAheadEnabled || updateAhead === undefined) return;
+        // The guess is the last round's sort, whose plan is prepared (and the last round's extra
+        // chunks for merge_partials' grid, whose loop strides over the real count).
+        if (guessedSort.small) sortAhead = encodeAhead(['sort_small']);
+        else if (guessedSort.count > 1) sortAhead = encodeAhead([], guessedSort.count);
+        if (guessedLevels > 0) levelsAhead = encodeAhead(levelEntries(guessedLevels));
       };
       // The folds of the last round's merges come first: the rules see the merged classes.
       let status = (
@@ -1171,7 +1206,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           recordedRules ? pendingFolds : [...pendingFolds, ...rules],
           0,
           [],
-          recordedRules,
+          recordedRules ? [recordedRules] : [],
           encodeUpdate,
         )
       ).status;
@@ -1188,19 +1223,41 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           // One level of the partial-merge tree per doubling of the most chunks one representative got.
           const levels = Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
           extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
-          const merges: SolverEntryPoint[] = [];
-          for (let level = 0; level < levels; level++) merges.push('merge_partials', 'next_pull_level');
+          const merges = levelEntries(levels);
           const recordedUpdate = takeAhead(updateAhead, updateTail);
+          const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
+          const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
+          // The sort and the levels recorded on a guess, when it was right (they go before the
+          // update, which they were recorded with).
+          const recordedSort =
+            recordedUpdate === undefined
+              ? undefined
+              : smallSort
+                ? takeAhead(sortAhead, ['sort_small'])
+                : sortCount > 1
+                  ? takeAhead(sortAhead, [], sortCount)
+                  : undefined;
+          const recordedLevels =
+            recordedUpdate !== undefined && levels > 0 ? takeAhead(levelsAhead, merges) : undefined;
+          // Rounds that sort nothing or merge no chunks leave the guess alone (on small programs
+          // rounds that push pairs often alternate with rounds that only pull).
+          if (smallSort || sortCount > 1) guessedSort = { small: smallSort, count: sortCount };
+          if (levels > 0) guessedLevels = levels;
+          if (recordedSort) {
+            if (smallSort) sorts.small++;
+            else sorts.radix++;
+            sortsAhead++;
+          }
           const encodeNextRules = () => {
             rulesAhead = encodeAhead(nextRules);
           };
           return (
             await run(
               label,
-              recordedUpdate ? merges : [...merges, ...updateTail],
-              pairCount,
+              [...(recordedLevels ? [] : merges), ...(recordedUpdate ? [] : updateTail)],
+              recordedSort ? 0 : pairCount,
               [],
-              recordedUpdate,
+              [recordedSort, recordedLevels, recordedUpdate].filter((recorded) => recorded !== undefined),
               encodeNextRules,
             )
           ).status;
@@ -1473,7 +1530,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       adapter: String(ctx),
       pullSplit,
       sharedRules,
-      sorts,
+      sorts: { ...sorts, ahead: sortsAhead },
       phaseMs: profile ? phaseMs : undefined,
       kernelMs: profile ? kernelMs : undefined,
       host,
