@@ -526,7 +526,17 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         // One pull per chunk splits the most; 1,000 keeps all of a representative's pulls on one
         // team, whose record of pulled ΔPs then skips the most.
         fc.constantFrom(1, 2, 1000),
-        async (program, mode, maxPullChunks, pullChunkCapacity, deltaTableSlots, pullChunk) => {
+        // The worklist's pair table of two or four slots (repeats collide, probes run out), or the default.
+        fc.constantFrom(2, 4, undefined),
+        async (
+          program,
+          mode,
+          maxPullChunks,
+          pullChunkCapacity,
+          deltaTableSlots,
+          pullChunk,
+          pairTableSlots,
+        ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const options = {
             hcd,
@@ -536,6 +546,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             maxPullChunks,
             pullChunkCapacity,
             deltaTableSlots,
+            pairTableSlots,
           };
           const { result } = await solve(program, options);
           await expectSameAsCpu(program, result, hcd);
@@ -594,9 +605,10 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             initialPairCapacity: 16,
             smallSort: pointees.length % 2 === 0,
             compositeSort,
-            // Every pointer's rules run (pointers with equal ΔPs would share theirs), so that the
-            // runs repeat their sources.
+            // Every pointer's rules run (pointers with equal ΔPs would share theirs), and every
+            // pair is pushed however often it repeats, so that the runs repeat their sources.
             shareRules: false,
+            dedupePairs: false,
           });
           await expectSameAsCpu(program, result);
         },
@@ -604,6 +616,34 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       { numRuns: 25 },
     );
   }, 120_000);
+
+  it('pushes a repeated worklist pair once per attempt, whatever the size of its table', async () => {
+    // Loads x = *y_i through 40 pointers into the same three objects, each rule run (shareRules
+    // off): without the table, every pointer pushes the three (x, object) pairs.
+    const b = createConstraintBuilder();
+    const objects = Array.from({ length: 3 }, (_, i) => b.object(`o${i}`));
+    objects.forEach((o, i) => {
+      b.addressOf(o, b.object(`t${i}`));
+    });
+    const x = b.variable('x');
+    for (let i = 0; i < 40; i++) {
+      const y = b.variable(`y${i}`);
+      for (const o of objects) b.addressOf(y, o);
+      b.load(x, y);
+    }
+    const program = b.build();
+    const pushed = async (options: Omit<GpuSolverOptions, 'gpu'>) => {
+      const { result, solver } = await solve(program, { shareRules: false, ...options });
+      await expectSameAsCpu(program, result);
+      return solver.report?.pairs ?? Number.NaN;
+    };
+    expect(await pushed({ dedupePairs: false })).toBe(40 * 3);
+    expect(await pushed({})).toBe(3);
+    // Two slots: the three pairs cannot all have one, so some repeats are pushed (and merged).
+    const tiny = await pushed({ pairTableSlots: 2 });
+    expect(tiny).toBeGreaterThan(3);
+    expect(tiny).toBeLessThan(40 * 3);
+  });
 
   it('sorts worklists of up to 1,024 or 2,048 pairs in one workgroup and longer ones with the radix sort', async () => {
     // x_j = *y for `loads` variables x_j, y pointing to `objects` objects: one round pushes

@@ -243,6 +243,17 @@ export interface GpuSolverOptions {
    * encodes only its status copy once the rules' counts arrive. @internal For A/B runs and tests.
    */
   readonly sortAhead?: boolean | undefined;
+  /**
+   * `member_rules` pushes a worklist pair only when it is not already in a table of the pairs
+   * pushed this attempt (default true): loads and stores whose pointees fall into one class push
+   * one pair many times. @internal For A/B runs and tests.
+   */
+  readonly dedupePairs?: boolean | undefined;
+  /**
+   * Slots of that table (rounded up to a power of two; default eight per node, from 4,096 to
+   * 2^23). @internal Tests force a few, so that probes collide and run out.
+   */
+  readonly pairTableSlots?: number | undefined;
   /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
@@ -344,6 +355,12 @@ export interface GpuSolveReport {
    * leader of the class read, offset) ran and pushed the same pairs, summed over every attempt.
    */
   readonly sharedRules: number;
+  /**
+   * Worklist pairs the rules pushed, summed over the attempts whose worklist fit (one that ran
+   * again after a pool grew counts again); with `dedupePairs`, a pair already pushed in the same
+   * attempt is not pushed again.
+   */
+  readonly pairs: number;
   /** Worklists sorted in one workgroup (`sort_small`) and by the radix sort, over all submissions. */
   readonly sorts: {
     readonly small: number;
@@ -391,6 +408,7 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   begin_attempt: 'rules',
   delta_clear: 'rules',
   rule_clear: 'rules',
+  pair_clear: 'rules',
   delta_bits: 'rules',
   delta_leaders: 'rules',
   pull_count: 'rules',
@@ -644,6 +662,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // probe sequences stay short).
     const deltaTableSlots = this.#options.deltaTableSlots ?? Math.max(1024, 2 * n, 2 * prepared.ruleCount);
     const deltaTableSize = 2 ** Math.ceil(Math.log2(Math.max(1, deltaTableSlots)));
+    // The worklist's table of pushed pairs (two words a slot, after the ΔP leader table); none when off.
+    const dedupePairs = this.#options.dedupePairs !== false;
+    const pairTableSize = dedupePairs
+      ? 2 **
+        Math.ceil(
+          Math.log2(Math.max(2, this.#options.pairTableSlots ?? Math.min(2 ** 23, Math.max(4096, 8 * n)))),
+        )
+      : 0;
     const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => STATUS_WORDS + CONTROL_ARRAYS[name] * n;
     // The status words, then the union–find (the first per-node array).
     const controlHead = new Uint32Array(STATUS_WORDS + n);
@@ -656,7 +682,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'andersen control',
       controlHead,
       storage,
-      4 * (STATUS_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity + deltaTableSize),
+      4 * (STATUS_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity + deltaTableSize + 2 * pairTableSize),
     );
     const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
     const sourceBits = Math.max(1, Math.ceil(Math.log2(n + 1)));
@@ -692,6 +718,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         deltaTableSize - 1,
         keyBits + compositeBits,
         compositeBits > 0 ? 0 : sourceBits,
+        // 0: no table (a table has at least two slots).
+        Math.max(0, pairTableSize - 1),
       ),
       BufferUsage.UNIFORM,
     );
@@ -818,6 +846,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const sorts = { small: 0, radix: 0 };
     // Sorts whose recording on a guess was used (see sortAhead).
     let sortsAhead = 0;
+    let pairsPushed = 0;
     // Every entry point once, up to 16 levels of the children tree and 11 of the partial-pull tree (two
     // passes each), and the radix sort's passes.
     const maxPasses = Object.keys(SOLVER_ENTRY_POINTS).length + 2 * 16 + 2 * 11 + 64;
@@ -883,6 +912,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         case 'delta_clear':
         case 'rule_clear':
           return deltaTableSize;
+        case 'pair_clear':
+          return 2 * pairTableSize;
         case 'delta_bits':
           return 32 * deltaBitmapWords(n);
         case 'init_state':
@@ -1118,6 +1149,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'pull_items',
       'pull_sources',
       ...(shareRules ? (['rule_clear'] as const) : []),
+      ...(dedupePairs ? (['pair_clear'] as const) : []),
       'member_rules',
     ];
     const updateEntries: SolverEntryPoint[] = [
@@ -1215,6 +1247,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         checkFatal(status);
         const pairCount = status[STATUS.pairCount] as number;
         if (pairCount <= pairCapacity) {
+          pairsPushed += pairCount;
           pullSplit.extraChunks += Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity);
           pullSplit.maxChunks = Math.max(pullSplit.maxChunks, status[STATUS.pullMaxChunks] as number);
           pullSplit.refused += status[STATUS.pullRefused] as number;
@@ -1530,6 +1563,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       adapter: String(ctx),
       pullSplit,
       sharedRules,
+      pairs: pairsPushed,
       sorts: { ...sorts, ahead: sortsAhead },
       phaseMs: profile ? phaseMs : undefined,
       kernelMs: profile ? kernelMs : undefined,

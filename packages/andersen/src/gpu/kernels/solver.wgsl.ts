@@ -126,7 +126,7 @@ export function smallSortWorkgroupBytes(items: number): number {
  * per level of the children's tree, `merge_data`; only after a round that merged), `init_state`
  * (first submission only), `begin_iteration` (first attempt only), `begin_attempt`,
  * `delta_clear`, `delta_bits`, `delta_leaders`, `pull_count`, `pull_items`, `pull_sources`,
- * `rule_clear`, `member_rules`. Second: the worklist's sort (the radix sort, or `sort_small`),
+ * `rule_clear`, `pair_clear`, `member_rules`. Second: the worklist's sort (the radix sort, or `sort_small`),
  * `merge_partials` + `next_pull_level` once per level of the partial-merge tree, `mark_segments`,
  * `apply_pairs`, `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
  * `compress`, `merge_link`, then the merge plan (`merge_begin`, `merge_rank`, `merge_count`,
@@ -434,7 +434,7 @@ ${body}
   }`;
 
   const code = /* wgsl */ `
-struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_key_bits: u32, sort_value_bits: u32 }
+struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_key_bits: u32, sort_value_bits: u32, pair_table_mask: u32 }
 ${params.layoutWgsl}
 
 const NONE: u32 = ${NONE};
@@ -447,6 +447,9 @@ fn partial_slot(i: u32) -> u32 { return ${NODE_SET_SLOTS}u * params.n + i; }
 fn delta_bit_word(i: u32) -> u32 { return ${NODE_SET_SLOTS}u * params.n + params.chunk_capacity + i; }
 // The control word of slot i of the ΔP leader table (after the extra chunks' owners).
 fn delta_table_word(i: u32) -> u32 { return ${STATUS_WORDS}u + ${CONTROL_ARRAY_COUNT}u * params.n + params.chunk_capacity + i; }
+// The key word of slot i of the worklist's table of pairs pushed this attempt (its source word
+// follows), after the ΔP leader table.
+fn pair_table_word(i: u32) -> u32 { return delta_table_word(params.table_mask + 1u) + 2u * i; }
 
 // A team's record of the ΔP leaders it has pulled in this unit: lane (leader mod lanes) keeps the
 // leaders that map to it, 16 per lane, direct-mapped (a leader evicted by another is pulled again,
@@ -816,6 +819,26 @@ fn edg_elements(v: u32) -> u32 {
 // One entry of the worklist: \`source\` goes into the pending set named by \`key\` (2·node + pool).
 // The host sorts the worklist by (key, source); apply_pairs then merges each run in one walk.
 fn push_pair(key: u32, source: u32) {
+  if (params.pair_table_mask != 0u) {
+    // A pair already in the table is not pushed again. Loads and stores whose pointees fall into
+    // one class push one pair many times (on php's large rounds a key gets over a million pairs
+    // from under two thousand sources), each a slot of the sort and a step of the key's merge. The
+    // table only ever skips an exact repeat: a slot's key word is claimed once per attempt, its
+    // source word (cleared with it by pair_clear) holds NONE or the claimer's source, so a match of
+    // both words is the same pair; a claimed slot whose source is not written yet, a spurious
+    // compare-exchange failure or a full probe sequence only push a duplicate, which the merge skips.
+    var at = gm_hash_mix(gm_hash_mix(0x9e3779b9u, key), source) & params.pair_table_mask;
+    for (var probe = 0u; probe < 8u; probe++) {
+      let word = pair_table_word(at);
+      let slot = atomicCompareExchangeWeak(&control[word], NONE, key);
+      if (slot.exchanged) {
+        atomicStore(&control[word + 1u], source);
+        break;
+      }
+      if (slot.old_value == key && atomicLoad(&control[word + 1u]) == source) { return; }
+      at = (at + 1u) & params.pair_table_mask;
+    }
+  }
   let at = atomicAdd(&control[${S('pairCount')}], 1u);
   if (at >= params.pair_capacity) { return; }
   // With base_bits > 0 the sort key is (key, source) in one word; otherwise the host sorts by
@@ -940,6 +963,14 @@ ${singleKernel(
   atomicStore(&control[${S('rulesShared')}], 0u);`,
 )}
 ${threadKernel('delta_clear', clearLeaderTable)}
+${threadKernel(
+  'pair_clear',
+  /* wgsl */ `
+  // Before the rules of each attempt: the worklist's pair table, both words of every slot.
+  for (var i = first_item; i < 2u * (params.pair_table_mask + 1u); i += item_stride) {
+    atomicStore(&control[pair_table_word(0u) + i], NONE);
+  }`,
+)}
 ${threadKernel(
   'rule_clear',
   // The ΔP leader table again, for the rules' signatures (the leaders are in deltaLeader by now).
@@ -1634,6 +1665,7 @@ export const SOLVER_ENTRY_POINTS = {
   begin_attempt: 'single',
   delta_clear: 'thread',
   rule_clear: 'thread',
+  pair_clear: 'thread',
   delta_bits: 'thread',
   delta_leaders: 'team',
   pull_count: 'team',
