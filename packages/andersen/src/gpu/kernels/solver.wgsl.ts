@@ -1202,6 +1202,11 @@ ${teamKernel(
     }`
         : ''
     }
+    // The field class this lane pushed last for this rule (with the pair table): pointees in one
+    // class give it in a row, and a repeat of it is the same pair (the rule fixes the rest),
+    // skipped without a probe of the table.
+    var last_field = NONE;
+    let skip_repeats = params.pair_table_mask != 0u;
     if (rule.x == ${RULE_KIND.load}u) {
       // x = *(y + k): each new pointee o of y gives the copy⁻¹ source o + k of x.
       ${forEachMemberByLane(
@@ -1209,7 +1214,10 @@ ${teamKernel(
         /* wgsl */ `
         if (k < object_size(m)) {
           let field = find(m + k);
-          if (field != r) { push_pair(2u * r + ${PAIR_POOL.edges}u, field); }
+          if (field != r && !(skip_repeats && field == last_field)) {
+            push_pair(2u * r + ${PAIR_POOL.edges}u, field);
+            last_field = field;
+          }
         }`,
         { part: 'part', parts: ruleSplit },
       )}
@@ -1220,7 +1228,10 @@ ${teamKernel(
         /* wgsl */ `
         if (k < object_size(m)) {
           let field = find(m + k);
-          if (field != other) { push_pair(2u * field + ${PAIR_POOL.edges}u, other); }
+          if (field != other && !(skip_repeats && field == last_field)) {
+            push_pair(2u * field + ${PAIR_POOL.edges}u, other);
+            last_field = field;
+          }
         }`,
         { part: 'part', parts: ruleSplit },
       )}
