@@ -692,7 +692,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     const depth = 6;
     for (let c = 0; c < chains; c++) {
       const objects = Array.from({ length: depth + 1 }, (_, i) => b.object(`o${c}_${i}`));
-      objects.slice(0, -1).forEach((o, i) => b.addressOf(o, objects[i + 1] as number));
+      for (let i = 0; i < depth; i++) b.addressOf(objects[i] as number, objects[i + 1] as number);
       let pointer = b.variable(`p${c}_0`);
       b.addressOf(pointer, objects[0] as number);
       for (let i = 1; i <= depth; i++) {
