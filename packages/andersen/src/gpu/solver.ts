@@ -239,8 +239,9 @@ export interface GpuSolverOptions {
   readonly loadAhead?: boolean | undefined;
   /**
    * Record the worklist's sort and the partial-merge levels while the rules run, guessing that
-   * they match the last round's (default true; not when profiling): a submission whose guess held
-   * encodes only its status copy once the rules' counts arrive. @internal For A/B runs and tests.
+   * they match those of the last round that sorted (merged) (default true; not when profiling): a
+   * submission whose guess held encodes only its status copy once the rules' counts arrive.
+   * @internal For A/B runs and tests.
    */
   readonly sortAhead?: boolean | undefined;
   /**
@@ -1199,8 +1200,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // The next round's rules, recorded while this round's update runs (see encodeAhead).
     let rulesAhead: Ahead | undefined;
     // The worklist's sort and the partial-merge levels depend on counts the rules leave, so they
-    // are recorded ahead on a guess, the last sorting (merging) round's: a submission whose sort and levels match
-    // the guess records nothing but its status copy after the host reads the rules' counts.
+    // are recorded ahead on a guess, those of the last round that sorted (merged): a submission
+    // whose sort and levels match the guess records nothing but its status copy after the host
+    // reads the rules' counts.
     const sortAheadEnabled = this.#options.sortAhead !== false;
     let guessedSort: { small: boolean; count: number } = { small: false, count: 0 };
     let guessedLevels = 0;

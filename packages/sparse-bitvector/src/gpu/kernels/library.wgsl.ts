@@ -44,8 +44,9 @@ export interface LibraryWgslOptions {
    * Issue the loads of an element that do not depend on its header (its words, its successor)
    * before the team waits for the header, so that a step of a list walk costs one memory round trip
    * instead of two or three (default true): the merges load the words of the destination element
-   * they pass, in case its base matches, and the difference those of the source too. False for
-   * A/B runs: each load where its value is first needed.
+   * they pass, in case its base matches, and the difference those of the source too; the union's
+   * tail copy gathers a run of consecutive elements per round trip instead of one element. False
+   * for A/B runs: each load where its value is first needed, one element per step.
    */
   readonly loadAhead?: boolean;
 }
@@ -211,10 +212,6 @@ export function sparseBitVectorLibraryWgsl(options: LibraryWgslOptions): WgslMod
   return status;`;
   const stop = `(status & (${p}_INCOMPLETE | ${p}_CORRUPT)) != 0u`;
   const batchTail = options.batchTail !== false;
-  // Once dst has nothing at or past the cursor, the rest of src goes after prev as it is: lane j
-  // copies the j-th element of the next batch (an empty one is dropped), the batch's elements are
-  // claimed with one atomic and linked in order once complete, so an exhausted pool leaves dst
-  // as it was before the batch.
   // The batch's elements, a run of consecutive ones per memory round trip: lane j from `filled` on
   // loads the successor of element t + j − filled, and a run lasts while each one's successor is
   // the next element (as copies and appends leave them; a scattered list fills one lane per trip,
@@ -239,6 +236,10 @@ export function sparseBitVectorLibraryWgsl(options: LibraryWgslOptions): WgslMod
           filled += run;
           steps += run;
         }`;
+  // Once dst has nothing at or past the cursor, the rest of src goes after prev as it is: lane j
+  // copies the j-th element of the next batch (an empty one is dropped), the batch's elements are
+  // claimed with one atomic and linked in order once complete, so an exhausted pool leaves dst
+  // as it was before the batch.
   const tailCopy = /* wgsl */ `
     if (d == ${NONE}) {
       loop {
