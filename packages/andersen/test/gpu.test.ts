@@ -528,6 +528,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.constantFrom(1, 2, 1000),
         // The worklist's pair table of two or four slots (repeats collide, probes run out), or the default.
         fc.constantFrom(2, 4, undefined),
+        // Pulls counted by the team source by source, or on each lane (an estimate).
+        fc.boolean(),
         async (
           program,
           mode,
@@ -536,6 +538,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           deltaTableSlots,
           pullChunk,
           pairTableSlots,
+          laneCount,
         ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const options = {
@@ -547,6 +550,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             pullChunkCapacity,
             deltaTableSlots,
             pairTableSlots,
+            laneCount,
           };
           const { result } = await solve(program, options);
           await expectSameAsCpu(program, result, hcd);

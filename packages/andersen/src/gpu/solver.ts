@@ -245,6 +245,11 @@ export interface GpuSolverOptions {
    */
   readonly sortAhead?: boolean | undefined;
   /**
+   * `pull_count` counts on each lane and adds the counts once, an estimate of the pulls (see the
+   * kernels' `laneCount`; default false). @internal For A/B runs and tests.
+   */
+  readonly laneCount?: boolean | undefined;
+  /**
    * `member_rules` pushes a worklist pair only when it is not already in a table of the pairs
    * pushed this attempt (default true): loads and stores whose pointees fall into one class push
    * one pair many times. @internal For A/B runs and tests.
@@ -765,6 +770,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           batchAppend: this.#options.batchAppend,
           sweep: this.#options.sweep,
           loadAhead: this.#options.loadAhead !== false,
+          laneCount: this.#options.laneCount === true,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );

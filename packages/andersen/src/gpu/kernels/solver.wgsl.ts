@@ -84,6 +84,12 @@ export interface SolverKernelParams {
    * the sparse bit vector library's `loadAhead`). False for A/B runs.
    */
   readonly loadAhead?: boolean | undefined;
+  /**
+   * `pull_count` counts each lane's sources on the lane (a ΔP source when its leader differs from
+   * the lane's last) and adds the lanes' counts once, instead of the team visiting the sources one
+   * at a time to skip every ΔP already counted (default false; subgroup teams only). For A/B runs.
+   */
+  readonly laneCount?: boolean | undefined;
 }
 
 /**
@@ -154,6 +160,8 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const batchAppend = params.batchAppend !== false;
   const sweepMode = params.sweep ?? 'serial';
   const loadAhead = params.loadAhead !== false;
+  // Lane-parallel pull counts (subgroup teams only).
+  const laneCount = params.laneCount === true && team === 'subgroup';
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -303,6 +311,9 @@ ${body}
     list: 'points' | 'delta',
     source: 'delta' | 'points',
     action: (src: string) => string,
+    // Subgroup teams: statements each lane runs alone for each of its own sources (no team
+    // function), instead of the team running `action` on one source at a time.
+    laneAction?: (src: string) => string,
   ) => {
     const s = `_${decodeCount++}`;
     // ΔP sources: only the members whose class has a ΔP (the delta_bits bitmap) are decoded.
@@ -342,7 +353,17 @@ ${body}
             let w = pts_lane + k * pts_lanes;
             let g = ordinal * 30u + w;
             var word = 0u;
-            if (w < 30u && g >= lo && g < hi) { word = ${preload ? `words${s}[k]` : `edg_load(e${s}, w)`}${screen(`h${s}.x`, 'w')}; }
+            if (w < 30u && g >= lo && g < hi) { word = ${preload ? `words${s}[k]` : `edg_load(e${s}, w)`}${screen(`h${s}.x`, 'w')}; }${
+              laneAction
+                ? `
+            loop {
+              if (word == 0u) { break; }
+              let m = h${s}.x * 960u + w * 32u + firstTrailingBit(word);
+              word &= word - 1u;
+              let src = find(m);
+              if (src != r && pts_heads[${slot(source, 'src')}] != NONE) { ${laneAction('src')} }
+            }`
+                : `
             var mine = NONE;
             loop {
               loop {
@@ -356,6 +377,7 @@ ${body}
               if (pick == NONE) { break; }
               ${action('pick')}
               if (mine == pick) { mine = NONE; }
+            }`
             }
           }${footer}
     }`;
@@ -1025,14 +1047,32 @@ ${teamKernel(
     otherwise: `atomicStore(&control[${A('pullChunks')} + r], 0u);
         atomicStore(&control[${A('pullSlots')} + r], 0u);`,
     body: /* wgsl */ `
-    // Pulls of a ΔP equal to one already counted are not counted (the pulls skip them too).
-    pull_cache_reset();
     var pulls = 0u;
     var ordinal = 0u;
     let lo = 0u;
-    let hi = NONE;
+    let hi = NONE;${
+      laneCount
+        ? /* wgsl */ `
+    // Each lane counts its own sources, a ΔP source only when its leader is not the one the lane
+    // counted last (an estimate: the chunks are word slots of the lists, so only their number
+    // depends on it); the team adds the counts once.
+    var lane_pulls = 0u;
+    var lane_lead = NONE;
+    ${scanSources(
+      'points',
+      'delta',
+      countDelta,
+      (src) => `let lead = atomicLoad(&control[${A('deltaLeader')} + ${src}]);
+              if (lead != lane_lead) { lane_pulls++; lane_lead = lead; }`,
+    )}
+    ${scanSources('delta', 'points', countPoints, () => 'lane_pulls++;')}
+    pulls = pts_team_add(lane_pulls);`
+        : /* wgsl */ `
+    // Pulls of a ΔP equal to one already counted are not counted (the pulls skip them too).
+    pull_cache_reset();
     ${scanSources('points', 'delta', countDelta)}
-    ${scanSources('delta', 'points', countPoints)}
+    ${scanSources('delta', 'points', countPoints)}`
+    }
     let chunks = min(params.max_chunks, (pulls + params.pull_chunk - 1u) / params.pull_chunk);
     if (pts_lane == 0u) {
       atomicStore(&control[${A('pullChunks')} + r], chunks);
