@@ -284,6 +284,50 @@ for (const subgroups of [true, false]) {
         await assertEdgeCases();
       });
 
+      it('copies lists that earlier unions scattered into empty sets (runs of consecutive elements broken anywhere)', async () => {
+        // Batch 1 unions `insert` into the uploaded (consecutive) list `base`, whose new elements
+        // come from the end of the pool, so the list's runs break where they land; batch 2 unions
+        // that list into an empty set, which the library copies a team's width of elements at a
+        // time, gathering a run per round trip.
+        const elementBases = fc.uniqueArray(fc.nat({ max: 200 }), { minLength: 1, maxLength: 70 });
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(fc.tuple(elementBases, elementBases, fc.nat({ max: 959 })), {
+              minLength: 1,
+              maxLength: 4,
+            }),
+            async (lists) => {
+              const k = lists.length;
+              // The library's union: subgroup teams one union each, or the workgroup teams.
+              const sets = await createGpuSparseBitVectors(gpu.ctx, {
+                vectors: 3 * k,
+                capacity: 1,
+                ...(subgroups ? { unionTeamLanes: 0 } : {}),
+              });
+              try {
+                const cpu = new SparseBitVectorPool();
+                const bases = lists.map(([b, , bit]) => b.map((e) => e * 960 + bit));
+                const inserts = lists.map(([, i, bit]) => i.map((e) => e * 960 + ((bit + 1) % 960)));
+                await sets.upload([...bases, ...inserts].map((members) => cpu.fromArray(members)));
+                await sets.apply(lists.map((_, i) => ({ op: 'union' as const, dst: i, src: k + i })));
+                await sets.apply(lists.map((_, i) => ({ op: 'union' as const, dst: 2 * k + i, src: i })));
+                const back = await sets.download(new SparseBitVectorPool());
+                lists.forEach((_, i) => {
+                  const want = [...new Set([...(bases[i] as number[]), ...(inserts[i] as number[])])].sort(
+                    (a, b) => a - b,
+                  );
+                  expect([...(back[2 * k + i] as SparseBitVector)]).toEqual(want);
+                  expect([...(back[i] as SparseBitVector)]).toEqual(want);
+                });
+              } finally {
+                sets.destroy();
+              }
+            },
+          ),
+          { numRuns: 8 },
+        );
+      });
+
       // The batched union kernel with other team sizes (fewer than 8 lanes: several teams per
       // subgroup even on 8-lane subgroups) and with atomic allocation, and the library's
       // one-union-per-subgroup path it replaces.
