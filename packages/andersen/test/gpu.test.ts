@@ -688,9 +688,9 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
   }, 120_000);
 
   it('uses the sort recorded ahead on the guess of the last round, and only when the guess holds', async () => {
-    // `chains` chains p_0 = &o_0, p_{i+1} = *p_i through objects o_i = &o_{i+1}: every round each
-    // chain's load pushes one pair, so rounds sort the same number of pairs (the guess holds), and
-    // the last round sorts none.
+    // `chains` chains p_0 = &o_0, p_{i+1} = *p_i through objects o_i = &o_{i+1}: every other round
+    // each chain's load pushes one pair (rounds that push alternate with rounds that only pull), so
+    // the rounds that sort sort the same number of pairs and the guess holds from the second on.
     const b = createConstraintBuilder();
     const chains = 8;
     const depth = 6;
