@@ -371,7 +371,7 @@ export interface GpuSolveReport {
   readonly sorts: {
     readonly small: number;
     readonly radix: number;
-    /** Of those, the sorts recorded while the rules ran, on the guess that they match the last round's, and used. */
+    /** Of those, the sorts recorded while the rules ran, on the guess of the last round that sorted, and used. */
     readonly ahead: number;
   };
   /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
@@ -850,9 +850,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       grow: 0,
       submissions: 0,
     };
-    const sorts = { small: 0, radix: 0 };
-    // Sorts whose recording on a guess was used (see sortAhead).
-    let sortsAhead = 0;
+    // Worklists sorted in one workgroup or by the radix sort; `ahead`: of those, the sorts recorded
+    // on a guess that held (see sortAhead).
+    const sorts = { small: 0, radix: 0, ahead: 0 };
     let pairsPushed = 0;
     // Every entry point once, up to 16 levels of the children tree and 11 of the partial-pull tree (two
     // passes each), and the radix sort's passes.
@@ -1049,8 +1049,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const current = compiled?.key === compiledKey() ? compiled : await compile();
       // A short worklist is sorted by sort_small in one workgroup; a longer one by the radix sort.
       const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
-      if (smallSort) sorts.small++;
-      else if (pairCount > 1) sorts.radix++;
       const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
       const passEntries: readonly SolverEntryPoint[] = smallSort ? ['sort_small', ...entries] : entries;
       if (sortCount > 1) {
@@ -1284,11 +1282,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           // rounds that push pairs often alternate with rounds that only pull).
           if (smallSort || sortCount > 1) guessedSort = { small: smallSort, count: sortCount };
           if (levels > 0) guessedLevels = levels;
-          if (recordedSort) {
-            if (smallSort) sorts.small++;
-            else sorts.radix++;
-            sortsAhead++;
-          }
+          if (smallSort) sorts.small++;
+          else if (sortCount > 1) sorts.radix++;
+          if (recordedSort) sorts.ahead++;
           const encodeNextRules = () => {
             rulesAhead = encodeAhead(nextRules);
           };
@@ -1572,7 +1568,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       pullSplit,
       sharedRules,
       pairs: pairsPushed,
-      sorts: { ...sorts, ahead: sortsAhead },
+      sorts,
       phaseMs: profile ? phaseMs : undefined,
       kernelMs: profile ? kernelMs : undefined,
       host,
