@@ -185,6 +185,48 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     await expectSameAsCpu(program, result);
   });
 
+  it('builds the initial sets from repeated address-of and copy constraints, and counts only the copy edges rules add', async () => {
+    const b = createConstraintBuilder();
+    const o1 = b.object('o1');
+    const o2 = b.object('o2');
+    const d = b.object('d');
+    const [a, c, e, p] = ['a', 'c', 'e', 'p'].map((name) => b.variable(name)) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    const bb = b.variable('b');
+    b.addressOf(a, o1).addressOf(a, o1).addressOf(a, o2).copy(bb, a).copy(bb, a).copy(c, bb).copy(c, c);
+    b.addressOf(p, d).store(p, a).load(e, p);
+    const program = b.build();
+    for (const options of [{}, { initialPoolElements: 1, initialPairCapacity: 16 }]) {
+      const { result } = await solve(program, options);
+      for (const v of [a, bb, c, d, e]) expect([...result.pointsTo(v)]).toEqual([o1, o2]);
+      // *p = a adds d ⊇ a, e = *p adds e ⊇ d; the five initial copies (two of them repeats, one a
+      // self-copy) are not counted.
+      expect(result.statistics.copyEdgesAdded).toBe(2);
+      await expectSameAsCpu(program, result);
+    }
+  });
+
+  it('builds initial sets of more pairs than one workgroup sorts (the radix sort) from tiny pools', async () => {
+    const b = createConstraintBuilder();
+    const objects = Array.from({ length: 600 }, (_, i) => b.object(`o${i}`));
+    const pointers = Array.from({ length: 40 }, (_, i) => b.variable(`p${i}`));
+    // 3,000 address-of pairs (some repeated) and 400 copies, in an order the sort must undo.
+    for (let i = 0; i < 3000; i++)
+      b.addressOf(pointers[(i * 17) % 40] as number, objects[(i * 31) % 600] as number);
+    for (let i = 0; i < 400; i++)
+      b.copy(pointers[(i * 7) % 40] as number, pointers[(i * 13 + 5) % 40] as number);
+    const program = b.build();
+    expect(program.constraints.length).toBeGreaterThan(smallSortCapacity(8));
+    const { result } = await solve(program, { initialPoolElements: 2 });
+    // Each pointer's own 75 pairs name 15 distinct objects (31 · 40 ≡ 40 mod 600), before any copy.
+    for (const pointer of pointers) expect(result.pointsTo(pointer).length).toBeGreaterThanOrEqual(15);
+    await expectSameAsCpu(program, result);
+  });
+
   it('equals the CPU engine on random programs, with and without HCD, from tiny pools and worklists', async () => {
     await fc.assert(
       fc.asyncProperty(

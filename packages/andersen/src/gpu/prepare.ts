@@ -1,7 +1,6 @@
-import { type PackedMemberPairs, packMemberPairs } from '@gpumorph/sparse-bitvector';
 import { ConstraintKind, type ConstraintProgram } from '../model/program';
 import type { HcdPairs } from '../offline/hcd-pairs';
-import { RULE_KIND } from './layout';
+import { PAIR_POOL, RULE_KIND } from './layout';
 
 const NONE = 0xffff_ffff;
 
@@ -19,20 +18,35 @@ export interface PreparedProgram {
   readonly ruleCount: number;
   readonly hcdCount: number;
   /**
-   * Initial pending points-to sets (address-of) and copy⁻¹ sets, packed from element 0 in the
-   * pools' layout; `heads[v]` is representative v's list (`NONE` when it has none).
+   * The initial pending sets as worklist pairs, in constraint order (unsorted, repeats kept): the
+   * GPU sorts them and merges each key's run like any round's worklist.
    */
-  readonly initialPoints: PackedMemberPairs;
-  readonly initialEdges: PackedMemberPairs;
-  /** Distinct initial copy edges between representatives. */
-  readonly initialEdgeCount: number;
+  readonly initialPairs: InitialPairs;
+}
+
+/**
+ * The initial sets as pairs `(key, source)`: `key = 2·r + PAIR_POOL.points` puts object `source`
+ * in representative r's pending points-to set (`x = &o`), `key = 2·r + PAIR_POOL.edges` puts
+ * representative `source` in r's pending copy⁻¹ set (`x = y` between two classes).
+ */
+export interface InitialPairs {
+  readonly keys: Uint32Array;
+  readonly sources: Uint32Array;
+  /** Pairs in `keys` and `sources` (their first `count` entries). */
+  readonly count: number;
+  /** Of `count`, the pairs into points-to sets and into copy⁻¹ sets (each at most one element). */
+  readonly points: number;
+  readonly edges: number;
 }
 
 /**
  * Applies the offline merges on the host (each class's representative is its smallest id, as the
  * GPU's lock-free union–find keeps it), builds each node's list of loads, stores and offsets
- * (the member lists the rules kernel walks for a class) and the initial sets: `x = &o` puts o in x's
- * pending set, `x = y` puts y in x's pending copy⁻¹ set, so the first update publishes both.
+ * (the member lists the rules kernel walks for a class) and the pairs of the initial sets: `x = &o`
+ * puts o in x's pending set, `x = y` puts y in x's pending copy⁻¹ set, so the first update
+ * publishes both. The GPU builds the sets from the pairs: packing them here took about 25 ms of
+ * linux's setup on the dev machine, and uploading the packed elements about 20 MB more than the
+ * pairs.
  *
  * @example
  * ```ts
@@ -80,13 +94,10 @@ export function prepareProgram(program: ConstraintProgram, hcd: HcdPairs | undef
   }
 
   const c = program.constraints;
-  // (representative, member) pairs of the initial sets, packed in one pass each below.
-  const pointOwners = new Uint32Array(c.length);
-  const pointMembers = new Uint32Array(c.length);
+  const pairKeys = new Uint32Array(c.length);
+  const pairSources = new Uint32Array(c.length);
+  let pairCount = 0;
   let pointPairs = 0;
-  const edgeOwners = new Uint32Array(c.length);
-  const edgeMembers = new Uint32Array(c.length);
-  let edgePairs = 0;
   const perOwner = new Uint32Array(n + 1);
   let ruleCount = 0;
   for (let i = 0; i < c.length; i++) {
@@ -94,22 +105,21 @@ export function prepareProgram(program: ConstraintProgram, hcd: HcdPairs | undef
     const dst = c.dst[i] as number;
     const src = c.src[i] as number;
     if (kind === ConstraintKind.AddressOf) {
-      pointOwners[pointPairs] = parent[dst] as number;
-      pointMembers[pointPairs++] = src;
+      pairKeys[pairCount] = 2 * (parent[dst] as number) + PAIR_POOL.points;
+      pairSources[pairCount++] = src;
+      pointPairs++;
     } else if (kind === ConstraintKind.Copy) {
       const from = parent[src] as number;
       const to = parent[dst] as number;
       if (from !== to) {
-        edgeOwners[edgePairs] = to;
-        edgeMembers[edgePairs++] = from;
+        pairKeys[pairCount] = 2 * to + PAIR_POOL.edges;
+        pairSources[pairCount++] = from;
       }
     } else {
       (perOwner[dst + 1] as number)++;
       ruleCount++;
     }
   }
-  const initialPoints = packMemberPairs(n, pointOwners, pointMembers, pointPairs);
-  const initialEdges = packMemberPairs(n, edgeOwners, edgeMembers, edgePairs);
   for (let v = 0; v < n; v++) perOwner[v + 1] = (perOwner[v + 1] as number) + (perOwner[v] as number);
   const online = hcd?.online ?? new Uint32Array(0);
   const hcdCount = Math.floor(online.length / 2);
@@ -139,7 +149,6 @@ export function prepareProgram(program: ConstraintProgram, hcd: HcdPairs | undef
     rules[4 * (ruleCount + i)] = online[2 * i] as number;
     rules[4 * (ruleCount + i) + 1] = online[2 * i + 1] as number;
   }
-  const initialEdgeCount = initialEdges.members;
   return {
     nodeCount: n,
     parent,
@@ -148,8 +157,12 @@ export function prepareProgram(program: ConstraintProgram, hcd: HcdPairs | undef
     rules,
     ruleCount,
     hcdCount,
-    initialPoints,
-    initialEdges,
-    initialEdgeCount,
+    initialPairs: {
+      keys: pairKeys,
+      sources: pairSources,
+      count: pairCount,
+      points: pointPairs,
+      edges: pairCount - pointPairs,
+    },
   };
 }

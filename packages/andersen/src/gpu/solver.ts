@@ -48,7 +48,6 @@ import {
   CONTROL_ARRAYS,
   FIXED_STORAGE_BINDINGS,
   NODE_SET_SLOTS,
-  SET_SLOT,
   STATUS,
   STATUS_WORDS,
   solverLayout,
@@ -597,12 +596,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       teamsPerWorkgroup = Math.max(1, teamWorkgroupSize / largest);
     }
 
-    // Pools: the initial sets packed from element 0.
+    // Pools: empty; the first submission builds the initial sets from their pairs, at most one
+    // element a pair (the capacities below hold them all).
     const poolsStarted = performance.now();
-    const pointsPacked = prepared.initialPoints;
-    const edgesPacked = prepared.initialEdges;
-    const pointsElements = pointsPacked.words.length / ELEMENT_WORDS;
-    const edgeElements = edgesPacked.words.length / ELEMENT_WORDS;
+    const initialPairs = prepared.initialPairs;
+    const pointsElements = initialPairs.points;
+    const edgeElements = initialPairs.edges;
     const windowRoom = Math.max(2, ctx.limits.maxStorageBuffersPerShaderStage - FIXED_STORAGE_BINDINGS);
     const pointsWindows = Math.max(1, Math.ceil((windowRoom * 5) / 8));
     const edgeWindows = Math.max(1, windowRoom - pointsWindows);
@@ -635,10 +634,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     for (const pool of [points, edges]) {
       pool.on('grow', ({ pool: name, from, to }) => this.emit('grow', { pool: name, from, to }));
     }
-    if (pointsElements > 0) await points.writeElements(0, pointsPacked.words);
-    if (edgeElements > 0) await edges.writeElements(0, edgesPacked.words);
-    await ctx.writeBuffer(points.header, 0, Uint32Array.of(pointsElements));
-    await ctx.writeBuffer(edges.header, 0, Uint32Array.of(edgeElements));
     const poolsMs = performance.now() - poolsStarted;
 
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC;
@@ -646,10 +641,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const maxPullChunks = Math.max(1, Math.floor(this.#options.maxPullChunks ?? 1024));
     const chunkCapacity = Math.max(1, Math.floor(this.#options.pullChunkCapacity ?? Math.max(4096, n)));
     // Head slots: P, ΔP and N per node, one partial set per extra pull chunk, then the delta_bits
-    // bitmap. New buffers are zero: only the initial sets' heads (the pending slots), the node
-    // table, the rules, the status words and the union–find are uploaded (the host writes about
-    // 1 GB/s on the H100 machine); init_state fills the slots and arrays that start empty (NONE)
-    // on the GPU.
+    // bitmap. New buffers are zero: only the node table, the rules, the status words, the
+    // union–find and the initial sets' pairs are uploaded (the host writes about 1 GB/s on the
+    // H100 machine); init_state fills the slots and arrays that start empty (NONE) on the GPU.
     const deltaBitmap = this.#options.deltaBitmap !== false;
     const shareEqualSets = this.#options.shareEqualSets !== false;
     const ptsHeads = await this.#buffer(
@@ -659,8 +653,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       4 * (NODE_SET_SLOTS * n + chunkCapacity + (deltaBitmap ? deltaBitmapWords(n) : 0)),
     );
     const edgHeads = await this.#buffer('andersen edg heads', new Uint32Array(0), storage, 4 * 3 * n);
-    await ctx.writeBuffer(ptsHeads, 4 * SET_SLOT.pending * n, pointsPacked.heads);
-    await ctx.writeBuffer(edgHeads, 4 * SET_SLOT.pending * n, edgesPacked.heads);
     const nodes = await this.#buffer('andersen nodes', prepared.nodes, storage);
     const rules = await this.#buffer('andersen rules', prepared.rules, storage);
     // Status, the per-node arrays, the extra pull chunks' owners, then the ΔP leader table (a power
@@ -681,9 +673,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const controlHead = new Uint32Array(STATUS_WORDS + n);
     controlHead.set(prepared.parent, arrayAt('parent'));
     // The initial sets sit in the pending slots like the sets merges leave there: the first update
-    // may copy them once, so the guard counts them.
+    // may copy them once, so the guard counts them (at most one element a pair). The pairs are the
+    // first submission's worklist.
     controlHead[STATUS.mergeNeedPts] = pointsElements;
     controlHead[STATUS.mergeNeedEdges] = edgeElements;
+    controlHead[STATUS.pairCount] = initialPairs.count;
     const control = await this.#buffer(
       'andersen control',
       controlHead,
@@ -698,7 +692,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // source and then a stable sort by key.
     const compositeBits =
       keyBits + sourceBits <= 32 && this.#options.compositeSort !== false ? sourceBits : 0;
-    let pairCapacity = Math.max(16, this.#options.initialPairCapacity ?? Math.max(4096, 4 * n));
+    let pairCapacity = Math.max(
+      16,
+      initialPairs.count,
+      this.#options.initialPairCapacity ?? Math.max(4096, 4 * n),
+    );
     // sort_small holds 8 bytes of workgroup memory per pair, 8 or 4 pairs per invocation: 2,048
     // pairs where 17 KiB fit, else 1,024. (16, 4,096 pairs, fits the H100's 48 KiB, but showed no
     // gain in an A/B on ex, gcc, perl and python there: within that machine's spread.)
@@ -710,6 +708,21 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         ? 0
         : smallSortCapacity(smallSortItems);
     let pairs = await this.#createPairs(pairCapacity);
+    if (initialPairs.count > 0) {
+      // In the worklist's layout (see push_pair): the sort key is (key, source) in one word when
+      // both fit.
+      let keyWords = initialPairs.keys.subarray(0, initialPairs.count);
+      if (compositeBits > 0) {
+        const composite = new Uint32Array(keyWords.length);
+        for (let i = 0; i < keyWords.length; i++) {
+          composite[i] =
+            (((keyWords[i] as number) << compositeBits) | (initialPairs.sources[i] as number)) >>> 0;
+        }
+        keyWords = composite;
+      }
+      await ctx.writeBuffer(pairs.keys, 0, keyWords);
+      await ctx.writeBuffer(pairs.values, 0, initialPairs.sources.subarray(0, initialPairs.count));
+    }
     const params = await this.#buffer(
       'andersen params',
       Uint32Array.of(
@@ -1143,6 +1156,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
 
     const touchFrom = this.#options.touchedReadbackBytes ?? TOUCHED_READ_BYTES;
     const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0 };
+    // Distinct copy edges between representatives before solving (see round 1 below).
+    let initialEdgeCount = 0;
     const pullSplit = { extraChunks: 0, maxChunks: 1, refused: 0, skippedEqualDeltas: 0 };
     let sharedRules = 0;
     const rulesEntries: SolverEntryPoint[] = [
@@ -1217,8 +1232,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
       const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
-      // The very first submission fills the heads and arrays that start empty.
-      if (!initialized) begin.unshift('init_state');
+      // The very first submission fills the heads and arrays that start empty, then builds the
+      // initial sets from their pairs (sorted, then merged into the pending slots by key).
+      const initialCount = initialized ? 0 : initialPairs.count;
+      if (!initialized) {
+        begin.unshift('init_state', ...(initialCount > 0 ? (['mark_segments', 'apply_pairs'] as const) : []));
+      }
       initialized = true;
       const rules = [...begin, ...rulesEntries];
       const recordedRules = takeAhead(rulesAhead, rules);
@@ -1242,7 +1261,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         await run(
           label,
           recordedRules ? pendingFolds : [...pendingFolds, ...rules],
-          0,
+          initialCount,
           [],
           recordedRules ? [recordedRules] : [],
           encodeUpdate,
@@ -1377,6 +1396,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       stats.propagations += propagated;
       stats.hcdMerges += merged;
       stats.edgesAdded += edgesAdded;
+      // The rules of round 1 see empty sets, so its update adds exactly the initial copy edges.
+      if (round === 1) initialEdgeCount = edgesAdded;
       this.emit('iteration', {
         round,
         propagated,
@@ -1542,7 +1563,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       offlineMerges: prepared.offlineMerges,
       cycleMerges: 0,
       hcdMerges: stats.hcdMerges,
-      copyEdgesAdded: Math.max(0, stats.edgesAdded - prepared.initialEdgeCount),
+      copyEdgesAdded: Math.max(0, stats.edgesAdded - initialEdgeCount),
       propagations: stats.propagations,
       solveMs: performance.now() - started,
       pointsToElements,

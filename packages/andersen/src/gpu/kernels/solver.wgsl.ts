@@ -130,7 +130,8 @@ export function smallSortWorkgroupBytes(items: number): number {
  * The entry points of one solver iteration, in the order the host encodes them. First submission:
  * the folds of the last round's merges (`merge_prepare`, `merge_level` + `merge_next_level` once
  * per level of the children's tree, `merge_data`; only after a round that merged), `init_state`
- * (first submission only), `begin_iteration` (first attempt only), `begin_attempt`,
+ * then the initial sets' sort, `mark_segments` and `apply_pairs` (first submission only),
+ * `begin_iteration` (first attempt only), `begin_attempt`,
  * `delta_clear`, `delta_bits`, `delta_leaders`, `pull_count`, `pull_items`, `pull_sources`,
  * `rule_clear`, `pair_clear`, `member_rules`. Second: the worklist's sort (the radix sort, or `sort_small`),
  * `merge_partials` + `next_pull_level` once per level of the partial-merge tree, `mark_segments`,
@@ -945,13 +946,15 @@ ${threadKernel(
   'init_state',
   /* wgsl */ `
   // Once, before the first iteration: the slots and per-node arrays that start empty. The host
-  // uploads only what is not NONE or 0 (the initial sets' heads in the pending slots, the
-  // union–find); the rest of every buffer is zero when created.
+  // uploads only what is not NONE or 0 (the union–find, the initial sets' pairs); the rest of
+  // every buffer is zero when created. The pairs are merged into the pending slots after this.
   for (var i = first_item; i < params.n; i += item_stride) {
     pts_heads[${slot('points', 'i')}] = NONE;
     pts_heads[${slot('delta', 'i')}] = NONE;
+    pts_heads[${slot('pending', 'i')}] = NONE;
     edg_heads[${slot('points', 'i')}] = NONE;
     edg_heads[${slot('delta', 'i')}] = NONE;
+    edg_heads[${slot('pending', 'i')}] = NONE;
     atomicStore(&control[${A('segmentStart')} + i], NONE);
     atomicStore(&control[${A('segmentStart')} + params.n + i], NONE);
     atomicStore(&control[${A('childHead')} + i], NONE);
