@@ -316,6 +316,58 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     );
   }, 120_000);
 
+  it('equals the CPU engine in buffers kept from the solves before it, and in kept buffers of random words', async () => {
+    const ctx = gpu.ctx;
+    const reuse = vi.spyOn(ctx, 'reuseBuffer');
+    const take = vi.spyOn(ctx.retained, 'take');
+    const taken = () => take.mock.results.filter((r) => r.value !== undefined).length;
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          constraintProgram({ maxNodes: 60, maxConstraints: 120 }),
+          constraintProgram({ maxNodes: 60, maxConstraints: 120 }),
+          fc.integer({ min: 1, max: 2 ** 31 }),
+          async (first, second, seed) => {
+            ctx.retained.trim();
+            await solve(first);
+            // The second program starts in what the first left where sizes allow, and its worklist
+            // sort is the first one's.
+            reuse.mockClear();
+            const options = { initialPairCapacity: 16 };
+            await expectSameAsCpu(second, (await solve(second, options)).result);
+            // Then in kept buffers of exactly the sizes it asks for, full of pseudo-random words
+            // (0xffffffff, the lists' end, among them): each must be cleared or fully written.
+            const asked = reuse.mock.calls.map(([descriptor]) => descriptor);
+            ctx.retained.trim();
+            let state = seed;
+            for (const { size, usage } of asked) {
+              const words = new Uint32Array(Math.ceil(size / 4));
+              for (let i = 0; i < words.length; i++) {
+                state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+                words[i] = state % 5 === 0 ? 0xffff_ffff : state % 3 === 0 ? state % 64 : state;
+              }
+              const buffer = await ctx.createBuffer({ label: 'leftover', size: words.byteLength, usage });
+              if ((usage & BufferUsage.COPY_DST) !== 0) await ctx.writeBuffer(buffer, 0, words);
+              ctx.releaseBuffer(buffer);
+            }
+            const before = taken();
+            const { result } = await solve(second, options);
+            // Every buffer the solve asked for came from the kept ones: the pools, both head
+            // tables, the nodes, rules, control words, parameters and the worklist's two arrays.
+            expect(asked.length).toBeGreaterThanOrEqual(8);
+            expect(taken() - before).toBeGreaterThanOrEqual(asked.length);
+            await expectSameAsCpu(second, result);
+          },
+        ),
+        { numRuns: 12 },
+      );
+    } finally {
+      reuse.mockRestore();
+      take.mockRestore();
+      ctx.retained.trim();
+    }
+  });
+
   it("equals the CPU engine when its pools start in kept buffers full of another user's words", async () => {
     const ctx = gpu.ctx;
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;

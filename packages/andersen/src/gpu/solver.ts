@@ -471,6 +471,15 @@ interface Compiled {
 const NONE = NO_ELEMENT;
 
 /**
+ * Worklist sorts that ended solves leave on their context for the next solve there, with their
+ * scratch buffers, plans and bind groups (a solve of linux makes dozens of plans, and a plan's
+ * parameters buffer took about 0.4 ms to create on the H100 machine). At most
+ * {@link MAX_KEPT_SORTERS} a context; they go with it.
+ */
+const keptSorters = new WeakMap<GpuContext, RadixSort[]>();
+const MAX_KEPT_SORTERS = 2;
+
+/**
  * The WebGPU Andersen engine (PPoPP'12 §5–6 on WebGPU). Every node has a points-to set P, what it
  * gained in the last update (ΔP) and what the rules gathered this iteration (N), and three copy⁻¹
  * edge sets — E (propagated), F (added by the last update) and G (gathered) — all wide sparse bit
@@ -506,7 +515,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   #solved = false;
   #destroyed = false;
   #buffers: GPUBuffer[] = [];
-  /** The worklist's radix sort (its scratch buffers), freed in destroy(). */
+  /** The worklist's radix sort (its scratch buffers): kept on the context by destroy(), or freed. */
   #sorter: RadixSort | undefined;
   #pools: ElementPool[] = [];
   /** Page-touching workers for the final readback, started once the sets grow large. */
@@ -535,9 +544,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    for (const buffer of this.#buffers) buffer.destroy();
+    for (const buffer of this.#buffers) this.ctx.releaseBuffer(buffer);
     for (const pool of this.#pools) pool.destroy();
-    this.#sorter?.destroy();
+    if (this.#sorter) {
+      const kept = keptSorters.get(this.ctx) ?? [];
+      if (this.#ownsContext || this.ctx.isLost || kept.length >= MAX_KEPT_SORTERS) this.#sorter.destroy();
+      else {
+        kept.push(this.#sorter);
+        keptSorters.set(this.ctx, kept);
+      }
+    }
     this.#sorter = undefined;
     this.#buffers = [];
     this.#pools = [];
@@ -557,14 +573,36 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     }
   }
 
+  /**
+   * A buffer of at least `size` bytes that holds `data` from byte 0 and zeros after it: one the
+   * context kept (see {@link GpuContext.reuseBuffer}; `destroy()` hands them back), cleared on the
+   * GPU, or a new one. Creating linux's (about 200 MB with the worklist) took tens of milliseconds
+   * of each solve on the H100 machine; a clear there is microseconds of GPU time.
+   */
   async #buffer(label: string, data: Uint32Array, usage: number, size = data.byteLength): Promise<GPUBuffer> {
-    const buffer = await this.ctx.createBuffer({
+    const buffer = await this.#reuse(label, Math.max(16, size), usage);
+    if (data.byteLength > 0) await this.ctx.writeBuffer(buffer, 0, data);
+    return buffer;
+  }
+
+  /** A kept buffer cleared to zero (queued before any later write), or a new one; freed by `destroy()`. */
+  async #reuse(label: string, size: number, usage: number): Promise<GPUBuffer> {
+    // The kernels bind whole buffers: a kept one may be larger than asked, not past one binding.
+    const maxSize = Math.max(size, Math.min(2 * size, this.ctx.limits.maxStorageBufferBindingSize));
+    const { buffer, reused } = await this.ctx.reuseBuffer({
       label,
-      size: Math.max(16, size),
+      size,
+      maxSize,
       usage: usage | BufferUsage.COPY_DST,
     });
     this.#buffers.push(buffer);
-    if (data.byteLength > 0) await this.ctx.writeBuffer(buffer, 0, data);
+    if (reused) {
+      await this.ctx.guard(`clear ${label}`, () => {
+        const encoder = this.ctx.device.createCommandEncoder({ label: `clear ${label}` });
+        encoder.clearBuffer(buffer);
+        this.ctx.queue.submit([encoder.finish()]);
+      });
+    }
     return buffer;
   }
 
@@ -742,7 +780,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       ),
       BufferUsage.UNIFORM,
     );
-    const sorter = createRadixSort(ctx);
+    const sorter = keptSorters.get(ctx)?.pop() ?? createRadixSort(ctx);
     this.#sorter = sorter;
     const sortInOnePass = this.#options.sortInOnePass !== false;
 
@@ -1607,23 +1645,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     old?: { keys: GPUBuffer; values: GPUBuffer },
     valueCapacity = capacity,
   ): Promise<{ keys: GPUBuffer; values: GPUBuffer }> {
-    const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
-    const keys = await this.ctx.createBuffer({
-      label: `andersen pair keys ${capacity}`,
-      size: capacity * 4,
-      usage,
-    });
-    const values = await this.ctx.createBuffer({
-      label: `andersen pair sources ${valueCapacity}`,
-      size: valueCapacity * 4,
-      usage,
-    });
+    const usage = BufferUsage.STORAGE | BufferUsage.COPY_SRC;
+    // The labels name the capacities: the kernels' bind group is looked up by them (compiledKey).
+    const keys = await this.#reuse(`andersen pair keys ${capacity}`, capacity * 4, usage);
+    const values = await this.#reuse(`andersen pair sources ${valueCapacity}`, valueCapacity * 4, usage);
     if (old) {
       this.#buffers = this.#buffers.filter((b) => b !== old.keys && b !== old.values);
-      old.keys.destroy();
-      old.values.destroy();
+      // Work already submitted that reads them runs first (the queue's order).
+      this.ctx.releaseBuffer(old.keys);
+      this.ctx.releaseBuffer(old.values);
     }
-    this.#buffers.push(keys, values);
     return { keys, values };
   }
 }

@@ -530,7 +530,13 @@ export class RadixSort {
       end(pass);
     }
     shared?.end();
-    if (!cachedGroups) plan.bindGroups.set(bufferSetKey, createdGroups);
+    if (!cachedGroups) {
+      // A sort kept across its callers' lives sees new arrays now and then: keep the latest few.
+      if (plan.bindGroups.size >= MAX_BUFFER_SETS_PER_PLAN) {
+        plan.bindGroups.delete(plan.bindGroups.keys().next().value as string);
+      }
+      plan.bindGroups.set(bufferSetKey, createdGroups);
+    }
     if (passTotal % 2 === 1 && !throughSecond) {
       encoder.copyBufferToBuffer(altKeys, 0, o.keys, 0, bytes);
       if (o.values && altValues) encoder.copyBufferToBuffer(altValues, 0, o.values, 0, bytes);
@@ -836,6 +842,8 @@ export class RadixSort {
 
 /** Sort plans (parameter buffers) kept for reuse per sorter; the least recently used goes first. */
 const MAX_CACHED_PLANS = 64;
+/** Bind groups a plan keeps, one set per arrays sorted (see encode). */
+const MAX_BUFFER_SETS_PER_PLAN = 8;
 
 function scatterName(windows: number, withValues: boolean): string {
   return `scatter ${windows}${withValues ? ' kv' : ''}`;
