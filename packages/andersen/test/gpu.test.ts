@@ -781,6 +781,31 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     );
   }, 120_000);
 
+  it('sorts a worklist that halved with the radix sort recorded ahead for the round before', async () => {
+    // Load chains as below, 8 of depth 3 and 8 of depth 6: every other round each running chain's
+    // load pushes one pair, so three sorted rounds sort 16 pairs, then three sort 8 (a radix sort
+    // planned for 8 keys), the first of them with the sort recorded for 16.
+    const b = createConstraintBuilder();
+    for (let c = 0; c < 16; c++) {
+      const depth = c < 8 ? 3 : 6;
+      const objects = Array.from({ length: depth + 1 }, (_, i) => b.object(`o${c}_${i}`));
+      for (let i = 0; i < depth; i++) b.addressOf(objects[i] as number, objects[i + 1] as number);
+      let pointer = b.variable(`p${c}_0`);
+      b.addressOf(pointer, objects[0] as number);
+      for (let i = 1; i <= depth; i++) {
+        const next = b.variable(`p${c}_${i}`);
+        b.load(next, pointer);
+        pointer = next;
+      }
+    }
+    const program = b.build();
+    const { result, solver } = await solve(program, { smallSort: false });
+    expect(solver.report?.pairs).toBe(3 * 16 + 3 * 8);
+    // Every sort but the first was recorded ahead, the one after the halving included.
+    expect(solver.report?.sorts).toEqual({ small: 0, radix: 6, ahead: 5 });
+    await expectSameAsCpu(program, result);
+  });
+
   it('uses the sort recorded ahead on the guess of the last round, and only when the guess holds', async () => {
     // `chains` chains p_0 = &o_0, p_{i+1} = *p_i through objects o_i = &o_{i+1}: every other round
     // each chain's load pushes one pair (rounds that push alternate with rounds that only pull), so

@@ -87,7 +87,8 @@ export interface SolverKernelParams {
   /**
    * `pull_count` counts each lane's sources on the lane (a ΔP source when its leader differs from
    * the lane's last) and adds the lanes' counts once, instead of the team visiting the sources one
-   * at a time to skip every ΔP already counted (default false; subgroup teams only). For A/B runs.
+   * at a time to skip every ΔP already counted (default true; subgroup teams only). False for A/B
+   * runs.
    */
   readonly laneCount?: boolean | undefined;
 }
@@ -162,7 +163,7 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const sweepMode = params.sweep ?? 'serial';
   const loadAhead = params.loadAhead !== false;
   // Lane-parallel pull counts (subgroup teams only).
-  const laneCount = params.laneCount === true && team === 'subgroup';
+  const laneCount = params.laneCount !== false && team === 'subgroup';
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
