@@ -99,7 +99,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
   const rows: BenchRow[] = [];
   const notes: string[] = [
     'CPU engine: wave propagation with difference propagation, cycle collapse, the shipped HCD table and HVN merges, on the _after_hcd constraints; every run with a reference solution is verified (node 1 per the Hardekopf convention, see the package README)',
-    'WebGPU engine: the same program and HCD table (offline merges applied on the host, online pairs on the GPU); median ms = wall clock of solveAndersen (upload, all iterations, readback of the points-to pool, building the result) after untimed warm-up solves (at least two, the first of which compiles the kernels, and at least a second of them; at most 20), median of 5 runs (3 on php and linux), the WebGPU runs of a benchmark before its CPU runs (whose sets of php and linux, kept for the comparison, slowed the solves after them); "= cpu" counts nodes whose set differs from the CPU engine\'s in the same run (0 = identical)',
+    'WebGPU engine: the same program and HCD table (offline merges applied on the host, online pairs on the GPU); median ms = wall clock of solveAndersen (upload, all iterations, readback of the points-to pool, building the result) after untimed warm-up solves (at least two, the first of which compiles the kernels, and at least a second of them; at most 20), median of 5 runs (3 on php and linux), the WebGPU runs of a benchmark before its CPU runs (so that the CPU sets of php and linux, kept for the comparison, are not alive during them); "= cpu" counts nodes whose set differs from the CPU engine\'s in the same run (0 = identical)',
     'median ms = wall clock of the solve alone (CPU: median of 3 runs for ex, gcc and perl, 1 run for the others; --quick: ex only), on the _after_hcd constraints with the shipped HCD table, which the reference solution is for',
     "offline ms = our offline HCD pass (computeOfflineHcd + applyOfflineMerges) on the raw constraints, like the paper's offline column, plus HVN on the solved program; read ms = reading and parsing the _after_hcd files; paper total / ours = (paper offline + solve) / (our offline + solve)",
     "anchors: paper GPU ms = the PPoPP'12 GPU online time on a Tesla C2070; CUDA H100 ms = the paper's CUDA code ported to CUDA 13 on the same H100 (graph creation + rule solving)",
@@ -159,9 +159,10 @@ async function run(options: BenchOptions): Promise<BenchReport> {
         options.log(`andersen: ${bench}: ${report.differing} variables differ from the reference`);
       return report.exact;
     };
-    // The WebGPU engine runs first: the CPU engine's result of a large benchmark (gigabytes of
-    // sets, kept for the comparison) slowed the WebGPU solves after it (linux's setup read 95–154
-    // ms in the bench against 57–65 in A/B runs without it), so its sets live only after them.
+    // The WebGPU engine runs first, so that the CPU engine's result of a large benchmark
+    // (gigabytes of sets, kept for the comparison) is not alive during its solves: with the CPU
+    // runs first, linux's setup read 95–154 ms in two benches against 57–65 in A/B runs without
+    // such a heap (the first bench in this order, on a slower host, read 108).
     let gpu: { result: AndersenResult; row: BenchRow } | undefined;
     if (useGpu && options.ctx) {
       const ctx = options.ctx;
@@ -250,7 +251,15 @@ async function run(options: BenchOptions): Promise<BenchReport> {
       );
       gpu = {
         result,
-        row: { case: bench, size, engine: 'webgpu', medianMs: median, runs: gpuRuns, method: 'wall-clock', metrics },
+        row: {
+          case: bench,
+          size,
+          engine: 'webgpu',
+          medianMs: median,
+          runs: gpuRuns,
+          method: 'wall-clock',
+          metrics,
+        },
       };
     }
     let cpuResult: AndersenResult | undefined;
@@ -286,10 +295,13 @@ async function run(options: BenchOptions): Promise<BenchReport> {
       if (cpuResult) {
         const differing = countDifferences(gpu.result, cpuResult);
         metrics['nodes differing from cpu'] = differing;
-        if (differing > 0) options.log(`andersen: ${bench}: ${differing} nodes differ between webgpu and cpu`);
+        if (differing > 0)
+          options.log(`andersen: ${bench}: ${differing} nodes differ between webgpu and cpu`);
         if (cpuMedian !== undefined) metrics['cpu / webgpu'] = cpuMedian / gpu.row.medianMs;
       }
-      options.log(`andersen: ${bench} webgpu against cpu: ${metrics['nodes differing from cpu'] ?? 'n/a'} nodes differ`);
+      options.log(
+        `andersen: ${bench} webgpu against cpu: ${metrics['nodes differing from cpu'] ?? 'n/a'} nodes differ`,
+      );
       rows.push(gpu.row);
     }
   }
