@@ -203,7 +203,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     for (const options of [{}, { initialPoolElements: 1, initialPairCapacity: 16 }]) {
       const { result } = await solve(program, options);
       for (const v of [a, bb, c, d, e]) expect([...result.pointsTo(v)]).toEqual([o1, o2]);
-      // *p = a adds d ⊇ a, e = *p adds e ⊇ d; the five initial copies (two of them repeats, one a
+      // *p = a adds d ⊇ a, e = *p adds e ⊇ d; the four initial copies (one a repeat, one a
       // self-copy) are not counted.
       expect(result.statistics.copyEdgesAdded).toBe(2);
       await expectSameAsCpu(program, result);
@@ -352,7 +352,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             }
             const before = taken();
             const { result } = await solve(second, options);
-            // Every buffer the solve asked for came from the kept ones: the pools, both head
+            // Every buffer the solver asked the context for came from the kept ones: both head
             // tables, the nodes, rules, control words, parameters and the worklist's two arrays.
             expect(asked.length).toBeGreaterThanOrEqual(8);
             expect(taken() - before).toBeGreaterThanOrEqual(asked.length);
