@@ -781,13 +781,14 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     );
   }, 120_000);
 
-  it('sorts a worklist that halved with the radix sort recorded ahead for the round before', async () => {
-    // Load chains as below, 8 of depth 3 and 8 of depth 6: every other round each running chain's
-    // load pushes one pair, so three sorted rounds sort 16 pairs, then three sort 8 (a radix sort
-    // planned for 8 keys), the first of them with the sort recorded for 16.
+  /**
+   * One load chain per depth: p_0 = &o_0, p_{i+1} = *p_i through objects o_i = &o_{i+1}. Every other
+   * round each chain still running pushes one pair (rounds that push alternate with rounds that
+   * only pull).
+   */
+  const loadChains = (depths: readonly number[]): ConstraintProgram => {
     const b = createConstraintBuilder();
-    for (let c = 0; c < 16; c++) {
-      const depth = c < 8 ? 3 : 6;
+    depths.forEach((depth, c) => {
       const objects = Array.from({ length: depth + 1 }, (_, i) => b.object(`o${c}_${i}`));
       for (let i = 0; i < depth; i++) b.addressOf(objects[i] as number, objects[i + 1] as number);
       let pointer = b.variable(`p${c}_0`);
@@ -797,8 +798,14 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         b.load(next, pointer);
         pointer = next;
       }
-    }
-    const program = b.build();
+    });
+    return b.build();
+  };
+
+  it('sorts a worklist that halved with the radix sort recorded ahead for the round before', async () => {
+    // 8 chains of depth 3 and 8 of depth 6: three sorted rounds sort 16 pairs, then three sort 8
+    // (a radix sort planned for 8 keys), the first of them with the sort recorded for 16.
+    const program = loadChains([...Array<number>(8).fill(3), ...Array<number>(8).fill(6)]);
     const { result, solver } = await solve(program, { smallSort: false });
     expect(solver.report?.pairs).toBe(3 * 16 + 3 * 8);
     // Every sort but the first was recorded ahead, the one after the halving included.
@@ -807,24 +814,9 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
   });
 
   it('uses the sort recorded ahead on the guess of the last round, and only when the guess holds', async () => {
-    // `chains` chains p_0 = &o_0, p_{i+1} = *p_i through objects o_i = &o_{i+1}: every other round
-    // each chain's load pushes one pair (rounds that push alternate with rounds that only pull), so
-    // the rounds that sort sort the same number of pairs and the guess holds from the second on.
-    const b = createConstraintBuilder();
-    const chains = 8;
-    const depth = 6;
-    for (let c = 0; c < chains; c++) {
-      const objects = Array.from({ length: depth + 1 }, (_, i) => b.object(`o${c}_${i}`));
-      for (let i = 0; i < depth; i++) b.addressOf(objects[i] as number, objects[i + 1] as number);
-      let pointer = b.variable(`p${c}_0`);
-      b.addressOf(pointer, objects[0] as number);
-      for (let i = 1; i <= depth; i++) {
-        const next = b.variable(`p${c}_${i}`);
-        b.load(next, pointer);
-        pointer = next;
-      }
-    }
-    const program = b.build();
+    // 8 chains of depth 6: the rounds that sort sort the same number of pairs, so the guess holds
+    // from the second on.
+    const program = loadChains(Array<number>(8).fill(6));
     for (const smallSort of [false, true]) {
       const guessed = await solve(program, { smallSort });
       await expectSameAsCpu(program, guessed.result);
