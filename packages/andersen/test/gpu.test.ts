@@ -1032,6 +1032,15 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       else if (kernel === 'delta_clear') expect(summed[kernel]).toBeLessThanOrEqual(ms);
       else expect(summed[kernel]).toBeCloseTo(ms, 6);
     }
+    // The phases split the same milliseconds: ΔP-equivalence (delta_clear, delta_leaders) apart
+    // from the rules.
+    const phases = report?.phaseMs;
+    const kernels = report?.kernelMs ?? {};
+    expect(phases?.equivalence).toBeCloseTo((kernels.delta_clear ?? 0) + (kernels.delta_leaders ?? 0), 6);
+    expect(phases?.equivalence).toBeGreaterThan(0);
+    const phaseTotal = Object.values(phases ?? {}).reduce((a, b) => a + b, 0);
+    const kernelTotal = Object.values(kernels).reduce((a, b) => a + b, 0);
+    expect(phaseTotal).toBeCloseTo(kernelTotal, 6);
   });
 
   it('rejects with SolveAbortedError when the signal is already aborted', async () => {

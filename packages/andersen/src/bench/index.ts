@@ -223,9 +223,16 @@ async function run(options: BenchOptions): Promise<BenchReport> {
       };
       if (phases) {
         const total =
-          phases.rules + phases.sort + phases.worklist + phases.update + phases.hcd + phases.transfer;
+          phases.rules +
+          phases.equivalence +
+          phases.sort +
+          phases.worklist +
+          phases.update +
+          phases.hcd +
+          phases.transfer;
         metrics['GPU ms (profiled)'] = total;
         metrics['rules %'] = (100 * phases.rules) / Math.max(total, 1e-9);
+        metrics['equivalence %'] = (100 * phases.equivalence) / Math.max(total, 1e-9);
         metrics['sort %'] = (100 * phases.sort) / Math.max(total, 1e-9);
         metrics['worklist %'] = (100 * phases.worklist) / Math.max(total, 1e-9);
         metrics['update %'] = (100 * phases.update) / Math.max(total, 1e-9);

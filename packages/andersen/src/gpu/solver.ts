@@ -291,15 +291,19 @@ export interface GpuSolverOptions {
 }
 
 /**
- * Phases of a solve that {@link GpuSolverOptions.profile} times separately (`transfer`: the kernels
- * that lay the final sets out for the readback, not the copy over the bus).
+ * Phases of a solve that {@link GpuSolverOptions.profile} times separately: `rules` (the pulls and
+ * the load, store and offset rules), `equivalence` (ΔP-equivalent variables, §6.3: the leader
+ * table's clearing and `delta_leaders`), `sort` and `worklist` (sorting the pushed pairs and
+ * merging them into N), `update` (ΔP = N − P, P ∪= ΔP), `hcd` (online cycle collapse and the
+ * merges' folds), `transfer` (the kernels that lay the final sets out for the readback, not the
+ * copy over the bus).
  *
  * @example
  * ```ts
  * const share = (phase: GpuSolvePhase) => report.phaseMs?.[phase] ?? 0;
  * ```
  */
-export type GpuSolvePhase = 'rules' | 'sort' | 'worklist' | 'update' | 'hcd' | 'transfer';
+export type GpuSolvePhase = 'rules' | 'equivalence' | 'sort' | 'worklist' | 'update' | 'hcd' | 'transfer';
 
 /**
  * GPU memory and transfers of a solve, beside the {@link SolveStatistics}.
@@ -412,11 +416,11 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   init_state: 'rules',
   begin_iteration: 'rules',
   begin_attempt: 'rules',
-  delta_clear: 'rules',
+  delta_clear: 'equivalence',
   rule_clear: 'rules',
   pair_clear: 'rules',
   delta_bits: 'rules',
-  delta_leaders: 'rules',
+  delta_leaders: 'equivalence',
   pull_count: 'rules',
   pull_items: 'rules',
   pull_sources: 'rules',
@@ -884,6 +888,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const profile = this.#options.profile === true && ctx.features.timestampQuery;
     const phaseMs: Record<GpuSolvePhase, number> = {
       rules: 0,
+      equivalence: 0,
       sort: 0,
       worklist: 0,
       update: 0,
