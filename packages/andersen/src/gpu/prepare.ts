@@ -34,9 +34,8 @@ export interface InitialPairs {
   readonly sources: Uint32Array;
   /** Pairs in `keys` and `sources` (their first `count` entries). */
   readonly count: number;
-  /** Of `count`, the pairs into points-to sets and into copy⁻¹ sets (each at most one element). */
+  /** Of `count`, the pairs into points-to sets (the rest go into copy⁻¹ sets). */
   readonly points: number;
-  readonly edges: number;
 }
 
 /**
@@ -162,7 +161,6 @@ export function prepareProgram(program: ConstraintProgram, hcd: HcdPairs | undef
       sources: pairSources,
       count: pairCount,
       points: pointPairs,
-      edges: pairCount - pointPairs,
     },
   };
 }

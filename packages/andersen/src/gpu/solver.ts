@@ -643,8 +643,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // element a pair (the capacities below hold them all).
     const poolsStarted = performance.now();
     const initialPairs = prepared.initialPairs;
+    // Elements the initial sets may take: at most one a pair.
     const pointsElements = initialPairs.points;
-    const edgeElements = initialPairs.edges;
+    const edgeElements = initialPairs.count - initialPairs.points;
     const windowRoom = Math.max(2, ctx.limits.maxStorageBuffersPerShaderStage - FIXED_STORAGE_BINDINGS);
     const pointsWindows = Math.max(1, Math.ceil((windowRoom * 5) / 8));
     const edgeWindows = Math.max(1, windowRoom - pointsWindows);
