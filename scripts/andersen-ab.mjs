@@ -8,7 +8,8 @@
 // report's setup parts, iterate / transfer ms and host times, and whether its sets equal the first
 // variant's and the reference solution, and the medians over the runs of iterate ms and of the
 // host's parts. PROFILE=1 adds a profiled solve per variant (GPU ms per
-// kernel). A variant's `dawnFlags` (e.g. `["enable-dawn-features=disable_robustness"]`) or
+// kernel). A variant with `"timeSubmissions":true` adds the GPU's busy and idle ms between
+// submissions. A variant's `dawnFlags` (e.g. `["enable-dawn-features=disable_robustness"]`) or
 // `acquire` (options of `acquireGpu`, e.g. `{"robustness":true,"retainBytes":0}`) gives it a device
 // of its own; a variant's `dist` (a directory holding another build of packages/andersen/dist, e.g.
 // one built at an earlier commit) runs that build's solver; the other options go to `createGpuSolver`.
@@ -91,7 +92,11 @@ for (const name of names) {
     console.log(
       `${name} ${key} medians over the runs: iterate ${medianOf((r) => r.iterateMs)} prepare ${medianOf((r) => r.host.prepare)}` +
         ` encode ${medianOf((r) => r.host.encode)} submit ${medianOf((r) => r.host.submit)}` +
-        ` encodeAhead ${medianOf((r) => r.host.encodeAhead)} wait ${medianOf((r) => r.host.wait)}`,
+        ` encodeAhead ${medianOf((r) => r.host.encodeAhead)} wait ${medianOf((r) => r.host.wait)}` +
+        (report.submissionSpans
+          ? ` gpu busy ${medianOf((r) => r.submissionSpans.busyMs)} idle ${medianOf((r) => r.submissionSpans.idleMs)}` +
+            ` over ${report.submissionSpans.submissions} submissions`
+          : ''),
     );
   }
   if (process.env.PROFILE) {

@@ -103,6 +103,13 @@ export interface GpuSolverOptions {
    */
   readonly profile?: boolean | undefined;
   /**
+   * Time each submission from its first kernel to its last with two timestamp queries (nothing
+   * between them), and report how long the GPU ran submissions and how long it waited between
+   * them in {@link GpuSolveReport.submissionSpans}: what the round trips cost, without the
+   * profile's pass per kernel. Needs timestamp queries; ignored with `profile`. Default false.
+   */
+  readonly timeSubmissions?: boolean | undefined;
+  /**
    * Sort the worklist once by (key, source) when both fit in 32 bits (default true); false sorts
    * twice, by source and then stably by key, as larger programs must. @internal For tests.
    */
@@ -393,6 +400,15 @@ export interface GpuSolveReport {
    * `encodeAhead`.
    */
   readonly host: Readonly<HostTimes>;
+  /**
+   * With `timeSubmissions`: the GPU time from the first to the last timestamp of each iteration
+   * submission, summed (`busyMs`), the GPU time between one submission's last timestamp and the
+   * next one's first (`idleMs`: the round trip, the host's reading, encoding and submitting), and
+   * how many submissions were timed (the first 2,048).
+   */
+  readonly submissionSpans?:
+    | { readonly submissions: number; readonly busyMs: number; readonly idleMs: number }
+    | undefined;
 }
 
 /** Final readbacks from this size on go into memory that worker threads touched first. */
@@ -932,6 +948,20 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           16 * maxPasses,
         )
       : undefined;
+    // With timeSubmissions: a timestamp before the first kernel and after the last of each
+    // submission (2,048 submissions at most: a query set holds 4,096).
+    const spanQueries = 4096;
+    const spanSet =
+      !profile && this.#options.timeSubmissions === true && ctx.features.timestampQuery
+        ? await ctx.guard('andersen submission timestamps', () =>
+            ctx.device.createQuerySet({
+              label: 'andersen submission timestamps',
+              type: 'timestamp',
+              count: spanQueries,
+            }),
+          )
+        : undefined;
+    let spansTimed = 0;
     // The radix sort reads the pair count on the GPU (the status word the rules counted) and is
     // planned for the power of two above it, so that a solve makes a plan, with its parameters
     // and bind groups, per doubling of the worklist instead of one for nearly every round (the
@@ -1120,8 +1150,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       host.prepare += encodeStarted - prepareStarted;
       let encodeEnded = encodeStarted;
       const staged: StagedRead[] = [];
+      const span = spanSet && 2 * spansTimed < spanQueries ? spansTimed++ : undefined;
       const submitted = ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
+        if (spanSet && span !== undefined) {
+          encoder
+            .beginComputePass({ timestampWrites: { querySet: spanSet, beginningOfPassWriteIndex: 2 * span } })
+            .end();
+        }
         encodeEntries(encoder, label, current, passEntries, pairCount, sortCount, passPhases, passKernels);
         // The copies out come after every kernel, the ones recorded ahead included.
         const buffers: GPUCommandBuffer[] = [];
@@ -1129,6 +1165,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         if (ahead.length > 0) {
           buffers.push(encoder.finish(), ...ahead.map((recorded) => recorded.commandBuffer));
           tail = ctx.device.createCommandEncoder({ label: `${label} (status)` });
+        }
+        if (spanSet && span !== undefined) {
+          tail
+            .beginComputePass({ timestampWrites: { querySet: spanSet, endOfPassWriteIndex: 2 * span + 1 } })
+            .end();
         }
         if (querySet && stampBuffer && passPhases.length > 0) {
           tail.resolveQuerySet(querySet, 0, 2 * passPhases.length, stampBuffer, 0);
@@ -1618,6 +1659,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       solveMs: performance.now() - started,
       pointsToElements,
     };
+    const submissionSpans = spanSet ? await this.#readSpans(spanSet, spansTimed) : undefined;
     let gpuBytes = 0;
     for (const buffer of this.#buffers) gpuBytes += buffer.size;
     gpuBytes += points.capacity * points.elementBytes + edges.capacity * edges.elementBytes + 32;
@@ -1643,12 +1685,47 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       phaseMs: profile ? phaseMs : undefined,
       kernelMs: profile ? kernelMs : undefined,
       host,
+      submissionSpans,
     };
     querySet?.destroy();
+    spanSet?.destroy();
     const result = new AndersenResult(n, parent, sets, statistics);
     this.emit('phase', 'done', stats.rounds);
     this.emit('done', statistics);
     return result;
+  }
+
+  /** Sums the GPU's busy and idle time over the first `count` submissions' timestamps (see `timeSubmissions`). */
+  async #readSpans(
+    spanSet: GPUQuerySet,
+    count: number,
+  ): Promise<{ submissions: number; busyMs: number; idleMs: number }> {
+    const ctx = this.ctx;
+    const resolved = ctx.device.createBuffer({
+      label: 'andersen submission timestamps',
+      size: Math.max(16, 16 * count),
+      usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
+    });
+    try {
+      await ctx.guard('andersen submission timestamps', () => {
+        const encoder = ctx.device.createCommandEncoder();
+        if (count > 0) encoder.resolveQuerySet(spanSet, 0, 2 * count, resolved, 0);
+        ctx.queue.submit([encoder.finish()]);
+      });
+      const stamps = new BigUint64Array(await ctx.readBuffer(resolved, 0, Math.max(16, 16 * count)));
+      let busy = 0n;
+      let idle = 0n;
+      for (let i = 0; i < count; i++) {
+        const begin = stamps[2 * i] as bigint;
+        const end = stamps[2 * i + 1] as bigint;
+        if (end > begin) busy += end - begin;
+        const next = i + 1 < count ? (stamps[2 * i + 2] as bigint) : 0n;
+        if (next > end) idle += next - end;
+      }
+      return { submissions: count, busyMs: Number(busy) / 1e6, idleMs: Number(idle) / 1e6 };
+    } finally {
+      resolved.destroy();
+    }
   }
 
   /** The worklist's key and source buffers for `capacity` pairs (replacing `old`). */
