@@ -85,7 +85,8 @@ for (const name of names) {
       `${name} ${key}: median ${median(times[key]).toFixed(1)} ms [${times[key].map((t) => t.toFixed(0)).join(' ')}]` +
         ` rounds ${result.statistics.rounds} same ${same} exact ${exact} setup ${report.setupMs.toFixed(0)}` +
         ` ${rounded(report.setupParts)} iterate ${report.iterateMs.toFixed(0)} transfer ${report.transferMs.toFixed(0)}` +
-        ` host ${rounded(report.host)} pairs ${report.pairs} sorts ${rounded(report.sorts)}`,
+        ` host ${rounded(report.host)} pairs ${report.pairs} sorts ${rounded(report.sorts)}` +
+        (report.guessedRounds ? ` guessed ${rounded(report.guessedRounds)}` : ''),
     );
     // The last run's report above varies from run to run as much as the times do: medians too.
     const medianOf = (pick) => Math.round(median(reports[key].map(pick)));

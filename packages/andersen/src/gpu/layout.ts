@@ -57,6 +57,14 @@ export const STATUS = {
   mergeStride: 25,
   /** Rules member_rules skipped this attempt because a rule of the same signature ran (equal pairs). */
   rulesShared: 26,
+  /**
+   * The pairs the sort, `mark_segments` and `apply_pairs` take this attempt: the pair count, or 0
+   * when `sort_gate` found that the sort or the partial-merge levels recorded for the submission
+   * do not cover the rules' counts (then the update is skipped and the host sorts again).
+   */
+  sortedCount: 27,
+  /** Set by `sort_gate`: the guessed sort or levels fell short (see {@link STATUS.sortedCount}). */
+  guessMissed: 28,
 } as const;
 
 /** Words of {@link STATUS} (the control buffer's first words; the host reads them all back each iteration). */

@@ -110,6 +110,17 @@ export interface GpuSolverOptions {
    */
   readonly timeSubmissions?: boolean | undefined;
   /**
+   * Run each round as one submission where the guess holds (default true): the next round's
+   * rules, worklist sort, partial-merge levels and update are recorded while this round runs, the
+   * sort and levels on the last counts the host has read (the last round that sorted); `sort_gate`
+   * checks on the GPU, after the rules, that they cover the rules' pair count and pull chunks. When
+   * they do not (or the worklist overflowed), it sorts nothing and skips the update, and the host
+   * runs the missing levels, the right sort and the update in a second submission, as every round
+   * does with false: the GPU waits for the host once a round instead of twice.
+   * {@link GpuSolveReport.guessedRounds} counts both outcomes. Needs `encodeAhead` and `sortAhead`.
+   */
+  readonly oneSubmissionRounds?: boolean | undefined;
+  /**
    * Sort the worklist once by (key, source) when both fit in 32 bits (default true); false sorts
    * twice, by source and then stably by key, as larger programs must. @internal For tests.
    */
@@ -406,10 +417,18 @@ export interface GpuSolveReport {
    * next one's first (`idleMs`: the round trip, the host's reading, encoding and submitting), and
    * how many submissions were timed (the first 2,048).
    */
+  /** Rounds run as one submission (`held`), and those whose guess fell short (`missed`); see `oneSubmissionRounds`. */
+  readonly guessedRounds: { readonly held: number; readonly missed: number };
   readonly submissionSpans?:
     | { readonly submissions: number; readonly busyMs: number; readonly idleMs: number }
     | undefined;
 }
+
+/** `guess_sort_capacity` and `guess_levels` of a submission whose sort and levels the host chose from the rules' counts: any count fits. */
+const NO_GUESS = [0xffffffff, 31] as const;
+
+/** Byte offset of `guess_sort_capacity` in the params buffer (`AndersenParams`). */
+const GUESS_PARAMS_OFFSET = 48;
 
 /** Final readbacks from this size on go into memory that worker threads touched first. */
 const TOUCHED_READ_BYTES = 16 * 2 ** 20;
@@ -432,6 +451,7 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   init_state: 'rules',
   begin_iteration: 'rules',
   begin_attempt: 'rules',
+  sort_gate: 'worklist',
   delta_clear: 'equivalence',
   rule_clear: 'rules',
   pair_clear: 'rules',
@@ -738,6 +758,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     controlHead[STATUS.mergeNeedPts] = pointsElements;
     controlHead[STATUS.mergeNeedEdges] = edgeElements;
     controlHead[STATUS.pairCount] = initialPairs.count;
+    controlHead[STATUS.sortedCount] = initialPairs.count;
     const control = await this.#buffer(
       'andersen control',
       controlHead,
@@ -799,6 +820,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         compositeBits > 0 ? 0 : sourceBits,
         // 0: no table (a table has at least two slots).
         Math.max(0, pairTableSize - 1),
+        // The sort and partial-merge levels of a guessed submission (see sort_gate): none yet.
+        ...NO_GUESS,
+        0,
+        0,
       ),
       BufferUsage.UNIFORM,
     );
@@ -970,7 +995,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // creating bind groups took perl's solves about 15 ms each in a profile on the H100 machine.
     const sortSizeFor = (count: number) =>
       count <= 1 ? count : Math.min(pairCapacity, 2 ** Math.ceil(Math.log2(count)));
-    const pairCountWord = { buffer: control, offset: STATUS.pairCount * 4 };
+    const sortedCountWord = { buffer: control, offset: STATUS.sortedCount * 4 };
     // The sorts by (key, source): one of the composite, or by source (the values' array as keys)
     // and then stably by key.
     const radixSorts: readonly { bySource: boolean; bits: { start: number; end: number } }[] =
@@ -1031,6 +1056,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       sortCount: number,
       passPhases: GpuSolvePhase[],
       passKernels: string[],
+      beforeSort: readonly SolverEntryPoint[] = [],
     ) => {
       const timedPass = (phase: GpuSolvePhase, passLabel: string): GPUComputePassEncoder => {
         // Passes past the query set's room run untimed rather than fail validation.
@@ -1044,6 +1070,32 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 },
         });
       };
+      const encodePass = (passEntries: readonly SolverEntryPoint[]) => {
+        if (querySet) {
+          for (const entry of passEntries) {
+            const pass = timedPass(PHASE_OF[entry], entry);
+            pass.setPipeline(kernels[entry].pipeline);
+            pass.setBindGroup(0, bindGroups[entry]);
+            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+            pass.end();
+          }
+        } else if (passEntries.length > 0) {
+          const pass = encoder.beginComputePass({ label });
+          // A group stays bound across pipelines whose layouts take it.
+          let bound: GPUBindGroup | undefined;
+          for (const entry of passEntries) {
+            pass.setPipeline(kernels[entry].pipeline);
+            const group = bindGroups[entry];
+            if (group !== bound) {
+              pass.setBindGroup(0, group);
+              bound = group;
+            }
+            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+          }
+          pass.end();
+        }
+      };
+      encodePass(beforeSort);
       if (sortCount > 1) {
         // Timed, each radix pass is a compute pass of its own; untimed, the sort records all of
         // them in one (fewer passes for the host to record).
@@ -1053,32 +1105,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             : undefined;
         for (const { bySource, bits } of radixSorts) {
           const [keys, values] = bySource ? [pairs.values, pairs.keys] : [pairs.keys, pairs.values];
-          sorter.encode(encoder, { keys, values, bits, count: sortCount, countFrom: pairCountWord }, timer);
+          sorter.encode(encoder, { keys, values, bits, count: sortCount, countFrom: sortedCountWord }, timer);
         }
       }
-      if (querySet) {
-        for (const entry of entries) {
-          const pass = timedPass(PHASE_OF[entry], entry);
-          pass.setPipeline(kernels[entry].pipeline);
-          pass.setBindGroup(0, bindGroups[entry]);
-          encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
-          pass.end();
-        }
-      } else if (entries.length > 0) {
-        const pass = encoder.beginComputePass({ label });
-        // A group stays bound across pipelines whose layouts take it.
-        let bound: GPUBindGroup | undefined;
-        for (const entry of entries) {
-          pass.setPipeline(kernels[entry].pipeline);
-          const group = bindGroups[entry];
-          if (group !== bound) {
-            pass.setBindGroup(0, group);
-            bound = group;
-          }
-          encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
-        }
-        pass.end();
-      }
+      encodePass(entries);
     };
     /**
      * Kernels recorded while the GPU runs the submission before them (the host's encoding costs
@@ -1116,20 +1146,27 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       ahead.entries.every((entry, i) => entry === entries[i])
         ? ahead
         : undefined;
+    interface RunOptions {
+      /** Worklist pairs to sort before `entries` (0 or 1: no sort). */
+      readonly pairCount?: number;
+      /** Entry points encoded before the sort. */
+      readonly beforeSort?: readonly SolverEntryPoint[];
+      /** Small ranges copied out with the status words (each takes a staging buffer of its own). */
+      readonly reads?: readonly { buffer: GPUBuffer; byteOffset: number; byteLength: number }[];
+      /** Command buffers recorded earlier by {@link encodeAhead}, submitted after `entries` in order. */
+      readonly ahead?: readonly Ahead[];
+      /** Runs on the host once the work is submitted, before the wait. */
+      readonly whileRunning?: () => void;
+    }
     /**
-     * Encodes `entries` (after sorting the worklist's `pairCount` pairs, when given), then the
-     * kernels of `ahead` in order (recorded earlier by {@link encodeAhead}), as one submission that also
-     * copies out the status words and the `reads` (small ones: each takes a staging buffer of its
-     * own); returns them once the submission has run, with one wait on the device. `whileRunning`
-     * runs on the host once the work is submitted, before the wait.
+     * Encodes `beforeSort`, the sort of the worklist's `pairCount` pairs (when given), `entries`,
+     * then the kernels of `ahead`, as one submission that also copies out the status words and the
+     * `reads`; returns them once the submission has run, with one wait on the device.
      */
     const run = async (
       label: string,
       entries: readonly SolverEntryPoint[],
-      pairCount = 0,
-      reads: readonly { buffer: GPUBuffer; byteOffset: number; byteLength: number }[] = [],
-      ahead: readonly Ahead[] = [],
-      whileRunning?: () => void,
+      { pairCount = 0, beforeSort = [], reads = [], ahead = [], whileRunning }: RunOptions = {},
     ): Promise<{ status: Uint32Array; reads: ArrayBuffer[] }> => {
       const prepareStarted = performance.now();
       // Unchanged pools and worklist keep their kernels and bind group: no await (each one yields
@@ -1158,7 +1195,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             .beginComputePass({ timestampWrites: { querySet: spanSet, beginningOfPassWriteIndex: 2 * span } })
             .end();
         }
-        encodeEntries(encoder, label, current, passEntries, pairCount, sortCount, passPhases, passKernels);
+        encodeEntries(
+          encoder,
+          label,
+          current,
+          passEntries,
+          pairCount,
+          sortCount,
+          passPhases,
+          passKernels,
+          beforeSort,
+        );
         // The copies out come after every kernel, the ones recorded ahead included.
         const buffers: GPUCommandBuffer[] = [];
         let tail = encoder;
@@ -1208,7 +1255,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       return { status: new Uint32Array(bytes[0] as ArrayBuffer), reads: bytes.slice(1) as ArrayBuffer[] };
     };
     const runStatus = async (label: string, entries: readonly SolverEntryPoint[], pairCount = 0) =>
-      (await run(label, entries, pairCount)).status;
+      (await run(label, entries, { pairCount })).status;
     const timedGrow = async (work: () => Promise<unknown>) => {
       const growStarted = performance.now();
       await work();
@@ -1257,6 +1304,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       ...(shareRules ? (['rule_clear'] as const) : []),
       ...(dedupePairs ? (['pair_clear'] as const) : []),
       'member_rules',
+      'sort_gate',
     ];
     const updateEntries: SolverEntryPoint[] = [
       'mark_segments',
@@ -1302,19 +1350,85 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let initialized = false;
     const updateTail: SolverEntryPoint[] = [...updateEntries, ...mergePlanEntries];
     const nextRules: SolverEntryPoint[] = ['begin_iteration', ...rulesEntries];
-    // The next round's rules, recorded while this round's update runs (see encodeAhead).
-    let rulesAhead: Ahead | undefined;
     // The worklist's sort and the partial-merge levels depend on counts the rules leave, so they
     // are recorded ahead on a guess, those of the last round that sorted (merged): a submission
     // whose sort and levels match the guess records nothing but its status copy after the host
     // reads the rules' counts.
     const sortAheadEnabled = this.#options.sortAhead !== false;
+    // With oneSubmissionRounds the guess goes into the round's one submission after the rules,
+    // and sort_gate checks it on the GPU (see GpuSolverOptions.oneSubmissionRounds).
+    const oneSubmission = sortAheadEnabled && this.#options.oneSubmissionRounds !== false;
     let guessedSort: { small: boolean; count: number } = { small: false, count: 0 };
     let guessedLevels = 0;
     const levelEntries = (levels: number) => {
       const entries: SolverEntryPoint[] = [];
       for (let level = 0; level < levels; level++) entries.push('merge_partials', 'next_pull_level');
       return entries;
+    };
+    /** What the guessed sort records, and the most pairs it sorts (a radix plan sorts any count up to its size). */
+    const guessedSortPlan = (): { entries: SolverEntryPoint[]; count: number; capacity: number } =>
+      guessedSort.small
+        ? { entries: ['sort_small'], count: 0, capacity: smallSortPairs }
+        : guessedSort.count > 1
+          ? { entries: [], count: guessedSort.count, capacity: guessedSort.count }
+          : { entries: [], count: 0, capacity: 1 };
+    /**
+     * The next round's rules (up to sort_gate), recorded while this round runs (see encodeAhead);
+     * with oneSubmissionRounds also the guessed sort, partial-merge levels and update after them,
+     * with the sort's capacity and the levels that sort_gate checks.
+     */
+    interface NextRound {
+      readonly rules: Ahead;
+      readonly guessed?: {
+        readonly rest: Ahead;
+        readonly sortCapacity: number;
+        readonly small: boolean;
+        readonly levels: number;
+      };
+    }
+    let nextRound: NextRound | undefined;
+    const recordNextRound = () => {
+      const rules = encodeAhead(nextRules);
+      nextRound = undefined;
+      if (rules === undefined) return;
+      if (!oneSubmission) {
+        nextRound = { rules };
+        return;
+      }
+      const plan = guessedSortPlan();
+      const rest = encodeAhead([...plan.entries, ...levelEntries(guessedLevels), ...updateTail], plan.count);
+      nextRound =
+        rest === undefined
+          ? { rules }
+          : {
+              rules,
+              guessed: { rest, sortCapacity: plan.capacity, small: guessedSort.small, levels: guessedLevels },
+            };
+    };
+    // The guess that sort_gate checks, as the params buffer holds it.
+    let gateParams: readonly number[] = NO_GUESS;
+    const setGate = (sortCapacity: number, levels: number) => {
+      if (gateParams[0] === sortCapacity && gateParams[1] === levels) return;
+      gateParams = [sortCapacity, levels];
+      ctx.queue.writeBuffer(params, GUESS_PARAMS_OFFSET, Uint32Array.of(sortCapacity, levels));
+    };
+    const guessed = { held: 0, missed: 0 };
+    /** Adds an attempt's pull and rule counts to the report; returns the partial-merge levels it needs. */
+    const countAttempt = (status: Uint32Array, pairCount: number) => {
+      pairsPushed += pairCount;
+      pullSplit.extraChunks += Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity);
+      pullSplit.maxChunks = Math.max(pullSplit.maxChunks, status[STATUS.pullMaxChunks] as number);
+      pullSplit.refused += status[STATUS.pullRefused] as number;
+      pullSplit.skippedEqualDeltas += status[STATUS.pullsSkipped] as number;
+      sharedRules += status[STATUS.rulesShared] as number;
+      extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
+      // One level of the partial-merge tree per doubling of the most chunks one representative got.
+      return Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
+    };
+    /** The next guesses: rounds that sort nothing or merge no chunks leave them alone (on small programs rounds that push pairs often alternate with rounds that only pull). */
+    const noteCounts = (smallSort: boolean, sortCount: number, levels: number) => {
+      if (smallSort || sortCount > 1) guessedSort = { small: smallSort, count: sortCount };
+      if (levels > 0) guessedLevels = levels;
     };
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
       const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
@@ -1326,13 +1440,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       initialized = true;
       const rules = [...begin, ...rulesEntries];
-      const recordedRules = takeAhead(rulesAhead, rules);
-      rulesAhead = undefined;
-      // The update's kernels after the sort do not depend on the rules' status words: they are
-      // recorded while the rules run.
+      const recorded = nextRound !== undefined && takeAhead(nextRound.rules, rules) ? nextRound : undefined;
+      nextRound = undefined;
+      // Partial-merge levels this attempt has run (the guessed ones).
+      let levelsRun = 0;
+      let status: Uint32Array;
       let updateAhead: Ahead | undefined;
       let sortAhead: Ahead | undefined;
       let levelsAhead: Ahead | undefined;
+      // The update's kernels after the sort do not depend on the rules' status words: they are
+      // recorded while the rules run.
       const encodeUpdate = () => {
         updateAhead = encodeAhead(updateTail);
         if (!sortAheadEnabled || updateAhead === undefined) return;
@@ -1342,32 +1459,53 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         else if (guessedSort.count > 1) sortAhead = encodeAhead([], guessedSort.count);
         if (guessedLevels > 0) levelsAhead = encodeAhead(levelEntries(guessedLevels));
       };
-      // The folds of the last round's merges come first: the rules see the merged classes.
-      let status = (
-        await run(
-          label,
-          recordedRules ? pendingFolds : [...pendingFolds, ...rules],
-          initialCount,
-          [],
-          recordedRules ? [recordedRules] : [],
-          encodeUpdate,
-        )
-      ).status;
-      pendingFolds = [];
+      const guess = recorded?.guessed?.rest.key === compiledKey() ? recorded.guessed : undefined;
+      if (recorded && guess) {
+        // One submission: the folds, the rules, the guessed sort and levels, the update.
+        setGate(guess.sortCapacity, guess.levels);
+        status = (
+          await run(label, pendingFolds, {
+            ahead: [recorded.rules, guess.rest],
+            whileRunning: recordNextRound,
+          })
+        ).status;
+        pendingFolds = [];
+        checkFatal(status);
+        const pairCount = status[STATUS.pairCount] as number;
+        if (status[STATUS.guessMissed] === 0) {
+          guessed.held++;
+          const levels = countAttempt(status, pairCount);
+          if (pairCount > 1) {
+            if (guess.small) sorts.small++;
+            else sorts.radix++;
+            sorts.ahead++;
+          }
+          const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
+          noteCounts(smallSort, smallSort ? 0 : sortSizeFor(pairCount), levels);
+          return status;
+        }
+        // Short: sort_gate sorted nothing and skipped the update; the levels run stay run.
+        guessed.missed++;
+        levelsRun = guess.levels;
+        setGate(...NO_GUESS);
+      } else {
+        setGate(...NO_GUESS);
+        // The folds of the last round's merges come first: the rules see the merged classes.
+        status = (
+          await run(label, recorded ? pendingFolds : [...pendingFolds, ...rules], {
+            pairCount: initialCount,
+            ahead: recorded ? [recorded.rules] : [],
+            whileRunning: encodeUpdate,
+          })
+        ).status;
+        pendingFolds = [];
+      }
       for (;;) {
         checkFatal(status);
         const pairCount = status[STATUS.pairCount] as number;
         if (pairCount <= pairCapacity) {
-          pairsPushed += pairCount;
-          pullSplit.extraChunks += Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity);
-          pullSplit.maxChunks = Math.max(pullSplit.maxChunks, status[STATUS.pullMaxChunks] as number);
-          pullSplit.refused += status[STATUS.pullRefused] as number;
-          pullSplit.skippedEqualDeltas += status[STATUS.pullsSkipped] as number;
-          sharedRules += status[STATUS.rulesShared] as number;
-          // One level of the partial-merge tree per doubling of the most chunks one representative got.
-          const levels = Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
-          extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
-          const merges = levelEntries(levels);
+          const levels = countAttempt(status, pairCount);
+          const merges = levelEntries(Math.max(0, levels - levelsRun));
           const recordedUpdate = takeAhead(updateAhead, updateTail);
           const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
           const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
@@ -1385,37 +1523,34 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
                   ? (takeAhead(sortAhead, [], sortCount) ?? takeAhead(sortAhead, [], 2 * sortCount))
                   : undefined;
           const recordedLevels =
-            recordedUpdate !== undefined && levels > 0
-              ? (takeAhead(levelsAhead, merges) ?? takeAhead(levelsAhead, levelEntries(levels + 1)))
+            recordedUpdate !== undefined && merges.length > 0
+              ? (takeAhead(levelsAhead, merges) ??
+                takeAhead(levelsAhead, levelEntries(levels - levelsRun + 1)))
               : undefined;
-          // Rounds that sort nothing or merge no chunks leave the guess alone (on small programs
-          // rounds that push pairs often alternate with rounds that only pull).
-          if (smallSort || sortCount > 1) guessedSort = { small: smallSort, count: sortCount };
-          if (levels > 0) guessedLevels = levels;
+          noteCounts(smallSort, sortCount, levels);
           if (smallSort) sorts.small++;
           else if (sortCount > 1) sorts.radix++;
           if (recordedSort) sorts.ahead++;
-          const encodeNextRules = () => {
-            rulesAhead = encodeAhead(nextRules);
-          };
           return (
-            await run(
-              label,
-              [...(recordedLevels ? [] : merges), ...(recordedUpdate ? [] : updateTail)],
-              recordedSort ? 0 : pairCount,
-              [],
-              [recordedSort, recordedLevels, recordedUpdate].filter((recorded) => recorded !== undefined),
-              encodeNextRules,
-            )
+            await run(label, [...(recordedLevels ? [] : merges), ...(recordedUpdate ? [] : updateTail)], {
+              // After a guess fell short sort_gate runs again, with none (it sorted nothing).
+              beforeSort: status[STATUS.guessMissed] !== 0 ? ['sort_gate'] : [],
+              pairCount: recordedSort ? 0 : pairCount,
+              ahead: [recordedSort, recordedLevels, recordedUpdate].filter(
+                (recorded) => recorded !== undefined,
+              ),
+              whileRunning: recordNextRound,
+            })
           ).status;
         }
         stats.reruns++;
+        levelsRun = 0;
         pairCapacity = Math.max(2 * pairCapacity, 2 * pairCount);
         await timedGrow(async () => {
           pairs = await this.#createPairs(pairCapacity, pairs);
           await ctx.writeBuffer(params, 12, Uint32Array.of(pairCapacity));
         });
-        status = (await run(`${label} (worklist grown)`, rulesEntries, 0, [], undefined, encodeUpdate))
+        status = (await run(`${label} (worklist grown)`, rulesEntries, { whileRunning: encodeUpdate }))
           .status;
       }
     };
@@ -1533,16 +1668,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const counted = await run(
       'andersen live sets (count)',
       shareEqualSets ? ['delta_clear', 'live_leaders', 'live_count'] : ['live_count'],
-      0,
-      [
-        { buffer: control, byteOffset: arrayAt('parent') * 4, byteLength: n * 4 },
-        { buffer: pairs.keys, byteOffset: 0, byteLength: n * 4 },
-        { buffer: points.header, byteOffset: 0, byteLength: headerBytes },
-        { buffer: edges.header, byteOffset: 0, byteLength: headerBytes },
-        ...(shareEqualSets
-          ? [{ buffer: control, byteOffset: arrayAt('deltaLeader') * 4, byteLength: n * 4 }]
-          : []),
-      ],
+      {
+        reads: [
+          { buffer: control, byteOffset: arrayAt('parent') * 4, byteLength: n * 4 },
+          { buffer: pairs.keys, byteOffset: 0, byteLength: n * 4 },
+          { buffer: points.header, byteOffset: 0, byteLength: headerBytes },
+          { buffer: edges.header, byteOffset: 0, byteLength: headerBytes },
+          ...(shareEqualSets
+            ? [{ buffer: control, byteOffset: arrayAt('deltaLeader') * 4, byteLength: n * 4 }]
+            : []),
+        ],
+      },
     );
     const [parentWords, countWords, pointsHeader, edgesHeader, leaderWords] = counted.reads as [
       ArrayBuffer,
@@ -1589,12 +1725,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // Awaited below; a failure meanwhile (memory) must not count as an unhandled rejection.
       destination?.catch(() => undefined);
       const inline = destination === undefined && liveBytes <= READ_WITH_SUBMISSION_BYTES;
-      const copied = await run(
-        'andersen live sets (copy)',
-        ['live_copy'],
-        0,
-        inline && live > 0 ? [{ buffer: pairs.values, byteOffset: 0, byteLength: liveBytes }] : [],
-      );
+      const copied = await run('andersen live sets (copy)', ['live_copy'], {
+        reads: inline && live > 0 ? [{ buffer: pairs.values, byteOffset: 0, byteLength: liveBytes }] : [],
+      });
       // live_copy checked every list it laid out (a corrupt one is fatal here).
       checkFatal(copied.status);
       if (live === 0) {
@@ -1685,6 +1818,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       phaseMs: profile ? phaseMs : undefined,
       kernelMs: profile ? kernelMs : undefined,
       host,
+      guessedRounds: guessed,
       submissionSpans,
     };
     querySet?.destroy();

@@ -458,7 +458,7 @@ ${body}
   }`;
 
   const code = /* wgsl */ `
-struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_key_bits: u32, sort_value_bits: u32, pair_table_mask: u32 }
+struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_key_bits: u32, sort_value_bits: u32, pair_table_mask: u32, guess_sort_capacity: u32, guess_levels: u32, pad0: u32, pad1: u32 }
 ${params.layoutWgsl}
 
 const NONE: u32 = ${NONE};
@@ -884,7 +884,7 @@ var<workgroup> small_zeros: array<u32, ${SMALL_SORT_THREADS}>;
 // key and source, so they stay after every pair and are not written back.
 @compute @workgroup_size(${SMALL_SORT_THREADS})
 fn sort_small(@builtin(local_invocation_index) lid: u32) {
-  let count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity);
+  let count = atomicLoad(&control[${S('sortedCount')}]);
   var keys: array<u32, ${sortItems}>;
   var values: array<u32, ${sortItems}>;
   for (var i = 0u; i < ${sortItems}u; i++) {
@@ -986,7 +986,21 @@ ${singleKernel(
   atomicStore(&control[${S('pullLevel')}], 0u);
   atomicStore(&control[${S('pullRefused')}], 0u);
   atomicStore(&control[${S('pullsSkipped')}], 0u);
-  atomicStore(&control[${S('rulesShared')}], 0u);`,
+  atomicStore(&control[${S('rulesShared')}], 0u);
+  atomicStore(&control[${S('guessMissed')}], 0u);`,
+)}
+${singleKernel(
+  'sort_gate',
+  /* wgsl */ `
+  // After the rules: the pairs to sort and merge, unless the worklist overflowed or the sort and
+  // partial-merge levels the host recorded for this submission (on a guess, before it could read
+  // the rules' counts) fall short. Then nothing is sorted or merged, the update is skipped, and
+  // the host runs the missing levels, the right sort and the update in a submission of its own.
+  let count = atomicLoad(&control[${S('pairCount')}]);
+  let levels_cover = params.guess_levels >= 31u || atomicLoad(&control[${S('pullMaxChunks')}]) <= (1u << params.guess_levels);
+  let fits = count <= params.pair_capacity && count <= params.guess_sort_capacity && levels_cover;
+  atomicStore(&control[${S('sortedCount')}], select(0u, count, fits));
+  atomicStore(&control[${S('guessMissed')}], select(1u, 0u, fits));`,
 )}
 ${threadKernel('delta_clear', clearLeaderTable)}
 ${threadKernel(
@@ -1293,7 +1307,7 @@ ${teamKernel(
 ${threadKernel(
   'mark_segments',
   /* wgsl */ `
-  let count = min(atomicLoad(&control[${S('pairCount')}]), params.pair_capacity);
+  let count = atomicLoad(&control[${S('sortedCount')}]);
   for (var i = first_item; i < count; i += item_stride) {
     let key = pair_keys[i] >> params.base_bits;
     if (i == 0u || (pair_keys[i - 1u] >> params.base_bits) != key) { atomicStore(&control[${A('segmentStart')} + key], i); }
@@ -1345,6 +1359,7 @@ ${singleKernel(
   let edg_need = (min(edg_next, edg_cap) - atomicLoad(&control[${S('markEdges')}])) + atomicLoad(&control[${S('mergeNeedEdges')}]);
   var skip = atomicLoad(&pts_header.exhausted) != 0u || atomicLoad(&edg_header.exhausted) != 0u;
   skip = skip || atomicLoad(&control[${S('pairCount')}]) > params.pair_capacity;
+  skip = skip || atomicLoad(&control[${S('guessMissed')}]) != 0u;
   skip = skip || pts_next >= pts_cap || pts_cap - pts_next < pts_need;
   skip = skip || edg_next >= edg_cap || edg_cap - edg_next < edg_need;
   atomicStore(&control[${S('skipUpdate')}], select(0u, 1u, skip));`,
@@ -1718,6 +1733,7 @@ export const SOLVER_ENTRY_POINTS = {
   init_state: 'thread',
   begin_iteration: 'single',
   begin_attempt: 'single',
+  sort_gate: 'single',
   delta_clear: 'thread',
   rule_clear: 'thread',
   pair_clear: 'thread',
