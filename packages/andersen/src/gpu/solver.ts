@@ -110,16 +110,18 @@ export interface GpuSolverOptions {
    */
   readonly timeSubmissions?: boolean | undefined;
   /**
-   * Run each round as one submission where the guess holds (default true): the next round's
-   * rules, worklist sort, partial-merge levels and update are recorded while this round runs, the
-   * sort and levels on the last counts the host has read (the last round that sorted); `sort_gate`
-   * checks on the GPU, after the rules, that they cover the rules' pair count and pull chunks. When
-   * they do not (or the worklist overflowed), it sorts nothing and skips the update, and the host
-   * runs the missing levels, the right sort and the update in a second submission, as every round
-   * does with false: the GPU waits for the host once a round instead of twice.
-   * {@link GpuSolveReport.guessedRounds} counts both outcomes. Needs `encodeAhead` and `sortAhead`.
+   * Queue each round's update behind its rules (default true): the host submits the rules and,
+   * without waiting for their counts, the worklist's sort and partial-merge levels on a guess
+   * (room for twice the last round's pairs, the most levels of the last two rounds) with the update
+   * after them, so that the GPU runs the update while the host would otherwise be reading the
+   * rules' counts and recording the update; one wait a round instead of two. `sort_gate` checks
+   * on the GPU, after the rules, that the guess covers the rules' pair count and pull chunks. When
+   * it does not (or the worklist overflowed), it sorts nothing and skips the update, and the host
+   * runs the missing levels, the right sort and the update in a submission of its own, as every
+   * round does with false. {@link GpuSolveReport.guessedRounds} counts both outcomes. Needs
+   * `encodeAhead` and `sortAhead` (not with `profile`).
    */
-  readonly oneSubmissionRounds?: boolean | undefined;
+  readonly queueUpdate?: boolean | undefined;
   /**
    * Sort the worklist once by (key, source) when both fit in 32 bits (default true); false sorts
    * twice, by source and then stably by key, as larger programs must. @internal For tests.
@@ -417,7 +419,7 @@ export interface GpuSolveReport {
    * next one's first (`idleMs`: the round trip, the host's reading, encoding and submitting), and
    * how many submissions were timed (the first 2,048).
    */
-  /** Rounds run as one submission (`held`), and those whose guess fell short (`missed`); see `oneSubmissionRounds`. */
+  /** Rounds whose update ran on the guess it was queued with (`held`), and those whose guess fell short (`missed`); see `queueUpdate`. */
   readonly guessedRounds: { readonly held: number; readonly missed: number };
   readonly submissionSpans?:
     | { readonly submissions: number; readonly busyMs: number; readonly idleMs: number }
@@ -1254,6 +1256,43 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       return { status: new Uint32Array(bytes[0] as ArrayBuffer), reads: bytes.slice(1) as ArrayBuffer[] };
     };
+    /**
+     * Submits `entries`, then the kernels of `ahead` (recorded for the current kernels), with no
+     * status read and no wait: the returned promise settles with the submission's error scopes.
+     */
+    const submit = (
+      label: string,
+      entries: readonly SolverEntryPoint[],
+      ahead: readonly Ahead[],
+    ): Promise<unknown> => {
+      const encodeStarted = performance.now();
+      const current = compiled;
+      if (current?.key !== compiledKey()) throw new Error('andersen: kernels recorded ahead are stale');
+      const span = spanSet && 2 * spansTimed < spanQueries ? spansTimed++ : undefined;
+      const submitted = ctx.guard(label, () => {
+        const encoder = ctx.device.createCommandEncoder({ label });
+        if (spanSet && span !== undefined) {
+          encoder
+            .beginComputePass({ timestampWrites: { querySet: spanSet, beginningOfPassWriteIndex: 2 * span } })
+            .end();
+        }
+        encodeEntries(encoder, label, current, entries, 0, 0, [], []);
+        const buffers = [encoder.finish(), ...ahead.map((recorded) => recorded.commandBuffer)];
+        if (spanSet && span !== undefined) {
+          const tail = ctx.device.createCommandEncoder({ label: `${label} (end)` });
+          tail
+            .beginComputePass({ timestampWrites: { querySet: spanSet, endOfPassWriteIndex: 2 * span + 1 } })
+            .end();
+          buffers.push(tail.finish());
+        }
+        const submitStarted = performance.now();
+        ctx.queue.submit(buffers);
+        host.submit += performance.now() - submitStarted;
+      });
+      host.encode += performance.now() - encodeStarted;
+      host.submissions++;
+      return submitted;
+    };
     const runStatus = async (label: string, entries: readonly SolverEntryPoint[], pairCount = 0) =>
       (await run(label, entries, { pairCount })).status;
     const timedGrow = async (work: () => Promise<unknown>) => {
@@ -1349,61 +1388,43 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
     let initialized = false;
     const updateTail: SolverEntryPoint[] = [...updateEntries, ...mergePlanEntries];
-    const nextRules: SolverEntryPoint[] = ['begin_iteration', ...rulesEntries];
+    const nextRulesEntries: SolverEntryPoint[] = ['begin_iteration', ...rulesEntries];
     // The worklist's sort and the partial-merge levels depend on counts the rules leave, so they
     // are recorded ahead on a guess, those of the last round that sorted (merged): a submission
     // whose sort and levels match the guess records nothing but its status copy after the host
     // reads the rules' counts.
     const sortAheadEnabled = this.#options.sortAhead !== false;
-    // With oneSubmissionRounds the guess goes into the round's one submission after the rules,
-    // and sort_gate checks it on the GPU (see GpuSolverOptions.oneSubmissionRounds).
-    const oneSubmission = sortAheadEnabled && this.#options.oneSubmissionRounds !== false;
-    let guessedSort: { small: boolean; count: number } = { small: false, count: 0 };
+    // With queueUpdate the round's update is submitted behind its rules on a guess, which
+    // sort_gate checks on the GPU (see GpuSolverOptions.queueUpdate).
+    const queueUpdate = sortAheadEnabled && this.#options.queueUpdate !== false;
+    let guessedSort: { small: boolean; count: number; pairs: number } = { small: false, count: 0, pairs: 0 };
     let guessedLevels = 0;
+    // The levels the round before the last needed (the guess is the larger of the last two).
+    let previousLevels = 0;
     const levelEntries = (levels: number) => {
       const entries: SolverEntryPoint[] = [];
       for (let level = 0; level < levels; level++) entries.push('merge_partials', 'next_pull_level');
       return entries;
     };
-    /** What the guessed sort records, and the most pairs it sorts (a radix plan sorts any count up to its size). */
-    const guessedSortPlan = (): { entries: SolverEntryPoint[]; count: number; capacity: number } =>
-      guessedSort.small
-        ? { entries: ['sort_small'], count: 0, capacity: smallSortPairs }
-        : guessedSort.count > 1
-          ? { entries: [], count: guessedSort.count, capacity: guessedSort.count }
-          : { entries: [], count: 0, capacity: 1 };
     /**
-     * The next round's rules (up to sort_gate), recorded while this round runs (see encodeAhead);
-     * with oneSubmissionRounds also the guessed sort, partial-merge levels and update after them,
-     * with the sort's capacity and the levels that sort_gate checks.
+     * The sort and partial-merge levels a round's update is queued with, before the host can read
+     * the rules' counts (see GpuSolverOptions.queueUpdate): room for twice the last round's pairs
+     * (`count`: a count that selects that sort in {@link run}; `capacity`: the most pairs it sorts,
+     * for sort_gate), and the most levels of the last two rounds.
      */
-    interface NextRound {
-      readonly rules: Ahead;
-      readonly guessed?: {
-        readonly rest: Ahead;
-        readonly sortCapacity: number;
-        readonly small: boolean;
-        readonly levels: number;
-      };
-    }
-    let nextRound: NextRound | undefined;
-    const recordNextRound = () => {
-      const rules = encodeAhead(nextRules);
-      nextRound = undefined;
-      if (rules === undefined) return;
-      if (!oneSubmission) {
-        nextRound = { rules };
-        return;
+    const updateGuess = (): { count: number; capacity: number; small: boolean; levels: number } => {
+      const room = 2 * guessedSort.pairs;
+      if (room <= 1) return { count: 0, capacity: 1, small: false, levels: guessedLevels };
+      if (room <= smallSortPairs) {
+        return { count: smallSortPairs, capacity: smallSortPairs, small: true, levels: guessedLevels };
       }
-      const plan = guessedSortPlan();
-      const rest = encodeAhead([...plan.entries, ...levelEntries(guessedLevels), ...updateTail], plan.count);
-      nextRound =
-        rest === undefined
-          ? { rules }
-          : {
-              rules,
-              guessed: { rest, sortCapacity: plan.capacity, small: guessedSort.small, levels: guessedLevels },
-            };
+      const size = sortSizeFor(room);
+      return { count: size, capacity: size, small: false, levels: guessedLevels };
+    };
+    // The next round's rules (up to sort_gate), recorded while this round runs (see encodeAhead).
+    let nextRules: Ahead | undefined;
+    const recordNextRound = () => {
+      nextRules = encodeAhead(nextRulesEntries);
     };
     // The guess that sort_gate checks, as the params buffer holds it.
     let gateParams: readonly number[] = NO_GUESS;
@@ -1426,9 +1447,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       return Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
     };
     /** The next guesses: rounds that sort nothing or merge no chunks leave them alone (on small programs rounds that push pairs often alternate with rounds that only pull). */
-    const noteCounts = (smallSort: boolean, sortCount: number, levels: number) => {
-      if (smallSort || sortCount > 1) guessedSort = { small: smallSort, count: sortCount };
-      if (levels > 0) guessedLevels = levels;
+    const noteCounts = (pairCount: number, levels: number) => {
+      const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
+      const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
+      if (smallSort || sortCount > 1) guessedSort = { small: smallSort, count: sortCount, pairs: pairCount };
+      if (levels > 0) {
+        previousLevels = guessedLevels;
+        guessedLevels = levels;
+      }
     };
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
       const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
@@ -1440,8 +1466,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       initialized = true;
       const rules = [...begin, ...rulesEntries];
-      const recorded = nextRound !== undefined && takeAhead(nextRound.rules, rules) ? nextRound : undefined;
-      nextRound = undefined;
+      const recorded = takeAhead(nextRules, rules);
+      nextRules = undefined;
       // Partial-merge levels this attempt has run (the guessed ones).
       let levelsRun = 0;
       let status: Uint32Array;
@@ -1459,34 +1485,42 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         else if (guessedSort.count > 1) sortAhead = encodeAhead([], guessedSort.count);
         if (guessedLevels > 0) levelsAhead = encodeAhead(levelEntries(guessedLevels));
       };
-      const guess = recorded?.guessed?.rest.key === compiledKey() ? recorded.guessed : undefined;
-      if (recorded && guess) {
-        // One submission: the folds, the rules, the guessed sort and levels, the update.
-        setGate(guess.sortCapacity, guess.levels);
-        status = (
-          await run(label, pendingFolds, {
-            ahead: [recorded.rules, guess.rest],
-            whileRunning: recordNextRound,
-          })
-        ).status;
+      if (recorded && queueUpdate) {
+        // The folds and the rules go up without a wait, then the update on a guess of the sort and
+        // levels it needs, encoded and submitted while the GPU runs the rules.
+        const guess = updateGuess();
+        // One level more than the last two rounds needed: a level not needed returns at once.
+        const levels = Math.max(guess.levels, previousLevels) + 1;
+        setGate(guess.capacity, levels);
+        const rulesSubmitted = submit(label, pendingFolds, [recorded]);
+        // Awaited once the update's status is in; an error meanwhile must not count as unhandled.
+        rulesSubmitted.catch(() => undefined);
         pendingFolds = [];
+        try {
+          status = (
+            await run(label, [...levelEntries(levels), ...updateTail], {
+              pairCount: guess.count,
+              whileRunning: recordNextRound,
+            })
+          ).status;
+        } finally {
+          await rulesSubmitted;
+        }
         checkFatal(status);
         const pairCount = status[STATUS.pairCount] as number;
         if (status[STATUS.guessMissed] === 0) {
           guessed.held++;
-          const levels = countAttempt(status, pairCount);
           if (pairCount > 1) {
             if (guess.small) sorts.small++;
             else sorts.radix++;
             sorts.ahead++;
           }
-          const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
-          noteCounts(smallSort, smallSort ? 0 : sortSizeFor(pairCount), levels);
+          noteCounts(pairCount, countAttempt(status, pairCount));
           return status;
         }
         // Short: sort_gate sorted nothing and skipped the update; the levels run stay run.
         guessed.missed++;
-        levelsRun = guess.levels;
+        levelsRun = levels;
         setGate(...NO_GUESS);
       } else {
         setGate(...NO_GUESS);
@@ -1494,7 +1528,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         status = (
           await run(label, recorded ? pendingFolds : [...pendingFolds, ...rules], {
             pairCount: initialCount,
-            ahead: recorded ? [recorded.rules] : [],
+            ahead: recorded ? [recorded] : [],
             whileRunning: encodeUpdate,
           })
         ).status;
@@ -1527,7 +1561,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               ? (takeAhead(levelsAhead, merges) ??
                 takeAhead(levelsAhead, levelEntries(levels - levelsRun + 1)))
               : undefined;
-          noteCounts(smallSort, sortCount, levels);
+          noteCounts(pairCount, levels);
           if (smallSort) sorts.small++;
           else if (sortCount > 1) sorts.radix++;
           if (recordedSort) sorts.ahead++;

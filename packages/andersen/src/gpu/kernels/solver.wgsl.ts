@@ -1202,6 +1202,8 @@ ${teamKernel(
   // lowest set bit is L adds its set to chunk c − 2^L (chunk 0 being N(r)). Each set is read or
   // written by one team per level, and every chunk's set reaches chunk 0 after ⌈log2 chunks⌉ levels.
   let level = pts_team_u(atomicLoad(&control[${S('pullLevel')}]));
+  // A level past what the most chunks of one representative need (queued on a guess) merges nothing.
+  if ((1u << min(level, 31u)) >= pts_team_u(atomicLoad(&control[${S('pullMaxChunks')}]))) { return; }
   let extras = pts_team_u(min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity));
   for (var i = first_team; i < extras; i += team_stride) {
     let r = pts_team_u(atomicLoad(&control[pull_owner_word(i)]));
