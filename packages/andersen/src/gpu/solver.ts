@@ -122,6 +122,8 @@ export interface GpuSolverOptions {
    * `encodeAhead` and `sortAhead` (not with `profile`).
    */
   readonly queueUpdate?: boolean | undefined;
+  /** Room the queued update's sort has, as a multiple of the last round's pairs (default 2). @internal For A/B runs. */
+  readonly queueRoom?: number | undefined;
   /**
    * Sort the worklist once by (key, source) when both fit in 32 bits (default true); false sorts
    * twice, by source and then stably by key, as larger programs must. @internal For tests.
@@ -997,6 +999,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // creating bind groups took perl's solves about 15 ms each in a profile on the H100 machine.
     const sortSizeFor = (count: number) =>
       count <= 1 ? count : Math.min(pairCapacity, 2 ** Math.ceil(Math.log2(count)));
+    // Set once run has prepared the radix sort's kernels (a sort recorded ahead needs them).
+    let radixPrepared = false;
     const sortedCountWord = { buffer: control, offset: STATUS.sortedCount * 4 };
     // The sorts by (key, source): one of the composite, or by source (the values' array as keys)
     // and then stably by key.
@@ -1182,6 +1186,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         for (const { bits } of radixSorts) {
           await sorter.prepare({ count: sortCount, withValues: true, bits, countFromGpu: true });
         }
+        radixPrepared = true;
       }
       const passPhases: GpuSolvePhase[] = [];
       const passKernels: string[] = [];
@@ -1412,19 +1417,40 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
      * (`count`: a count that selects that sort in {@link run}; `capacity`: the most pairs it sorts,
      * for sort_gate), and the most levels of the last two rounds.
      */
+    const queueRoom = this.#options.queueRoom ?? 2;
     const updateGuess = (): { count: number; capacity: number; small: boolean; levels: number } => {
-      const room = 2 * guessedSort.pairs;
-      if (room <= 1) return { count: 0, capacity: 1, small: false, levels: guessedLevels };
-      if (room <= smallSortPairs) {
-        return { count: smallSortPairs, capacity: smallSortPairs, small: true, levels: guessedLevels };
-      }
+      // One level more than the last two rounds needed: a level not needed returns at once.
+      const levels = Math.max(guessedLevels, previousLevels) + 1;
+      const room = Math.ceil(queueRoom * guessedSort.pairs);
+      if (room <= 1) return { count: 0, capacity: 1, small: false, levels };
+      if (room <= smallSortPairs)
+        return { count: smallSortPairs, capacity: smallSortPairs, small: true, levels };
       const size = sortSizeFor(room);
-      return { count: size, capacity: size, small: false, levels: guessedLevels };
+      return { count: size, capacity: size, small: false, levels };
     };
-    // The next round's rules (up to sort_gate), recorded while this round runs (see encodeAhead).
+    /** The update of a round queued on a guess, recorded ahead, with the guess sort_gate checks. */
+    interface QueuedUpdate {
+      readonly ahead: Ahead;
+      readonly guess: ReturnType<typeof updateGuess>;
+    }
+    // The next round's rules (up to sort_gate), and with queueUpdate its update on the guess of the
+    // counts read so far, recorded while this round runs (see encodeAhead).
     let nextRules: Ahead | undefined;
+    let nextUpdate: QueuedUpdate | undefined;
     const recordNextRound = () => {
       nextRules = encodeAhead(nextRulesEntries);
+      nextUpdate = undefined;
+      if (!queueUpdate || nextRules === undefined) return;
+      const guess = updateGuess();
+      // A radix sort is recorded once its kernels are prepared (run prepares them).
+      if (!guess.small && guess.count > 1 && !radixPrepared) return;
+      const entries: SolverEntryPoint[] = [
+        ...(guess.small ? (['sort_small'] as const) : []),
+        ...levelEntries(guess.levels),
+        ...updateTail,
+      ];
+      const ahead = encodeAhead(entries, guess.small ? 0 : guess.count);
+      if (ahead) nextUpdate = { ahead, guess };
     };
     // The guess that sort_gate checks, as the params buffer holds it.
     let gateParams: readonly number[] = NO_GUESS;
@@ -1488,9 +1514,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       if (recorded && queueUpdate) {
         // The folds and the rules go up without a wait, then the update on a guess of the sort and
         // levels it needs, encoded and submitted while the GPU runs the rules.
-        const guess = updateGuess();
-        // One level more than the last two rounds needed: a level not needed returns at once.
-        const levels = Math.max(guess.levels, previousLevels) + 1;
+        // Recorded with the rules (on the counts of the round before this one) or recorded now.
+        const queued = nextUpdate?.ahead.key === compiledKey() ? nextUpdate : undefined;
+        nextUpdate = undefined;
+        const guess = queued?.guess ?? updateGuess();
+        const levels = guess.levels;
         setGate(guess.capacity, levels);
         const rulesSubmitted = submit(label, pendingFolds, [recorded]);
         // Awaited once the update's status is in; an error meanwhile must not count as unhandled.
@@ -1498,8 +1526,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         pendingFolds = [];
         try {
           status = (
-            await run(label, [...levelEntries(levels), ...updateTail], {
-              pairCount: guess.count,
+            await run(label, queued ? [] : [...levelEntries(levels), ...updateTail], {
+              pairCount: queued ? 0 : guess.count,
+              ahead: queued ? [queued.ahead] : [],
               whileRunning: recordNextRound,
             })
           ).status;
