@@ -833,6 +833,70 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     }
   });
 
+  it('queues the update behind the rules on a guess, and finishes the rounds whose guess fell short (queueUpdate)', async () => {
+    // 8 chains of depth 6 sort 8 pairs a round: room for twice the last round's pairs holds them,
+    // room for half of them (a radix sort planned for 4) falls short every time.
+    const chains = loadChains(Array<number>(8).fill(6));
+    const roomy = await solve(chains, { queueUpdate: true, smallSort: false });
+    await expectSameAsCpu(chains, roomy.result);
+    expect(roomy.solver.report?.guessedRounds.held).toBeGreaterThan(0);
+    const short = await solve(chains, { queueUpdate: true, smallSort: false, queueRoom: 0.5 });
+    await expectSameAsCpu(chains, short.result);
+    expect(short.solver.report?.guessedRounds.missed).toBeGreaterThan(0);
+    expect(short.solver.report?.guessedRounds.missed).toBeGreaterThan(
+      roomy.solver.report?.guessedRounds.missed ?? 0,
+    );
+    // A round whose guess fell short is finished by the sort and update alone: the rules do not run again.
+    expect(short.solver.report?.reruns).toBe(0);
+    expect(short.result.statistics.rounds).toBe(roomy.result.statistics.rounds);
+    // Off by default: every round waits for the rules' counts.
+    expect((await solve(chains)).solver.report?.guessedRounds).toEqual({ held: 0, missed: 0 });
+    // Random programs from tiny pools and worklists (the worklist overflows, pools run out, the
+    // partial-merge levels jump with one pull per chunk).
+    await fc.assert(
+      fc.asyncProperty(
+        constraintProgram({ maxNodes: 50, maxConstraints: 140 }),
+        fc.constantFrom<'none' | 'online'>('none', 'online'),
+        fc.constantFrom(1, 4),
+        fc.constantFrom(0.5, 2),
+        async (program, mode, maxPullChunks, queueRoom) => {
+          const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
+          const { result, solver } = await solve(program, {
+            hcd,
+            queueUpdate: true,
+            queueRoom,
+            initialPoolElements: 2,
+            initialPairCapacity: 16,
+            pullChunk: 1,
+            maxPullChunks,
+          });
+          await expectSameAsCpu(program, result, hcd);
+          // At most one guess per attempt after the first round.
+          const guessed = solver.report?.guessedRounds ?? { held: 0, missed: 0 };
+          expect(guessed.held + guessed.missed).toBeLessThanOrEqual(
+            result.statistics.rounds - 1 + (solver.report?.reruns ?? 0),
+          );
+        },
+      ),
+      { numRuns: 30 },
+    );
+  }, 120_000);
+
+  it('times each submission on the GPU when asked, and says how long the GPU waited between them', async () => {
+    const { solver } = await solve(loadChains([3, 5, 7]), { timeSubmissions: true });
+    const spans = solver.report?.submissionSpans;
+    if (!gpu.ctx.features.timestampQuery) {
+      expect(spans).toBeUndefined();
+      return;
+    }
+    // Every submission of the solve was timed (the iterations' and the readback's).
+    expect(spans?.submissions).toBe(solver.report?.host.submissions);
+    expect(spans?.busyMs).toBeGreaterThan(0);
+    expect(spans?.idleMs).toBeGreaterThan(0);
+    const untimed = await solve(loadChains([3, 5, 7]));
+    expect(untimed.solver.report?.submissionSpans).toBeUndefined();
+  });
+
   it('folds a class that gains dozens of members in one round (the children tree, any depth)', async () => {
     // y = *x and *x = y put *x on a cycle with y (an online HCD pair): every object x points to
     // joins y's class in the round x's set arrives, each with sets of its own to fold in.

@@ -110,16 +110,20 @@ export interface GpuSolverOptions {
    */
   readonly timeSubmissions?: boolean | undefined;
   /**
-   * Queue each round's update behind its rules (default true): the host submits the rules and,
-   * without waiting for their counts, the worklist's sort and partial-merge levels on a guess
-   * (room for twice the last round's pairs, the most levels of the last two rounds) with the update
-   * after them, so that the GPU runs the update while the host would otherwise be reading the
-   * rules' counts and recording the update; one wait a round instead of two. `sort_gate` checks
-   * on the GPU, after the rules, that the guess covers the rules' pair count and pull chunks. When
-   * it does not (or the worklist overflowed), it sorts nothing and skips the update, and the host
-   * runs the missing levels, the right sort and the update in a submission of its own, as every
-   * round does with false. {@link GpuSolveReport.guessedRounds} counts both outcomes. Needs
-   * `encodeAhead` and `sortAhead` (not with `profile`).
+   * Queue each round's update behind its rules (default false): the host submits the rules and,
+   * without waiting for their counts, the worklist's sort and partial-merge levels on a guess (room
+   * for `queueRoom` times the last pairs, one level more than the last two rounds needed; recorded
+   * with the rules while the round before runs) with the update after them, back to back, so that
+   * a round waits for the host once instead of twice. `sort_gate` checks on the GPU, after the
+   * rules, that the guess covers the rules' pair count and pull chunks. When it does not (or the
+   * worklist overflowed), it sorts nothing and skips the update, and the host runs the missing
+   * levels, the right sort and the update in a submission of its own, as every round does by
+   * default. {@link GpuSolveReport.guessedRounds} counts both outcomes. Needs `encodeAhead` and
+   * `sortAhead` (not with `profile`). Off because it did not pay: on the H100 machines the GPU's
+   * idle time between submissions fell (linux 323 → 219 ms) but its busy time rose by about as
+   * much (1,012 → 1,080 ms: a guess that falls short still launches the update's kernels, which
+   * return at once, and a guessed sort covers more pairs than the real one), and php ran slower
+   * (packages/andersen/README.md).
    */
   readonly queueUpdate?: boolean | undefined;
   /** Room the queued update's sort has, as a multiple of the last round's pairs (default 2). @internal For A/B runs. */
@@ -1401,7 +1405,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const sortAheadEnabled = this.#options.sortAhead !== false;
     // With queueUpdate the round's update is submitted behind its rules on a guess, which
     // sort_gate checks on the GPU (see GpuSolverOptions.queueUpdate).
-    const queueUpdate = sortAheadEnabled && this.#options.queueUpdate !== false;
+    const queueUpdate = sortAheadEnabled && this.#options.queueUpdate === true;
     let guessedSort: { small: boolean; count: number; pairs: number } = { small: false, count: 0, pairs: 0 };
     let guessedLevels = 0;
     // The levels the round before the last needed (the guess is the larger of the last two).
