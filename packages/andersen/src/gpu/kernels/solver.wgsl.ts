@@ -134,7 +134,8 @@ export function smallSortWorkgroupBytes(items: number): number {
  * then the initial sets' sort, `mark_segments` and `apply_pairs` (first submission only),
  * `begin_iteration` (first attempt only), `begin_attempt`,
  * `delta_clear`, `delta_bits`, `delta_leaders`, `pull_count`, `pull_items`, `pull_sources`,
- * `rule_clear`, `pair_clear`, `member_rules`. Second: the worklist's sort (the radix sort, or `sort_small`),
+ * `rule_clear`, `pair_clear`, `member_rules`, `sort_gate`. Second (after a `sort_gate` again when
+ * the first ran on a guess that fell short): the worklist's sort (the radix sort, or `sort_small`),
  * `merge_partials` + `next_pull_level` once per level of the partial-merge tree, `mark_segments`,
  * `apply_pairs`, `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
  * `compress`, `merge_link`, then the merge plan (`merge_begin`, `merge_rank`, `merge_count`,
