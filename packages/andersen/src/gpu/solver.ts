@@ -128,6 +128,8 @@ export interface GpuSolverOptions {
   readonly queueUpdate?: boolean | undefined;
   /** Room the queued update's sort has, as a multiple of the last round's pairs (default 2). @internal For A/B runs. */
   readonly queueRoom?: number | undefined;
+  /** Partial-merge levels the queued update runs past the most the last two rounds needed (default 1). @internal For A/B runs. */
+  readonly queueExtraLevels?: number | undefined;
   /**
    * Sort the worklist once by (key, source) when both fit in 32 bits (default true); false sorts
    * twice, by source and then stably by key, as larger programs must. @internal For tests.
@@ -1422,9 +1424,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
      * for sort_gate), and the most levels of the last two rounds.
      */
     const queueRoom = this.#options.queueRoom ?? 2;
+    const queueExtraLevels = this.#options.queueExtraLevels ?? 1;
     const updateGuess = (): { count: number; capacity: number; small: boolean; levels: number } => {
       // One level more than the last two rounds needed: a level not needed returns at once.
-      const levels = Math.max(guessedLevels, previousLevels) + 1;
+      const levels = Math.max(guessedLevels, previousLevels) + queueExtraLevels;
       const room = Math.ceil(queueRoom * guessedSort.pairs);
       if (room <= 1) return { count: 0, capacity: 1, small: false, levels };
       if (room <= smallSortPairs)
