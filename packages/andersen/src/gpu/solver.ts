@@ -421,14 +421,14 @@ export interface GpuSolveReport {
    * `encodeAhead`.
    */
   readonly host: Readonly<HostTimes>;
-  /**
-   * With `timeSubmissions`: the GPU time from the first to the last timestamp of each iteration
-   * submission, summed (`busyMs`), the GPU time between one submission's last timestamp and the
-   * next one's first (`idleMs`: the round trip, the host's reading, encoding and submitting), and
-   * how many submissions were timed (the first 2,048).
-   */
   /** Rounds whose update ran on the guess it was queued with (`held`), and those whose guess fell short (`missed`); see `queueUpdate`. */
   readonly guessedRounds: { readonly held: number; readonly missed: number };
+  /**
+   * With `timeSubmissions`: the GPU time from the first to the last timestamp of each submission,
+   * summed (`busyMs`), the GPU time between one submission's last timestamp and the next one's
+   * first (`idleMs`: the round trip, the host's reading, encoding and submitting), and how many
+   * submissions were timed (the first 2,048).
+   */
   readonly submissionSpans?:
     | { readonly submissions: number; readonly busyMs: number; readonly idleMs: number }
     | undefined;
@@ -1278,7 +1278,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     ): Promise<unknown> => {
       const encodeStarted = performance.now();
       const current = compiled;
-      if (current?.key !== compiledKey()) throw new Error('andersen: kernels recorded ahead are stale');
+      if (current?.key !== compiledKey())
+        throw new GpuSolverError('kernels recorded ahead for buffers that have since grown');
       const span = spanSet && 2 * spansTimed < spanQueries ? spansTimed++ : undefined;
       const submitted = ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
@@ -1417,16 +1418,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       for (let level = 0; level < levels; level++) entries.push('merge_partials', 'next_pull_level');
       return entries;
     };
-    /**
-     * The sort and partial-merge levels a round's update is queued with, before the host can read
-     * the rules' counts (see GpuSolverOptions.queueUpdate): room for twice the last round's pairs
-     * (`count`: a count that selects that sort in {@link run}; `capacity`: the most pairs it sorts,
-     * for sort_gate), and the most levels of the last two rounds.
-     */
     const queueRoom = this.#options.queueRoom ?? 2;
     const queueExtraLevels = this.#options.queueExtraLevels ?? 1;
+    /**
+     * The sort and partial-merge levels a round's update is queued with, before the host can read
+     * the rules' counts (see GpuSolverOptions.queueUpdate): room for `queueRoom` times the last
+     * round's pairs (`count`: a count that selects that sort in {@link run}; `capacity`: the most
+     * pairs it sorts, for sort_gate), and `queueExtraLevels` more levels than the most of the last
+     * two rounds (a level not needed returns at once).
+     */
     const updateGuess = (): { count: number; capacity: number; small: boolean; levels: number } => {
-      // One level more than the last two rounds needed: a level not needed returns at once.
       const levels = Math.max(guessedLevels, previousLevels) + queueExtraLevels;
       const room = Math.ceil(queueRoom * guessedSort.pairs);
       if (room <= 1) return { count: 0, capacity: 1, small: false, levels };
@@ -1905,7 +1906,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     count: number,
   ): Promise<{ submissions: number; busyMs: number; idleMs: number }> {
     const ctx = this.ctx;
-    const resolved = ctx.device.createBuffer({
+    const resolved = await ctx.createBuffer({
       label: 'andersen submission timestamps',
       size: Math.max(16, 16 * count),
       usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
