@@ -997,6 +997,21 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           )
         : undefined;
     let spansTimed = 0;
+    /** A submission's pair of span timestamps, while the query set has room. */
+    const takeSpan = (): number | undefined =>
+      spanSet && 2 * spansTimed < spanQueries ? spansTimed++ : undefined;
+    /** An empty pass that writes the first (or, with `end`, the last) timestamp of span `span`. */
+    const stampSpan = (encoder: GPUCommandEncoder, span: number | undefined, end: boolean) => {
+      if (!spanSet || span === undefined) return;
+      const at = 2 * span + (end ? 1 : 0);
+      encoder
+        .beginComputePass({
+          timestampWrites: end
+            ? { querySet: spanSet, endOfPassWriteIndex: at }
+            : { querySet: spanSet, beginningOfPassWriteIndex: at },
+        })
+        .end();
+    };
     // The radix sort reads the pair count on the GPU (the status word the rules counted) and is
     // planned for the power of two above it, so that a solve makes a plan, with its parameters
     // and bind groups, per doubling of the worklist instead of one for nearly every round (the
@@ -1200,14 +1215,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       host.prepare += encodeStarted - prepareStarted;
       let encodeEnded = encodeStarted;
       const staged: StagedRead[] = [];
-      const span = spanSet && 2 * spansTimed < spanQueries ? spansTimed++ : undefined;
+      const span = takeSpan();
       const submitted = ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
-        if (spanSet && span !== undefined) {
-          encoder
-            .beginComputePass({ timestampWrites: { querySet: spanSet, beginningOfPassWriteIndex: 2 * span } })
-            .end();
-        }
+        stampSpan(encoder, span, false);
         encodeEntries(
           encoder,
           label,
@@ -1226,11 +1237,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           buffers.push(encoder.finish(), ...ahead.map((recorded) => recorded.commandBuffer));
           tail = ctx.device.createCommandEncoder({ label: `${label} (status)` });
         }
-        if (spanSet && span !== undefined) {
-          tail
-            .beginComputePass({ timestampWrites: { querySet: spanSet, endOfPassWriteIndex: 2 * span + 1 } })
-            .end();
-        }
+        stampSpan(tail, span, true);
         if (querySet && stampBuffer && passPhases.length > 0) {
           tail.resolveQuerySet(querySet, 0, 2 * passPhases.length, stampBuffer, 0);
         }
@@ -1280,21 +1287,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const current = compiled;
       if (current?.key !== compiledKey())
         throw new GpuSolverError('kernels recorded ahead for buffers that have since grown');
-      const span = spanSet && 2 * spansTimed < spanQueries ? spansTimed++ : undefined;
+      const span = takeSpan();
       const submitted = ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
-        if (spanSet && span !== undefined) {
-          encoder
-            .beginComputePass({ timestampWrites: { querySet: spanSet, beginningOfPassWriteIndex: 2 * span } })
-            .end();
-        }
+        stampSpan(encoder, span, false);
         encodeEntries(encoder, label, current, entries, 0, 0, [], []);
         const buffers = [encoder.finish(), ...ahead.map((recorded) => recorded.commandBuffer)];
-        if (spanSet && span !== undefined) {
+        if (span !== undefined) {
           const tail = ctx.device.createCommandEncoder({ label: `${label} (end)` });
-          tail
-            .beginComputePass({ timestampWrites: { querySet: spanSet, endOfPassWriteIndex: 2 * span + 1 } })
-            .end();
+          stampSpan(tail, span, true);
           buffers.push(tail.finish());
         }
         const submitStarted = performance.now();
