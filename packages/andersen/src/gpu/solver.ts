@@ -1410,7 +1410,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // With queueUpdate the round's update is submitted behind its rules on a guess, which
     // sort_gate checks on the GPU (see GpuSolverOptions.queueUpdate).
     const queueUpdate = sortAheadEnabled && this.#options.queueUpdate === true;
-    let guessedSort: { small: boolean; count: number; pairs: number } = { small: false, count: 0, pairs: 0 };
+    // The pairs of the last round that sorted any (the guesses' sort is the one they take).
+    let guessedPairs = 0;
     let guessedLevels = 0;
     // The levels the round before the last needed (the guess is the larger of the last two).
     let previousLevels = 0;
@@ -1430,7 +1431,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
      */
     const updateGuess = (): { count: number; capacity: number; small: boolean; levels: number } => {
       const levels = Math.max(guessedLevels, previousLevels) + queueExtraLevels;
-      const room = Math.ceil(queueRoom * guessedSort.pairs);
+      const room = Math.ceil(queueRoom * guessedPairs);
       if (room <= 1) return { count: 0, capacity: 1, small: false, levels };
       if (room <= smallSortPairs)
         return { count: smallSortPairs, capacity: smallSortPairs, small: true, levels };
@@ -1483,9 +1484,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     /** The next guesses: rounds that sort nothing or merge no chunks leave them alone (on small programs rounds that push pairs often alternate with rounds that only pull). */
     const noteCounts = (pairCount: number, levels: number) => {
-      const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
-      const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
-      if (smallSort || sortCount > 1) guessedSort = { small: smallSort, count: sortCount, pairs: pairCount };
+      if (pairCount > 1) guessedPairs = pairCount;
       if (levels > 0) {
         previousLevels = guessedLevels;
         guessedLevels = levels;
@@ -1516,8 +1515,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         if (!sortAheadEnabled || updateAhead === undefined) return;
         // The guess is the last round's sort, whose plan is prepared (and the last round's extra
         // chunks for merge_partials' grid, whose loop strides over the real count).
-        if (guessedSort.small) sortAhead = encodeAhead(['sort_small']);
-        else if (guessedSort.count > 1) sortAhead = encodeAhead([], guessedSort.count);
+        if (guessedPairs > 1 && guessedPairs <= smallSortPairs) sortAhead = encodeAhead(['sort_small']);
+        else if (guessedPairs > 1) sortAhead = encodeAhead([], sortSizeFor(guessedPairs));
         if (guessedLevels > 0) levelsAhead = encodeAhead(levelEntries(guessedLevels));
       };
       if (recorded && queueUpdate) {
