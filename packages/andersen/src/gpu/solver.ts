@@ -119,11 +119,12 @@ export interface GpuSolverOptions {
    * worklist overflowed), it sorts nothing and skips the update, and the host runs the missing
    * levels, the right sort and the update in a submission of its own, as every round does by
    * default. {@link GpuSolveReport.guessedRounds} counts both outcomes. Needs `encodeAhead` and
-   * `sortAhead` (not with `profile`). Off because it did not pay: on the H100 machines the GPU's
-   * idle time between submissions fell (linux 323 → 219 ms) but its busy time rose by about as
-   * much (1,012 → 1,080 ms: a guess that falls short still launches the update's kernels, which
-   * return at once, and a guessed sort covers more pairs than the real one), and php ran slower
-   * (packages/andersen/README.md).
+   * `sortAhead` (not with `profile`). Off because it did not pay: the GPU's idle time between
+   * submissions fell (linux 323 → 219 ms on an H200, 332 → 288 on the H100 with the update
+   * recorded after the rules' submit) but its busy time rose by about as much or more (1,012 →
+   * 1,080 ms; 1,024 → 1,132: a guess that falls short still launches the update's kernels, which
+   * return at once, and a guessed sort covers more pairs than the real one), and the H100 medians
+   * were level or slower (packages/andersen/README.md).
    */
   readonly queueUpdate?: boolean | undefined;
   /** Room the queued update's sort has, as a multiple of the last round's pairs (default 2). @internal For A/B runs. */
