@@ -5,7 +5,8 @@
 // `iteration` events' `kernelMs`: the GPU milliseconds of the rounds grouped by how many nodes
 // they propagated, the kernels that lead in each group, then one line per round. The README's
 // figures on the quiet rounds (linux: 80 of 216 rounds under 1,000 active nodes; 2.3 ms of GPU
-// in a round with 10) come from it.
+// in a round with 10) come from it. SPANS=1 adds an unprofiled solve's GPU busy ms per submission;
+// ALL=1 names every kernel of each round, not the top five.
 import { resolve } from 'node:path';
 import { acquireGpu } from '@gpumorph/gpu-allocator';
 import * as A from '../packages/andersen/dist/index.js';
@@ -31,6 +32,17 @@ for (const name of (process.env.B ?? 'linux').split(',')) {
   const report = solver.report;
   solver.destroy();
   console.log(`## ${name}: ${rounds.length} rounds, host ${JSON.stringify(report.host)}`);
+  if (process.env.SPANS) {
+    // Unprofiled: each submission's GPU busy ms, in order (SPANS=1).
+    const timed = await A.createGpuSolver(input.program, { gpu: ctx, hcd, timeSubmissions: true });
+    await timed.solve();
+    const spans = timed.report.submissionSpans;
+    timed.destroy();
+    console.log(
+      `spans: busy ${spans.busyMs.toFixed(1)} idle ${spans.idleMs.toFixed(1)} ms over ${spans.submissions}`,
+    );
+    console.log(`busy each: ${spans.busyEachMs.map((ms) => ms.toFixed(2)).join(' ')}`);
+  }
   for (const [lo, hi] of [
     [0, 100],
     [100, 1000],
@@ -53,7 +65,7 @@ for (const name of (process.env.B ?? 'linux').split(',')) {
   for (const r of rounds) {
     const total = Object.values(r.kernelMs ?? {}).reduce((a, b) => a + b, 0);
     console.log(
-      `round ${r.round}: active ${r.propagated}, edges ${r.edgesAdded}, merged ${r.merged}, GPU ${total.toFixed(2)} ms: ${top(r.kernelMs ?? {}, 5)}`,
+      `round ${r.round}: active ${r.propagated}, edges ${r.edgesAdded}, merged ${r.merged}, GPU ${total.toFixed(2)} ms: ${top(r.kernelMs ?? {}, process.env.ALL ? 99 : 5)}`,
     );
   }
 }

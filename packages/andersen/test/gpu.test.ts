@@ -249,6 +249,9 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.boolean(),
         // List walks that load an element's words before its header, or each load where it is used.
         fc.boolean(),
+        // The kernels that find their work among all nodes run over the lists of those with work
+        // (indirect grids), or sweep every node.
+        fc.boolean(),
         async (
           program,
           mode,
@@ -261,6 +264,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           [sweep, teamsPerWorkgroup],
           bindUsed,
           loadAhead,
+          activeLists,
         ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
@@ -279,6 +283,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             teamsPerWorkgroup,
             bindUsed,
             loadAhead,
+            activeLists,
           });
           await expectSameAsCpu(program, result, hcd);
           if (ahead) expect(solver.report?.host.encodeAhead).toBeGreaterThan(0);
@@ -893,6 +898,9 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     expect(spans?.submissions).toBe(solver.report?.host.submissions);
     expect(spans?.busyMs).toBeGreaterThan(0);
     expect(spans?.idleMs).toBeGreaterThan(0);
+    expect(spans?.busyEachMs).toHaveLength(spans?.submissions ?? -1);
+    const summed = (spans?.busyEachMs ?? []).reduce((a, b) => a + b, 0);
+    expect(summed).toBeCloseTo(spans?.busyMs ?? -1, 6);
     const untimed = await solve(loadChains([3, 5, 7]));
     expect(untimed.solver.report?.submissionSpans).toBeUndefined();
   });
@@ -1096,11 +1104,15 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       else if (kernel === 'delta_clear') expect(summed[kernel]).toBeLessThanOrEqual(ms);
       else expect(summed[kernel]).toBeCloseTo(ms, 6);
     }
-    // The phases split the same milliseconds: ΔP-equivalence (delta_clear, delta_leaders) apart
-    // from the rules.
+    // The phases split the same milliseconds: ΔP-equivalence (delta_clear, the delta list's grid,
+    // delta_leaders) apart from the rules.
     const phases = report?.phaseMs;
     const kernels = report?.kernelMs ?? {};
-    expect(phases?.equivalence).toBeCloseTo((kernels.delta_clear ?? 0) + (kernels.delta_leaders ?? 0), 6);
+    expect(kernels.delta_grid).toBeGreaterThan(0);
+    expect(phases?.equivalence).toBeCloseTo(
+      (kernels.delta_clear ?? 0) + (kernels.delta_grid ?? 0) + (kernels.delta_leaders ?? 0),
+      6,
+    );
     expect(phases?.equivalence).toBeGreaterThan(0);
     const phaseTotal = Object.values(phases ?? {}).reduce((a, b) => a + b, 0);
     const kernelTotal = Object.values(kernels).reduce((a, b) => a + b, 0);

@@ -71,7 +71,53 @@ export const STATUS = {
 export const STATUS_WORDS = 32;
 
 /**
- * The per-node arrays of the control buffer after the status words, as word offsets in units of
+ * The compact lists the solver builds on the GPU each round (with `activeLists`), so that the
+ * kernels after them visit only the nodes or worklist keys that have work instead of sweeping every
+ * node: `delta` (roots with a ΔP, built by `delta_bits`), `pull` (representatives with pulls,
+ * `pull_items`), `segments` (worklist keys with a run of pairs, `mark_segments`) and `pending`
+ * (nodes with a pending or ΔP set, `pending_list`). Each has a per-node array in the control
+ * buffer ({@link CONTROL_ARRAYS}) and a counter among the {@link LIST_WORDS}.
+ *
+ * @example
+ * ```ts
+ * const counterWord = STATUS_WORDS + LIST_COUNTERS_AT + ACTIVE_LIST.pending;
+ * ```
+ */
+export const ACTIVE_LIST = { delta: 0, pull: 1, segments: 2, pending: 3 } as const;
+
+/**
+ * The indirect grids of the kernels that run over an {@link ACTIVE_LIST}: four words each (the
+ * workgroups x, y, z of `dispatchWorkgroupsIndirect`, then the list's length as the kernel reads
+ * it), written by the list's grid kernel (`delta_grid`, `pull_grid`, `segment_grid`,
+ * `pending_grid`) and copied by the host into the indirect buffer right after it.
+ *
+ * @example
+ * ```ts
+ * pass.dispatchWorkgroupsIndirect(grids, LIST_GRID_BYTES * LIST_GRID.update);
+ * ```
+ */
+export const LIST_GRID = {
+  deltaLeaders: 0,
+  pullSources: 1,
+  applyPairs: 2,
+  update: 3,
+  updateCommit: 4,
+} as const;
+
+/** Bytes of one {@link LIST_GRID} entry. */
+export const LIST_GRID_BYTES = 16;
+
+/** Where the lists' counters start among the {@link LIST_WORDS} (after the grids). */
+export const LIST_COUNTERS_AT = 4 * Object.keys(LIST_GRID).length;
+
+/** Words after the status words: the {@link LIST_GRID} entries, then one counter per {@link ACTIVE_LIST}. */
+export const LIST_WORDS = LIST_COUNTERS_AT + Object.keys(ACTIVE_LIST).length;
+
+/** Words of the control buffer before its per-node arrays: the status words, then the list words. */
+export const CONTROL_HEAD_WORDS = STATUS_WORDS + LIST_WORDS;
+
+/**
+ * The per-node arrays of the control buffer after its head ({@link CONTROL_HEAD_WORDS}), as word offsets in units of
  * `nodeCount`: `parent` (union–find, roots are the smallest id of their class), `segmentStart` and
  * `segmentEnd` (per pair key `2·node + pool`, the run of the sorted worklist that goes into that
  * node's pending set), `childHead` / `childNext` (nodes merged into a root this iteration),
@@ -79,13 +125,14 @@ export const STATUS_WORDS = 32;
  * merged pointers merge), and the pull split of each root: `pullSlots` (words of its E and F lists
  * that the chunks share out), `pullChunks` (chunks its pulls run in), `pullBase` (the extra chunk
  * index of its chunk 1), and ΔP-equivalence (§6.3): `deltaHash` (the hash of a root's ΔP) and
- * `deltaLeader` (a root whose ΔP is equal, the same for all of them). After the per-node arrays
+ * `deltaLeader` (a root whose ΔP is equal, the same for all of them), and the {@link ACTIVE_LIST}s
+ * (`deltaList`, `pullList`, `segmentList` of two units, `pendingList`). After the per-node arrays
  * come the extra chunks' owners (one word per extra chunk: the representative, or `NONE`), then the
  * open-addressed table (a power of two of words) that finds the ΔP leaders.
  *
  * @example
  * ```ts
- * const parentWord = STATUS_WORDS + CONTROL_ARRAYS.parent * nodeCount + v;
+ * const parentWord = CONTROL_HEAD_WORDS + CONTROL_ARRAYS.parent * nodeCount + v;
  * ```
  */
 export const CONTROL_ARRAYS = {
@@ -104,10 +151,14 @@ export const CONTROL_ARRAYS = {
   mergeOrder: 14,
   mergeStart: 15,
   mergeSize: 16,
+  deltaList: 17,
+  pullList: 18,
+  segmentList: 19,
+  pendingList: 21,
 } as const;
 
-/** Per-node words of the control buffer after the status words. */
-export const CONTROL_ARRAY_COUNT = 17;
+/** Per-node words of the control buffer after its head ({@link CONTROL_HEAD_WORDS}). */
+export const CONTROL_ARRAY_COUNT = 22;
 
 /** Pool bit of a worklist key `2·node + pool`: 0 = the node's pending copy⁻¹ set, 1 = its pending points-to set. */
 export const PAIR_POOL = { edges: 0, points: 1 } as const;

@@ -46,7 +46,10 @@ import {
 import {
   CONTROL_ARRAY_COUNT,
   CONTROL_ARRAYS,
+  CONTROL_HEAD_WORDS,
   FIXED_STORAGE_BINDINGS,
+  LIST_GRID,
+  LIST_GRID_BYTES,
   NODE_SET_SLOTS,
   STATUS,
   STATUS_WORDS,
@@ -279,6 +282,13 @@ export interface GpuSolverOptions {
    */
   readonly laneCount?: boolean | undefined;
   /**
+   * Build compact lists of the nodes and keys with work each round on the GPU, and run the kernels
+   * that swept every node over them with indirect grids (default true; see the kernels'
+   * `activeLists`): a round where few nodes changed then launches few teams. @internal For A/B
+   * runs and tests.
+   */
+  readonly activeLists?: boolean | undefined;
+  /**
    * `member_rules` pushes a worklist pair only when it is not already in a table of the pairs
    * pushed this attempt (default true): loads and stores whose pointees fall into one class push
    * one pair many times. @internal For A/B runs and tests.
@@ -428,10 +438,16 @@ export interface GpuSolveReport {
    * With `timeSubmissions`: the GPU time from the first to the last timestamp of each submission,
    * summed (`busyMs`), the GPU time between one submission's last timestamp and the next one's
    * first (`idleMs`: the round trip, the host's reading, encoding and submitting), and how many
-   * submissions were timed (the first 2,048).
+   * submissions were timed (the first 2,048); `busyEachMs` is each submission's busy time in
+   * order (two a round, so a round's floor shows in its quiet rounds).
    */
   readonly submissionSpans?:
-    | { readonly submissions: number; readonly busyMs: number; readonly idleMs: number }
+    | {
+        readonly submissions: number;
+        readonly busyMs: number;
+        readonly idleMs: number;
+        readonly busyEachMs: readonly number[];
+      }
     | undefined;
 }
 
@@ -463,6 +479,11 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   begin_iteration: 'rules',
   begin_attempt: 'rules',
   sort_gate: 'worklist',
+  delta_grid: 'equivalence',
+  pull_grid: 'rules',
+  segment_grid: 'worklist',
+  pending_list: 'update',
+  pending_grid: 'update',
   delta_clear: 'equivalence',
   rule_clear: 'rules',
   pair_clear: 'rules',
@@ -496,6 +517,24 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   live_leaders: 'transfer',
   live_count: 'transfer',
   live_copy: 'transfer',
+};
+
+/** The list grid each list-driven kernel is dispatched with (see `activeLists`). */
+const INDIRECT_GRID: Partial<Record<SolverEntryPoint, keyof typeof LIST_GRID>> = {
+  delta_leaders: 'deltaLeaders',
+  pull_sources: 'pullSources',
+  apply_pairs: 'applyPairs',
+  update_difference: 'update',
+  update_union: 'update',
+  update_commit: 'updateCommit',
+};
+
+/** The list grids each grid kernel writes (copied into the indirect buffer right after it). */
+const GRIDS_WRITTEN: Partial<Record<SolverEntryPoint, readonly (keyof typeof LIST_GRID)[]>> = {
+  delta_grid: ['deltaLeaders'],
+  pull_grid: ['pullSources'],
+  segment_grid: ['applyPairs'],
+  pending_grid: ['update', 'updateCommit'],
 };
 
 /**
@@ -759,9 +798,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           Math.log2(Math.max(2, this.#options.pairTableSlots ?? Math.min(2 ** 23, Math.max(4096, 8 * n)))),
         )
       : 0;
-    const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => STATUS_WORDS + CONTROL_ARRAYS[name] * n;
-    // The status words, then the union–find (the first per-node array).
-    const controlHead = new Uint32Array(STATUS_WORDS + n);
+    const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => CONTROL_HEAD_WORDS + CONTROL_ARRAYS[name] * n;
+    // The status words, the active lists' grids and counters, then the union–find (the first
+    // per-node array).
+    const controlHead = new Uint32Array(CONTROL_HEAD_WORDS + n);
     controlHead.set(prepared.parent, arrayAt('parent'));
     // The initial sets sit in the pending slots like the sets merges leave there: the first update
     // may copy them once, so the guard counts them (at most one element a pair). The pairs are the
@@ -774,8 +814,19 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'andersen control',
       controlHead,
       storage,
-      4 * (STATUS_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity + deltaTableSize + 2 * pairTableSize),
+      4 * (CONTROL_HEAD_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity + deltaTableSize + 2 * pairTableSize),
     );
+    // The active lists' grids, copied from the control buffer right after each list's grid kernel
+    // (a buffer bound as writable storage cannot also hold a dispatch's indirect arguments).
+    const activeLists = this.#options.activeLists !== false;
+    const listGrids = activeLists
+      ? await this.#buffer(
+          'andersen list grids',
+          new Uint32Array(0),
+          BufferUsage.INDIRECT | BufferUsage.COPY_DST,
+          LIST_GRID_BYTES * Object.keys(LIST_GRID).length,
+        )
+      : undefined;
     const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
     const sourceBits = Math.max(1, Math.ceil(Math.log2(n + 1)));
     // The worklist is sorted by (key, source), so that each key's run is ordered and its duplicates
@@ -880,6 +931,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           sweep: this.#options.sweep,
           loadAhead: this.#options.loadAhead !== false,
           laneCount: this.#options.laneCount !== false,
+          activeLists,
+          teamsPerWorkgroup,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );
@@ -1098,17 +1151,37 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 },
         });
       };
+      const dispatch = (pass: GPUComputePassEncoder, entry: SolverEntryPoint) => {
+        // delta_leaders runs over its list only where delta_bits builds it.
+        const listGrid = listGrids && (entry !== 'delta_leaders' || deltaBitmap) && INDIRECT_GRID[entry];
+        if (listGrid) pass.dispatchWorkgroupsIndirect(listGrids, LIST_GRID_BYTES * LIST_GRID[listGrid]);
+        else encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+      };
+      // After a grid kernel (its pass ended): its grids into the indirect buffer.
+      const copyGrids = (entry: SolverEntryPoint) => {
+        for (const written of (listGrids && GRIDS_WRITTEN[entry]) || []) {
+          const at = LIST_GRID_BYTES * LIST_GRID[written];
+          encoder.copyBufferToBuffer(
+            control,
+            4 * STATUS_WORDS + at,
+            listGrids as GPUBuffer,
+            at,
+            LIST_GRID_BYTES,
+          );
+        }
+      };
       const encodePass = (passEntries: readonly SolverEntryPoint[]) => {
         if (querySet) {
           for (const entry of passEntries) {
             const pass = timedPass(PHASE_OF[entry], entry);
             pass.setPipeline(kernels[entry].pipeline);
             pass.setBindGroup(0, bindGroups[entry]);
-            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+            dispatch(pass, entry);
             pass.end();
+            copyGrids(entry);
           }
         } else if (passEntries.length > 0) {
-          const pass = encoder.beginComputePass({ label });
+          let pass = encoder.beginComputePass({ label });
           // A group stays bound across pipelines whose layouts take it.
           let bound: GPUBindGroup | undefined;
           for (const entry of passEntries) {
@@ -1118,7 +1191,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               pass.setBindGroup(0, group);
               bound = group;
             }
-            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+            dispatch(pass, entry);
+            if (listGrids && GRIDS_WRITTEN[entry]) {
+              // A copy goes between passes: the kernels after it run in a new one.
+              pass.end();
+              copyGrids(entry);
+              pass = encoder.beginComputePass({ label });
+              bound = undefined;
+            }
           }
           pass.end();
         }
@@ -1350,19 +1430,27 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'begin_attempt',
       'delta_clear',
       ...(deltaBitmap ? (['delta_bits'] as const) : []),
+      ...(deltaBitmap && activeLists ? (['delta_grid'] as const) : []),
       'delta_leaders',
       'pull_count',
       'pull_items',
+      ...(activeLists ? (['pull_grid'] as const) : []),
       'pull_sources',
       ...(shareRules ? (['rule_clear'] as const) : []),
       ...(dedupePairs ? (['pair_clear'] as const) : []),
       'member_rules',
       'sort_gate',
     ];
-    const updateEntries: SolverEntryPoint[] = [
+    // The worklist's runs (and their list) merged into the pending sets.
+    const applyEntries: SolverEntryPoint[] = [
       'mark_segments',
+      ...(activeLists ? (['segment_grid'] as const) : []),
       'apply_pairs',
+    ];
+    const updateEntries: SolverEntryPoint[] = [
+      ...applyEntries,
       'guard_update',
+      ...(activeLists ? (['pending_list', 'pending_grid'] as const) : []),
       'update_difference',
       'update_union',
       'update_commit',
@@ -1497,7 +1585,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // initial sets from their pairs (sorted, then merged into the pending slots by key).
       const initialCount = initialized ? 0 : initialPairs.count;
       if (!initialized) {
-        begin.unshift('init_state', ...(initialCount > 0 ? (['mark_segments', 'apply_pairs'] as const) : []));
+        begin.unshift('init_state', ...(initialCount > 0 ? applyEntries : []));
       }
       initialized = true;
       const rules = [...begin, ...rulesEntries];
@@ -1905,7 +1993,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   async #readSpans(
     spanSet: GPUQuerySet,
     count: number,
-  ): Promise<{ submissions: number; busyMs: number; idleMs: number }> {
+  ): Promise<{ submissions: number; busyMs: number; idleMs: number; busyEachMs: number[] }> {
     const ctx = this.ctx;
     const resolved = await ctx.createBuffer({
       label: 'andersen submission timestamps',
@@ -1921,14 +2009,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const stamps = new BigUint64Array(await ctx.readBuffer(resolved, 0, Math.max(16, 16 * count)));
       let busy = 0n;
       let idle = 0n;
+      const busyEachMs: number[] = [];
       for (let i = 0; i < count; i++) {
         const begin = stamps[2 * i] as bigint;
         const end = stamps[2 * i + 1] as bigint;
+        busyEachMs.push(end > begin ? Number(end - begin) / 1e6 : 0);
         if (end > begin) busy += end - begin;
         const next = i + 1 < count ? (stamps[2 * i + 2] as bigint) : 0n;
         if (next > end) idle += next - end;
       }
-      return { submissions: count, busyMs: Number(busy) / 1e6, idleMs: Number(idle) / 1e6 };
+      return { submissions: count, busyMs: Number(busy) / 1e6, idleMs: Number(idle) / 1e6, busyEachMs };
     } finally {
       resolved.destroy();
     }

@@ -1,7 +1,11 @@
 import { MAX_BASE, type TeamKind } from '@gpumorph/sparse-bitvector';
 import {
+  ACTIVE_LIST,
   CONTROL_ARRAY_COUNT,
   CONTROL_ARRAYS,
+  CONTROL_HEAD_WORDS,
+  LIST_COUNTERS_AT,
+  LIST_GRID,
   NODE_SET_SLOTS,
   PAIR_POOL,
   RULE_KIND,
@@ -91,6 +95,16 @@ export interface SolverKernelParams {
    * runs.
    */
   readonly laneCount?: boolean | undefined;
+  /**
+   * The kernels that sweep every node for the few with work (`delta_leaders`, `pull_sources`,
+   * `apply_pairs`, `update_difference`, `update_union`, `update_commit`) run instead over compact
+   * lists built on the GPU ({@link ACTIVE_LIST}), with grids the lists' grid kernels write for
+   * `dispatchWorkgroupsIndirect` (default true; `delta_leaders` only with `deltaBitmap`, whose
+   * kernel builds its list). False for A/B runs.
+   */
+  readonly activeLists?: boolean | undefined;
+  /** Teams per workgroup as the host counts them (the lists' grids launch a team per item; default 1). */
+  readonly teamsPerWorkgroup?: number | undefined;
 }
 
 /**
@@ -165,10 +179,19 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const loadAhead = params.loadAhead !== false;
   // Lane-parallel pull counts (subgroup teams only).
   const laneCount = params.laneCount !== false && team === 'subgroup';
+  const activeLists = params.activeLists !== false;
+  const deltaList = activeLists && deltaBitmap;
+  const teamsPerWorkgroup = Math.max(1, Math.floor(params.teamsPerWorkgroup ?? 1));
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
-  const A = (name: keyof typeof CONTROL_ARRAYS) => `(${STATUS_WORDS}u + ${CONTROL_ARRAYS[name]}u * params.n)`;
+  const A = (name: keyof typeof CONTROL_ARRAYS) =>
+    `(${CONTROL_HEAD_WORDS}u + ${CONTROL_ARRAYS[name]}u * params.n)`;
+  // The control words of the active lists: list l's counter, grid g's first word (x, y, z, then the length).
+  const L = (name: keyof typeof ACTIVE_LIST) => `${STATUS_WORDS + LIST_COUNTERS_AT + ACTIVE_LIST[name]}u`;
+  const G = (name: keyof typeof LIST_GRID) => `${STATUS_WORDS + 4 * LIST_GRID[name]}u`;
+  // The length of the list grid g runs over, as its grid kernel took it.
+  const listLength = (name: keyof typeof LIST_GRID) => `atomicLoad(&control[${G(name)} + 3u])`;
   const slot = (name: keyof typeof SET_SLOT, v: string) =>
     SET_SLOT[name] === 0 ? `(${v})` : `(${SET_SLOT[name]}u * params.n + (${v}))`;
 
@@ -423,13 +446,20 @@ ${body}
   // first of them to claim a slot of the hash's probe sequence in the table delta_clear emptied),
   // or itself. Equal hashes are checked with pts_equals, so only equal sets share a leader; a
   // missed match (the probe limit) only leaves a set its own leader.
-  const equalSetLeaders = (set: 'delta' | 'points') =>
+  // With `fromList`, only the roots of the delta list (those with a ΔP, as delta_bits found them);
+  // the others' leaders are left as they were (read only for roots with a ΔP).
+  const equalSetLeaders = (set: 'delta' | 'points', fromList = false) =>
     sweep({
-      item: 's',
-      count: 'params.n',
-      test: `find(s) == s && pts_heads[${slot(set, 's')}] != NONE`,
-      otherwise: `atomicStore(&control[${A('deltaLeader')} + s], s);`,
-      body: /* wgsl */ `
+      item: fromList ? 'i' : 's',
+      count: fromList ? listLength('deltaLeaders') : 'params.n',
+      test: fromList ? 'true' : `find(s) == s && pts_heads[${slot(set, 's')}] != NONE`,
+      otherwise: fromList ? '' : `atomicStore(&control[${A('deltaLeader')} + s], s);`,
+      body: /* wgsl */ `${
+        fromList
+          ? `
+    let s = pts_team_u(atomicLoad(&control[${A('deltaList')} + i]));`
+          : ''
+      }
     var lead = s;
     {
       let h = ${params.collideHashes ? '0u' : teamHash ? `pts_team_hash(${slot(set, 's')})` : `pts_hash(${slot(set, 's')}, 0u)`};
@@ -452,6 +482,17 @@ ${body}
 
   // Node v has a pending points-to or copy⁻¹ set (the update's kernels work on those).
   const pendingTest = `pts_heads[${slot('pending', 'v')}] != NONE || edg_heads[${slot('pending', 'v')}] != NONE`;
+  // The update's kernels: every node, or the nodes of the pending list.
+  const updateSweep = (body: string) =>
+    activeLists
+      ? sweep({
+          item: 'i',
+          count: listLength('update'),
+          test: `has_pending(atomicLoad(&control[${A('pendingList')} + i]))`,
+          body: `
+    let v = pts_team_u(atomicLoad(&control[${A('pendingList')} + i]));${body}`,
+        })
+      : sweep({ item: 'v', count: 'params.n', test: pendingTest, body });
 
   const clearLeaderTable = /* wgsl */ `
   for (var i = first_item; i <= params.table_mask; i += item_stride) {
@@ -465,13 +506,13 @@ ${params.layoutWgsl}
 const NONE: u32 = ${NONE};
 
 // The control word holding extra pull chunk i's representative (after the per-node arrays).
-fn pull_owner_word(i: u32) -> u32 { return ${STATUS_WORDS}u + ${CONTROL_ARRAY_COUNT}u * params.n + i; }
+fn pull_owner_word(i: u32) -> u32 { return ${CONTROL_HEAD_WORDS}u + ${CONTROL_ARRAY_COUNT}u * params.n + i; }
 // The points-to head slot of extra pull chunk i's partial set (after the per-node slots).
 fn partial_slot(i: u32) -> u32 { return ${NODE_SET_SLOTS}u * params.n + i; }
 // Word i of the delta_bits bitmap (bit m: m's class has a ΔP), after the partial sets' slots.
 fn delta_bit_word(i: u32) -> u32 { return ${NODE_SET_SLOTS}u * params.n + params.chunk_capacity + i; }
 // The control word of slot i of the ΔP leader table (after the extra chunks' owners).
-fn delta_table_word(i: u32) -> u32 { return ${STATUS_WORDS}u + ${CONTROL_ARRAY_COUNT}u * params.n + params.chunk_capacity + i; }
+fn delta_table_word(i: u32) -> u32 { return ${CONTROL_HEAD_WORDS}u + ${CONTROL_ARRAY_COUNT}u * params.n + params.chunk_capacity + i; }
 // The key word of slot i of the worklist's table of pairs pushed this attempt (its source word
 // follows), after the ΔP leader table.
 fn pair_table_word(i: u32) -> u32 { return delta_table_word(params.table_mask + 1u) + 2u * i; }
@@ -874,6 +915,44 @@ fn push_pair(key: u32, source: u32) {
 
 fn skip_update() -> bool { return atomicLoad(&control[${S('skipUpdate')}]) != 0u; }
 
+fn has_pending(v: u32) -> bool { return ${pendingTest}; }
+
+// The active lists (see ACTIVE_LIST): a workgroup's items are appended with one global atomic.
+var<workgroup> list_group_total: atomic<u32>;
+var<workgroup> list_group_base: u32;
+var<workgroup> list_group_count: u32;
+// Appends \`value\` to the list whose counter is control word \`counter\` (its array starting at word
+// \`array\`) when \`keep\` holds. Every invocation of the workgroup calls it, in uniform control flow.
+fn list_append(counter: u32, array: u32, keep: bool, value: u32, lid: u32) {
+  if (lid == 0u) { atomicStore(&list_group_total, 0u); }
+  workgroupBarrier();
+  var at = 0u;
+  if (keep) { at = atomicAdd(&list_group_total, 1u); }
+  workgroupBarrier();
+  if (lid == 0u) {
+    let total = atomicLoad(&list_group_total);
+    var base = 0u;
+    if (total > 0u) { base = atomicAdd(&control[counter], total); }
+    list_group_base = base;
+  }
+  let base = workgroupUniformLoad(&list_group_base);
+  if (keep) { atomicStore(&control[array + base + at], value); }
+}
+// The length of the list whose counter is \`counter\`, which starts again at 0 for the next build.
+fn take_list(counter: u32) -> u32 {
+  let length = atomicLoad(&control[counter]);
+  atomicStore(&control[counter], 0u);
+  return length;
+}
+// Grid \`grid\` (four control words) for \`items\` items at \`per_workgroup\` a workgroup (at most
+// \`most\` workgroups: the kernels stride over the rest), and the list length \`length\`.
+fn publish_grid(grid: u32, items: u32, per_workgroup: u32, most: u32, length: u32) {
+  atomicStore(&control[grid], min(most, (items + per_workgroup - 1u) / per_workgroup));
+  atomicStore(&control[grid + 1u], 1u);
+  atomicStore(&control[grid + 2u], 1u);
+  atomicStore(&control[grid + 3u], length);
+}
+
 var<workgroup> small_keys: array<u32, ${smallSortCapacity(sortItems)}>;
 var<workgroup> small_values: array<u32, ${smallSortCapacity(sortItems)}>;
 var<workgroup> small_zeros: array<u32, ${SMALL_SORT_THREADS}>;
@@ -965,7 +1044,9 @@ ${threadKernel(
   }
   for (var i = first_item; i < params.chunk_capacity; i += item_stride) {
     pts_heads[${NODE_SET_SLOTS}u * params.n + i] = NONE;
-  }`,
+  }
+  // The active lists' counters (a kept control buffer may hold anything there).
+  if (first_item < ${Object.keys(ACTIVE_LIST).length}u) { atomicStore(&control[${STATUS_WORDS + LIST_COUNTERS_AT}u + first_item], 0u); }`,
 )}
 ${singleKernel(
   'begin_iteration',
@@ -1033,8 +1114,19 @@ fn delta_bits(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
     if (lid < ${THREAD_WORKGROUP / 32}u) { atomicStore(&delta_bits_words[lid], 0u); }
     workgroupBarrier();
     let m = start + lid;
+    var root_with_delta = false;
     if (m < params.n) {
-      if (pts_heads[${slot('delta', 'find(m)')}] != NONE) { atomicOr(&delta_bits_words[lid / 32u], 1u << (lid % 32u)); }
+      let root = find(m);
+      if (pts_heads[${slot('delta', 'root')}] != NONE) {
+        atomicOr(&delta_bits_words[lid / 32u], 1u << (lid % 32u));
+        root_with_delta = root == m;
+      }
+    }${
+      deltaList
+        ? `
+    // The delta list: the roots with a ΔP (delta_leaders runs over it).
+    list_append(${L('delta')}, ${A('deltaList')}, root_with_delta, m, lid);`
+        : ''
     }
     workgroupBarrier();
     let word = start / 32u + lid;
@@ -1050,7 +1142,7 @@ ${teamKernel(
   // to claim a slot of the hash's probe sequence) through an open-addressed table. An equal hash is
   // checked with pts_equals, so only equal sets share a leader; a missed match (probe limit, a stale
   // hash) only costs a pull that could have been skipped.
-  ${equalSetLeaders('delta')}`,
+  ${equalSetLeaders('delta', deltaList)}`,
 )}
 ${teamKernel(
   'pull_count',
@@ -1113,9 +1205,17 @@ fn pull_items(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
   for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < params.n; start += stride) {
     let r = start + lid;
     var extra = 0u;
+    var pulls = false;
     if (r < params.n) {
       let chunks = atomicLoad(&control[${A('pullChunks')} + r]);
       if (chunks > 1u) { extra = chunks - 1u; }
+      pulls = chunks != 0u;
+    }${
+      activeLists
+        ? `
+    // The pull list: the representatives with pulls (pull_sources runs chunk 0 of each).
+    list_append(${L('pull')}, ${A('pullList')}, pulls, r, lid);`
+        : ''
     }
     if (lid == 0u) { atomicStore(&pull_group_total, 0u); }
     workgroupBarrier();
@@ -1162,19 +1262,26 @@ ${teamKernel(
   let n = params.n;
   let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;
   let extras = pts_team_u(min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity));
+  // Units before \`firsts\` are chunk 0 of a representative (every node, or the pull list's).
+  let firsts = ${activeLists ? `pts_team_u(${listLength('pullSources')})` : 'n'};
   ${sweep({
     item: 't',
-    count: 'n + extras',
+    count: 'firsts + extras',
     // Chunk 0 of a representative with pulls, or an extra chunk handed out.
-    test: `(t < n && atomicLoad(&control[${A('pullChunks')} + t]) != 0u) || (t >= n && atomicLoad(&control[pull_owner_word(t - n)]) != NONE)`,
+    test: `(t < firsts && ${activeLists ? 'true' : `atomicLoad(&control[${A('pullChunks')} + t]) != 0u`}) || (t >= firsts && atomicLoad(&control[pull_owner_word(t - firsts)]) != NONE)`,
     body: /* wgsl */ `
-    var r = t;
+    var r = t;${
+      activeLists
+        ? `
+    if (t < firsts) { r = pts_team_u(atomicLoad(&control[${A('pullList')} + t])); }`
+        : ''
+    }
     var c = 0u;
-    var dst = ${slot('pending', 't')};
-    if (t >= n) {
-      r = pts_team_u(atomicLoad(&control[pull_owner_word(t - n)]));
-      c = t - n - pts_team_u(atomicLoad(&control[${A('pullBase')} + r])) + 1u;
-      dst = partial_slot(t - n);
+    var dst = ${slot('pending', 'r')};
+    if (t >= firsts) {
+      r = pts_team_u(atomicLoad(&control[pull_owner_word(t - firsts)]));
+      c = t - firsts - pts_team_u(atomicLoad(&control[${A('pullBase')} + r])) + 1u;
+      dst = partial_slot(t - firsts);
     }
     let chunks = pts_team_u(atomicLoad(&control[${A('pullChunks')} + r]));
     if (chunks == 0u) { continue; }
@@ -1309,7 +1416,25 @@ ${teamKernel(
 )}
 ${threadKernel(
   'mark_segments',
-  /* wgsl */ `
+  activeLists
+    ? /* wgsl */ `
+  // Each key's run of the sorted worklist, and the list of the keys that have one (apply_pairs
+  // runs over it).
+  if (lid == 0u) { list_group_count = atomicLoad(&control[${S('sortedCount')}]); }
+  let count = workgroupUniformLoad(&list_group_count);
+  for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < count; start += item_stride) {
+    let i = start + lid;
+    var begins = false;
+    var key = 0u;
+    if (i < count) {
+      key = pair_keys[i] >> params.base_bits;
+      begins = i == 0u || (pair_keys[i - 1u] >> params.base_bits) != key;
+      if (begins) { atomicStore(&control[${A('segmentStart')} + key], i); }
+      if (i + 1u == count || (pair_keys[i + 1u] >> params.base_bits) != key) { atomicStore(&control[${A('segmentEnd')} + key], i + 1u); }
+    }
+    list_append(${L('segments')}, ${A('segmentList')}, begins, key, lid);
+  }`
+    : /* wgsl */ `
   let count = atomicLoad(&control[${S('sortedCount')}]);
   for (var i = first_item; i < count; i += item_stride) {
     let key = pair_keys[i] >> params.base_bits;
@@ -1317,16 +1442,63 @@ ${threadKernel(
     if (i + 1u == count || (pair_keys[i + 1u] >> params.base_bits) != key) { atomicStore(&control[${A('segmentEnd')} + key], i + 1u); }
   }`,
 )}
+${singleKernel(
+  'segment_grid',
+  /* wgsl */ `
+  let length = take_list(${L('segments')});
+  publish_grid(${G('applyPairs')}, length, ${subgroups ? `${teamsPerWorkgroup}u, ${1 << 15}u` : `${THREAD_WORKGROUP}u, ${1 << 14}u`}, length);`,
+)}
+${singleKernel(
+  'delta_grid',
+  /* wgsl */ `
+  let length = take_list(${L('delta')});
+  publish_grid(${G('deltaLeaders')}, length, ${teamsPerWorkgroup}u, ${1 << 15}u, length);`,
+)}
+${singleKernel(
+  'pull_grid',
+  /* wgsl */ `
+  let length = take_list(${L('pull')});
+  let extras = min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity);
+  publish_grid(${G('pullSources')}, length + extras, ${teamsPerWorkgroup}u, ${1 << 15}u, length);`,
+)}
+${threadKernel(
+  'pending_list',
+  /* wgsl */ `
+  // The pending list: the nodes with a pending or ΔP set (the update's kernels run over it; a node
+  // with neither is left alone by all of them).
+  if (lid == 0u) { list_group_count = select(0u, 1u, skip_update()); }
+  if (workgroupUniformLoad(&list_group_count) != 0u) { return; }
+  for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < params.n; start += item_stride) {
+    let v = start + lid;
+    var keep = false;
+    if (v < params.n) {
+      keep = has_pending(v) || pts_heads[${slot('delta', 'v')}] != NONE || edg_heads[${slot('delta', 'v')}] != NONE;
+    }
+    list_append(${L('pending')}, ${A('pendingList')}, keep, v, lid);
+  }`,
+)}
+${singleKernel(
+  'pending_grid',
+  /* wgsl */ `
+  let length = take_list(${L('pending')});
+  publish_grid(${G('update')}, length, ${teamsPerWorkgroup}u, ${1 << 15}u, length);
+  publish_grid(${G('updateCommit')}, length, ${THREAD_WORKGROUP}u, ${1 << 14}u, length);`,
+)}
 ${
   subgroups
     ? teamKernel(
         'apply_pairs',
         /* wgsl */ `
   ${sweep({
-    item: 'key',
-    count: '2u * params.n',
-    test: `atomicLoad(&control[${A('segmentStart')} + key]) != NONE`,
-    body: /* wgsl */ `
+    item: activeLists ? 'i' : 'key',
+    count: activeLists ? listLength('applyPairs') : '2u * params.n',
+    test: activeLists ? 'true' : `atomicLoad(&control[${A('segmentStart')} + key]) != NONE`,
+    body: /* wgsl */ `${
+      activeLists
+        ? `
+    let key = pts_team_u(atomicLoad(&control[${A('segmentList')} + i]));`
+        : ''
+    }
     let start = pts_team_u(atomicLoad(&control[${A('segmentStart')} + key]));
     let end = pts_team_u(atomicLoad(&control[${A('segmentEnd')} + key]));
     if (pts_lane == 0u) { atomicStore(&control[${A('segmentStart')} + key], NONE); }
@@ -1339,7 +1511,8 @@ ${
     : threadKernel(
         'apply_pairs',
         /* wgsl */ `
-  for (var key = first_item; key < 2u * params.n; key += item_stride) {
+  for (var item = first_item; item < ${activeLists ? listLength('applyPairs') : '2u * params.n'}; item += item_stride) {
+    let key = ${activeLists ? `atomicLoad(&control[${A('segmentList')} + item])` : 'item'};
     let start = atomicLoad(&control[${A('segmentStart')} + key]);
     if (start == NONE) { continue; }
     atomicStore(&control[${A('segmentStart')} + key], NONE);
@@ -1371,29 +1544,20 @@ ${teamKernel(
   'update_difference',
   /* wgsl */ `
   if (pts_team_u(select(0u, 1u, skip_update())) != 0u) { return; }
-  ${sweep({
-    item: 'v',
-    count: 'params.n',
-    test: pendingTest,
-    body: /* wgsl */ `
+  ${updateSweep(/* wgsl */ `
     // N − P in place: what is really new.
     if (pts_team_u(pts_heads[${slot('pending', 'v')}]) != NONE) {
       _ = pts_difference(${slot('pending', 'v')}, ${slot('points', 'v')});
     }
     if (pts_team_u(edg_heads[${slot('pending', 'v')}]) != NONE) {
       _ = edg_difference(${slot('pending', 'v')}, ${slot('points', 'v')});
-    }`,
-  })}`,
+    }`)}`,
 )}
 ${teamKernel(
   'update_union',
   /* wgsl */ `
   if (pts_team_u(select(0u, 1u, skip_update())) != 0u) { return; }
-  ${sweep({
-    item: 'v',
-    count: 'params.n',
-    test: pendingTest,
-    body: /* wgsl */ `
+  ${updateSweep(/* wgsl */ `
     var status = 0u;
     if (pts_team_u(pts_heads[${slot('pending', 'v')}]) != NONE) {
       status |= pts_union(${slot('points', 'v')}, ${slot('pending', 'v')});
@@ -1405,14 +1569,14 @@ ${teamKernel(
     }
     if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u && pts_lane == 0u) {
       atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
-    }`,
-  })}`,
+    }`)}`,
 )}
 ${threadKernel(
   'update_commit',
   /* wgsl */ `
   if (skip_update()) { return; }
-  for (var v = first_item; v < params.n; v += item_stride) {
+  for (var item = first_item; item < ${activeLists ? listLength('updateCommit') : 'params.n'}; item += item_stride) {
+    let v = ${activeLists ? `atomicLoad(&control[${A('pendingList')} + item])` : 'item'};
     // ΔP ← N, F ← G; the previous ΔP and F are dropped (the bump pools never reuse elements).
     let gained = pts_heads[${slot('pending', 'v')}];
     pts_heads[${slot('delta', 'v')}] = gained;
@@ -1737,6 +1901,11 @@ export const SOLVER_ENTRY_POINTS = {
   begin_iteration: 'single',
   begin_attempt: 'single',
   sort_gate: 'single',
+  delta_grid: 'single',
+  pull_grid: 'single',
+  segment_grid: 'single',
+  pending_list: 'thread',
+  pending_grid: 'single',
   delta_clear: 'thread',
   rule_clear: 'thread',
   pair_clear: 'thread',
