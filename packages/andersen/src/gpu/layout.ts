@@ -73,45 +73,37 @@ export const STATUS_WORDS = 32;
 /**
  * The compact lists the solver builds on the GPU each round (with `activeLists`), so that the
  * kernels after them visit only the nodes or worklist keys that have work instead of sweeping every
- * node: `delta` (roots with a ΔP, built by `delta_bits`), `pull` (representatives with pulls,
- * `pull_items`), `segments` (worklist keys with a run of pairs, `mark_segments`) and `pending`
- * (nodes with a pending or ΔP set, `pending_list`). Each has a per-node array in the control
- * buffer ({@link CONTROL_ARRAYS}) and a counter among the {@link LIST_WORDS}.
+ * node: `delta` (roots with a ΔP, built by `delta_bits`, read by `delta_leaders`), `pull`
+ * (representatives with pulls, `pull_items`, read by `pull_sources`), `segments` (worklist keys
+ * with a run of pairs, `mark_segments`, read by `apply_pairs`) and `pending` (nodes with a pending
+ * or ΔP set, `pending_list`, read by `update_difference`, `update_union` and `update_commit`).
+ * Each has a per-node array in the control buffer ({@link CONTROL_ARRAYS}) and three of the
+ * {@link LIST_WORDS} ({@link LIST_WORD}).
  *
  * @example
  * ```ts
- * const counterWord = STATUS_WORDS + LIST_COUNTERS_AT + ACTIVE_LIST.pending;
+ * const lengthWord = STATUS_WORDS + LIST_WORD.length + 3 * ACTIVE_LIST.pending;
  * ```
  */
 export const ACTIVE_LIST = { delta: 0, pull: 1, segments: 2, pending: 3 } as const;
 
 /**
- * The indirect grids of the kernels that run over an {@link ACTIVE_LIST}: four words each (the
- * workgroups x, y, z of `dispatchWorkgroupsIndirect`, then the list's length as the kernel reads
- * it), written by the list's grid kernel (`delta_grid`, `pull_grid`, `segment_grid`,
- * `pending_grid`) and copied by the host into the indirect buffer right after it.
+ * The words of each {@link ACTIVE_LIST} after the status words (three a list): `counter` (items
+ * appended so far), then, written by the list's closing kernel (`delta_close`, `pull_close`,
+ * `segment_close`, `pending_close`), which starts the counter again at 0: `length` (what the
+ * list's readers run over) and `items` (the teams or invocations its reader had work for: the
+ * length, and for `pull` the extra pull chunks too). The host reads `items` back with the status
+ * and launches the next round's readers for about twice as many.
  *
  * @example
  * ```ts
- * pass.dispatchWorkgroupsIndirect(grids, LIST_GRID_BYTES * LIST_GRID.update);
+ * const items = status[STATUS_WORDS + 3 * ACTIVE_LIST.pull + LIST_WORD.items];
  * ```
  */
-export const LIST_GRID = {
-  deltaLeaders: 0,
-  pullSources: 1,
-  applyPairs: 2,
-  update: 3,
-  updateCommit: 4,
-} as const;
+export const LIST_WORD = { counter: 0, length: 1, items: 2 } as const;
 
-/** Bytes of one {@link LIST_GRID} entry. */
-export const LIST_GRID_BYTES = 16;
-
-/** Where the lists' counters start among the {@link LIST_WORDS} (after the grids). */
-export const LIST_COUNTERS_AT = 4 * Object.keys(LIST_GRID).length;
-
-/** Words after the status words: the {@link LIST_GRID} entries, then one counter per {@link ACTIVE_LIST}. */
-export const LIST_WORDS = LIST_COUNTERS_AT + Object.keys(ACTIVE_LIST).length;
+/** Words after the status words: three per {@link ACTIVE_LIST} ({@link LIST_WORD}). */
+export const LIST_WORDS = 3 * Object.keys(ACTIVE_LIST).length;
 
 /** Words of the control buffer before its per-node arrays: the status words, then the list words. */
 export const CONTROL_HEAD_WORDS = STATUS_WORDS + LIST_WORDS;

@@ -44,12 +44,12 @@ import {
   type TeamSweep,
 } from './kernels/solver.wgsl';
 import {
+  ACTIVE_LIST,
   CONTROL_ARRAY_COUNT,
   CONTROL_ARRAYS,
   CONTROL_HEAD_WORDS,
   FIXED_STORAGE_BINDINGS,
-  LIST_GRID,
-  LIST_GRID_BYTES,
+  LIST_WORD,
   NODE_SET_SLOTS,
   STATUS,
   STATUS_WORDS,
@@ -288,6 +288,8 @@ export interface GpuSolverOptions {
    * runs and tests.
    */
   readonly activeLists?: boolean | undefined;
+  /** The fewest items an active list's reader is launched for (default {@link LIST_FLOOR_ITEMS}). @internal For A/B runs. */
+  readonly listFloorItems?: number | undefined;
   /**
    * `member_rules` pushes a worklist pair only when it is not already in a table of the pairs
    * pushed this attempt (default true): loads and stores whose pointees fall into one class push
@@ -479,11 +481,11 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   begin_iteration: 'rules',
   begin_attempt: 'rules',
   sort_gate: 'worklist',
-  delta_grid: 'equivalence',
-  pull_grid: 'rules',
-  segment_grid: 'worklist',
+  delta_close: 'equivalence',
+  pull_close: 'rules',
+  segment_close: 'worklist',
   pending_list: 'update',
-  pending_grid: 'update',
+  pending_close: 'update',
   delta_clear: 'equivalence',
   rule_clear: 'rules',
   pair_clear: 'rules',
@@ -519,23 +521,22 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   live_copy: 'transfer',
 };
 
-/** The list grid each list-driven kernel is dispatched with (see `activeLists`). */
-const INDIRECT_GRID: Partial<Record<SolverEntryPoint, keyof typeof LIST_GRID>> = {
-  delta_leaders: 'deltaLeaders',
-  pull_sources: 'pullSources',
-  apply_pairs: 'applyPairs',
-  update_difference: 'update',
-  update_union: 'update',
-  update_commit: 'updateCommit',
+/** The active list each of its readers runs over (see `activeLists`). */
+const LIST_READ: Partial<Record<SolverEntryPoint, keyof typeof ACTIVE_LIST>> = {
+  delta_leaders: 'delta',
+  pull_sources: 'pull',
+  apply_pairs: 'segments',
+  update_difference: 'pending',
+  update_union: 'pending',
+  update_commit: 'pending',
 };
 
-/** The list grids each grid kernel writes (copied into the indirect buffer right after it). */
-const GRIDS_WRITTEN: Partial<Record<SolverEntryPoint, readonly (keyof typeof LIST_GRID)[]>> = {
-  delta_grid: ['deltaLeaders'],
-  pull_grid: ['pullSources'],
-  segment_grid: ['applyPairs'],
-  pending_grid: ['update', 'updateCommit'],
-};
+/**
+ * The fewest teams (or invocations) a list's reader is launched for: a round whose list outgrows
+ * the last one's twice over still spreads it over this many (linux's busy rounds have up to
+ * 80,000 pending nodes), while a grid of 2^15 teams that finds nothing costs the H100 about 0.1 ms.
+ */
+const LIST_FLOOR_ITEMS = 8192;
 
 /**
  * Events of {@link GpuSolver} (the CPU engine's, plus pool growth).
@@ -816,17 +817,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       storage,
       4 * (CONTROL_HEAD_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity + deltaTableSize + 2 * pairTableSize),
     );
-    // The active lists' grids, copied from the control buffer right after each list's grid kernel
-    // (a buffer bound as writable storage cannot also hold a dispatch's indirect arguments).
     const activeLists = this.#options.activeLists !== false;
-    const listGrids = activeLists
-      ? await this.#buffer(
-          'andersen list grids',
-          new Uint32Array(0),
-          BufferUsage.INDIRECT | BufferUsage.COPY_DST,
-          LIST_GRID_BYTES * Object.keys(LIST_GRID).length,
-        )
-      : undefined;
     const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
     const sourceBits = Math.max(1, Math.ceil(Math.log2(n + 1)));
     // The worklist is sorted by (key, source), so that each key's run is ordered and its duplicates
@@ -932,7 +923,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           loadAhead: this.#options.loadAhead !== false,
           laneCount: this.#options.laneCount !== false,
           activeLists,
-          teamsPerWorkgroup,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );
@@ -1093,7 +1083,28 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const fixedMergeTeams = this.#options.mergeTeams;
     let mergeItems = fixedMergeTeams ?? n;
     let extraChunks = chunkCapacity;
+    // The items each active list's reader had work for when last read back (LIST_WORD.items):
+    // a reader is launched for about twice as many (it strides over whatever its list holds), at
+    // least LIST_FLOOR_ITEMS, at most its sweep's. Before the first read, the sweep's.
+    const listItems: Record<keyof typeof ACTIVE_LIST, number> = {
+      delta: Number.POSITIVE_INFINITY,
+      pull: Number.POSITIVE_INFINITY,
+      segments: Number.POSITIVE_INFINITY,
+      pending: Number.POSITIVE_INFINITY,
+    };
+    const listFloorItems = this.#options.listFloorItems ?? LIST_FLOOR_ITEMS;
+    const readListItems = (status: Uint32Array) => {
+      for (const [name, list] of Object.entries(ACTIVE_LIST) as [keyof typeof ACTIVE_LIST, number][]) {
+        listItems[name] = status[STATUS_WORDS + 3 * list + LIST_WORD.items] as number;
+      }
+    };
     const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
+      const swept = sweptItemsOf(entry, pairCount);
+      // delta_leaders runs over its list only where delta_bits builds it.
+      const list = activeLists && (entry !== 'delta_leaders' || deltaBitmap) ? LIST_READ[entry] : undefined;
+      return list ? Math.min(swept, Math.max(listFloorItems, 2 * listItems[list])) : swept;
+    };
+    const sweptItemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
       switch (entry) {
         case 'hcd_hook':
           return prepared.hcdCount * hookSplit;
@@ -1151,37 +1162,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           timestampWrites: { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 },
         });
       };
-      const dispatch = (pass: GPUComputePassEncoder, entry: SolverEntryPoint) => {
-        // delta_leaders runs over its list only where delta_bits builds it.
-        const listGrid = listGrids && (entry !== 'delta_leaders' || deltaBitmap) && INDIRECT_GRID[entry];
-        if (listGrid) pass.dispatchWorkgroupsIndirect(listGrids, LIST_GRID_BYTES * LIST_GRID[listGrid]);
-        else encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
-      };
-      // After a grid kernel (its pass ended): its grids into the indirect buffer.
-      const copyGrids = (entry: SolverEntryPoint) => {
-        for (const written of (listGrids && GRIDS_WRITTEN[entry]) || []) {
-          const at = LIST_GRID_BYTES * LIST_GRID[written];
-          encoder.copyBufferToBuffer(
-            control,
-            4 * STATUS_WORDS + at,
-            listGrids as GPUBuffer,
-            at,
-            LIST_GRID_BYTES,
-          );
-        }
-      };
       const encodePass = (passEntries: readonly SolverEntryPoint[]) => {
         if (querySet) {
           for (const entry of passEntries) {
             const pass = timedPass(PHASE_OF[entry], entry);
             pass.setPipeline(kernels[entry].pipeline);
             pass.setBindGroup(0, bindGroups[entry]);
-            dispatch(pass, entry);
+            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
             pass.end();
-            copyGrids(entry);
           }
         } else if (passEntries.length > 0) {
-          let pass = encoder.beginComputePass({ label });
+          const pass = encoder.beginComputePass({ label });
           // A group stays bound across pipelines whose layouts take it.
           let bound: GPUBindGroup | undefined;
           for (const entry of passEntries) {
@@ -1191,14 +1182,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               pass.setBindGroup(0, group);
               bound = group;
             }
-            dispatch(pass, entry);
-            if (listGrids && GRIDS_WRITTEN[entry]) {
-              // A copy goes between passes: the kernels after it run in a new one.
-              pass.end();
-              copyGrids(entry);
-              pass = encoder.beginComputePass({ label });
-              bound = undefined;
-            }
+            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
           }
           pass.end();
         }
@@ -1322,7 +1306,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         if (querySet && stampBuffer && passPhases.length > 0) {
           tail.resolveQuerySet(querySet, 0, 2 * passPhases.length, stampBuffer, 0);
         }
-        staged.push(ctx.staging.recordRead(tail, control, 0, STATUS_WORDS * 4));
+        // The status words and the active lists' words.
+        staged.push(ctx.staging.recordRead(tail, control, 0, CONTROL_HEAD_WORDS * 4));
         for (const read of reads) {
           staged.push(ctx.staging.recordRead(tail, read.buffer, read.byteOffset, read.byteLength));
         }
@@ -1353,7 +1338,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           }
         });
       }
-      return { status: new Uint32Array(bytes[0] as ArrayBuffer), reads: bytes.slice(1) as ArrayBuffer[] };
+      const status = new Uint32Array(bytes[0] as ArrayBuffer);
+      if (activeLists) readListItems(status);
+      return { status, reads: bytes.slice(1) as ArrayBuffer[] };
     };
     /**
      * Submits `entries`, then the kernels of `ahead` (recorded for the current kernels), with no
@@ -1430,11 +1417,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'begin_attempt',
       'delta_clear',
       ...(deltaBitmap ? (['delta_bits'] as const) : []),
-      ...(deltaBitmap && activeLists ? (['delta_grid'] as const) : []),
+      ...(deltaBitmap && activeLists ? (['delta_close'] as const) : []),
       'delta_leaders',
       'pull_count',
       'pull_items',
-      ...(activeLists ? (['pull_grid'] as const) : []),
+      ...(activeLists ? (['pull_close'] as const) : []),
       'pull_sources',
       ...(shareRules ? (['rule_clear'] as const) : []),
       ...(dedupePairs ? (['pair_clear'] as const) : []),
@@ -1444,13 +1431,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // The worklist's runs (and their list) merged into the pending sets.
     const applyEntries: SolverEntryPoint[] = [
       'mark_segments',
-      ...(activeLists ? (['segment_grid'] as const) : []),
+      ...(activeLists ? (['segment_close'] as const) : []),
       'apply_pairs',
     ];
     const updateEntries: SolverEntryPoint[] = [
       ...applyEntries,
       'guard_update',
-      ...(activeLists ? (['pending_list', 'pending_grid'] as const) : []),
+      ...(activeLists ? (['pending_list', 'pending_close'] as const) : []),
       'update_difference',
       'update_union',
       'update_commit',

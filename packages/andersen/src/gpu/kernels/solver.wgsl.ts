@@ -4,8 +4,7 @@ import {
   CONTROL_ARRAY_COUNT,
   CONTROL_ARRAYS,
   CONTROL_HEAD_WORDS,
-  LIST_COUNTERS_AT,
-  LIST_GRID,
+  LIST_WORD,
   NODE_SET_SLOTS,
   PAIR_POOL,
   RULE_KIND,
@@ -98,13 +97,11 @@ export interface SolverKernelParams {
   /**
    * The kernels that sweep every node for the few with work (`delta_leaders`, `pull_sources`,
    * `apply_pairs`, `update_difference`, `update_union`, `update_commit`) run instead over compact
-   * lists built on the GPU ({@link ACTIVE_LIST}), with grids the lists' grid kernels write for
-   * `dispatchWorkgroupsIndirect` (default true; `delta_leaders` only with `deltaBitmap`, whose
-   * kernel builds its list). False for A/B runs.
+   * lists built on the GPU ({@link ACTIVE_LIST}), striding over whatever the list holds for the
+   * teams the host launched (default true; `delta_leaders` only with `deltaBitmap`, whose kernel
+   * builds its list). False for A/B runs.
    */
   readonly activeLists?: boolean | undefined;
-  /** Teams per workgroup as the host counts them (the lists' grids launch a team per item; default 1). */
-  readonly teamsPerWorkgroup?: number | undefined;
 }
 
 /**
@@ -181,17 +178,16 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const laneCount = params.laneCount !== false && team === 'subgroup';
   const activeLists = params.activeLists !== false;
   const deltaList = activeLists && deltaBitmap;
-  const teamsPerWorkgroup = Math.max(1, Math.floor(params.teamsPerWorkgroup ?? 1));
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
   const A = (name: keyof typeof CONTROL_ARRAYS) =>
     `(${CONTROL_HEAD_WORDS}u + ${CONTROL_ARRAYS[name]}u * params.n)`;
-  // The control words of the active lists: list l's counter, grid g's first word (x, y, z, then the length).
-  const L = (name: keyof typeof ACTIVE_LIST) => `${STATUS_WORDS + LIST_COUNTERS_AT + ACTIVE_LIST[name]}u`;
-  const G = (name: keyof typeof LIST_GRID) => `${STATUS_WORDS + 4 * LIST_GRID[name]}u`;
-  // The length of the list grid g runs over, as its grid kernel took it.
-  const listLength = (name: keyof typeof LIST_GRID) => `atomicLoad(&control[${G(name)} + 3u])`;
+  // The control words of the active lists (LIST_WORD): list l's first word, and its length as its
+  // closing kernel took it.
+  const L = (name: keyof typeof ACTIVE_LIST) => `${STATUS_WORDS + 3 * ACTIVE_LIST[name]}u`;
+  const listLength = (name: keyof typeof ACTIVE_LIST) =>
+    `atomicLoad(&control[${L(name)} + ${LIST_WORD.length}u])`;
   const slot = (name: keyof typeof SET_SLOT, v: string) =>
     SET_SLOT[name] === 0 ? `(${v})` : `(${SET_SLOT[name]}u * params.n + (${v}))`;
 
@@ -451,7 +447,7 @@ ${body}
   const equalSetLeaders = (set: 'delta' | 'points', fromList = false) =>
     sweep({
       item: fromList ? 'i' : 's',
-      count: fromList ? listLength('deltaLeaders') : 'params.n',
+      count: fromList ? listLength('delta') : 'params.n',
       test: fromList ? 'true' : `find(s) == s && pts_heads[${slot(set, 's')}] != NONE`,
       otherwise: fromList ? '' : `atomicStore(&control[${A('deltaLeader')} + s], s);`,
       body: /* wgsl */ `${
@@ -487,7 +483,7 @@ ${body}
     activeLists
       ? sweep({
           item: 'i',
-          count: listLength('update'),
+          count: listLength('pending'),
           test: `has_pending(atomicLoad(&control[${A('pendingList')} + i]))`,
           body: `
     let v = pts_team_u(atomicLoad(&control[${A('pendingList')} + i]));${body}`,
@@ -938,19 +934,15 @@ fn list_append(counter: u32, array: u32, keep: bool, value: u32, lid: u32) {
   let base = workgroupUniformLoad(&list_group_base);
   if (keep) { atomicStore(&control[array + base + at], value); }
 }
-// The length of the list whose counter is \`counter\`, which starts again at 0 for the next build.
-fn take_list(counter: u32) -> u32 {
-  let length = atomicLoad(&control[counter]);
-  atomicStore(&control[counter], 0u);
+// Closes the list whose words start at \`list\` (LIST_WORD): its length for its readers, the items
+// they had work for (read back by the host, which launches about twice as many next round), and
+// its counter back at 0 for the next build. Returns the length.
+fn close_list(list: u32, extra_items: u32) -> u32 {
+  let length = atomicLoad(&control[list + ${LIST_WORD.counter}u]);
+  atomicStore(&control[list + ${LIST_WORD.counter}u], 0u);
+  atomicStore(&control[list + ${LIST_WORD.length}u], length);
+  atomicStore(&control[list + ${LIST_WORD.items}u], length + extra_items);
   return length;
-}
-// Grid \`grid\` (four control words) for \`items\` items at \`per_workgroup\` a workgroup (at most
-// \`most\` workgroups: the kernels stride over the rest), and the list length \`length\`.
-fn publish_grid(grid: u32, items: u32, per_workgroup: u32, most: u32, length: u32) {
-  atomicStore(&control[grid], min(most, (items + per_workgroup - 1u) / per_workgroup));
-  atomicStore(&control[grid + 1u], 1u);
-  atomicStore(&control[grid + 2u], 1u);
-  atomicStore(&control[grid + 3u], length);
 }
 
 var<workgroup> small_keys: array<u32, ${smallSortCapacity(sortItems)}>;
@@ -1046,7 +1038,7 @@ ${threadKernel(
     pts_heads[${NODE_SET_SLOTS}u * params.n + i] = NONE;
   }
   // The active lists' counters (a kept control buffer may hold anything there).
-  if (first_item < ${Object.keys(ACTIVE_LIST).length}u) { atomicStore(&control[${STATUS_WORDS + LIST_COUNTERS_AT}u + first_item], 0u); }`,
+  if (first_item < ${Object.keys(ACTIVE_LIST).length}u) { atomicStore(&control[${STATUS_WORDS}u + 3u * first_item + ${LIST_WORD.counter}u], 0u); }`,
 )}
 ${singleKernel(
   'begin_iteration',
@@ -1263,7 +1255,7 @@ ${teamKernel(
   let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;
   let extras = pts_team_u(min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity));
   // Units before \`firsts\` are chunk 0 of a representative (every node, or the pull list's).
-  let firsts = ${activeLists ? `pts_team_u(${listLength('pullSources')})` : 'n'};
+  let firsts = ${activeLists ? `pts_team_u(${listLength('pull')})` : 'n'};
   ${sweep({
     item: 't',
     count: 'firsts + extras',
@@ -1442,24 +1434,13 @@ ${threadKernel(
     if (i + 1u == count || (pair_keys[i + 1u] >> params.base_bits) != key) { atomicStore(&control[${A('segmentEnd')} + key], i + 1u); }
   }`,
 )}
+${singleKernel('segment_close', `  _ = close_list(${L('segments')}, 0u);`)}
+${singleKernel('delta_close', `  _ = close_list(${L('delta')}, 0u);`)}
 ${singleKernel(
-  'segment_grid',
+  'pull_close',
   /* wgsl */ `
-  let length = take_list(${L('segments')});
-  publish_grid(${G('applyPairs')}, length, ${subgroups ? `${teamsPerWorkgroup}u, ${1 << 15}u` : `${THREAD_WORKGROUP}u, ${1 << 14}u`}, length);`,
-)}
-${singleKernel(
-  'delta_grid',
-  /* wgsl */ `
-  let length = take_list(${L('delta')});
-  publish_grid(${G('deltaLeaders')}, length, ${teamsPerWorkgroup}u, ${1 << 15}u, length);`,
-)}
-${singleKernel(
-  'pull_grid',
-  /* wgsl */ `
-  let length = take_list(${L('pull')});
-  let extras = min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity);
-  publish_grid(${G('pullSources')}, length + extras, ${teamsPerWorkgroup}u, ${1 << 15}u, length);`,
+  // pull_sources runs chunk 0 of each listed representative, then the extra chunks.
+  _ = close_list(${L('pull')}, min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity));`,
 )}
 ${threadKernel(
   'pending_list',
@@ -1477,13 +1458,7 @@ ${threadKernel(
     list_append(${L('pending')}, ${A('pendingList')}, keep, v, lid);
   }`,
 )}
-${singleKernel(
-  'pending_grid',
-  /* wgsl */ `
-  let length = take_list(${L('pending')});
-  publish_grid(${G('update')}, length, ${teamsPerWorkgroup}u, ${1 << 15}u, length);
-  publish_grid(${G('updateCommit')}, length, ${THREAD_WORKGROUP}u, ${1 << 14}u, length);`,
-)}
+${singleKernel('pending_close', `  _ = close_list(${L('pending')}, 0u);`)}
 ${
   subgroups
     ? teamKernel(
@@ -1491,7 +1466,7 @@ ${
         /* wgsl */ `
   ${sweep({
     item: activeLists ? 'i' : 'key',
-    count: activeLists ? listLength('applyPairs') : '2u * params.n',
+    count: activeLists ? listLength('segments') : '2u * params.n',
     test: activeLists ? 'true' : `atomicLoad(&control[${A('segmentStart')} + key]) != NONE`,
     body: /* wgsl */ `${
       activeLists
@@ -1511,7 +1486,7 @@ ${
     : threadKernel(
         'apply_pairs',
         /* wgsl */ `
-  for (var item = first_item; item < ${activeLists ? listLength('applyPairs') : '2u * params.n'}; item += item_stride) {
+  for (var item = first_item; item < ${activeLists ? listLength('segments') : '2u * params.n'}; item += item_stride) {
     let key = ${activeLists ? `atomicLoad(&control[${A('segmentList')} + item])` : 'item'};
     let start = atomicLoad(&control[${A('segmentStart')} + key]);
     if (start == NONE) { continue; }
@@ -1575,7 +1550,7 @@ ${threadKernel(
   'update_commit',
   /* wgsl */ `
   if (skip_update()) { return; }
-  for (var item = first_item; item < ${activeLists ? listLength('updateCommit') : 'params.n'}; item += item_stride) {
+  for (var item = first_item; item < ${activeLists ? listLength('pending') : 'params.n'}; item += item_stride) {
     let v = ${activeLists ? `atomicLoad(&control[${A('pendingList')} + item])` : 'item'};
     // ΔP ← N, F ← G; the previous ΔP and F are dropped (the bump pools never reuse elements).
     let gained = pts_heads[${slot('pending', 'v')}];
@@ -1901,11 +1876,11 @@ export const SOLVER_ENTRY_POINTS = {
   begin_iteration: 'single',
   begin_attempt: 'single',
   sort_gate: 'single',
-  delta_grid: 'single',
-  pull_grid: 'single',
-  segment_grid: 'single',
+  delta_close: 'single',
+  pull_close: 'single',
+  segment_close: 'single',
   pending_list: 'thread',
-  pending_grid: 'single',
+  pending_close: 'single',
   delta_clear: 'thread',
   rule_clear: 'thread',
   pair_clear: 'thread',
