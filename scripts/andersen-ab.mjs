@@ -7,8 +7,8 @@
 // that a machine's drift falls on every variant alike. Prints each variant's median and runs, the
 // report's setup parts, iterate / transfer ms and host times, and whether its sets equal the first
 // variant's and the reference solution, and the medians over the runs of iterate ms and of the
-// host's parts. PROFILE=1 adds a profiled solve per variant (GPU ms per
-// kernel). A variant with `"timeSubmissions":true` adds the GPU's busy and idle ms between
+// host's parts. PROFILE=1 adds a profiled solve per variant (GPU ms per kernel, the TOP leading, default 12);
+// a variant with `"timeSubmissions":true` adds the GPU's busy and idle ms between
 // submissions. A variant's `dawnFlags` (e.g. `["enable-dawn-features=disable_robustness"]`) or
 // `acquire` (options of `acquireGpu`, e.g. `{"robustness":true,"retainBytes":0}`) gives it a device
 // of its own; a variant's `dist` (a directory holding another build of packages/andersen/dist, e.g.
@@ -105,7 +105,7 @@ for (const name of names) {
       const { report } = await solve(options, { profile: true });
       const top = Object.entries(report.kernelMs ?? {})
         .sort((a, b) => b[1] - a[1])
-        .slice(0, 12)
+        .slice(0, Number(process.env.TOP ?? 12))
         .map(([kernel, ms]) => `${kernel} ${ms.toFixed(1)}`)
         .join(', ');
       const total = Object.values(report.phaseMs ?? {}).reduce((a, b) => a + b, 0);
