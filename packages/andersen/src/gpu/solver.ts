@@ -288,7 +288,7 @@ export interface GpuSolverOptions {
    * runs and tests.
    */
   readonly activeLists?: boolean | undefined;
-  /** The fewest items an active list's reader is launched for (default {@link LIST_FLOOR_ITEMS}). @internal For A/B runs. */
+  /** The fewest items an active list's reader is launched for (default 8,192). @internal For A/B runs. */
   readonly listFloorItems?: number | undefined;
   /**
    * `member_rules` pushes a worklist pair only when it is not already in a table of the pairs

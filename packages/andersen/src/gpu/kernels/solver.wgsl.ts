@@ -97,7 +97,7 @@ export interface SolverKernelParams {
   /**
    * The kernels that sweep every node for the few with work (`delta_leaders`, `pull_sources`,
    * `apply_pairs`, `update_difference`, `update_union`, `update_commit`) run instead over compact
-   * lists built on the GPU ({@link ACTIVE_LIST}), striding over whatever the list holds for the
+   * lists built on the GPU (`ACTIVE_LIST` in `layout.ts`), striding over whatever the list holds for the
    * teams the host launched (default true; `delta_leaders` only with `deltaBitmap`, whose kernel
    * builds its list). False for A/B runs.
    */
@@ -144,15 +144,17 @@ export function smallSortWorkgroupBytes(items: number): number {
  * per level of the children's tree, `merge_data`; only after a round that merged), `init_state`
  * then the initial sets' sort, `mark_segments` and `apply_pairs` (first submission only),
  * `begin_iteration` (first attempt only), `begin_attempt`,
- * `delta_clear`, `delta_bits`, `delta_leaders`, `pull_count`, `pull_items`, `pull_sources`,
- * `rule_clear`, `pair_clear`, `member_rules`, `sort_gate`. Second (after a `sort_gate` again when
- * the first ran on a guess that fell short): the worklist's sort (the radix sort, or `sort_small`),
- * `merge_partials` + `next_pull_level` once per level of the partial-merge tree, `mark_segments`,
- * `apply_pairs`, `guard_update`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
+ * `delta_clear`, `delta_bits`, `delta_close`, `delta_leaders`, `pull_count`, `pull_items`,
+ * `pull_close`, `pull_sources`, `rule_clear`, `pair_clear`, `member_rules`, `sort_gate`. Second
+ * (after a `sort_gate` again when the first ran on a guess that fell short): the worklist's sort
+ * (the radix sort, or `sort_small`), `merge_partials` + `next_pull_level` once per level of the
+ * partial-merge tree, `mark_segments`, `segment_close`, `apply_pairs`, `guard_update`,
+ * `pending_list`, `pending_close`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
  * `compress`, `merge_link`, then the merge plan (`merge_begin`, `merge_rank`, `merge_count`,
  * `guard_merge`, `report`). After the last iteration
  * `delta_clear`, `live_leaders` and `live_count`, then `live_copy`, lay the distinct
  * representatives' P sets out for the readback.
+ * The `*_close` kernels and `pending_list` run only with `activeLists` (see `ACTIVE_LIST` in `layout.ts`).
  * Team kernels run one team (subgroup, or emulated 32-lane workgroup) per node, calling the sparse
  * bit vector library of the `pts` and `edg` pools; the rest run one invocation per node or item.
  *
