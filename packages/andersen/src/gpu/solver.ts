@@ -283,9 +283,9 @@ export interface GpuSolverOptions {
   readonly laneCount?: boolean | undefined;
   /**
    * Build compact lists of the nodes and keys with work each round on the GPU, and run the kernels
-   * that swept every node over them with indirect grids (default true; see the kernels'
-   * `activeLists`): a round where few nodes changed then launches few teams. @internal For A/B
-   * runs and tests.
+   * that swept every node over them, launched for about twice the items each list had when last
+   * read back (default true; see the kernels' `activeLists`): a round where few nodes changed then
+   * launches few teams. @internal For A/B runs and tests.
    */
   readonly activeLists?: boolean | undefined;
   /** The fewest items an active list's reader is launched for (default 8,192). @internal For A/B runs. */
@@ -800,7 +800,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         )
       : 0;
     const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => CONTROL_HEAD_WORDS + CONTROL_ARRAYS[name] * n;
-    // The status words, the active lists' grids and counters, then the union–find (the first
+    // The status words, the active lists' words (all 0 at first), then the union–find (the first
     // per-node array).
     const controlHead = new Uint32Array(CONTROL_HEAD_WORDS + n);
     controlHead.set(prepared.parent, arrayAt('parent'));
