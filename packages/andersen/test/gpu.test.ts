@@ -237,18 +237,23 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         // The merge tree's kernels on one team or as many as the nodes.
         fc.constantFrom(1, undefined),
         fc.boolean(),
-        // With the shortcuts (the ΔP pulls' sources screened by the delta_bits bitmap, equal sets
-        // read back once) or without (each source looked up, each representative's set read).
-        fc.boolean(),
         // The fixed kernels of a submission recorded while the GPU runs the one before, or not.
         fc.boolean(),
-        // How the team kernels find their work (each team's items in turn, or a lane per item),
-        // with two subgroup teams per workgroup or one.
-        fc.constantFrom<[TeamSweep, number]>(['serial', 2], ['ballot', 1]),
-        // Each kernel bound to a group of the bindings it uses, or every kernel to all of them.
-        fc.boolean(),
-        // List walks that load an element's words before its header, or each load where it is used.
-        fc.boolean(),
+        // The options that change the kernels' code, in four sets that give each option both of
+        // its values (each set is a module that lavapipe compiles in 20–30 s on a cold shader
+        // cache, so not all 16 of their combinations):
+        // - the shortcuts (the ΔP pulls' sources screened by the delta_bits bitmap, equal sets read
+        //   back once) or none (each source looked up, each representative's set read);
+        // - how the team kernels find their work (each team's items in turn, or a lane per item),
+        //   with two subgroup teams per workgroup or one;
+        // - each kernel bound to a group of the bindings it uses, or every kernel to all of them;
+        // - list walks that load an element's words before its header, or each load where it is used.
+        fc.constantFrom<[boolean, [TeamSweep, number], boolean, boolean]>(
+          [true, ['serial', 2], false, true],
+          [false, ['serial', 2], true, false],
+          [true, ['ballot', 1], true, false],
+          [false, ['ballot', 1], false, true],
+        ),
         async (
           program,
           mode,
@@ -256,11 +261,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           compactReadback,
           mergeTeams,
           smallSort,
-          shortcuts,
           ahead,
-          [sweep, teamsPerWorkgroup],
-          bindUsed,
-          loadAhead,
+          [shortcuts, [sweep, teamsPerWorkgroup], bindUsed, loadAhead],
         ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
@@ -314,7 +316,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 120 },
     );
-  }, 120_000);
+  }, 300_000);
 
   it('equals the CPU engine in buffers kept from the solves before it, and in kept buffers of random words', async () => {
     const ctx = gpu.ctx;
@@ -410,7 +412,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       take.mockRestore();
       ctx.retained.trim();
     }
-  }, 120_000);
+  }, 300_000);
 
   it('equals the CPU engine with member ids across many elements (objects of up to 30 fields)', async () => {
     await fc.assert(
@@ -432,7 +434,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 15 },
     );
-  }, 120_000);
+  }, 300_000);
 
   it.each([1, 2, 3, 16])(
     'decodes a ΔP of five elements for a load, a store, an offset and an online pair with %i team(s) each',
@@ -665,7 +667,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 80 },
     );
-  }, 120_000);
+  }, 300_000);
 
   it('merges worklist runs that repeat each source hundreds of times (copies skipped by search)', async () => {
     // Loads x = *y_i and stores *y_i = z through many pointers y_i into the same few objects: the
@@ -716,7 +718,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 25 },
     );
-  }, 120_000);
+  }, 300_000);
 
   it('pushes a repeated worklist pair once per attempt, whatever the size of its table', async () => {
     // Loads x = *y_i through 40 pointers into the same three objects, each rule run (shareRules
@@ -782,7 +784,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 12 },
     );
-  }, 120_000);
+  }, 300_000);
 
   /**
    * One load chain per depth: p_0 = &o_0, p_{i+1} = *p_i through objects o_i = &o_{i+1}. Every other
@@ -883,7 +885,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 30 },
     );
-  }, 120_000);
+  }, 300_000);
 
   it('times each submission on the GPU when asked, and says how long the GPU waited between them', async () => {
     const { solver } = await solve(loadChains([3, 5, 7]), { timeSubmissions: true });
@@ -941,7 +943,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 30 },
     );
-  }, 120_000);
+  }, 300_000);
 
   it('equals the CPU engine on random fan-ins, where every skipped pull would be lost', async () => {
     // Pointers s_i copied into one hub, some of them gaining a second set a round later from a
@@ -988,7 +990,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 60 },
     );
-  }, 120_000);
+  }, 300_000);
 
   it('grows both pools and the store worklist when they run out, and says so', async () => {
     const b = createConstraintBuilder();
