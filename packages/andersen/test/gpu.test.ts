@@ -470,6 +470,40 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     },
   );
 
+  it('strides over an active list that outgrew the teams launched for it (listFloorItems 1)', async () => {
+    // A chain p0 → p1 → … → p6 carries one pointee a round, so each list holds a node or two;
+    // then 300 copies q_i = p6 pull at once, each loads r_i = *q_i and stores *q_i = y: the
+    // pull, pending, delta and segment lists jump to hundreds of items while their readers were
+    // launched for twice the last round's few. A team that took only its first item would lose
+    // the other q_i's and r_i's pointees.
+    const b = createConstraintBuilder();
+    const o = b.object('o');
+    const s = b.object('s');
+    const y = b.variable('y');
+    b.addressOf(y, s);
+    const chain = [b.variable('p0')];
+    b.addressOf(chain[0] as number, o);
+    for (let i = 1; i <= 6; i++) {
+      const next = b.variable(`p${i}`);
+      b.copy(next, chain[i - 1] as number);
+      chain.push(next);
+    }
+    const q: number[] = [];
+    const r: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      q.push(b.variable(`q${i}`));
+      r.push(b.variable(`r${i}`));
+      b.copy(q[i] as number, chain[6] as number);
+      b.load(r[i] as number, q[i] as number);
+      b.store(q[i] as number, y);
+    }
+    const program = b.build();
+    const { result } = await solve(program, { listFloorItems: 1 });
+    await expectSameAsCpu(program, result);
+    for (const v of q) expect([...result.pointsTo(v)]).toEqual([o]);
+    for (const v of r) expect([...result.pointsTo(v)]).toEqual([s]);
+  });
+
   it('pulls a ΔP over several element bases minus P(r), base by base', async () => {
     // Objects at ids 960·k + 100 (bases 0–3, the same bit of each element). r already points to
     // o0 and o3 when the ΔP {o0, o1, o2, o3} of a source arrives (three copies later):
@@ -628,6 +662,10 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         // that look for work among all nodes run over the GPU's lists of those with work, or sweep
         // every node (activeLists: the pull list's representatives and the extra chunks after them).
         fc.constantFrom([true, true], [false, true], [true, false]),
+        // The lists' readers launched for at least one item (twice what the list held when last
+        // read back: a list that more than doubled is strided over by fewer teams than items), or
+        // for at least the default 8,192 (more than these programs ever list).
+        fc.constantFrom(1, undefined),
         async (
           program,
           mode,
@@ -637,6 +675,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           pullChunk,
           pairTableSlots,
           [laneCount, activeLists],
+          listFloorItems,
         ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const options = {
@@ -650,6 +689,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             pairTableSlots,
             laneCount,
             activeLists,
+            listFloorItems,
           };
           const { result } = await solve(program, options);
           await expectSameAsCpu(program, result, hcd);
