@@ -2000,8 +2000,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       for (let i = 0; i < count; i++) {
         const begin = stamps[2 * i] as bigint;
         const end = stamps[2 * i + 1] as bigint;
-        busyEachMs.push(end > begin ? Number(end - begin) / 1e6 : 0);
-        if (end > begin) busy += end - begin;
+        const span = end > begin ? end - begin : 0n;
+        busy += span;
+        busyEachMs.push(Number(span) / 1e6);
         const next = i + 1 < count ? (stamps[2 * i + 2] as bigint) : 0n;
         if (next > end) idle += next - end;
       }

@@ -938,13 +938,12 @@ fn list_append(counter: u32, array: u32, keep: bool, value: u32, lid: u32) {
 }
 // Closes the list whose words start at \`list\` (LIST_WORD): its length for its readers, the items
 // they had work for (read back by the host, which launches about twice as many next round), and
-// its counter back at 0 for the next build. Returns the length.
-fn close_list(list: u32, extra_items: u32) -> u32 {
+// its counter back at 0 for the next build (the host uploads the counters as 0).
+fn close_list(list: u32, extra_items: u32) {
   let length = atomicLoad(&control[list + ${LIST_WORD.counter}u]);
   atomicStore(&control[list + ${LIST_WORD.counter}u], 0u);
   atomicStore(&control[list + ${LIST_WORD.length}u], length);
   atomicStore(&control[list + ${LIST_WORD.items}u], length + extra_items);
-  return length;
 }
 
 var<workgroup> small_keys: array<u32, ${smallSortCapacity(sortItems)}>;
@@ -1038,9 +1037,7 @@ ${threadKernel(
   }
   for (var i = first_item; i < params.chunk_capacity; i += item_stride) {
     pts_heads[${NODE_SET_SLOTS}u * params.n + i] = NONE;
-  }
-  // The active lists' counters (a kept control buffer may hold anything there).
-  if (first_item < ${Object.keys(ACTIVE_LIST).length}u) { atomicStore(&control[${STATUS_WORDS}u + 3u * first_item + ${LIST_WORD.counter}u], 0u); }`,
+  }`,
 )}
 ${singleKernel(
   'begin_iteration',
@@ -1436,13 +1433,13 @@ ${threadKernel(
     if (i + 1u == count || (pair_keys[i + 1u] >> params.base_bits) != key) { atomicStore(&control[${A('segmentEnd')} + key], i + 1u); }
   }`,
 )}
-${singleKernel('segment_close', `  _ = close_list(${L('segments')}, 0u);`)}
-${singleKernel('delta_close', `  _ = close_list(${L('delta')}, 0u);`)}
+${singleKernel('segment_close', `  close_list(${L('segments')}, 0u);`)}
+${singleKernel('delta_close', `  close_list(${L('delta')}, 0u);`)}
 ${singleKernel(
   'pull_close',
   /* wgsl */ `
   // pull_sources runs chunk 0 of each listed representative, then the extra chunks.
-  _ = close_list(${L('pull')}, min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity));`,
+  close_list(${L('pull')}, min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity));`,
 )}
 ${threadKernel(
   'pending_list',
@@ -1460,7 +1457,7 @@ ${threadKernel(
     list_append(${L('pending')}, ${A('pendingList')}, keep, v, lid);
   }`,
 )}
-${singleKernel('pending_close', `  _ = close_list(${L('pending')}, 0u);`)}
+${singleKernel('pending_close', `  close_list(${L('pending')}, 0u);`)}
 ${
   subgroups
     ? teamKernel(
