@@ -12,12 +12,14 @@
 // submissions. A variant's `dawnFlags` (e.g. `["enable-dawn-features=disable_robustness"]`) or
 // `acquire` (options of `acquireGpu`, e.g. `{"robustness":true,"retainBytes":0}`) gives it a device
 // of its own; a variant's `dist` (a directory holding another build of packages/andersen/dist, e.g.
-// one built at an earlier commit) runs that build's solver; the other options go to `createGpuSolver`.
+// one built at an earlier commit) runs that build's solver; a variant's `uploadMinBytes` gives its
+// context's writes an upload pool of its own that takes writes from that size (1e15: none, every
+// write through `queue.writeBuffer`); the other options go to `createGpuSolver`.
 // The figures in packages/andersen/README.md marked "A/B" come from this script; the bench
 // (`gpumorph bench andersen`) is the record.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { acquireGpu } from '@gpumorph/gpu-allocator';
+import { acquireGpu, UploadPool } from '@gpumorph/gpu-allocator';
 import { settleGarbage } from '@gpumorph/gpu-allocator/bench';
 import * as A from '../packages/andersen/dist/index.js';
 
@@ -26,6 +28,7 @@ const ctx = await acquireGpu({ require: true });
 const variants = JSON.parse(process.env.VARIANTS ?? '{"default":{}}');
 const contexts = new Map([[undefined, ctx]]);
 const builds = new Map();
+const uploadPools = new Map();
 for (const options of Object.values(variants)) {
   if (options.dist) {
     builds.set(options, await import(pathToFileURL(resolve(options.dist, 'index.js')).href));
@@ -35,6 +38,10 @@ for (const options of Object.values(variants)) {
   const key = Object.keys(acquire).length > 0 ? JSON.stringify(acquire) : undefined;
   if (!contexts.has(key)) contexts.set(key, await acquireGpu({ require: true, ...acquire }));
   options.gpu = contexts.get(key);
+  if (options.uploadMinBytes !== undefined) {
+    uploadPools.set(options, new UploadPool(options.gpu, { minBytes: options.uploadMinBytes }));
+    delete options.uploadMinBytes;
+  }
   delete options.dawnFlags;
   delete options.acquire;
 }
@@ -46,11 +53,15 @@ for (const name of names) {
   const hcd = A.appendOfflineMerges(input.hcd, A.computeHvn(input.program).merges);
   const solve = async (options, extra = {}) => {
     const build = builds.get(options) ?? A;
+    const gpu = options.gpu ?? ctx;
+    const uploads = gpu.uploads;
+    gpu.uploads = uploadPools.get(options) ?? uploads;
     const solver = await build.createGpuSolver(input.program, { gpu: ctx, hcd, ...options, ...extra });
     try {
       return { result: await solver.solve(), report: solver.report };
     } finally {
       solver.destroy();
+      gpu.uploads = uploads;
     }
   };
   // Untimed: one solve, then one per variant (a variant whose options change the kernels compiles

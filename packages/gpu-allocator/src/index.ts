@@ -9,6 +9,7 @@ export {
 export { createPageToucher, PageToucher } from './buffers/prefault';
 export { RetainedBuffers } from './buffers/retained';
 export { type StagedRead, StagingPool } from './buffers/staging';
+export { UploadPool } from './buffers/upload';
 export { type AcquireGpuOptions, acquireGpu, wrapDevice } from './context/acquire';
 export {
   alignTo,

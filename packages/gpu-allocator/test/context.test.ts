@@ -13,6 +13,7 @@ import {
   GpuValidationError,
   type StagedRead,
   StagingPool,
+  UploadPool,
   wrapDevice,
 } from '../src/index';
 import { describeGpu } from '../src/testing/index';
@@ -288,6 +289,82 @@ describeGpu('typed arrays and readback', (gpu) => {
     for (let i = 0; i < 20; i++) expect(await array.read()).toEqual(new Uint32Array([1, 2, 3, 4]));
     expect(gpu.ctx.staging.created).toBe(created);
     array.destroy();
+  });
+
+  it('uploads through kept, mapped staging buffers, piece by piece and in queue order', async () => {
+    const ctx = gpu.ctx;
+    // Pieces of 4 KiB and every write through the pool: 10,003 words are ten pieces, the last partial.
+    const pool = new UploadPool(ctx, { chunkBytes: 4096, minBytes: 0 });
+    const words = 10_003;
+    const target = await ctx.createBuffer({
+      label: 'uploaded',
+      size: 4 * (words + 5),
+      usage: BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+    });
+    const data = Uint32Array.from({ length: words }, (_, i) => Math.imul(i + 3, 2_654_435_761) >>> 0);
+    await ctx.guard('upload', () => pool.write(target, 20, data));
+    const back = new Uint32Array(await ctx.readBuffer(target));
+    expect(back.subarray(0, 5)).toEqual(new Uint32Array(5));
+    expect(back.subarray(5)).toEqual(data);
+    expect(pool.created).toBe(10);
+    // Mapped again once their copies ran: the next writes of those sizes create none.
+    await pool.settled();
+    expect(pool.cachedBytes).toBe(10 * 4096);
+    // The caller's array may change as soon as write returns; a small queue write after an
+    // upload lands after it, an upload after a small queue write lands after that.
+    const second = data.map((x) => x ^ 0xffff);
+    await ctx.guard('upload again', () => {
+      pool.write(target, 20, second);
+      second.fill(7);
+      ctx.queue.writeBuffer(target, 20, Uint32Array.of(1, 2));
+      ctx.queue.writeBuffer(target, 4 * (words + 3), Uint32Array.of(9, 9));
+      pool.write(target, 4 * (words + 3), Uint32Array.of(5, 6));
+    });
+    const again = new Uint32Array(await ctx.readBuffer(target));
+    expect(again.subarray(5, 7)).toEqual(Uint32Array.of(1, 2));
+    expect(again.subarray(7, words + 3)).toEqual(data.subarray(2, words - 2).map((x) => x ^ 0xffff));
+    expect(again.subarray(words + 3)).toEqual(Uint32Array.of(5, 6));
+    // The ten pieces took kept buffers; the 8-byte write, of a class not kept yet, a new one.
+    expect(pool.created).toBe(11);
+    expect(() => pool.write(target, 2, data)).toThrow(RangeError);
+    expect(() => pool.write(target, 0, new Uint8Array(6))).toThrow(RangeError);
+    expect(() => pool.write(target, 24, data)).toThrow(RangeError);
+    expect(() => new UploadPool(ctx, { chunkBytes: 6 })).toThrow(RangeError);
+    expect(() => new UploadPool(ctx, { minBytes: -1 })).toThrow(RangeError);
+    // Destroyed, it keeps nothing and still writes.
+    pool.destroy();
+    expect(pool.cachedBytes).toBe(0);
+    await ctx.guard('after destroy', () => pool.write(target, 0, Uint32Array.of(11, 12, 13)));
+    await pool.settled();
+    expect(pool.cachedBytes).toBe(0);
+    expect(new Uint32Array(await ctx.readBuffer(target, 0, 12))).toEqual(Uint32Array.of(11, 12, 13));
+    target.destroy();
+  });
+
+  it('writes large data through its upload pool and small data through the queue', async () => {
+    const ctx = gpu.ctx;
+    const words = ctx.uploads.minBytes / 4;
+    const target = await ctx.createBuffer({
+      label: 'context upload',
+      size: 4 * words,
+      usage: BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+    });
+    await ctx.uploads.settled();
+    const created = ctx.uploads.created;
+    const kept = ctx.uploads.cachedBytes;
+    await ctx.writeBuffer(target, 0, new Uint32Array(words - 1).fill(3));
+    expect(ctx.uploads.created).toBe(created);
+    const data = Uint32Array.from({ length: words }, (_, i) => i);
+    await ctx.writeBuffer(target, 0, data);
+    expect(new Uint32Array(await ctx.readBuffer(target))).toEqual(data);
+    // One staging buffer of that size: created now, or one the context kept from an earlier write.
+    await ctx.uploads.settled();
+    expect(ctx.uploads.created - created + kept / (4 * words)).toBeGreaterThanOrEqual(1);
+    const createdAfter = ctx.uploads.created;
+    await ctx.writeBuffer(target, 0, data.reverse());
+    expect(new Uint32Array(await ctx.readBuffer(target))).toEqual(data);
+    expect(ctx.uploads.created).toBe(createdAfter);
+    target.destroy();
   });
 
   it('reads a range of several 64 MiB chunks intact', async () => {

@@ -1,5 +1,6 @@
 import { ConstraintKind, type ConstraintProgram } from '../model/program';
 import type { HcdPairs } from '../offline/hcd-pairs';
+import { type HostArrays, takeHostArrays } from './host-arrays';
 import { PAIR_POOL, RULE_KIND } from './layout';
 
 const NONE = 0xffff_ffff;
@@ -47,15 +48,22 @@ export interface InitialPairs {
  * linux's setup on the dev machine, and uploading the packed elements about 20 MB more than the
  * pairs.
  *
+ * The arrays come from `arrays` (kept from an earlier solve, see {@link HostArrays}; new ones when
+ * not given): they are valid until the caller releases it.
+ *
  * @example
  * ```ts
  * const prepared = prepareProgram(program, hcd);
  * prepared.nodes.length === 4 * program.nodeCount; // true
  * ```
  */
-export function prepareProgram(program: ConstraintProgram, hcd: HcdPairs | undefined): PreparedProgram {
+export function prepareProgram(
+  program: ConstraintProgram,
+  hcd: HcdPairs | undefined,
+  arrays: HostArrays = takeHostArrays({}, { keep: false }),
+): PreparedProgram {
   const n = program.nodeCount;
-  const parent = new Uint32Array(n);
+  const parent = arrays.uint32('parent', n);
   for (let v = 0; v < n; v++) parent[v] = v;
   const find = (v: number): number => {
     let root = v;
@@ -77,10 +85,12 @@ export function prepareProgram(program: ConstraintProgram, hcd: HcdPairs | undef
     else parent[a] = b;
     offlineMerges++;
   }
-  for (let v = 0; v < n; v++) parent[v] = find(v);
-
-  const nodes = new Uint32Array(4 * n);
+  // A class's root is its smallest id (the larger root goes under the smaller), so a node's parent
+  // is never above it: in id order its parent's root is final when it is read.
+  // Every word of the node table is written below: the object size and an empty member list here.
+  const nodes = arrays.uint32('nodes', 4 * n);
   for (let v = 0; v < n; v++) {
+    parent[v] = parent[parent[v] as number] as number;
     nodes[4 * v] = program.objectSize[v] as number;
     nodes[4 * v + 3] = NONE;
   }
@@ -93,11 +103,11 @@ export function prepareProgram(program: ConstraintProgram, hcd: HcdPairs | undef
   }
 
   const c = program.constraints;
-  const pairKeys = new Uint32Array(c.length);
-  const pairSources = new Uint32Array(c.length);
+  const pairKeys = arrays.uint32('pairKeys', c.length);
+  const pairSources = arrays.uint32('pairSources', c.length);
   let pairCount = 0;
   let pointPairs = 0;
-  const perOwner = new Uint32Array(n + 1);
+  const ruleCounts = arrays.uint32('ruleCounts', n, 0);
   let ruleCount = 0;
   for (let i = 0; i < c.length; i++) {
     const kind = c.kind[i] as number;
@@ -115,15 +125,23 @@ export function prepareProgram(program: ConstraintProgram, hcd: HcdPairs | undef
         pairSources[pairCount++] = from;
       }
     } else {
-      (perOwner[dst + 1] as number)++;
+      (ruleCounts[dst] as number)++;
       ruleCount++;
     }
   }
-  for (let v = 0; v < n; v++) perOwner[v + 1] = (perOwner[v + 1] as number) + (perOwner[v] as number);
+  // Each node's rules are the range [first, end) of the rules, in node order.
+  const fill = arrays.uint32('ruleFill', n);
+  let end = 0;
+  for (let v = 0; v < n; v++) {
+    const first = end;
+    end += ruleCounts[v] as number;
+    nodes[4 * v + 1] = first;
+    nodes[4 * v + 2] = end;
+    fill[v] = first;
+  }
   const online = hcd?.online ?? new Uint32Array(0);
   const hcdCount = Math.floor(online.length / 2);
-  const rules = new Uint32Array(4 * Math.max(1, ruleCount + hcdCount));
-  const fill = perOwner.slice(0, n);
+  const rules = arrays.uint32('rules', 4 * Math.max(1, ruleCount + hcdCount), 0);
   for (let i = 0; i < c.length; i++) {
     const kind = c.kind[i] as number;
     if (kind === ConstraintKind.AddressOf || kind === ConstraintKind.Copy) continue;
@@ -139,10 +157,6 @@ export function prepareProgram(program: ConstraintProgram, hcd: HcdPairs | undef
     rules[at + 1] = c.src[i] as number;
     rules[at + 2] = c.offset[i] as number;
     rules[at + 3] = dst;
-  }
-  for (let v = 0; v < n; v++) {
-    nodes[4 * v + 1] = perOwner[v] as number;
-    nodes[4 * v + 2] = perOwner[v + 1] as number;
   }
   for (let i = 0; i < hcdCount; i++) {
     rules[4 * (ruleCount + i)] = online[2 * i] as number;

@@ -33,6 +33,7 @@ import { EngineUnavailableError, SolveAbortedError } from '../errors';
 import type { ConstraintProgram } from '../model/program';
 import type { HcdPairs } from '../offline/hcd-pairs';
 import { AndersenResult, type SolveStatistics } from '../result/result';
+import { takeHostArrays } from './host-arrays';
 import {
   deltaBitmapWords,
   SOLVER_ENTRY_POINTS,
@@ -189,6 +190,13 @@ export interface GpuSolverOptions {
    * contents are harmless). @internal For A/B runs and tests.
    */
   readonly reusePoolBuffers?: boolean | undefined;
+  /**
+   * Fill the arrays uploaded at setup (the node table, the rules, the initial pairs, the control
+   * buffer's head) in host memory the context kept from the last solve (default true: a new array
+   * of many megabytes costs a page fault per 4 KiB on its first touch; see `host-arrays.ts`).
+   * @internal For A/B runs.
+   */
+  readonly reuseHostArrays?: boolean | undefined;
   /**
    * Record the kernels of a submission that do not depend on the last status words (the rules'
    * and the update's fixed parts) while the GPU runs the submission before (default true; off
@@ -703,7 +711,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const started = performance.now();
     this.#checkAbort();
     this.emit('phase', 'setup', 0);
-    const prepared = prepareProgram(this.program, this.#options.hcd);
+    // Host memory for the uploads, given back once they are queued (see host-arrays.ts).
+    const hostArrays = takeHostArrays(ctx, { keep: this.#options.reuseHostArrays !== false });
+    const prepared = prepareProgram(this.program, this.#options.hcd, hostArrays);
     const n = prepared.nodeCount;
     const programMs = performance.now() - started;
     const team: TeamKind = (await subgroupLayoutIsLinear(ctx)) ? 'subgroup' : 'workgroup';
@@ -802,7 +812,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => CONTROL_HEAD_WORDS + CONTROL_ARRAYS[name] * n;
     // The status words, the active lists' words (all 0 at first), then the union–find (the first
     // per-node array).
-    const controlHead = new Uint32Array(CONTROL_HEAD_WORDS + n);
+    const controlHead = hostArrays.uint32('controlHead', CONTROL_HEAD_WORDS + n);
+    controlHead.fill(0, 0, CONTROL_HEAD_WORDS);
     controlHead.set(prepared.parent, arrayAt('parent'));
     // The initial sets sit in the pending slots like the sets merges leave there: the first update
     // may copy them once, so the guard counts them (at most one element a pair). The pairs are the
@@ -847,7 +858,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // both fit.
       let keyWords = initialPairs.keys.subarray(0, initialPairs.count);
       if (compositeBits > 0) {
-        const composite = new Uint32Array(keyWords.length);
+        const composite = hostArrays.uint32('compositeKeys', keyWords.length);
         for (let i = 0; i < keyWords.length; i++) {
           composite[i] =
             (((keyWords[i] as number) << compositeBits) | (initialPairs.sources[i] as number)) >>> 0;
@@ -857,6 +868,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       await ctx.writeBuffer(pairs.keys, 0, keyWords);
       await ctx.writeBuffer(pairs.values, 0, initialPairs.sources.subarray(0, initialPairs.count));
     }
+    // Every upload of them is queued (writeBuffer copies its data when called).
+    hostArrays.release();
     const params = await this.#buffer(
       'andersen params',
       Uint32Array.of(

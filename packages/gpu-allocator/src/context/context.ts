@@ -1,5 +1,6 @@
 import { RetainedBuffers } from '../buffers/retained';
 import { StagingPool } from '../buffers/staging';
+import { UploadPool } from '../buffers/upload';
 import {
   GpuDeviceLostError,
   GpuLimitError,
@@ -102,6 +103,8 @@ export class GpuContext {
   readonly kernels: KernelCache;
   /** Reusable MAP_READ buffers for readback. */
   readonly staging: StagingPool;
+  /** Kept, mapped MAP_WRITE buffers for large writes ({@link writeBuffer} of 1 MiB or more). */
+  readonly uploads: UploadPool;
   /** Released buffers kept for {@link reuseBuffer}; `retained.trim()` frees them. */
   readonly retained: RetainedBuffers;
   readonly #ownsDevice: boolean;
@@ -121,6 +124,7 @@ export class GpuContext {
     this.#instance = init.instance;
     this.kernels = new KernelCache(this);
     this.staging = new StagingPool(this);
+    this.uploads = new UploadPool(this);
     this.retained = new RetainedBuffers(init.retainBytes ?? defaultRetainBytes(init.report));
     const onUncaptured = (event: Event) => {
       const gpuError = (event as GPUUncapturedErrorEvent).error;
@@ -256,10 +260,15 @@ export class GpuContext {
     else this.retained.keep(buffer);
   }
 
-  /** Writes `data` into `buffer` at `byteOffset` (via the queue; Dawn stages it). */
+  /**
+   * Writes `data` into `buffer` at `byteOffset`, in queue order: small writes through
+   * `queue.writeBuffer`, writes of {@link UploadPool.minBytes} or more through {@link uploads}
+   * (kept staging memory). `data` may be reused once the call returns.
+   */
   async writeBuffer(buffer: GPUBuffer, byteOffset: number, data: ArrayBufferView): Promise<void> {
     await this.guard(`write ${buffer.label}`, () => {
-      this.queue.writeBuffer(buffer, byteOffset, data.buffer, data.byteOffset, data.byteLength);
+      if (data.byteLength >= this.uploads.minBytes) this.uploads.write(buffer, byteOffset, data);
+      else this.queue.writeBuffer(buffer, byteOffset, data.buffer, data.byteOffset, data.byteLength);
     });
   }
 
@@ -288,6 +297,7 @@ export class GpuContext {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.staging.destroy();
+    this.uploads.destroy();
     this.retained.trim();
     this.kernels.clear();
     if (this.#ownsDevice) this.device.destroy();
