@@ -65,6 +65,11 @@ export const STATUS = {
   sortedCount: 27,
   /** Set by `sort_gate`: the guessed sort or levels fell short (see {@link STATUS.sortedCount}). */
   guessMissed: 28,
+  /**
+   * Set by `rules_gate`: the rules submitted behind the update (rulesAhead) returned at once,
+   * because the host has something to do before them; it clears the word and runs them itself.
+   */
+  rulesSkipped: 29,
 } as const;
 
 /** Words of {@link STATUS} (the control buffer's first words; the host reads them all back each iteration). */

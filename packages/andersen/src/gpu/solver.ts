@@ -131,6 +131,18 @@ export interface GpuSolverOptions {
    * were level or slower (packages/andersen/README.md).
    */
   readonly queueUpdate?: boolean | undefined;
+  /**
+   * Submit each round's next rules right behind its update, before the host has read the
+   * update's status (default true; not with `queueUpdate` or `profile`, and only with
+   * `encodeAhead`). The GPU then runs the next rules while the host reads the round's counts,
+   * instead of idling until the host submits them. `rules_gate`, first in that submission, lets
+   * them run only when the host will do nothing between the two: the update was not redone, the
+   * round merged nothing (so no folds go first), some node changed, and neither pool is short of
+   * room by the host's grow-ahead test. Otherwise every rules kernel returns at once, the host
+   * clears the flag and runs the rules itself, as before. {@link GpuSolveReport.rulesAhead} counts
+   * both outcomes.
+   */
+  readonly rulesAhead?: boolean | undefined;
   /** Room the queued update's sort has, as a multiple of the last round's pairs (default 2). @internal For A/B runs. */
   readonly queueRoom?: number | undefined;
   /** Partial-merge levels the queued update runs past the most the last two rounds needed (default 1). @internal For A/B runs. */
@@ -444,6 +456,8 @@ export interface GpuSolveReport {
   readonly host: Readonly<HostTimes>;
   /** Rounds whose update ran on the guess it was queued with (`held`), and those whose guess fell short (`missed`); see `queueUpdate`. */
   readonly guessedRounds: { readonly held: number; readonly missed: number };
+  /** Rounds whose rules ran behind the update before it (`ran`), and those rules_gate held back (`skipped`); see `rulesAhead`. */
+  readonly rulesAhead: { readonly ran: number; readonly skipped: number };
   /**
    * With `timeSubmissions`: the GPU time from the first to the last timestamp of each submission,
    * summed (`busyMs`), the GPU time between one submission's last timestamp and the next one's
@@ -488,6 +502,7 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   init_state: 'rules',
   begin_iteration: 'rules',
   begin_attempt: 'rules',
+  rules_gate: 'rules',
   sort_gate: 'worklist',
   delta_close: 'equivalence',
   pull_close: 'rules',
@@ -870,6 +885,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     }
     // Every upload of them is queued (writeBuffer copies its data when called).
     hostArrays.release();
+    // Growing ahead is a guess: see growAheadOf below.
+    const growAhead = this.#options.growAhead ?? { below: 3, to: 8 };
+    const growBelowWord =
+      Number.isInteger(growAhead.below) && growAhead.below >= 0 && growAhead.below <= 0xffff_ffff
+        ? growAhead.below
+        : 0;
     const params = await this.#buffer(
       'andersen params',
       Uint32Array.of(
@@ -888,7 +909,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         Math.max(0, pairTableSize - 1),
         // The sort and partial-merge levels of a guessed submission (see sort_gate): none yet.
         ...NO_GUESS,
-        0,
+        // grow_below: the host's grow-ahead test, for rules_gate (0 when not an integer: rulesAhead is off).
+        growBelowWord,
         0,
       ),
       BufferUsage.UNIFORM,
@@ -1397,7 +1419,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // Growing ahead is a guess: it stops at the pool's largest size (so the pool cannot refuse
     // it), and a GPU that cannot hold that much leaves the pool as it is (the guarded update
     // grows it to what it really needs, or reports why it cannot).
-    const growAhead = this.#options.growAhead ?? { below: 3, to: 8 };
     const growAheadOf = async (pool: ElementPool, wanted: number) => {
       const target = Math.min(pool.maxCapacity, wanted);
       if (target <= pool.capacity) return;
@@ -1559,6 +1580,49 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       ctx.queue.writeBuffer(params, GUESS_PARAMS_OFFSET, Uint32Array.of(sortCapacity, levels));
     };
     const guessed = { held: 0, missed: 0 };
+    // The next round's rules submitted behind an update (rulesAhead), with their status words.
+    const rulesAheadEnabled =
+      encodeAheadEnabled &&
+      !queueUpdate &&
+      this.#options.rulesAhead !== false &&
+      growBelowWord === growAhead.below;
+    const rulesAheadCounts = { ran: 0, skipped: 0 };
+    let rulesAhead: { readonly status: Promise<Uint32Array> } | undefined;
+    /** While an update runs: records the next rules and, with rulesAhead, submits them behind it with rules_gate first. */
+    const recordAndQueueNextRules = () => {
+      recordNextRound();
+      const recorded = nextRules;
+      if (!rulesAheadEnabled || recorded === undefined || compiled === undefined) return;
+      nextRules = undefined;
+      const current = compiled;
+      const started = performance.now();
+      const label = 'andersen rules ahead';
+      const span = takeSpan();
+      let staged: StagedRead | undefined;
+      const submitted = ctx.guard(label, () => {
+        const encoder = ctx.device.createCommandEncoder({ label });
+        stampSpan(encoder, span, false);
+        encodeEntries(encoder, label, current, ['rules_gate'], 0, 0, [], []);
+        const tail = ctx.device.createCommandEncoder({ label: `${label} (status)` });
+        stampSpan(tail, span, true);
+        staged = ctx.staging.recordRead(tail, control, 0, CONTROL_HEAD_WORDS * 4);
+        ctx.queue.submit([encoder.finish(), recorded.commandBuffer, tail.finish()]);
+      });
+      host.encodeAhead += performance.now() - started;
+      host.submissions++;
+      const status = Promise.all([submitted, staged?.read()]).then(([, bytes]) => {
+        if (bytes === undefined)
+          throw new GpuSolverError('the rules submitted ahead recorded no status read');
+        return new Uint32Array(bytes);
+      });
+      // Awaited by the next round or by settleRulesAhead; an error meanwhile must not count as unhandled.
+      status.catch(() => undefined);
+      rulesAhead = { status };
+    };
+    // Checks of rules that rules_gate must have held back (awaited before the sets are read).
+    const heldBackChecks: Promise<void>[] = [];
+    const clearRulesSkipped = () =>
+      ctx.queue.writeBuffer(control, 4 * STATUS.rulesSkipped, Uint32Array.of(0));
     /** Adds an attempt's pull and rule counts to the report; returns the partial-merge levels it needs. */
     const countAttempt = (status: Uint32Array, pairCount: number) => {
       pairsPushed += pairCount;
@@ -1589,6 +1653,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       initialized = true;
       const rules = [...begin, ...rulesEntries];
+      // This round's rules, submitted behind the last update when rulesAhead is on.
+      const queuedRules = first ? rulesAhead : undefined;
+      rulesAhead = undefined;
       const recorded = takeAhead(nextRules, rules);
       nextRules = undefined;
       // Partial-merge levels this attempt has run (the guessed ones).
@@ -1608,7 +1675,27 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         else if (guessedPairs > 1) sortAhead = encodeAhead([], sortSizeFor(guessedPairs));
         if (guessedLevels > 0) levelsAhead = encodeAhead(levelEntries(guessedLevels));
       };
-      if (recorded && queueUpdate) {
+      let ranAhead: Uint32Array | undefined;
+      if (queuedRules !== undefined) {
+        // The update's kernels are recorded while those rules run.
+        encodeUpdate();
+        const waitStarted = performance.now();
+        const aheadStatus = await queuedRules.status;
+        host.wait += performance.now() - waitStarted;
+        if (aheadStatus[STATUS.rulesSkipped] === 0) {
+          rulesAheadCounts.ran++;
+          if (activeLists) readListItems(aheadStatus);
+          ranAhead = aheadStatus;
+        } else {
+          // rules_gate held them back (it tests more than the host, e.g. a pool filled to its
+          // capacity): the host runs them below.
+          rulesAheadCounts.skipped++;
+          clearRulesSkipped();
+        }
+      }
+      if (ranAhead !== undefined) {
+        status = ranAhead;
+      } else if (recorded && queueUpdate) {
         // The folds and the rules go up without a wait, then the update on a guess of the sort and
         // levels it needs, encoded and submitted while the GPU runs the rules.
         // Recorded with the rules (on the counts of the round before this one) or recorded now.
@@ -1699,7 +1786,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               ahead: [recordedSort, recordedLevels, recordedUpdate].filter(
                 (recorded) => recorded !== undefined,
               ),
-              whileRunning: recordNextRound,
+              whileRunning: recordAndQueueNextRules,
             })
           ).status;
         }
@@ -1715,6 +1802,43 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
     };
 
+    /** Whether a pool is short of room for `growAhead.to` times what the round allocated (see growAheadOf). */
+    const shortOfRoom = (pool: ElementPool, next: number, mark: number) =>
+      pool.capacity - next < growAhead.below * (next - mark);
+    /**
+     * After an update's status: when the host has something to do before the next rules (redo the
+     * update or the merges, fold, stop, or grow a pool ahead), rules_gate held the rules queued
+     * behind the update back, as it tests the same words. Clears its flag (queued behind them) and
+     * checks, before the sets are read, that they did return at once.
+     */
+    const settleRulesAhead = (status: Uint32Array) => {
+      if (rulesAhead === undefined) return;
+      const quiet =
+        status[STATUS.active] === 0 && status[STATUS.freshNodes] === 0 && status[STATUS.merged] === 0;
+      const hostActs =
+        status[STATUS.fatal] !== 0 ||
+        status[STATUS.skipUpdate] !== 0 ||
+        status[STATUS.skipMerge] !== 0 ||
+        status[STATUS.merged] !== 0 ||
+        quiet ||
+        shortOfRoom(points, status[STATUS.ptsNext] as number, status[STATUS.markPts] as number) ||
+        shortOfRoom(edges, status[STATUS.edgesNext] as number, status[STATUS.markEdges] as number);
+      if (!hostActs) return;
+      const queued = rulesAhead.status;
+      rulesAhead = undefined;
+      rulesAheadCounts.skipped++;
+      clearRulesSkipped();
+      heldBackChecks.push(
+        queued.then((words) => {
+          if (words[STATUS.rulesSkipped] === 0) {
+            throw new GpuSolverError(
+              'internal error: rules queued behind an update ran although the host had to act first (rules_gate and the host disagree)',
+            );
+          }
+        }),
+      );
+    };
+
     const setupMs = performance.now() - started;
     const iterateStarted = performance.now();
     for (;;) {
@@ -1722,6 +1846,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const round = ++stats.rounds;
       this.emit('phase', 'wave', round);
       let status = await iterate(`andersen iteration ${round}`, true);
+      settleRulesAhead(status);
       for (;;) {
         checkFatal(status);
         if (status[STATUS.skipUpdate] === 0) break;
@@ -1754,6 +1879,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           await growFor(edges, edgesNext, edgesCapacity, edgesNeed);
         }
         status = await iterate(`andersen iteration ${round} (again)`, false);
+        settleRulesAhead(status);
       }
       for (;;) {
         checkFatal(status);
@@ -1797,7 +1923,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // Grow ahead of need: an iteration that would not fit runs twice.
       const pointsNext = status[STATUS.ptsNext] as number;
       const lastPoints = pointsNext - (status[STATUS.markPts] as number);
-      if (points.capacity - pointsNext < growAhead.below * lastPoints)
+      if (shortOfRoom(points, pointsNext, status[STATUS.markPts] as number))
         await growAheadOf(points, pointsNext + growAhead.to * lastPoints);
       const edgesNext = status[STATUS.edgesNext] as number;
       const lastEdges = edgesNext - (status[STATUS.markEdges] as number);
@@ -1806,9 +1932,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       if (this.#toucher === undefined && pointsNext * points.elementBytes >= touchFrom) {
         this.#toucher = createPageToucher();
       }
-      if (edges.capacity - edgesNext < growAhead.below * lastEdges)
+      if (shortOfRoom(edges, edgesNext, status[STATUS.markEdges] as number))
         await growAheadOf(edges, edgesNext + growAhead.to * lastEdges);
     }
+    await Promise.all(heldBackChecks);
     const iterateMs = performance.now() - iterateStarted;
 
     // Read back the union–find and the representatives' P sets. The pool holds every ΔP, N and
@@ -1979,6 +2106,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       kernelMs: profile ? kernelMs : undefined,
       host,
       guessedRounds: guessed,
+      rulesAhead: rulesAheadCounts,
       submissionSpans,
     };
     querySet?.destroy();

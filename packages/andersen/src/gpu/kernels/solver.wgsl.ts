@@ -215,24 +215,36 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   let team_stride = nwg.x * nwg.y;
   pts_team_begin(lid, 32u);
   edg_team_begin(lid, 32u);`;
+  // The rules' kernels return at once when rules_gate skipped the rules submitted ahead of the
+  // host's reading of the update (see GpuSolverOptions.rulesAhead).
+  const rulesSkipped = `atomicLoad(&control[${S('rulesSkipped')}]) != 0u`;
   const teamKernel = (name: string, body: string) => /* wgsl */ `
 @compute @workgroup_size(${wg})
-fn ${name}(${teamArgs}) {${teamPrelude}
+fn ${name}(${teamArgs}) {${teamPrelude}${
+    RULES_GATED.has(name)
+      ? `
+  if (pts_team_u(select(0u, 1u, ${rulesSkipped})) != 0u) { return; }`
+      : ''
+  }
 ${body}
 }`;
   const threadKernel = (name: string, body: string) => /* wgsl */ `
 @compute @workgroup_size(${THREAD_WORKGROUP})
 fn ${name}(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-  @builtin(local_invocation_index) lid: u32) {
+  @builtin(local_invocation_index) lid: u32) {${RULES_GATED.has(name) ? `\n  if (${rulesSkipped}) { return; }` : ''}
   let first_item = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u + lid;
   let item_stride = nwg.x * nwg.y * ${THREAD_WORKGROUP}u;
 ${body}
 }`;
   const singleKernel = (name: string, body: string) => /* wgsl */ `
 @compute @workgroup_size(1)
-fn ${name}() {
+fn ${name}() {${RULES_GATED.has(name) ? `\n  if (${rulesSkipped}) { return; }` : ''}
 ${body}
 }`;
+  // The same for a kernel with workgroup barriers: the whole workgroup returns.
+  const groupRulesGate = /* wgsl */ `
+  if (lid == 0u) { rules_gate_word = atomicLoad(&control[${S('rulesSkipped')}]); }
+  if (workgroupUniformLoad(&rules_gate_word) != 0u) { return; }`;
 
   // Suffixes that keep the variables of each expanded loop apart.
   let decodeCount = 0;
@@ -498,7 +510,7 @@ ${body}
   }`;
 
   const code = /* wgsl */ `
-struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_key_bits: u32, sort_value_bits: u32, pair_table_mask: u32, guess_sort_capacity: u32, guess_levels: u32, pad0: u32, pad1: u32 }
+struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_key_bits: u32, sort_value_bits: u32, pair_table_mask: u32, guess_sort_capacity: u32, guess_levels: u32, grow_below: u32, pad1: u32 }
 ${params.layoutWgsl}
 
 const NONE: u32 = ${NONE};
@@ -1063,6 +1075,30 @@ ${singleKernel(
   atomicStore(&control[${S('guessMissed')}], 0u);`,
 )}
 ${singleKernel(
+  'rules_gate',
+  /* wgsl */ `
+  // First in a submission of the next round's rules queued right behind an update, before the
+  // host has read that update's status (GpuSolverOptions.rulesAhead): the rules run only when the
+  // host will have nothing to do between the two, i.e. when the update ran and was not redone, the
+  // round merged nothing (no folds), it was not the last (some node changed), and neither pool is
+  // short of room for three times what the round allocated (the host's grow-ahead test, in
+  // integers: (capacity − next) / below < last ⇔ capacity − next < below · last). Otherwise every
+  // rules kernel returns at once and the host runs the rules itself.
+  let quiet = atomicLoad(&control[${S('active')}]) == 0u && atomicLoad(&control[${S('freshNodes')}]) == 0u;
+  var skip = atomicLoad(&control[${S('fatal')}]) != 0u || atomicLoad(&control[${S('skipUpdate')}]) != 0u ||
+    atomicLoad(&control[${S('skipMerge')}]) != 0u || atomicLoad(&control[${S('merged')}]) != 0u || quiet;
+  let below = params.grow_below;
+  let pts_next = atomicLoad(&control[${S('ptsNext')}]);
+  let pts_capacity = atomicLoad(&control[${S('ptsCapacity')}]);
+  let pts_last = pts_next - min(pts_next, atomicLoad(&control[${S('markPts')}]));
+  skip = skip || pts_next >= pts_capacity || (below > 0u && (pts_capacity - pts_next) / below < pts_last);
+  let edg_next = atomicLoad(&control[${S('edgesNext')}]);
+  let edg_capacity = atomicLoad(&control[${S('edgesCapacity')}]);
+  let edg_last = edg_next - min(edg_next, atomicLoad(&control[${S('markEdges')}]));
+  skip = skip || edg_next >= edg_capacity || (below > 0u && (edg_capacity - edg_next) / below < edg_last);
+  atomicStore(&control[${S('rulesSkipped')}], select(0u, 1u, skip));`,
+)}
+${singleKernel(
   'sort_gate',
   /* wgsl */ `
   // After the rules: the pairs to sort and merge, unless the worklist overflowed or the sort and
@@ -1090,10 +1126,11 @@ ${threadKernel(
   clearLeaderTable,
 )}
 var<workgroup> delta_bits_words: array<atomic<u32>, ${THREAD_WORKGROUP / 32}>;
+var<workgroup> rules_gate_word: u32;
 
 @compute @workgroup_size(${THREAD_WORKGROUP})
 fn delta_bits(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-  @builtin(local_invocation_index) lid: u32) {
+  @builtin(local_invocation_index) lid: u32) {${groupRulesGate}
   // Bit m of word m / 32: node m's class has a ΔP. The pulls AND it with their E words, so a
   // representative whose sources gained nothing costs a word test per word of E, not a find and
   // a head load per source (late rounds have a few hundred ΔPs among hundreds of thousands of
@@ -1188,7 +1225,7 @@ var<workgroup> pull_group_base: u32;
 
 @compute @workgroup_size(${THREAD_WORKGROUP})
 fn pull_items(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-  @builtin(local_invocation_index) lid: u32) {
+  @builtin(local_invocation_index) lid: u32) {${groupRulesGate}
   // Hands out the extra chunks (all but chunk 0, which the representative's own team runs), one
   // global atomic per workgroup. A representative whose extra chunks do not all fit in the chunk
   // capacity gets none: its own team pulls everything (exact, just not split).
@@ -1870,8 +1907,30 @@ ${teamKernel(
 }
 
 /** Entry points of {@link solverKernelsWgsl} and how each is dispatched. */
+/**
+ * The kernels of a round's rules (through \`sort_gate\`), which return at once when \`rules_gate\`
+ * found that the rules submitted ahead must wait for the host (see \`STATUS.rulesSkipped\`).
+ */
+const RULES_GATED: ReadonlySet<string> = new Set([
+  'begin_iteration',
+  'begin_attempt',
+  'delta_clear',
+  'delta_bits',
+  'delta_close',
+  'delta_leaders',
+  'pull_count',
+  'pull_items',
+  'pull_close',
+  'pull_sources',
+  'rule_clear',
+  'pair_clear',
+  'member_rules',
+  'sort_gate',
+]);
+
 export const SOLVER_ENTRY_POINTS = {
   init_state: 'thread',
+  rules_gate: 'single',
   begin_iteration: 'single',
   begin_attempt: 'single',
   sort_gate: 'single',
