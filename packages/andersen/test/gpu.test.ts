@@ -936,7 +936,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     const counts = ahead.solver.report?.rulesAhead ?? { ran: 0, skipped: 0 };
     expect(counts.ran).toBeGreaterThan(0);
     expect(counts.skipped).toBeGreaterThan(0);
-    // One queued submission behind each update (the last one's held back: the host stops).
+    // The chains merge nothing: one queued submission behind each update (the last one's held
+    // back: the host stops).
     expect(counts.ran + counts.skipped).toBe(
       ahead.result.statistics.rounds + (ahead.solver.report?.reruns ?? 0),
     );

@@ -139,8 +139,9 @@ export interface GpuSolverOptions {
    * them run only when the host will do nothing between the two: the update was not redone, the
    * round merged nothing (so no folds go first), some node changed, and neither pool is short of
    * room by the host's grow-ahead test. Otherwise every rules kernel returns at once, the host
-   * clears the flag and runs the rules itself, as before. {@link GpuSolveReport.rulesAhead} counts
-   * both outcomes.
+   * clears the flag and runs the rules itself, as before. None are queued behind a round that
+   * follows one that merged (merges come in runs of rounds). {@link GpuSolveReport.rulesAhead}
+   * counts both outcomes.
    */
   readonly rulesAhead?: boolean | undefined;
   /** Room the queued update's sort has, as a multiple of the last round's pairs (default 2). @internal For A/B runs. */
@@ -1588,11 +1589,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       growBelowWord === growAhead.below;
     const rulesAheadCounts = { ran: 0, skipped: 0 };
     let rulesAhead: { readonly status: Promise<Uint32Array> } | undefined;
+    // Whether the last round whose status the host read merged classes. Merges come in runs of
+    // rounds (gcc: 6, 6 and 5 in a row, then one at a time), and rules_gate holds back the rules
+    // queued behind a round that merges, so none are queued behind a round after one that merged:
+    // a held-back submission still costs the GPU its kernels' launches.
+    let lastRoundMerged = false;
     /** While an update runs: records the next rules and, with rulesAhead, submits them behind it with rules_gate first. */
     const recordAndQueueNextRules = () => {
       recordNextRound();
       const recorded = nextRules;
-      if (!rulesAheadEnabled || recorded === undefined || compiled === undefined) return;
+      if (!rulesAheadEnabled || lastRoundMerged || recorded === undefined || compiled === undefined) return;
       nextRules = undefined;
       const current = compiled;
       const started = performance.now();
@@ -1742,7 +1748,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           await run(label, recorded ? pendingFolds : [...pendingFolds, ...rules], {
             pairCount: initialCount,
             ahead: recorded ? [recorded] : [],
-            whileRunning: encodeUpdate,
+            // Recorded already while the rules held back ran.
+            whileRunning: queuedRules === undefined ? encodeUpdate : () => undefined,
           })
         ).status;
         pendingFolds = [];
@@ -1901,6 +1908,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         status = await runStatus(`andersen merges ${round} (again)`, mergePlanEntries);
       }
       planFolds(status);
+      lastRoundMerged = (status[STATUS.merged] as number) !== 0;
       const propagated = status[STATUS.active] as number;
       const fresh = status[STATUS.freshNodes] as number;
       const merged = status[STATUS.merged] as number;
