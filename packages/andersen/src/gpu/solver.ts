@@ -1835,15 +1835,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       rulesAhead = undefined;
       rulesAheadCounts.skipped++;
       clearRulesSkipped();
-      heldBackChecks.push(
-        queued.then((words) => {
-          if (words[STATUS.rulesSkipped] === 0) {
-            throw new GpuSolverError(
-              'internal error: rules queued behind an update ran although the host had to act first (rules_gate and the host disagree)',
-            );
-          }
-        }),
-      );
+      const check = queued.then((words) => {
+        if (words[STATUS.rulesSkipped] === 0) {
+          throw new GpuSolverError(
+            'internal error: rules queued behind an update ran although the host had to act first (rules_gate and the host disagree)',
+          );
+        }
+      });
+      // Awaited before the sets are read; a solve that fails before then must not leave it unhandled.
+      check.catch(() => undefined);
+      heldBackChecks.push(check);
     };
 
     const setupMs = performance.now() - started;

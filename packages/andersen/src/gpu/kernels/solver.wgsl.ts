@@ -154,6 +154,9 @@ export function smallSortWorkgroupBytes(items: number): number {
  * `guard_merge`, `report`). After the last iteration
  * `delta_clear`, `live_leaders` and `live_count`, then `live_copy`, lay the distinct
  * representatives' P sets out for the readback.
+ * With `rulesAhead` the first submission of a round (from `begin_iteration` on, no folds) may go up
+ * right behind the update before it, with `rules_gate` first: every kernel of it returns at once
+ * when the gate sets `rulesSkipped`.
  * The `*_close` kernels and `pending_list` run only with `activeLists` (see `ACTIVE_LIST` in `layout.ts`).
  * Team kernels run one team (subgroup, or emulated 32-lane workgroup) per node, calling the sparse
  * bit vector library of the `pts` and `edg` pools; the rest run one invocation per node or item.
