@@ -97,7 +97,8 @@ for (const name of names) {
         ` rounds ${result.statistics.rounds} same ${same} exact ${exact} setup ${report.setupMs.toFixed(0)}` +
         ` ${rounded(report.setupParts)} iterate ${report.iterateMs.toFixed(0)} transfer ${report.transferMs.toFixed(0)}` +
         ` host ${rounded(report.host)} pairs ${report.pairs} sorts ${rounded(report.sorts)}` +
-        (report.guessedRounds ? ` guessed ${rounded(report.guessedRounds)}` : ''),
+        (report.guessedRounds ? ` guessed ${rounded(report.guessedRounds)}` : '') +
+        (report.rulesAhead ? ` rulesAhead ${rounded(report.rulesAhead)}` : ''),
     );
     // The last run's report above varies from run to run as much as the times do: medians too.
     const medianOf = (pick) => Math.round(median(reports[key].map(pick)));
