@@ -482,6 +482,12 @@ const NO_GUESS = [0xffffffff, 31] as const;
 /** Byte offset of `guess_sort_capacity` in the params buffer (`AndersenParams`). */
 const GUESS_PARAMS_OFFSET = 48;
 
+/** Byte offset of `fold_levels` in the params buffer: the merge levels queued ahead with the rules (rulesAhead). */
+const FOLD_LEVELS_OFFSET = 60;
+
+/** `fold_levels` when no folds were queued with the rules. */
+const NO_FOLDS = 0xffff_ffff;
+
 /** Final readbacks from this size on go into memory that worker threads touched first. */
 const TOUCHED_READ_BYTES = 16 * 2 ** 20;
 
@@ -912,7 +918,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         ...NO_GUESS,
         // grow_below: the host's grow-ahead test, for rules_gate (0 when not an integer: rulesAhead is off).
         growBelowWord,
-        0,
+        // fold_levels: none queued yet.
+        NO_FOLDS,
       ),
       BufferUsage.UNIFORM,
     );
@@ -1496,6 +1503,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     ];
     /** The folds of the merges the last update planned (none when it merged nothing). */
     let pendingFolds: SolverEntryPoint[] = [];
+    /** The merge levels the last round that merged needed. */
+    let lastFoldLevels = 0;
     const planFolds = (status: Uint32Array) => {
       const merged = status[STATUS.merged] as number;
       if (merged === 0 || status[STATUS.skipUpdate] !== 0 || status[STATUS.skipMerge] !== 0) {
@@ -1504,6 +1513,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       const children = status[STATUS.mergeMaxChildren] as number;
       const levelCount = fixedMergeLevels ?? Math.min(16, Math.ceil(Math.log2(Math.max(1, children))));
+      lastFoldLevels = levelCount;
       mergeItems = fixedMergeTeams ?? Math.min(n, merged);
       const levels: SolverEntryPoint[] = [];
       for (let level = 0; level < levelCount; level++) levels.push('merge_level', 'merge_next_level');
@@ -1588,20 +1598,45 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       this.#options.rulesAhead !== false &&
       growBelowWord === growAhead.below;
     const rulesAheadCounts = { ran: 0, skipped: 0 };
-    let rulesAhead: { readonly status: Promise<Uint32Array> } | undefined;
+    /** Rules queued behind an update: their status words, and the fold levels queued before them (undefined: none). */
+    let rulesAhead:
+      | { readonly status: Promise<Uint32Array>; readonly foldLevels: number | undefined }
+      | undefined;
     // Whether the last round whose status the host read merged classes. Merges come in runs of
-    // rounds (gcc: 6, 6 and 5 in a row, then one at a time), and rules_gate holds back the rules
-    // queued behind a round that merges, so none are queued behind a round after one that merged:
-    // a held-back submission still costs the GPU its kernels' launches.
+    // rounds (gcc: 6, 6 and 5 in a row, then one at a time), so after a round that merged the folds
+    // of the next one's merges are queued too, with one level more than the last merges needed:
+    // rules_gate runs them and the rules when they cover the round's largest class.
     let lastRoundMerged = false;
+    let foldLevelsParam: number = NO_FOLDS;
+    /** Whether the folds queued with the rules (`foldLevels` levels, undefined: none) fold what the update merged, as rules_gate tests it. */
+    const foldsCover = (status: Uint32Array, foldLevels: number | undefined) =>
+      status[STATUS.merged] === 0 ||
+      (foldLevels !== undefined &&
+        (foldLevels >= 31 || (status[STATUS.mergeMaxChildren] as number) <= 2 ** foldLevels));
     /** While an update runs: records the next rules and, with rulesAhead, submits them behind it with rules_gate first. */
     const recordAndQueueNextRules = () => {
       recordNextRound();
-      const recorded = nextRules;
-      if (!rulesAheadEnabled || lastRoundMerged || recorded === undefined || compiled === undefined) return;
-      nextRules = undefined;
+      if (!rulesAheadEnabled || nextRules === undefined || compiled === undefined) return;
       const current = compiled;
       const started = performance.now();
+      // After a round that merged: the folds of this round's merges too, on a guess of their levels
+      // (rules_gate checks it); the rules recorded without them stay for the host.
+      const foldLevels = lastRoundMerged ? (fixedMergeLevels ?? Math.min(16, lastFoldLevels + 1)) : undefined;
+      let recorded: Ahead | undefined = nextRules;
+      if (foldLevels === undefined) nextRules = undefined;
+      else {
+        const levels: SolverEntryPoint[] = [];
+        for (let level = 0; level < foldLevels; level++) levels.push('merge_level', 'merge_next_level');
+        recorded = encodeAhead(['merge_prepare', ...levels, 'merge_data', ...nextRulesEntries]);
+        if (recorded === undefined) return;
+      }
+      const queued = recorded;
+      const levelsWord =
+        foldLevels === undefined ? NO_FOLDS : fixedMergeLevels !== undefined ? 31 : foldLevels;
+      if (levelsWord !== foldLevelsParam) {
+        foldLevelsParam = levelsWord;
+        ctx.queue.writeBuffer(params, FOLD_LEVELS_OFFSET, Uint32Array.of(levelsWord));
+      }
       const label = 'andersen rules ahead';
       const span = takeSpan();
       let staged: StagedRead | undefined;
@@ -1612,7 +1647,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         const tail = ctx.device.createCommandEncoder({ label: `${label} (status)` });
         stampSpan(tail, span, true);
         staged = ctx.staging.recordRead(tail, control, 0, CONTROL_HEAD_WORDS * 4);
-        ctx.queue.submit([encoder.finish(), recorded.commandBuffer, tail.finish()]);
+        ctx.queue.submit([encoder.finish(), queued.commandBuffer, tail.finish()]);
       });
       host.encodeAhead += performance.now() - started;
       host.submissions++;
@@ -1623,7 +1658,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       });
       // Awaited by the next round or by settleRulesAhead; an error meanwhile must not count as unhandled.
       status.catch(() => undefined);
-      rulesAhead = { status };
+      rulesAhead = { status, foldLevels: levelsWord === NO_FOLDS ? undefined : levelsWord };
     };
     // Checks of rules that rules_gate must have held back (awaited before the sets are read).
     const heldBackChecks: Promise<void>[] = [];
@@ -1692,6 +1727,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           rulesAheadCounts.ran++;
           if (activeLists) readListItems(aheadStatus);
           ranAhead = aheadStatus;
+          // The folds of the last round's merges ran before them.
+          pendingFolds = [];
         } else {
           // rules_gate held them back (it tests more than the host, e.g. a pool filled to its
           // capacity): the host runs them below.
@@ -1826,7 +1863,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         status[STATUS.fatal] !== 0 ||
         status[STATUS.skipUpdate] !== 0 ||
         status[STATUS.skipMerge] !== 0 ||
-        status[STATUS.merged] !== 0 ||
+        !foldsCover(status, rulesAhead.foldLevels) ||
         quiet ||
         shortOfRoom(points, status[STATUS.ptsNext] as number, status[STATUS.markPts] as number) ||
         shortOfRoom(edges, status[STATUS.edgesNext] as number, status[STATUS.markEdges] as number);

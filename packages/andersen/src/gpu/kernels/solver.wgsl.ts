@@ -513,7 +513,7 @@ ${body}
   }`;
 
   const code = /* wgsl */ `
-struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_key_bits: u32, sort_value_bits: u32, pair_table_mask: u32, guess_sort_capacity: u32, guess_levels: u32, grow_below: u32, pad1: u32 }
+struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_key_bits: u32, sort_value_bits: u32, pair_table_mask: u32, guess_sort_capacity: u32, guess_levels: u32, grow_below: u32, fold_levels: u32 }
 ${params.layoutWgsl}
 
 const NONE: u32 = ${NONE};
@@ -1081,15 +1081,20 @@ ${singleKernel(
   'rules_gate',
   /* wgsl */ `
   // First in a submission of the next round's rules queued right behind an update, before the
-  // host has read that update's status (GpuSolverOptions.rulesAhead): the rules run only when the
-  // host will have nothing to do between the two, i.e. when the update ran and was not redone, the
-  // round merged nothing (no folds), it was not the last (some node changed), and neither pool is
-  // short of room for three times what the round allocated (the host's grow-ahead test, in
-  // integers: (capacity − next) / below < last ⇔ capacity − next < below · last). Otherwise every
-  // rules kernel returns at once and the host runs the rules itself.
-  let quiet = atomicLoad(&control[${S('active')}]) == 0u && atomicLoad(&control[${S('freshNodes')}]) == 0u;
+  // host has read that update's status (GpuSolverOptions.rulesAhead): the folds queued with them
+  // and the rules run only when the host will have nothing to do between the two, i.e. when the
+  // update ran and was not redone, the round's merges (if any) are folded by the levels queued
+  // (params.fold_levels: NONE when no folds were queued, 31 or more for any class), it was not the
+  // last round, and neither pool is short of room for three times what the round allocated (the
+  // host's grow-ahead test, in integers: (capacity − next) / below < last ⇔ capacity − next <
+  // below · last). Otherwise every rules and fold kernel returns at once and the host runs them.
+  let merged = atomicLoad(&control[${S('merged')}]);
+  let quiet = atomicLoad(&control[${S('active')}]) == 0u && atomicLoad(&control[${S('freshNodes')}]) == 0u && merged == 0u;
+  let folds = params.fold_levels;
+  let folded = merged == 0u || (folds != NONE &&
+    (folds >= 31u || atomicLoad(&control[${S('mergeMaxChildren')}]) <= (1u << folds)));
   var skip = atomicLoad(&control[${S('fatal')}]) != 0u || atomicLoad(&control[${S('skipUpdate')}]) != 0u ||
-    atomicLoad(&control[${S('skipMerge')}]) != 0u || atomicLoad(&control[${S('merged')}]) != 0u || quiet;
+    atomicLoad(&control[${S('skipMerge')}]) != 0u || !folded || quiet;
   let below = params.grow_below;
   let pts_next = atomicLoad(&control[${S('ptsNext')}]);
   let pts_capacity = atomicLoad(&control[${S('ptsCapacity')}]);
@@ -1779,6 +1784,8 @@ ${teamKernel(
   'merge_data',
   /* wgsl */ `
   if (pts_team_u(select(0u, 1u, skip_update() || atomicLoad(&control[${S('skipMerge')}]) != 0u)) != 0u) { return; }
+  // Folds queued ahead for a round that merged nothing (rulesAhead): no child anywhere.
+  if (pts_team_u(atomicLoad(&control[${S('merged')}])) == 0u) { return; }
   // The levels run left the children's sets in the tree roots at positions 0, 2·stride, 4·stride…
   // (one root when the levels covered the largest class): r takes K = P − ΔP and U = P of its own
   // and folds the roots in.
@@ -1909,10 +1916,9 @@ ${teamKernel(
   return code;
 }
 
-/** Entry points of {@link solverKernelsWgsl} and how each is dispatched. */
 /**
- * The kernels of a round's rules (through \`sort_gate\`), which return at once when \`rules_gate\`
- * found that the rules submitted ahead must wait for the host (see \`STATUS.rulesSkipped\`).
+ * The kernels of a round's folds and rules (through `sort_gate`), which return at once when
+ * `rules_gate` found that those submitted ahead must wait for the host (see `STATUS.rulesSkipped`).
  */
 const RULES_GATED: ReadonlySet<string> = new Set([
   'begin_iteration',
@@ -1929,8 +1935,13 @@ const RULES_GATED: ReadonlySet<string> = new Set([
   'pair_clear',
   'member_rules',
   'sort_gate',
+  'merge_prepare',
+  'merge_level',
+  'merge_next_level',
+  'merge_data',
 ]);
 
+/** Entry points of {@link solverKernelsWgsl} and how each is dispatched. */
 export const SOLVER_ENTRY_POINTS = {
   init_state: 'thread',
   rules_gate: 'single',
