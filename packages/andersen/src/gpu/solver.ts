@@ -137,11 +137,12 @@ export interface GpuSolverOptions {
    * `encodeAhead`). The GPU then runs the next rules while the host reads the round's counts,
    * instead of idling until the host submits them. `rules_gate`, first in that submission, lets
    * them run only when the host will do nothing between the two: the update was not redone, the
-   * round merged nothing (so no folds go first), some node changed, and neither pool is short of
-   * room by the host's grow-ahead test. Otherwise every rules kernel returns at once, the host
-   * clears the flag and runs the rules itself, as before. None are queued behind a round that
-   * follows one that merged (merges come in runs of rounds). {@link GpuSolveReport.rulesAhead}
-   * counts both outcomes.
+   * round's merges (if any) are folded, some node changed, and neither pool is short of room by the
+   * host's grow-ahead test. After a round that merged (merges come in runs of rounds), the folds of
+   * the next round's merges go up before its rules, with one merge level more than the last merges
+   * needed; the gate checks that those levels cover the round's largest class. Otherwise every
+   * fold and rules kernel returns at once, the host clears the flag and runs them itself, as
+   * before. {@link GpuSolveReport.rulesAhead} counts both outcomes.
    */
   readonly rulesAhead?: boolean | undefined;
   /** Room the queued update's sort has, as a multiple of the last round's pairs (default 2). @internal For A/B runs. */
