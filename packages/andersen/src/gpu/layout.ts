@@ -66,8 +66,8 @@ export const STATUS = {
   /** Set by `sort_gate`: the guessed sort or levels fell short (see {@link STATUS.sortedCount}). */
   guessMissed: 28,
   /**
-   * Set by `rules_gate`: the rules submitted behind the update (rulesAhead) returned at once,
-   * because the host has something to do before them; it clears the word and runs them itself.
+   * Set by `rules_gate`: the folds and rules submitted behind the update (rulesAhead) returned at
+   * once, because the host has something to do before them; it clears the word and runs them itself.
    */
   rulesSkipped: 29,
 } as const;
