@@ -1506,6 +1506,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let pendingFolds: SolverEntryPoint[] = [];
     /** The merge levels the last round that merged needed. */
     let lastFoldLevels = 0;
+    /** The folds of a round's merges with `levelCount` levels of the children's tree. */
+    const foldEntries = (levelCount: number): SolverEntryPoint[] => {
+      const levels: SolverEntryPoint[] = [];
+      for (let level = 0; level < levelCount; level++) levels.push('merge_level', 'merge_next_level');
+      return ['merge_prepare', ...levels, 'merge_data'];
+    };
     const planFolds = (status: Uint32Array) => {
       const merged = status[STATUS.merged] as number;
       if (merged === 0 || status[STATUS.skipUpdate] !== 0 || status[STATUS.skipMerge] !== 0) {
@@ -1516,9 +1522,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const levelCount = fixedMergeLevels ?? Math.min(16, Math.ceil(Math.log2(Math.max(1, children))));
       lastFoldLevels = levelCount;
       mergeItems = fixedMergeTeams ?? Math.min(n, merged);
-      const levels: SolverEntryPoint[] = [];
-      for (let level = 0; level < levelCount; level++) levels.push('merge_level', 'merge_next_level');
-      pendingFolds = ['merge_prepare', ...levels, 'merge_data'];
+      pendingFolds = foldEntries(levelCount);
     };
     /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
     let initialized = false;
@@ -1600,19 +1604,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       growBelowWord === growAhead.below;
     const rulesAheadCounts = { ran: 0, skipped: 0 };
     /** Rules queued behind an update: their status words, and the fold levels queued before them (undefined: none). */
-    let rulesAhead:
-      | { readonly status: Promise<Uint32Array>; readonly foldLevels: number | undefined }
-      | undefined;
+    let rulesAhead: { readonly status: Promise<Uint32Array>; readonly foldLevels: number } | undefined;
     // Whether the last round whose status the host read merged classes. Merges come in runs of
     // rounds (gcc: 6, 6 and 5 in a row, then one at a time), so after a round that merged the folds
     // of the next one's merges are queued too, with one level more than the last merges needed:
     // rules_gate runs them and the rules when they cover the round's largest class.
     let lastRoundMerged = false;
     let foldLevelsParam: number = NO_FOLDS;
-    /** Whether the folds queued with the rules (`foldLevels` levels, undefined: none) fold what the update merged, as rules_gate tests it. */
-    const foldsCover = (status: Uint32Array, foldLevels: number | undefined) =>
+    /** Whether the folds queued with the rules (`fold_levels`: NO_FOLDS, a level count, or 31 for any class) fold what the update merged, as rules_gate tests it. */
+    const foldsCover = (status: Uint32Array, foldLevels: number) =>
       status[STATUS.merged] === 0 ||
-      (foldLevels !== undefined &&
+      (foldLevels !== NO_FOLDS &&
         (foldLevels >= 31 || (status[STATUS.mergeMaxChildren] as number) <= 2 ** foldLevels));
     /** While an update runs: records the next rules and, with rulesAhead, submits them behind it with rules_gate first. */
     const recordAndQueueNextRules = () => {
@@ -1623,15 +1625,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // After a round that merged: the folds of this round's merges too, on a guess of their levels
       // (rules_gate checks it); the rules recorded without them stay for the host.
       const foldLevels = lastRoundMerged ? (fixedMergeLevels ?? Math.min(16, lastFoldLevels + 1)) : undefined;
-      let recorded: Ahead | undefined = nextRules;
+      const queued =
+        foldLevels === undefined ? nextRules : encodeAhead([...foldEntries(foldLevels), ...nextRulesEntries]);
+      if (queued === undefined) return;
       if (foldLevels === undefined) nextRules = undefined;
-      else {
-        const levels: SolverEntryPoint[] = [];
-        for (let level = 0; level < foldLevels; level++) levels.push('merge_level', 'merge_next_level');
-        recorded = encodeAhead(['merge_prepare', ...levels, 'merge_data', ...nextRulesEntries]);
-        if (recorded === undefined) return;
-      }
-      const queued = recorded;
       const levelsWord =
         foldLevels === undefined ? NO_FOLDS : fixedMergeLevels !== undefined ? 31 : foldLevels;
       if (levelsWord !== foldLevelsParam) {
@@ -1659,7 +1656,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       });
       // Awaited by the next round or by settleRulesAhead; an error meanwhile must not count as unhandled.
       status.catch(() => undefined);
-      rulesAhead = { status, foldLevels: levelsWord === NO_FOLDS ? undefined : levelsWord };
+      rulesAhead = { status, foldLevels: levelsWord };
     };
     // Checks of rules that rules_gate must have held back (awaited before the sets are read).
     const heldBackChecks: Promise<void>[] = [];
