@@ -7,9 +7,10 @@
 // that a machine's drift falls on every variant alike. Prints each variant's median and runs, the
 // report's setup parts, iterate / transfer ms and host times, and whether its sets equal the first
 // variant's and the reference solution, and the medians over the runs of iterate ms and of the
-// host's parts. PROFILE=1 adds a profiled solve per variant (GPU ms per kernel, the TOP leading, default 12);
-// a variant with `"timeSubmissions":true` adds the GPU's busy and idle ms between
-// submissions. A variant's `dawnFlags` (e.g. `["enable-dawn-features=disable_robustness"]`) or
+// host's parts. PROFILE=1 adds a profiled solve per variant (GPU ms per kernel, the TOP leading,
+// default 12); a variant with `"timeSubmissions":true` adds the GPU's busy and idle ms between
+// submissions, the idle ms split by the kind of submission the GPU waited for. A variant's
+// `dawnFlags` (e.g. `["enable-dawn-features=disable_robustness"]`) or
 // `acquire` (options of `acquireGpu`, e.g. `{"robustness":true,"retainBytes":0}`) gives it a device
 // of its own; a variant's `dist` (a directory holding another build of packages/andersen/dist, e.g.
 // one built at an earlier commit) runs that build's solver; a variant's `uploadMinBytes` gives its
@@ -108,7 +109,12 @@ for (const name of names) {
         ` encodeAhead ${medianOf((r) => r.host.encodeAhead)} wait ${medianOf((r) => r.host.wait)}` +
         (report.submissionSpans
           ? ` gpu busy ${medianOf((r) => r.submissionSpans.busyMs)} idle ${medianOf((r) => r.submissionSpans.idleMs)}` +
-            ` over ${report.submissionSpans.submissions} submissions`
+            ` over ${report.submissionSpans.submissions} submissions; idle before` +
+            (report.submissionSpans.idleBeforeMs
+              ? Object.keys(report.submissionSpans.idleBeforeMs)
+                  .map((kind) => ` ${kind} ${medianOf((r) => r.submissionSpans.idleBeforeMs?.[kind] ?? 0)}`)
+                  .join(',')
+              : ' (not split by this build)')
           : ''),
     );
   }

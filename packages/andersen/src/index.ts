@@ -31,6 +31,7 @@ export {
   type GpuSolverEvents,
   type GpuSolverOptions,
   type HostTimes,
+  type SubmissionKind,
 } from './gpu/index';
 export * from './io/index';
 export * from './llvm/index';

@@ -991,6 +991,12 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     expect(spans?.busyEachMs).toHaveLength(spans?.submissions ?? -1);
     const summed = (spans?.busyEachMs ?? []).reduce((a, b) => a + b, 0);
     expect(summed).toBeCloseTo(spans?.busyMs ?? -1, 6);
+    // The idle time split by what the GPU waited for adds up to the whole; the chains' rounds
+    // wait for their updates (after the host read the rules' counts).
+    const idleBefore = spans?.idleBeforeMs ?? { rules: -1, 'queued rules': -1, update: -1, other: -1 };
+    for (const ms of Object.values(idleBefore)) expect(ms).toBeGreaterThanOrEqual(0);
+    expect(Object.values(idleBefore).reduce((a, b) => a + b, 0)).toBeCloseTo(spans?.idleMs ?? -1, 6);
+    expect(idleBefore.update).toBeGreaterThan(0);
     const untimed = await solve(loadChains([3, 5, 7]));
     expect(untimed.solver.report?.submissionSpans).toBeUndefined();
   });

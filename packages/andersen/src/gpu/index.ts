@@ -19,4 +19,5 @@ export {
   type GpuSolverEvents,
   type GpuSolverOptions,
   type HostTimes,
+  type SubmissionKind,
 } from './solver';

@@ -465,17 +465,24 @@ export interface GpuSolveReport {
    * summed (`busyMs`), the GPU time between one submission's last timestamp and the next one's
    * first (`idleMs`: the round trip, the host's reading, encoding and submitting), and how many
    * submissions were timed (the first 2,048); `busyEachMs` is each submission's busy time in
-   * order (two a round, so a round's floor shows in its quiet rounds).
+   * order (two a round, so a round's floor shows in its quiet rounds). `idleBeforeMs` splits
+   * `idleMs` by the kind of submission the GPU waited for: `rules` (the host's), `queued rules`
+   * (those submitted behind an update, see `rulesAhead`), `update` (the sort and the update, after
+   * the rules' status came back) and `other` (the first round's, reruns, merges again).
    */
   readonly submissionSpans?:
     | {
         readonly submissions: number;
         readonly busyMs: number;
         readonly idleMs: number;
+        readonly idleBeforeMs: Readonly<Record<SubmissionKind, number>>;
         readonly busyEachMs: readonly number[];
       }
     | undefined;
 }
+
+/** What a timed submission carries (see {@link GpuSolveReport.submissionSpans}). */
+export type SubmissionKind = 'rules' | 'queued rules' | 'update' | 'other';
 
 /** `guess_sort_capacity` and `guess_levels` of a submission whose sort and levels the host chose from the rules' counts: any count fits. */
 const NO_GUESS = [0xffffffff, 31] as const;
@@ -1085,9 +1092,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           )
         : undefined;
     let spansTimed = 0;
+    const spanKinds: SubmissionKind[] = [];
     /** A submission's pair of span timestamps, while the query set has room. */
-    const takeSpan = (): number | undefined =>
-      spanSet && 2 * spansTimed < spanQueries ? spansTimed++ : undefined;
+    const takeSpan = (kind: SubmissionKind): number | undefined => {
+      if (!spanSet || 2 * spansTimed >= spanQueries) return undefined;
+      spanKinds.push(kind);
+      return spansTimed++;
+    };
     /** An empty pass that writes the first (or, with `end`, the last) timestamp of span `span`. */
     const stampSpan = (encoder: GPUCommandEncoder, span: number | undefined, end: boolean) => {
       if (!spanSet || span === undefined) return;
@@ -1293,6 +1304,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       readonly ahead?: readonly Ahead[];
       /** Runs on the host once the work is submitted, before the wait. */
       readonly whileRunning?: () => void;
+      /** What the submission carries, for `timeSubmissions` (default `other`). */
+      readonly kind?: SubmissionKind;
     }
     /**
      * Encodes `beforeSort`, the sort of the worklist's `pairCount` pairs (when given), `entries`,
@@ -1302,7 +1315,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const run = async (
       label: string,
       entries: readonly SolverEntryPoint[],
-      { pairCount = 0, beforeSort = [], reads = [], ahead = [], whileRunning }: RunOptions = {},
+      {
+        pairCount = 0,
+        beforeSort = [],
+        reads = [],
+        ahead = [],
+        whileRunning,
+        kind = 'other',
+      }: RunOptions = {},
     ): Promise<{ status: Uint32Array; reads: ArrayBuffer[] }> => {
       const prepareStarted = performance.now();
       // Unchanged pools and worklist keep their kernels and bind group: no await (each one yields
@@ -1324,7 +1344,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       host.prepare += encodeStarted - prepareStarted;
       let encodeEnded = encodeStarted;
       const staged: StagedRead[] = [];
-      const span = takeSpan();
+      const span = takeSpan(kind);
       const submitted = ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
         stampSpan(encoder, span, false);
@@ -1399,7 +1419,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const current = compiled;
       if (current?.key !== compiledKey())
         throw new GpuSolverError('kernels recorded ahead for buffers that have since grown');
-      const span = takeSpan();
+      const span = takeSpan('rules');
       const submitted = ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
         stampSpan(encoder, span, false);
@@ -1636,7 +1656,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         ctx.queue.writeBuffer(params, FOLD_LEVELS_OFFSET, Uint32Array.of(levelsWord));
       }
       const label = 'andersen rules ahead';
-      const span = takeSpan();
+      const span = takeSpan('queued rules');
       let staged: StagedRead | undefined;
       const submitted = ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
@@ -1755,6 +1775,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               pairCount: queued ? 0 : guess.count,
               ahead: queued ? [queued.ahead] : [],
               whileRunning: recordNextRound,
+              kind: 'update',
             })
           ).status;
         } finally {
@@ -1785,6 +1806,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             ahead: recorded ? [recorded] : [],
             // Recorded already while the rules held back ran.
             whileRunning: queuedRules === undefined ? encodeUpdate : () => undefined,
+            kind: 'rules',
           })
         ).status;
         pendingFolds = [];
@@ -1829,6 +1851,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
                 (recorded) => recorded !== undefined,
               ),
               whileRunning: recordAndQueueNextRules,
+              kind: 'update',
             })
           ).status;
         }
@@ -1839,8 +1862,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           pairs = await this.#createPairs(pairCapacity, pairs);
           await ctx.writeBuffer(params, 12, Uint32Array.of(pairCapacity));
         });
-        status = (await run(`${label} (worklist grown)`, rulesEntries, { whileRunning: encodeUpdate }))
-          .status;
+        status = (
+          await run(`${label} (worklist grown)`, rulesEntries, { whileRunning: encodeUpdate, kind: 'rules' })
+        ).status;
       }
     };
 
@@ -2123,7 +2147,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       solveMs: performance.now() - started,
       pointsToElements,
     };
-    const submissionSpans = spanSet ? await this.#readSpans(spanSet, spansTimed) : undefined;
+    const submissionSpans = spanSet ? await this.#readSpans(spanSet, spanKinds) : undefined;
     let gpuBytes = 0;
     for (const buffer of this.#buffers) gpuBytes += buffer.size;
     gpuBytes += points.capacity * points.elementBytes + edges.capacity * edges.elementBytes + 32;
@@ -2161,12 +2185,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     return result;
   }
 
-  /** Sums the GPU's busy and idle time over the first `count` submissions' timestamps (see `timeSubmissions`). */
+  /** Sums the GPU's busy and idle time over the timed submissions, of the `kinds` in the order their spans were taken (see `timeSubmissions`). */
   async #readSpans(
     spanSet: GPUQuerySet,
-    count: number,
-  ): Promise<{ submissions: number; busyMs: number; idleMs: number; busyEachMs: number[] }> {
+    kinds: readonly SubmissionKind[],
+  ): Promise<NonNullable<GpuSolveReport['submissionSpans']>> {
     const ctx = this.ctx;
+    const count = kinds.length;
     const resolved = await ctx.createBuffer({
       label: 'andersen submission timestamps',
       size: Math.max(16, 16 * count),
@@ -2179,19 +2204,49 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         ctx.queue.submit([encoder.finish()]);
       });
       const stamps = new BigUint64Array(await ctx.readBuffer(resolved, 0, Math.max(16, 16 * count)));
+      // A span is taken when its submission is recorded, which may come before an earlier one is
+      // submitted: the GPU's order is that of the first timestamps.
+      const order = kinds
+        .map((_, i) => i)
+        .sort((a, b) => {
+          const [x, y] = [stamps[2 * a] as bigint, stamps[2 * b] as bigint];
+          return x < y ? -1 : x > y ? 1 : a - b;
+        });
       let busy = 0n;
       let idle = 0n;
+      const idleBefore: Record<SubmissionKind, bigint> = {
+        rules: 0n,
+        'queued rules': 0n,
+        update: 0n,
+        other: 0n,
+      };
       const busyEachMs: number[] = [];
-      for (let i = 0; i < count; i++) {
+      let lastEnd: bigint | undefined;
+      for (const i of order) {
         const begin = stamps[2 * i] as bigint;
         const end = stamps[2 * i + 1] as bigint;
         const span = end > begin ? end - begin : 0n;
         busy += span;
         busyEachMs.push(Number(span) / 1e6);
-        const next = i + 1 < count ? (stamps[2 * i + 2] as bigint) : 0n;
-        if (next > end) idle += next - end;
+        if (lastEnd !== undefined && begin > lastEnd) {
+          idle += begin - lastEnd;
+          idleBefore[kinds[i] as SubmissionKind] += begin - lastEnd;
+        }
+        if (lastEnd === undefined || end > lastEnd) lastEnd = end;
       }
-      return { submissions: count, busyMs: Number(busy) / 1e6, idleMs: Number(idle) / 1e6, busyEachMs };
+      const ms = (ns: bigint) => Number(ns) / 1e6;
+      return {
+        submissions: count,
+        busyMs: ms(busy),
+        idleMs: ms(idle),
+        idleBeforeMs: {
+          rules: ms(idleBefore.rules),
+          'queued rules': ms(idleBefore['queued rules']),
+          update: ms(idleBefore.update),
+          other: ms(idleBefore.other),
+        },
+        busyEachMs,
+      };
     } finally {
       resolved.destroy();
     }
