@@ -107,6 +107,7 @@ for (const name of names) {
       `${name} ${key} medians over the runs: iterate ${medianOf((r) => r.iterateMs)} prepare ${medianOf((r) => r.host.prepare)}` +
         ` encode ${medianOf((r) => r.host.encode)} submit ${medianOf((r) => r.host.submit)}` +
         ` encodeAhead ${medianOf((r) => r.host.encodeAhead)} wait ${medianOf((r) => r.host.wait)}` +
+        (report.host.react !== undefined ? ` react ${medianOf((r) => r.host.react)}` : '') +
         (report.submissionSpans
           ? ` gpu busy ${medianOf((r) => r.submissionSpans.busyMs)} idle ${medianOf((r) => r.submissionSpans.idleMs)}` +
             ` over ${report.submissionSpans.submissions} submissions; idle before` +

@@ -941,6 +941,11 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     expect(counts.ran + counts.skipped).toBe(
       ahead.result.statistics.rounds + (ahead.solver.report?.reruns ?? 0),
     );
+    // The host's time from the rules' counts to the update's submit is measured, and is part of
+    // the host's time (it reads the counts, plans and submits in between).
+    const host = ahead.solver.report?.host;
+    expect(host?.react).toBeGreaterThan(0);
+    expect(host?.react).toBeLessThan(ahead.result.statistics.solveMs);
     const waiting = await solve(chains, { rulesAhead: false });
     expect(waiting.solver.report?.rulesAhead).toEqual({ ran: 0, skipped: 0 });
     expect(waiting.result.statistics.rounds).toBe(ahead.result.statistics.rounds);
@@ -957,13 +962,18 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         constraintProgram({ maxNodes: 50, maxConstraints: 140 }),
         fc.constantFrom<'none' | 'online'>('none', 'online'),
         fc.constantFrom(2, 64),
-        async (program, mode, initialPoolElements) => {
+        fc.boolean(),
+        async (program, mode, initialPoolElements, early) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
             hcd,
             initialPoolElements,
             initialPairCapacity: 16,
             pullChunk: 1,
+            // The next update recorded behind the queued rules (and gone stale when a pool grows)
+            // or while the rules run; the sort submitted on its own or with the update.
+            recordUpdateEarly: early,
+            splitUpdateSubmit: early,
           });
           await expectSameAsCpu(program, result, hcd);
           const report = solver.report?.rulesAhead ?? { ran: 0, skipped: 0 };

@@ -145,6 +145,21 @@ export interface GpuSolverOptions {
    * before. {@link GpuSolveReport.rulesAhead} counts both outcomes.
    */
   readonly rulesAhead?: boolean | undefined;
+  /**
+   * With `rulesAhead`: record the next round's update (and its sort and partial-merge levels on
+   * the guess of the last round that had any) right after submitting the rules queued behind this
+   * round's update, while the GPU runs both, instead of while the next rules run (default true).
+   * The host then only waits while the rules run, and submits the update as soon as their counts
+   * are in; recording it then could delay that past the rules' end.
+   */
+  readonly recordUpdateEarly?: boolean | undefined;
+  /**
+   * Submit a round's worklist sort on its own, before the rest of its update (default true): Dawn
+   * records the backend's commands of every dispatch in `queue.submit` (about 4.5 µs each on the
+   * H100 machine), and the GPU starts only once a submission is recorded, so that it sorts while
+   * the update's thirty-odd dispatches are recorded.
+   */
+  readonly splitUpdateSubmit?: boolean | undefined;
   /** Room the queued update's sort has, as a multiple of the last round's pairs (default 2). @internal For A/B runs. */
   readonly queueRoom?: number | undefined;
   /** Partial-merge levels the queued update runs past the most the last two rounds needed (default 1). @internal For A/B runs. */
@@ -453,7 +468,8 @@ export interface GpuSolveReport {
    * `encodeAhead` (recording kernels of the next submission while the GPU runs this one), `wait` (from the submit until its error scopes and the status words it copies out
    * arrive, less `encodeAhead`: the GPU's own time and the round trip), `grow` (growing pools and
    * the worklist), and `submissions`, their count. The GPU idles during everything but `wait` and
-   * `encodeAhead`.
+   * `encodeAhead`. `react` is the part of the host's time between the rules' status words and the
+   * update's submit (see {@link HostTimes.react}).
    */
   readonly host: Readonly<HostTimes>;
   /** Rounds whose update ran on the guess it was queued with (`held`), and those whose guess fell short (`missed`); see `queueUpdate`. */
@@ -511,6 +527,11 @@ export interface HostTimes {
   wait: number;
   grow: number;
   submissions: number;
+  /**
+   * From the rules' status words reaching the host to the (first) submit of the sort and update
+   * that follow returning, summed: the host's part of the GPU's idle time before each update.
+   */
+  react: number;
 }
 
 const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
@@ -1053,6 +1074,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       wait: 0,
       grow: 0,
       submissions: 0,
+      react: 0,
     };
     // Worklists sorted in one workgroup or by the radix sort; `ahead`: of those, the sorts recorded
     // on a guess that held (see sortAhead).
@@ -1306,6 +1328,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       readonly whileRunning?: () => void;
       /** What the submission carries, for `timeSubmissions` (default `other`). */
       readonly kind?: SubmissionKind;
+      /**
+       * Submit `entries` (with the sort) and the first `submitFirst` of `ahead` on their own, so that
+       * the GPU starts on them while Dawn records the rest (it records a command buffer's backend
+       * commands in `queue.submit`).
+       */
+      readonly submitFirst?: number | undefined;
     }
     /**
      * Encodes `beforeSort`, the sort of the worklist's `pairCount` pairs (when given), `entries`,
@@ -1322,6 +1350,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         ahead = [],
         whileRunning,
         kind = 'other',
+        submitFirst,
       }: RunOptions = {},
     ): Promise<{ status: Uint32Array; reads: ArrayBuffer[] }> => {
       const prepareStarted = performance.now();
@@ -1345,6 +1374,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       let encodeEnded = encodeStarted;
       const staged: StagedRead[] = [];
       const span = takeSpan(kind);
+      // With submitFirst: when the first part went up.
+      let firstSubmitted: number | undefined;
       const submitted = ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
         stampSpan(encoder, span, false);
@@ -1363,7 +1394,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         const buffers: GPUCommandBuffer[] = [];
         let tail = encoder;
         if (ahead.length > 0) {
-          buffers.push(encoder.finish(), ...ahead.map((recorded) => recorded.commandBuffer));
+          const first = submitFirst !== undefined && submitFirst < ahead.length ? submitFirst : undefined;
+          const aheadBuffers = ahead.map((recorded) => recorded.commandBuffer);
+          if (first !== undefined) {
+            const submitStarted = performance.now();
+            ctx.queue.submit([encoder.finish(), ...aheadBuffers.slice(0, first)]);
+            firstSubmitted = performance.now();
+            host.submit += firstSubmitted - submitStarted;
+            buffers.push(...aheadBuffers.slice(first));
+          } else {
+            buffers.push(encoder.finish(), ...aheadBuffers);
+          }
           tail = ctx.device.createCommandEncoder({ label: `${label} (status)` });
         }
         stampSpan(tail, span, true);
@@ -1380,6 +1421,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         ctx.queue.submit(buffers);
         encodeEnded = performance.now();
         host.submit += encodeEnded - submitStarted;
+        if (kind === 'update' && rulesStatusAt > 0) {
+          host.react += (firstSubmitted ?? encodeEnded) - rulesStatusAt;
+          rulesStatusAt = 0;
+        }
       });
       host.encode += encodeEnded - encodeStarted;
       host.submissions++;
@@ -1387,7 +1432,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       whileRunning?.();
       // The error scopes and the copies resolve together: one wait on the device per submission.
       const [, ...bytes] = await Promise.all([submitted, ...staged.map((read) => read.read())]);
-      host.wait += performance.now() - encodeEnded - (host.encodeAhead - aheadBefore);
+      const statusAt = performance.now();
+      host.wait += statusAt - encodeEnded - (host.encodeAhead - aheadBefore);
+      if (kind === 'rules') rulesStatusAt = statusAt;
       if (stampBuffer && passPhases.length > 0) {
         const stamps = new BigUint64Array(await ctx.readBuffer(stampBuffer, 0, 16 * passPhases.length));
         passPhases.forEach((phase, i) => {
@@ -1616,6 +1663,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       ctx.queue.writeBuffer(params, GUESS_PARAMS_OFFSET, Uint32Array.of(sortCapacity, levels));
     };
     const guessed = { held: 0, missed: 0 };
+    // When the status words of the last rules reached the host (for host.react).
+    let rulesStatusAt = 0;
     // The next round's rules submitted behind an update (rulesAhead), with their status words.
     const rulesAheadEnabled =
       encodeAheadEnabled &&
@@ -1636,6 +1685,24 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       status[STATUS.merged] === 0 ||
       (foldLevels !== NO_FOLDS &&
         (foldLevels >= 31 || (status[STATUS.mergeMaxChildren] as number) <= 2 ** foldLevels));
+    // The update's kernels after the sort do not depend on the rules' status words: they are
+    // recorded ahead, with the sort and the partial-merge levels on the guess of the last round
+    // that sorted (merged chunks), whose plan is prepared (and the last round's extra chunks for
+    // merge_partials' grid, whose loop strides over the real count).
+    let updateAhead: Ahead | undefined;
+    let sortAhead: Ahead | undefined;
+    let levelsAhead: Ahead | undefined;
+    const encodeUpdate = () => {
+      updateAhead = encodeAhead(updateTail);
+      sortAhead = undefined;
+      levelsAhead = undefined;
+      if (!sortAheadEnabled || updateAhead === undefined) return;
+      if (guessedPairs > 1 && guessedPairs <= smallSortPairs) sortAhead = encodeAhead(['sort_small']);
+      else if (guessedPairs > 1) sortAhead = encodeAhead([], sortSizeFor(guessedPairs));
+      if (guessedLevels > 0) levelsAhead = encodeAhead(levelEntries(guessedLevels));
+    };
+    const recordUpdateEarly = rulesAheadEnabled && this.#options.recordUpdateEarly !== false;
+    const splitUpdate = this.#options.splitUpdateSubmit !== false;
     /** While an update runs: records the next rules and, with rulesAhead, submits them behind it with rules_gate first. */
     const recordAndQueueNextRules = () => {
       recordNextRound();
@@ -1677,6 +1744,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // Awaited by the next round or by settleRulesAhead; an error meanwhile must not count as unhandled.
       status.catch(() => undefined);
       rulesAhead = { status, foldLevels: levelsWord };
+      // The host has nothing else to do until these rules' counts come back, whereas recording the
+      // update while they run could delay its submission past them.
+      if (recordUpdateEarly) encodeUpdate();
     };
     // Checks of rules that rules_gate must have held back (awaited before the sets are read).
     const heldBackChecks: Promise<void>[] = [];
@@ -1720,27 +1790,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // Partial-merge levels this attempt has run (the guessed ones).
       let levelsRun = 0;
       let status: Uint32Array;
-      let updateAhead: Ahead | undefined;
-      let sortAhead: Ahead | undefined;
-      let levelsAhead: Ahead | undefined;
-      // The update's kernels after the sort do not depend on the rules' status words: they are
-      // recorded while the rules run.
-      const encodeUpdate = () => {
-        updateAhead = encodeAhead(updateTail);
-        if (!sortAheadEnabled || updateAhead === undefined) return;
-        // The guess is the last round's sort, whose plan is prepared (and the last round's extra
-        // chunks for merge_partials' grid, whose loop strides over the real count).
-        if (guessedPairs > 1 && guessedPairs <= smallSortPairs) sortAhead = encodeAhead(['sort_small']);
-        else if (guessedPairs > 1) sortAhead = encodeAhead([], sortSizeFor(guessedPairs));
-        if (guessedLevels > 0) levelsAhead = encodeAhead(levelEntries(guessedLevels));
-      };
       let ranAhead: Uint32Array | undefined;
       if (queuedRules !== undefined) {
-        // The update's kernels are recorded while those rules run.
-        encodeUpdate();
+        // The update's kernels are recorded while those rules run, unless they were recorded
+        // behind the last update (recordUpdateEarly) for the kernels still current.
+        if (updateAhead?.key !== compiledKey()) encodeUpdate();
         const waitStarted = performance.now();
         const aheadStatus = await queuedRules.status;
-        host.wait += performance.now() - waitStarted;
+        rulesStatusAt = performance.now();
+        host.wait += rulesStatusAt - waitStarted;
         if (aheadStatus[STATUS.rulesSkipped] === 0) {
           rulesAheadCounts.ran++;
           if (activeLists) readListItems(aheadStatus);
@@ -1818,6 +1876,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           const levels = countAttempt(status, pairCount);
           const merges = levelEntries(Math.max(0, levels - levelsRun));
           const recordedUpdate = takeAhead(updateAhead, updateTail);
+          // A command buffer goes up once: what is not taken now is recorded anew.
+          updateAhead = undefined;
           const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
           const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
           // The sort and the levels recorded on a guess, when it was right (they go before the
@@ -1838,6 +1898,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               ? (takeAhead(levelsAhead, merges) ??
                 takeAhead(levelsAhead, levelEntries(levels - levelsRun + 1)))
               : undefined;
+          sortAhead = undefined;
+          levelsAhead = undefined;
           noteCounts(pairCount, levels);
           if (smallSort) sorts.small++;
           else if (sortCount > 1) sorts.radix++;
@@ -1852,6 +1914,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               ),
               whileRunning: recordAndQueueNextRules,
               kind: 'update',
+              // The sort goes up first: the GPU sorts while Dawn records the update.
+              submitFirst: splitUpdate && pairCount > 1 ? (recordedSort ? 1 : 0) : undefined,
             })
           ).status;
         }
