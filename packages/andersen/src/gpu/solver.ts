@@ -509,6 +509,13 @@ const GUESS_PARAMS_OFFSET = 48;
 /** Byte offset of `fold_levels` in the params buffer: the merge levels queued ahead with the rules (rulesAhead). */
 const FOLD_LEVELS_OFFSET = 60;
 
+/**
+ * The worklist is sorted by `source >> SOURCE_WORD_SHIFT` within a key's run: a source's bit is in
+ * word (source mod 960) / 32 of the element of base source / 960 (30 words of 32 bits an
+ * element), so this group is base · 30 + word, and the merges OR each group's bits together.
+ */
+const SOURCE_WORD_SHIFT = 5;
+
 /** `fold_levels` when no folds were queued with the rules. */
 const NO_FOLDS = 0xffff_ffff;
 
@@ -882,12 +889,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const activeLists = this.#options.activeLists !== false;
     const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
     const sourceBits = Math.max(1, Math.ceil(Math.log2(n + 1)));
-    // The worklist is sorted by (key, source), so that each key's run is ordered and its duplicates
-    // adjacent (the merge skips them: most pairs repeat a source, 34× on perl in the CPU model of the
-    // rounds): one sort of the composite when both fit in 32 bits (ex: 15 + 14), otherwise a sort by
-    // source and then a stable sort by key.
-    const compositeBits =
-      keyBits + sourceBits <= 32 && this.#options.compositeSort !== false ? sourceBits : 0;
+    // The worklist is sorted by key and, within a key's run, by the source's word group
+    // (source >> SOURCE_WORD_SHIFT: the element base and the word of it that the source's bit is
+    // in), the order in which the merge ORs a run's sources into its set, each (base, word) group
+    // adjacent; the order within a group does not matter to an OR. One sort of the composite
+    // (key, group) when both fit in 32 bits (ex: 15 + 9, python 18 + 12), otherwise a sort by
+    // group and then a stable sort by key. Sorting by the whole source took 3–6 bits more (a
+    // radix pass more, or a second sort, on gcc, perl and python).
+    const groupBits = Math.max(0, sourceBits - SOURCE_WORD_SHIFT);
+    const composite = keyBits + groupBits <= 32 && this.#options.compositeSort !== false;
+    const compositeBits = composite ? groupBits : 0;
     let pairCapacity = Math.max(
       16,
       initialPairs.count,
@@ -905,16 +916,18 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         : smallSortCapacity(smallSortItems);
     let pairs = await this.#createPairs(pairCapacity);
     if (initialPairs.count > 0) {
-      // In the worklist's layout (see push_pair): the sort key is (key, source) in one word when
-      // both fit.
+      // In the worklist's layout (see push_pair): the sort key is (key, source's word group) in
+      // one word when both fit.
       let keyWords = initialPairs.keys.subarray(0, initialPairs.count);
       if (compositeBits > 0) {
-        const composite = hostArrays.uint32('compositeKeys', keyWords.length);
+        const compositeKeys = hostArrays.uint32('compositeKeys', keyWords.length);
         for (let i = 0; i < keyWords.length; i++) {
-          composite[i] =
-            (((keyWords[i] as number) << compositeBits) | (initialPairs.sources[i] as number)) >>> 0;
+          compositeKeys[i] =
+            (((keyWords[i] as number) << compositeBits) |
+              ((initialPairs.sources[i] as number) >>> SOURCE_WORD_SHIFT)) >>>
+            0;
         }
-        keyWords = composite;
+        keyWords = compositeKeys;
       }
       await ctx.writeBuffer(pairs.keys, 0, keyWords);
       await ctx.writeBuffer(pairs.values, 0, initialPairs.sources.subarray(0, initialPairs.count));
@@ -940,7 +953,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         chunkCapacity,
         deltaTableSize - 1,
         keyBits + compositeBits,
-        compositeBits > 0 ? 0 : sourceBits,
+        composite ? 0 : groupBits,
         // 0: no table (a table has at least two slots).
         Math.max(0, pairTableSize - 1),
         // The sort and partial-merge levels of a guessed submission (see sort_gate): none yet.
@@ -1146,13 +1159,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const sortedCountWord = { buffer: control, offset: STATUS.sortedCount * 4 };
     // The sorts by (key, source): one of the composite, or by source (the values' array as keys)
     // and then stably by key.
-    const radixSorts: readonly { bySource: boolean; bits: { start: number; end: number } }[] =
-      compositeBits > 0
-        ? [{ bySource: false, bits: { start: 0, end: keyBits + compositeBits } }]
-        : [
-            { bySource: true, bits: { start: 0, end: sourceBits } },
-            { bySource: false, bits: { start: 0, end: keyBits } },
-          ];
+    const radixSorts: readonly { bySource: boolean; bits: { start: number; end: number } }[] = composite
+      ? [{ bySource: false, bits: { start: 0, end: keyBits + compositeBits } }]
+      : [
+          ...(groupBits > 0 ? [{ bySource: true, bits: { start: SOURCE_WORD_SHIFT, end: sourceBits } }] : []),
+          { bySource: false, bits: { start: 0, end: keyBits } },
+        ];
     // Items of the kernels that visit merged children and extra pull chunks: the teams launched
     // for them, not a bound (their loops stride over whatever is there), from the counts the host
     // read before encoding them. A dispatch of 2^15 teams that find nothing to do took about

@@ -920,9 +920,10 @@ fn push_pair(key: u32, source: u32) {
   }
   let at = atomicAdd(&control[${S('pairCount')}], 1u);
   if (at >= params.pair_capacity) { return; }
-  // With base_bits > 0 the sort key is (key, source) in one word; otherwise the host sorts by
-  // source, then stably by key. Either way a key's run is sorted and its duplicates adjacent.
-  if (params.base_bits == 0u) { pair_keys[at] = key; } else { pair_keys[at] = (key << params.base_bits) | source; }
+  // With base_bits > 0 the sort key is (key, source's word group) in one word (source >> 5 is the
+  // element base · 30 + the word its bit is in); otherwise the host sorts by that group, then
+  // stably by key. Either way a key's run is ordered by group, each group's sources adjacent.
+  if (params.base_bits == 0u) { pair_keys[at] = key; } else { pair_keys[at] = (key << params.base_bits) | (source >> 5u); }
   pair_values[at] = source;
 }
 
@@ -965,9 +966,10 @@ var<workgroup> small_keys: array<u32, ${smallSortCapacity(sortItems)}>;
 var<workgroup> small_values: array<u32, ${smallSortCapacity(sortItems)}>;
 var<workgroup> small_zeros: array<u32, ${SMALL_SORT_THREADS}>;
 
-// A worklist of at most ${smallSortCapacity(sortItems)} pairs sorted by (key, source) in one workgroup, in
-// place of the radix sort's dozen dispatches: a stable split by one bit per pass, least significant
-// first (the sources' params.sort_value_bits bits, then the keys' params.sort_key_bits bits).
+// A worklist of at most ${smallSortCapacity(sortItems)} pairs sorted by (key, source's word group) in one workgroup,
+// in place of the radix sort's dozen dispatches: a stable split by one bit per pass, least
+// significant first (params.sort_value_bits bits of the sources from bit 5, their word group, then
+// the keys' params.sort_key_bits bits).
 // Invocation t holds pairs [${sortItems}t, ${sortItems}t + ${sortItems}); the slots past the pairs hold the largest
 // key and source, so they stay after every pair and are not written back.
 @compute @workgroup_size(${SMALL_SORT_THREADS})
@@ -987,7 +989,7 @@ fn sort_small(@builtin(local_invocation_index) lid: u32) {
   let passes = params.sort_value_bits + params.sort_key_bits;
   for (var round = 0u; round < passes; round++) {
     let on_value = round < params.sort_value_bits;
-    let bit = select(round - params.sort_value_bits, round, on_value);
+    let bit = select(round - params.sort_value_bits, round + 5u, on_value);
     var zeros = 0u;
     for (var i = 0u; i < ${sortItems}u; i++) {
       zeros += 1u - ((select(keys[i], values[i], on_value) >> bit) & 1u);
