@@ -165,8 +165,9 @@ export interface GpuSolverOptions {
   /** Partial-merge levels the queued update runs past the most the last two rounds needed (default 1). @internal For A/B runs. */
   readonly queueExtraLevels?: number | undefined;
   /**
-   * Sort the worklist once by (key, source) when both fit in 32 bits (default true); false sorts
-   * twice, by source and then stably by key, as larger programs must. @internal For tests.
+   * Sort the worklist once by (key, source's word group) when both fit in 32 bits (default true);
+   * false sorts twice, by the group and then stably by key, as larger programs must. @internal
+   * For tests.
    */
   readonly compositeSort?: boolean | undefined;
   /**
@@ -1157,8 +1158,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // Set once run has prepared the radix sort's kernels (a sort recorded ahead needs them).
     let radixPrepared = false;
     const sortedCountWord = { buffer: control, offset: STATUS.sortedCount * 4 };
-    // The sorts by (key, source): one of the composite, or by source (the values' array as keys)
-    // and then stably by key.
+    // The sorts by (key, source's word group): one of the composite, or by the group (bits 5 and
+    // up of the values' array, as keys) and then stably by key.
     const radixSorts: readonly { bySource: boolean; bits: { start: number; end: number } }[] = composite
       ? [{ bySource: false, bits: { start: 0, end: keyBits + compositeBits } }]
       : [

@@ -896,7 +896,8 @@ fn edg_elements(v: u32) -> u32 {
 }
 
 // One entry of the worklist: \`source\` goes into the pending set named by \`key\` (2·node + pool).
-// The host sorts the worklist by (key, source); apply_pairs then merges each run in one walk.
+// The host sorts the worklist by key and source >> 5 (the source's element base and word);
+// apply_pairs then merges each run in one walk.
 fn push_pair(key: u32, source: u32) {
   if (params.pair_table_mask != 0u) {
     // A pair already in the table is not pushed again. Loads and stores whose pointees fall into
@@ -2000,12 +2001,12 @@ export type SolverEntryPoint = keyof typeof SOLVER_ENTRY_POINTS;
 
 /**
  * WGSL of `<p>_merge_sorted(v, start, end) -> u32` for pool `p` (subgroup teams only): the team
- * merges the sources `pair_values[start, end)`, sorted, into vector `v`. Each step takes one
- * source per lane, and for each element base among them (smallest first) ORs the members into
- * the list at a cursor that only moves forward. With `batchAppend`, once the cursor is past the
- * list's last element every base left in the window is new and comes in order, so the team
- * appends them all with one allocation (contiguous elements, linked in order) instead of one
- * allocation and 30 subgroup reductions per base.
+ * merges the sources `pair_values[start, end)`, ordered by word group (source >> 5), into vector
+ * `v`. Each step takes one source per lane, and for each element base among them (smallest
+ * first) ORs the members into the list at a cursor that only moves forward. With `batchAppend`,
+ * once the cursor is past the list's last element every base left in the window is new and comes
+ * in order, so the team appends them all with one allocation (contiguous elements, linked in
+ * order) instead of one allocation and 30 subgroup reductions per base.
  */
 function mergeSortedWgsl(
   p: 'pts' | 'edg',
@@ -2051,9 +2052,9 @@ function mergeSortedWgsl(
         my_base = NONE;
         continue;`;
   return /* wgsl */ `
-// The team merges the sources pair_values[start, end), sorted, into vector v: each step takes one
-// source per lane, and for each element base among them (smallest first) ORs the members into the
-// list at a cursor that only moves forward${batchAppend ? ', appending the bases past its end together' : ''} (subgroup teams only).
+// The team merges the sources pair_values[start, end), ordered by word group (source >> 5), into
+// vector v: each step takes one source per lane, and for each element base among them (smallest
+// first) ORs the members into the list at a cursor that only moves forward${batchAppend ? ', appending the bases past its end together' : ''} (subgroup teams only).
 fn ${p}_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
   var status = 0u;
   var prev = NONE;
@@ -2069,8 +2070,8 @@ fn ${p}_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
     var my_base = NONE;
     if (m != NONE) { my_base = m / 960u; }
     let my_word = (m % 960u) / 32u;
-    // The window is sorted, so the lanes of one (base, word) are adjacent (repeats included, which
-    // OR nothing new): a segmented OR leaves each such run's bits in its first lane, which alone
+    // The window is ordered by word group, so the lanes of one (base, word) are adjacent (repeats
+    // included, which OR nothing new): a segmented OR leaves each such run's bits in its first lane, which alone
     // writes that word below — one shuffle per doubling instead of 30 subgroup ORs per base.
     let my_key = select(NONE, my_base * 30u + my_word, m != NONE);
     var my_bits = select(0u, 1u << (m % 32u), m != NONE);
