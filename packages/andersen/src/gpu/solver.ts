@@ -2281,8 +2281,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         ctx.queue.submit([encoder.finish()]);
       });
       const stamps = new BigUint64Array(await ctx.readBuffer(resolved, 0, Math.max(16, 16 * count)));
-      // A span is taken when its submission is recorded, which may come before an earlier one is
-      // submitted: the GPU's order is that of the first timestamps.
+      // In the GPU's order (that of the first timestamps), whatever the order the host took the
+      // spans in: the idle time before a submission is the gap after the one the GPU ran before it.
       const order = kinds
         .map((_, i) => i)
         .sort((a, b) => {

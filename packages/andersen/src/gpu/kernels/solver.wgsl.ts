@@ -2071,8 +2071,9 @@ fn ${p}_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
     if (m != NONE) { my_base = m / 960u; }
     let my_word = (m % 960u) / 32u;
     // The window is ordered by word group, so the lanes of one (base, word) are adjacent (repeats
-    // included, which OR nothing new): a segmented OR leaves each such run's bits in its first lane, which alone
-    // writes that word below — one shuffle per doubling instead of 30 subgroup ORs per base.
+    // included, which OR nothing new): a segmented OR leaves each such run's bits in its first
+    // lane, which alone writes that word below — one shuffle per doubling instead of 30 subgroup
+    // ORs per base.
     let my_key = select(NONE, my_base * 30u + my_word, m != NONE);
     var my_bits = select(0u, 1u << (m % 32u), m != NONE);
     for (var off = 1u; off < ${p}_lanes; off *= 2u) {
