@@ -963,7 +963,10 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.constantFrom<'none' | 'online'>('none', 'online'),
         fc.constantFrom(2, 64),
         fc.boolean(),
-        async (program, mode, initialPoolElements, early) => {
+        // Folds queued with the rules that take only classes their levels fold into one root, up
+        // to 8 roots a class (the default), or any class (merge_data folds every root left).
+        fc.constantFrom(0, 3, 31),
+        async (program, mode, initialPoolElements, early, foldRootLevels) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
             hcd,
@@ -974,6 +977,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             // or while the rules run; the sort submitted on its own or with the update.
             recordUpdateEarly: early,
             splitUpdateSubmit: early,
+            foldRootLevels,
           });
           await expectSameAsCpu(program, result, hcd);
           const report = solver.report?.rulesAhead ?? { ran: 0, skipped: 0 };

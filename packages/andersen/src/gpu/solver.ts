@@ -140,7 +140,8 @@ export interface GpuSolverOptions {
    * round's merges (if any) are folded, some node changed, and neither pool is short of room by the
    * host's grow-ahead test. After a round that merged (merges come in runs of rounds), the folds of
    * the next round's merges go up before its rules, with one merge level more than the last merges
-   * needed; the gate checks that those levels cover the round's largest class. Otherwise every
+   * needed; the gate checks that they take the round's largest class (merge_data folds up to 8
+   * roots the levels leave of a class, see `foldRootLevels`). Otherwise every
    * fold and rules kernel returns at once, the host clears the flag and runs them itself, as
    * before. {@link GpuSolveReport.rulesAhead} counts both outcomes.
    */
@@ -153,6 +154,11 @@ export interface GpuSolverOptions {
    * are in; recording it then could delay that past the rules' end.
    */
   readonly recordUpdateEarly?: boolean | undefined;
+  /**
+   * With `rulesAhead`, folds queued ahead with l merge levels take a class of up to 2^(l + this)
+   * children (default 3; 0: only classes the levels fold into one root). @internal For A/B runs.
+   */
+  readonly foldRootLevels?: number | undefined;
   /**
    * Submit a round's worklist sort on its own, before the rest of its update (default true): Dawn
    * records the backend's commands of every dispatch in `queue.submit` (about 4.5 µs each on the
@@ -507,8 +513,20 @@ const NO_GUESS = [0xffffffff, 31] as const;
 /** Byte offset of `guess_sort_capacity` in the params buffer (`AndersenParams`). */
 const GUESS_PARAMS_OFFSET = 48;
 
-/** Byte offset of `fold_levels` in the params buffer: the merge levels queued ahead with the rules (rulesAhead). */
+/**
+ * Byte offset of `fold_levels` in the params buffer: for the folds queued ahead with the rules
+ * (rulesAhead), the largest class they take, as log2 of its children (their merge levels plus
+ * {@link FOLD_ROOT_LEVELS}).
+ */
 const FOLD_LEVELS_OFFSET = 60;
+
+/**
+ * Folds queued ahead take a class of up to 2^(levels + FOLD_ROOT_LEVELS) children: the levels
+ * leave up to 2^FOLD_ROOT_LEVELS roots of it, which merge_data folds one after another. Rules held
+ * back for a class the levels did not cover were most of python's held-back rounds (counted on
+ * the development machine: classes of 122–1,137 children after merges that needed 3–8 levels).
+ */
+const FOLD_ROOT_LEVELS = 3;
 
 /**
  * The worklist is sorted by `source >> SOURCE_WORD_SHIFT` within a key's run: a source's bit is in
@@ -1690,10 +1708,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // Whether the last round whose status the host read merged classes. Merges come in runs of
     // rounds (gcc: 6, 6 and 5 in a row, then one at a time), so after a round that merged the folds
     // of the next one's merges are queued too, with one level more than the last merges needed:
-    // rules_gate runs them and the rules when they cover the round's largest class.
+    // rules_gate runs them and the rules when they take the round's largest class (FOLD_ROOT_LEVELS).
     let lastRoundMerged = false;
     let foldLevelsParam: number = NO_FOLDS;
-    /** Whether the folds queued with the rules (`fold_levels`: NO_FOLDS, a level count, or 31 for any class) fold what the update merged, as rules_gate tests it. */
+    /** Whether the folds queued with the rules (`fold_levels`: NO_FOLDS, log2 of the most children a class may have, or 31 for any) take what the update merged, as rules_gate tests it. */
     const foldsCover = (status: Uint32Array, foldLevels: number) =>
       status[STATUS.merged] === 0 ||
       (foldLevels !== NO_FOLDS &&
@@ -1715,6 +1733,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       if (guessedLevels > 0) levelsAhead = encodeAhead(levelEntries(guessedLevels));
     };
     const recordUpdateEarly = rulesAheadEnabled && this.#options.recordUpdateEarly !== false;
+    const foldRootLevels = this.#options.foldRootLevels ?? FOLD_ROOT_LEVELS;
     const splitUpdate = this.#options.splitUpdateSubmit !== false;
     /** While an update runs: records the next rules and, with rulesAhead, submits them behind it with rules_gate first. */
     const recordAndQueueNextRules = () => {
@@ -1729,8 +1748,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         foldLevels === undefined ? nextRules : encodeAhead([...foldEntries(foldLevels), ...nextRulesEntries]);
       if (queued === undefined) return;
       if (foldLevels === undefined) nextRules = undefined;
+      // The largest class the folds take, as log2 of its children: merge_data folds the roots the
+      // levels leave one after another, so up to 2^foldRootLevels of them a class.
       const levelsWord =
-        foldLevels === undefined ? NO_FOLDS : fixedMergeLevels !== undefined ? 31 : foldLevels;
+        foldLevels === undefined
+          ? NO_FOLDS
+          : fixedMergeLevels !== undefined
+            ? 31
+            : Math.min(31, foldLevels + foldRootLevels);
       if (levelsWord !== foldLevelsParam) {
         foldLevelsParam = levelsWord;
         ctx.queue.writeBuffer(params, FOLD_LEVELS_OFFSET, Uint32Array.of(levelsWord));

@@ -1086,8 +1086,9 @@ ${singleKernel(
   // First in a submission of the next round's rules queued right behind an update, before the
   // host has read that update's status (GpuSolverOptions.rulesAhead): the folds queued with them
   // and the rules run only when the host will have nothing to do between the two, i.e. when the
-  // update ran and was not redone, the round's merges (if any) are folded by the levels queued
-  // (params.fold_levels: NONE when no folds were queued, 31 or more for any class), it was not the
+  // update ran and was not redone, the round's merges (if any) are taken by the folds queued
+  // (params.fold_levels: NONE when no folds were queued, else log2 of the most children a class may
+  // have, 31 or more for any: merge_data folds the roots their levels leave), it was not the
   // last round, and neither pool is short of room for three times what the round allocated (the
   // host's grow-ahead test, in integers: (capacity − next) / below < last ⇔ capacity − next <
   // below · last). Otherwise every rules and fold kernel returns at once and the host runs them.
