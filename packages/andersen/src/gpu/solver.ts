@@ -1703,7 +1703,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       this.#options.rulesAhead !== false &&
       growBelowWord === growAhead.below;
     const rulesAheadCounts = { ran: 0, skipped: 0 };
-    /** Rules queued behind an update: their status words, and the fold levels queued before them (undefined: none). */
+    /** Rules queued behind an update: their status words, and the `fold_levels` word they were queued with (NO_FOLDS: no folds). */
     let rulesAhead: { readonly status: Promise<Uint32Array>; readonly foldLevels: number } | undefined;
     // Whether the last round whose status the host read merged classes. Merges come in runs of
     // rounds (gcc: 6, 6 and 5 in a row, then one at a time), so after a round that merged the folds
