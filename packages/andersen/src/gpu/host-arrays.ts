@@ -5,7 +5,7 @@
  * Filling a new 25 MB array took 20 ms on the dev machine against 8 ms for a kept one
  * (`scripts/gpu-upload-costs.mjs`), and linux's setup fills about 45 MB of them before it uploads
  * (`prepareProgram` and the control buffer's head). The arrays are only read by the uploads
- * (`queue.writeBuffer` copies its data when called), so the next solve may fill them again.
+ * (`GpuContext.writeBuffer` copies its data when called), so the next solve may fill them again.
  *
  * Take them with {@link takeHostArrays} and give them back with {@link HostArrays.release} once
  * uploaded. A context keeps one set; a solve that finds it taken (solves running side by side)

@@ -1,6 +1,7 @@
 import type { GpuContext } from '../context/context';
 import { GpuDeviceLostError, GpuOutOfMemoryError } from '../errors';
 import { BufferUsage, MapMode } from '../webgpu-constants';
+import { checkCopyRange, SizeClassFreeList, sizeClassOf } from './size-classes';
 
 /** Largest single readback chunk; bigger reads are split so staging never needs a huge buffer. */
 const CHUNK_BYTES = 64 * 1024 * 1024;
@@ -20,21 +21,8 @@ export interface StagedRead {
   read(): Promise<ArrayBuffer>;
 }
 
-function sizeClassOf(size: number): number {
-  return Math.max(MIN_STAGING_BYTES, 2 ** Math.ceil(Math.log2(size)));
-}
-
 function checkRange(source: GPUBuffer, byteOffset: number, byteLength: number): void {
-  if (byteOffset % 4 !== 0 || byteLength % 4 !== 0) {
-    throw new RangeError(
-      `readback of ${source.label} needs 4-byte aligned offset and length (${byteOffset}, ${byteLength})`,
-    );
-  }
-  if (byteOffset + byteLength > source.size) {
-    throw new RangeError(
-      `readback of ${source.label}: bytes ${byteOffset}..${byteOffset + byteLength} past its size ${source.size}`,
-    );
-  }
+  checkCopyRange(`readback of ${source.label}`, source, byteOffset, byteLength);
 }
 
 /**
@@ -48,8 +36,7 @@ function checkRange(source: GPUBuffer, byteOffset: number, byteLength: number): 
  */
 export class StagingPool {
   readonly #ctx: GpuContext;
-  readonly #free = new Map<number, GPUBuffer[]>();
-  #cachedBytes = 0;
+  readonly #free = new SizeClassFreeList(MAX_CACHED_BYTES);
   /** Staging buffers created over the pool's life (for tests of reuse). */
   created = 0;
 
@@ -123,7 +110,7 @@ export class StagingPool {
         const bytes = new Uint8Array(byteLength);
         bytes.set(new Uint8Array(staging.getMappedRange(0, size), 0, byteLength));
         staging.unmap();
-        this.#give(staging);
+        this.#free.give(staging);
         return bytes.buffer;
       } catch (error) {
         staging.destroy();
@@ -184,7 +171,7 @@ export class StagingPool {
         const size = sizeOf(i);
         into.set(new Uint8Array(staging.getMappedRange(0, size)), i * chunk);
         staging.unmap();
-        this.#give(staging);
+        this.#free.give(staging);
         if (next < count) issue(next++);
       }
     } catch (error) {
@@ -219,8 +206,8 @@ export class StagingPool {
 
   /** A cached staging buffer of `size`'s class, or a new one created without an error scope of its own. */
   #takeNow(size: number): GPUBuffer {
-    const sizeClass = sizeClassOf(size);
-    const reused = this.#reuse(sizeClass);
+    const sizeClass = sizeClassOf(size, MIN_STAGING_BYTES);
+    const reused = this.#free.take(sizeClass);
     if (reused) return reused;
     this.created++;
     return this.#ctx.device.createBuffer({
@@ -230,15 +217,9 @@ export class StagingPool {
     });
   }
 
-  #reuse(sizeClass: number): GPUBuffer | undefined {
-    const reused = this.#free.get(sizeClass)?.pop();
-    if (reused) this.#cachedBytes -= sizeClass;
-    return reused;
-  }
-
   async #take(size: number): Promise<GPUBuffer> {
-    const sizeClass = sizeClassOf(size);
-    const reused = this.#reuse(sizeClass);
+    const sizeClass = sizeClassOf(size, MIN_STAGING_BYTES);
+    const reused = this.#free.take(sizeClass);
     if (reused) return reused;
     this.created++;
     try {
@@ -248,28 +229,15 @@ export class StagingPool {
         usage: BufferUsage.MAP_READ | BufferUsage.COPY_DST,
       });
     } catch (error) {
-      if (!(error instanceof GpuOutOfMemoryError) || this.#cachedBytes === 0) throw error;
+      if (!(error instanceof GpuOutOfMemoryError) || this.#free.bytes === 0) throw error;
       this.releaseCached();
       return this.#take(size);
     }
   }
 
-  #give(buffer: GPUBuffer): void {
-    if (this.#cachedBytes + buffer.size > MAX_CACHED_BYTES) {
-      buffer.destroy();
-      return;
-    }
-    const list = this.#free.get(buffer.size) ?? [];
-    list.push(buffer);
-    this.#free.set(buffer.size, list);
-    this.#cachedBytes += buffer.size;
-  }
-
   /** Destroys every cached staging buffer (e.g. under memory pressure). */
   releaseCached(): void {
-    for (const list of this.#free.values()) for (const buffer of list) buffer.destroy();
-    this.#free.clear();
-    this.#cachedBytes = 0;
+    this.#free.release();
   }
 
   /** Destroys every cached staging buffer; the pool stays usable. */

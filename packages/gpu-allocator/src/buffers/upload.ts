@@ -1,5 +1,6 @@
 import type { GpuContext } from '../context/context';
 import { BufferUsage, MapMode } from '../webgpu-constants';
+import { checkCopyRange, SizeClassFreeList, sizeClassOf } from './size-classes';
 
 /** Largest staging buffer of one upload; larger uploads are split into pieces of this size. */
 const CHUNK_BYTES = 64 * 1024 * 1024;
@@ -7,10 +8,6 @@ const CHUNK_BYTES = 64 * 1024 * 1024;
 const MIN_UPLOAD_BYTES = 1024 * 1024;
 /** Free staging memory kept for reuse; beyond this, staging buffers are destroyed after their copy. */
 const MAX_CACHED_BYTES = 256 * 1024 * 1024;
-
-function sizeClassOf(size: number): number {
-  return 2 ** Math.ceil(Math.log2(Math.max(4, size)));
-}
 
 /**
  * Large host-to-GPU writes through kept `MAP_WRITE | COPY_SRC` buffers, mapped before they are
@@ -32,10 +29,9 @@ function sizeClassOf(size: number): number {
 export class UploadPool {
   readonly #ctx: GpuContext;
   /** Mapped buffers by size class. */
-  readonly #free = new Map<number, GPUBuffer[]>();
+  readonly #free = new SizeClassFreeList(MAX_CACHED_BYTES);
   /** Buffers whose copy is queued, mapping again, with the promise that settles once they are kept or destroyed. */
   readonly #mapping = new Map<GPUBuffer, Promise<void>>();
-  #cachedBytes = 0;
   #destroyed = false;
   /** Staging buffers created over the pool's life (for tests of reuse). */
   created = 0;
@@ -68,16 +64,7 @@ export class UploadPool {
    * @throws {RangeError} when the offset or length is not a multiple of 4 or the range is past `target`'s end.
    */
   write(target: GPUBuffer, byteOffset: number, data: ArrayBufferView): void {
-    if (byteOffset % 4 !== 0 || data.byteLength % 4 !== 0) {
-      throw new RangeError(
-        `upload to ${target.label} needs 4-byte aligned offset and length (${byteOffset}, ${data.byteLength})`,
-      );
-    }
-    if (byteOffset + data.byteLength > target.size) {
-      throw new RangeError(
-        `upload to ${target.label}: bytes ${byteOffset}..${byteOffset + data.byteLength} past its size ${target.size}`,
-      );
-    }
+    checkCopyRange(`upload to ${target.label}`, target, byteOffset, data.byteLength);
     if (data.byteLength === 0) return;
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     const { device, queue } = this.#ctx;
@@ -98,11 +85,8 @@ export class UploadPool {
   /** A mapped buffer of `size`'s class: a kept one, or a new one mapped at creation. */
   #takeMapped(size: number): GPUBuffer {
     const sizeClass = sizeClassOf(size);
-    const kept = this.#free.get(sizeClass)?.pop();
-    if (kept) {
-      this.#cachedBytes -= sizeClass;
-      return kept;
-    }
+    const kept = this.#free.take(sizeClass);
+    if (kept) return kept;
     this.created++;
     return this.#ctx.device.createBuffer({
       label: `gpumorph upload ${sizeClass}`,
@@ -114,7 +98,7 @@ export class UploadPool {
 
   /** Maps `staging` again once its copy has run and keeps it, or destroys it (pool full, destroyed, device lost). */
   #mapAgain(staging: GPUBuffer): void {
-    if (this.#destroyed || this.#cachedBytes + this.#mappingBytes() + staging.size > MAX_CACHED_BYTES) {
+    if (this.#destroyed || !this.#free.hasRoom(staging.size, this.#mappingBytes())) {
       // Destroying it now is safe: the queued copy keeps what it needs until it has run.
       staging.destroy();
       return;
@@ -126,10 +110,7 @@ export class UploadPool {
           staging.destroy();
           return;
         }
-        const list = this.#free.get(staging.size) ?? [];
-        list.push(staging);
-        this.#free.set(staging.size, list);
-        this.#cachedBytes += staging.size;
+        this.#free.give(staging);
       },
       () => {
         // Device lost or buffer destroyed: the next write creates another.
@@ -153,14 +134,12 @@ export class UploadPool {
 
   /** Bytes of staging memory kept mapped for the next writes. */
   get cachedBytes(): number {
-    return this.#cachedBytes;
+    return this.#free.bytes;
   }
 
   /** Destroys every kept staging buffer (e.g. under memory pressure); the pool stays usable. */
   releaseCached(): void {
-    for (const list of this.#free.values()) for (const staging of list) staging.destroy();
-    this.#free.clear();
-    this.#cachedBytes = 0;
+    this.#free.release();
   }
 
   /** Destroys every kept staging buffer, and those still mapping once they are mapped; later writes still work, keeping nothing. */
