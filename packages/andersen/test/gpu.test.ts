@@ -847,6 +847,29 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     return b.build();
   };
 
+  /**
+   * A binary tree of loads, y = *x twice under each x, over a chain of objects: round k pushes 2^k
+   * pairs. With `cyclic`, *x = y too under each x (an online HCD pair: y joins *x's class).
+   */
+  const loadTree = (depth: number, cyclic: boolean): ConstraintProgram => {
+    const b = createConstraintBuilder();
+    const objects = Array.from({ length: depth + 1 }, (_, i) => b.object(`o${i}`));
+    for (let i = 0; i < depth; i++) b.addressOf(objects[i] as number, objects[i + 1] as number);
+    let level = [b.variable('t')];
+    b.addressOf(level[0] as number, objects[0] as number);
+    for (let d = 1; d <= depth; d++) {
+      level = level.flatMap((parent) =>
+        [0, 1].map((side) => {
+          const child = b.variable(`t${d}_${parent}_${side}`);
+          b.load(child, parent);
+          if (cyclic) b.store(parent, child);
+          return child;
+        }),
+      );
+    }
+    return b.build();
+  };
+
   it('sorts a worklist that halved with the radix sort recorded ahead for the round before', async () => {
     // 8 chains of depth 3 and 8 of depth 6: three sorted rounds sort 16 pairs, then three sort 8
     // (a radix sort planned for 8 keys), the first of them with the sort recorded for 16.
@@ -991,6 +1014,101 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     expect(skipped).toBeGreaterThan(0);
   }, 300_000);
 
+  it('queues whole rounds two deep, and holds back those queued behind a round the host must finish (pipelineRounds)', async () => {
+    // 8 chains of depth 6 sort 8 pairs a round: sort_small holds them; a radix sort planned for
+    // half the most pairs of the last two rounds falls short every time.
+    const chains = loadChains(Array<number>(8).fill(6));
+    const waiting = await solve(chains);
+    const queued = await solve(chains, { pipelineRounds: true, timeSubmissions: true });
+    await expectSameAsCpu(chains, queued.result);
+    const report = queued.solver.report;
+    expect(report?.guessedRounds.held).toBeGreaterThan(0);
+    expect(report?.rulesAhead.ran).toBeGreaterThan(0);
+    // The last round is quiet: the round queued behind it is held back (and checked to have been).
+    expect(report?.rulesAhead.skipped).toBeGreaterThan(0);
+    expect(queued.result.statistics.rounds).toBe(waiting.result.statistics.rounds);
+    expect(report?.reruns).toBe(0);
+    // Fewer submissions: a round that ran as queued needs none of the host's.
+    expect(report?.host.submissions).toBeLessThan(waiting.solver.report?.host.submissions ?? 0);
+    if (gpu.ctx.features.timestampQuery) {
+      expect(report?.submissionSpans?.idleBeforeMs['queued round']).toBeGreaterThanOrEqual(0);
+      expect(report?.submissionSpans?.submissions).toBe(report?.host.submissions);
+    }
+    const tree = loadTree(7, false);
+    const treeWaiting = await solve(tree, { smallSort: false });
+    const short = await solve(tree, { pipelineRounds: true, smallSort: false });
+    await expectSameAsCpu(tree, short.result);
+    expect(short.solver.report?.guessedRounds.missed).toBeGreaterThan(0);
+    // A round whose guess fell short is finished by the sort and update alone, and the round
+    // queued behind it, held back, runs afterwards: no rules run twice, the same rounds.
+    expect(short.solver.report?.reruns).toBe(0);
+    expect(short.result.statistics.rounds).toBe(treeWaiting.result.statistics.rounds);
+    for (let v = 0; v < tree.nodeCount; v++) {
+      expect([...short.result.pointsTo(v)]).toEqual([...treeWaiting.result.pointsTo(v)]);
+    }
+    // Random programs with online HCD (merging rounds: folds queued on a guess) from tiny pools
+    // and worklists (updates redone, pools grown, the worklist overflowing a guessed sort), with
+    // guesses that hold or fall short (no room: the smallest radix sort prepared; a partial-merge
+    // level fewer than the last two rounds needed).
+    let held = 0;
+    let missed = 0;
+    let skipped = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        constraintProgram({ maxNodes: 50, maxConstraints: 140 }),
+        fc.constantFrom<'none' | 'online'>('none', 'online'),
+        fc.constantFrom(2, 64),
+        fc.constantFrom(0, 2),
+        fc.boolean(),
+        fc.constantFrom(1, 4),
+        fc.constantFrom(-1, 1),
+        async (program, mode, initialPoolElements, queueRoom, smallSort, maxPullChunks, queueExtraLevels) => {
+          const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
+          const { result, solver } = await solve(program, {
+            hcd,
+            pipelineRounds: true,
+            initialPoolElements,
+            initialPairCapacity: 16,
+            pullChunk: 1,
+            maxPullChunks,
+            queueRoom,
+            queueExtraLevels,
+            smallSort,
+          });
+          await expectSameAsCpu(program, result, hcd);
+          held += solver.report?.guessedRounds.held ?? 0;
+          missed += solver.report?.guessedRounds.missed ?? 0;
+          skipped += solver.report?.rulesAhead.skipped ?? 0;
+        },
+      ),
+      { numRuns: 30 },
+    );
+    expect(held).toBeGreaterThan(0);
+    expect(skipped).toBeGreaterThan(0);
+    // The random programs are small (few pairs, rare misses): trees whose rounds double their
+    // pairs, with and without HCD merges, from tiny pools, miss their guesses.
+    for (const cyclic of [false, true]) {
+      for (const maxPullChunks of [1, 4]) {
+        const program = loadTree(6, cyclic);
+        const hcd = cyclic ? computeOfflineHcd(program, { refCycleVariables: 'online' }) : undefined;
+        const { result, solver } = await solve(program, {
+          hcd,
+          pipelineRounds: true,
+          initialPoolElements: 2,
+          initialPairCapacity: 16,
+          pullChunk: 1,
+          maxPullChunks,
+          queueRoom: 0,
+          queueExtraLevels: -1,
+          smallSort: false,
+        });
+        await expectSameAsCpu(program, result, hcd);
+        expect(solver.report?.guessedRounds.missed).toBeGreaterThan(0);
+        if (cyclic) expect(result.statistics.hcdMerges).toBeGreaterThan(0);
+      }
+    }
+  }, 300_000);
+
   it('times each submission on the GPU when asked, and says how long the GPU waited between them', async () => {
     const { solver } = await solve(loadChains([3, 5, 7]), { timeSubmissions: true });
     const spans = solver.report?.submissionSpans;
@@ -1007,7 +1125,13 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     expect(summed).toBeCloseTo(spans?.busyMs ?? -1, 6);
     // The idle time split by what the GPU waited for adds up to the whole; the chains' rounds
     // wait for their updates (after the host read the rules' counts).
-    const idleBefore = spans?.idleBeforeMs ?? { rules: -1, 'queued rules': -1, update: -1, other: -1 };
+    const idleBefore = spans?.idleBeforeMs ?? {
+      rules: -1,
+      'queued rules': -1,
+      'queued round': -1,
+      update: -1,
+      other: -1,
+    };
     for (const ms of Object.values(idleBefore)) expect(ms).toBeGreaterThanOrEqual(0);
     expect(Object.values(idleBefore).reduce((a, b) => a + b, 0)).toBeCloseTo(spans?.idleMs ?? -1, 6);
     expect(idleBefore.update).toBeGreaterThan(0);

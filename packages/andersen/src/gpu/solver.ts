@@ -155,6 +155,20 @@ export interface GpuSolverOptions {
    */
   readonly recordUpdateEarly?: boolean | undefined;
   /**
+   * With `rulesAhead`: queue whole rounds, two in flight (default false). Behind each round the
+   * host submits the next one's folds, rules, a sort and partial-merge levels on a guess (room for
+   * `queueRoom` times the most pairs of the last two rounds it read, one level more than they
+   * needed) and its update, before it reads the round's counts; and once it has read a round's
+   * status it submits the round after the next, so that the GPU runs one round while the host
+   * reads the one before. `rules_gate` holds a queued round back (every kernel of it, the update's
+   * too, returns at once) when the host must act first (as with `rulesAhead`) or the round before
+   * was held back or outran its guess (`sort_gate`, then, skips that round's update, which the host
+   * runs with the right sort). {@link GpuSolveReport.guessedRounds} and
+   * {@link GpuSolveReport.rulesAhead} count the outcomes. Needs `sortAhead` (not with `queueUpdate`
+   * or `profile`).
+   */
+  readonly pipelineRounds?: boolean | undefined;
+  /**
    * With `rulesAhead`, folds queued ahead with l merge levels take a class of up to 2^(l + this)
    * children (default 3; 0: only classes the levels fold into one root). @internal For A/B runs.
    */
@@ -168,7 +182,7 @@ export interface GpuSolverOptions {
   readonly splitUpdateSubmit?: boolean | undefined;
   /** Room the queued update's sort has, as a multiple of the last round's pairs (default 2). @internal For A/B runs. */
   readonly queueRoom?: number | undefined;
-  /** Partial-merge levels the queued update runs past the most the last two rounds needed (default 1). @internal For A/B runs. */
+  /** Partial-merge levels the queued update runs past the most the last two rounds needed (default 1; with `pipelineRounds` −1 runs one fewer, for tests of guesses that fall short). @internal For A/B runs. */
   readonly queueExtraLevels?: number | undefined;
   /**
    * Sort the worklist once by (key, source's word group) when both fit in 32 bits (default true);
@@ -490,8 +504,9 @@ export interface GpuSolveReport {
    * submissions were timed (the first 2,048); `busyEachMs` is each submission's busy time in
    * order (two a round, so a round's floor shows in its quiet rounds). `idleBeforeMs` splits
    * `idleMs` by the kind of submission the GPU waited for: `rules` (the host's), `queued rules`
-   * (those submitted behind an update, see `rulesAhead`), `update` (the sort and the update, after
-   * the rules' status came back) and `other` (the first round's, reruns, merges again).
+   * (those submitted behind an update, see `rulesAhead`), `queued round` (a whole round queued
+   * behind the one before, see `pipelineRounds`), `update` (the sort and the update, after the
+   * rules' status came back) and `other` (the first round's, reruns, merges again).
    */
   readonly submissionSpans?:
     | {
@@ -505,7 +520,7 @@ export interface GpuSolveReport {
 }
 
 /** What a timed submission carries (see {@link GpuSolveReport.submissionSpans}). */
-export type SubmissionKind = 'rules' | 'queued rules' | 'update' | 'other';
+export type SubmissionKind = 'rules' | 'queued rules' | 'queued round' | 'update' | 'other';
 
 /** `guess_sort_capacity` and `guess_levels` of a submission whose sort and levels the host chose from the rules' counts: any count fits. */
 const NO_GUESS = [0xffffffff, 31] as const;
@@ -959,6 +974,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       Number.isInteger(growAhead.below) && growAhead.below >= 0 && growAhead.below <= 0xffff_ffff
         ? growAhead.below
         : 0;
+    // Whole rounds queued two deep (see GpuSolverOptions.pipelineRounds): the update's kernels are
+    // compiled with the rules' gate.
+    const pipelineRounds =
+      this.#options.pipelineRounds === true &&
+      this.#options.rulesAhead !== false &&
+      this.#options.queueUpdate !== true &&
+      this.#options.sortAhead !== false &&
+      this.#options.encodeAhead !== false &&
+      this.#options.profile !== true &&
+      growBelowWord === growAhead.below;
     const params = await this.#buffer(
       'andersen params',
       Uint32Array.of(
@@ -1027,6 +1052,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           loadAhead: this.#options.loadAhead !== false,
           laneCount: this.#options.laneCount !== false,
           activeLists,
+          gateUpdate: pipelineRounds,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );
@@ -1175,6 +1201,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       count <= 1 ? count : Math.min(pairCapacity, 2 ** Math.ceil(Math.log2(count)));
     // Set once run has prepared the radix sort's kernels (a sort recorded ahead needs them).
     let radixPrepared = false;
+    // The radix sort's sizes run has prepared (a size's scatter kernel may differ from another's).
+    const preparedSorts = new Set<number>();
     const sortedCountWord = { buffer: control, offset: STATUS.sortedCount * 4 };
     // The sorts by (key, source's word group): one of the composite, or by the group (bits 5 and
     // up of the values' array, as keys) and then stably by key.
@@ -1397,6 +1425,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           await sorter.prepare({ count: sortCount, withValues: true, bits, countFromGpu: true });
         }
         radixPrepared = true;
+        preparedSorts.add(sortCount);
       }
       const passPhases: GpuSolvePhase[] = [];
       const passKernels: string[] = [];
@@ -1636,6 +1665,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const queueUpdate = sortAheadEnabled && this.#options.queueUpdate === true;
     // The pairs of the last round that sorted any (the guesses' sort is the one they take).
     let guessedPairs = 0;
+    // Those of the sorting round before it (a queued round's guess covers the larger).
+    let previousPairs = 0;
     let guessedLevels = 0;
     // The levels the round before the last needed (the guess is the larger of the last two).
     let previousLevels = 0;
@@ -1662,6 +1693,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const size = sortSizeFor(room);
       return { count: size, capacity: size, small: false, levels };
     };
+    /** The sort (`sortCount` 0: sort_small or none) and levels a round queued with pipelineRounds runs, and the pairs they cover (sort_gate's guess). */
+    interface PipelineGuess {
+      readonly capacity: number;
+      readonly sortCount: number;
+      readonly small: boolean;
+      readonly levels: number;
+    }
     /** The update of a round queued on a guess, recorded ahead, with the guess sort_gate checks. */
     interface QueuedUpdate {
       readonly ahead: Ahead;
@@ -1703,8 +1741,18 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       this.#options.rulesAhead !== false &&
       growBelowWord === growAhead.below;
     const rulesAheadCounts = { ran: 0, skipped: 0 };
-    /** Rules queued behind an update: their status words, and the `fold_levels` word they were queued with (NO_FOLDS: no folds). */
-    let rulesAhead: { readonly status: Promise<Uint32Array>; readonly foldLevels: number } | undefined;
+    /**
+     * Rules queued behind an update: their status words, and the `fold_levels` word they were
+     * queued with (NO_FOLDS: no folds); with `pipelineRounds`, the guess of the update queued
+     * behind them, whose status the words then are.
+     */
+    let rulesAhead:
+      | {
+          readonly status: Promise<Uint32Array>;
+          readonly foldLevels: number;
+          readonly guess?: PipelineGuess | undefined;
+        }
+      | undefined;
     // Whether the last round whose status the host read merged classes. Merges come in runs of
     // rounds (gcc: 6, 6 and 5 in a row, then one at a time), so after a round that merged the folds
     // of the next one's merges are queued too, with one level more than the last merges needed:
@@ -1735,19 +1783,58 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const recordUpdateEarly = rulesAheadEnabled && this.#options.recordUpdateEarly !== false;
     const foldRootLevels = this.#options.foldRootLevels ?? FOLD_ROOT_LEVELS;
     const splitUpdate = this.#options.splitUpdateSubmit !== false;
-    /** While an update runs: records the next rules and, with rulesAhead, submits them behind it with rules_gate first. */
+    const pipeline = pipelineRounds && rulesAheadEnabled;
+    /** The smallest radix sort size prepared that sorts `pairs` (one not prepared may lack its kernels). */
+    const preparedSortFor = (pairs: number): number | undefined => {
+      let best: number | undefined;
+      for (const size of preparedSorts) if (size >= pairs && (best === undefined || size < best)) best = size;
+      return best;
+    };
+    /**
+     * The sort and partial-merge levels of a round queued two ahead (see pipelineRounds): room for
+     * `queueRoom` times the most pairs of the last two rounds that sorted, sort_small when that
+     * fits it, else the smallest radix sort prepared that holds it (or, failing that, those pairs);
+     * `queueExtraLevels` levels past the most the last two needed. Undefined when no radix sort
+     * prepared is large enough.
+     */
+    const pipelineGuess = (): PipelineGuess | undefined => {
+      const levels = Math.max(0, Math.max(guessedLevels, previousLevels) + queueExtraLevels);
+      const most = Math.max(guessedPairs, previousPairs);
+      const room = Math.ceil(queueRoom * most);
+      if (smallSortPairs > 0 && room <= smallSortPairs)
+        return { capacity: smallSortPairs, sortCount: 0, small: true, levels };
+      const size = preparedSortFor(sortSizeFor(room)) ?? preparedSortFor(sortSizeFor(most));
+      return size === undefined ? undefined : { capacity: size, sortCount: size, small: false, levels };
+    };
+    /** While an update runs (or, with pipelineRounds, the round before): records the next rules (and with pipelineRounds its guessed update) and submits them behind it with rules_gate first. */
     const recordAndQueueNextRules = () => {
-      recordNextRound();
-      if (!rulesAheadEnabled || nextRules === undefined || compiled === undefined) return;
+      const guess = pipeline ? pipelineGuess() : undefined;
+      if (!pipeline || guess === undefined) recordNextRound();
+      if (!rulesAheadEnabled || compiled === undefined) return;
+      if (guess === undefined && nextRules === undefined) return;
       const current = compiled;
       const started = performance.now();
       // After a round that merged: the folds of this round's merges too, on a guess of their levels
       // (rules_gate checks it); the rules recorded without them stay for the host.
       const foldLevels = lastRoundMerged ? (fixedMergeLevels ?? Math.min(16, lastFoldLevels + 1)) : undefined;
       const queued =
-        foldLevels === undefined ? nextRules : encodeAhead([...foldEntries(foldLevels), ...nextRulesEntries]);
+        foldLevels === undefined && nextRules !== undefined
+          ? nextRules
+          : encodeAhead([...(foldLevels === undefined ? [] : foldEntries(foldLevels)), ...nextRulesEntries]);
       if (queued === undefined) return;
-      if (foldLevels === undefined) nextRules = undefined;
+      if (queued === nextRules) nextRules = undefined;
+      const update =
+        guess === undefined
+          ? undefined
+          : encodeAhead(
+              [
+                ...(guess.small ? (['sort_small'] as const) : []),
+                ...levelEntries(guess.levels),
+                ...updateTail,
+              ],
+              guess.sortCount,
+            );
+      if (guess !== undefined && update === undefined) return;
       // The largest class the folds take, as log2 of its children: merge_data folds the roots the
       // levels leave one after another, so up to 2^foldRootLevels of them a class.
       const levelsWord =
@@ -1760,8 +1847,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         foldLevelsParam = levelsWord;
         ctx.queue.writeBuffer(params, FOLD_LEVELS_OFFSET, Uint32Array.of(levelsWord));
       }
-      const label = 'andersen rules ahead';
-      const span = takeSpan('queued rules');
+      // Written in queue order: the submissions before this one see the guess they were queued with.
+      if (guess !== undefined) setGate(guess.capacity, guess.levels);
+      const label = update ? 'andersen round ahead' : 'andersen rules ahead';
+      const span = takeSpan(update ? 'queued round' : 'queued rules');
       let staged: StagedRead | undefined;
       const submitted = ctx.guard(label, () => {
         const encoder = ctx.device.createCommandEncoder({ label });
@@ -1770,7 +1859,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         const tail = ctx.device.createCommandEncoder({ label: `${label} (status)` });
         stampSpan(tail, span, true);
         staged = ctx.staging.recordRead(tail, control, 0, CONTROL_HEAD_WORDS * 4);
-        ctx.queue.submit([encoder.finish(), queued.commandBuffer, tail.finish()]);
+        ctx.queue.submit([
+          encoder.finish(),
+          queued.commandBuffer,
+          ...(update ? [update.commandBuffer] : []),
+          tail.finish(),
+        ]);
       });
       host.encodeAhead += performance.now() - started;
       host.submissions++;
@@ -1781,15 +1875,40 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       });
       // Awaited by the next round or by settleRulesAhead; an error meanwhile must not count as unhandled.
       status.catch(() => undefined);
-      rulesAhead = { status, foldLevels: levelsWord };
+      rulesAhead = { status, foldLevels: levelsWord, guess: update ? guess : undefined };
       // The host has nothing else to do until these rules' counts come back, whereas recording the
       // update while they run could delay its submission past them.
-      if (recordUpdateEarly) encodeUpdate();
+      if (recordUpdateEarly && update === undefined) encodeUpdate();
     };
     // Checks of rules that rules_gate must have held back (awaited before the sets are read).
     const heldBackChecks: Promise<void>[] = [];
     const clearRulesSkipped = () =>
       ctx.queue.writeBuffer(control, 4 * STATUS.rulesSkipped, Uint32Array.of(0));
+    /** Adds a check that the rules queued with `status` were held back (the host runs them). */
+    const expectHeldBack = (status: Promise<Uint32Array>) => {
+      const check = status.then((words) => {
+        if (words[STATUS.rulesSkipped] === 0) {
+          throw new GpuSolverError(
+            'internal error: rules queued behind an update ran although the host had to act first (rules_gate and the host disagree)',
+          );
+        }
+      });
+      // Awaited before the sets are read; a solve that fails before then must not leave it unhandled.
+      check.catch(() => undefined);
+      heldBackChecks.push(check);
+    };
+    /**
+     * After a queued round that was held back or outran its guess: the one queued behind it (if
+     * any) was held back too. Clears the flag behind both, for the host's own submissions.
+     */
+    const dropQueuedRound = () => {
+      if (rulesAhead !== undefined) {
+        expectHeldBack(rulesAhead.status);
+        rulesAhead = undefined;
+        rulesAheadCounts.skipped++;
+      }
+      clearRulesSkipped();
+    };
     /** Adds an attempt's pull and rule counts to the report; returns the partial-merge levels it needs. */
     const countAttempt = (status: Uint32Array, pairCount: number) => {
       pairsPushed += pairCount;
@@ -1804,7 +1923,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     /** The next guesses: rounds that sort nothing or merge no chunks leave them alone (on small programs rounds that push pairs often alternate with rounds that only pull). */
     const noteCounts = (pairCount: number, levels: number) => {
-      if (pairCount > 1) guessedPairs = pairCount;
+      if (pairCount > 1) {
+        previousPairs = guessedPairs;
+        guessedPairs = pairCount;
+      }
       if (levels > 0) {
         previousLevels = guessedLevels;
         guessedLevels = levels;
@@ -1830,9 +1952,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       let status: Uint32Array;
       let ranAhead: Uint32Array | undefined;
       if (queuedRules !== undefined) {
-        // The update's kernels are recorded while those rules run, unless they were recorded
-        // behind the last update (recordUpdateEarly) for the kernels still current.
-        if (updateAhead?.key !== compiledKey()) encodeUpdate();
+        const queuedGuess = queuedRules.guess;
+        // A whole round queued (pipelineRounds): the one after it goes up behind it before the
+        // wait, so that the GPU runs it while the host reads this one. Else the update's kernels
+        // are recorded while those rules run, unless they were recorded behind the last update
+        // (recordUpdateEarly) for the kernels still current.
+        if (queuedGuess !== undefined) recordAndQueueNextRules();
+        else if (updateAhead?.key !== compiledKey()) encodeUpdate();
         const waitStarted = performance.now();
         const aheadStatus = await queuedRules.status;
         rulesStatusAt = performance.now();
@@ -1843,11 +1969,32 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           ranAhead = aheadStatus;
           // The folds of the last round's merges ran before them.
           pendingFolds = [];
+          if (queuedGuess !== undefined) {
+            checkFatal(aheadStatus);
+            const pairCount = aheadStatus[STATUS.pairCount] as number;
+            if (aheadStatus[STATUS.guessMissed] === 0) {
+              guessed.held++;
+              rulesStatusAt = 0;
+              if (pairCount > 1) {
+                if (queuedGuess.small) sorts.small++;
+                else sorts.radix++;
+                sorts.ahead++;
+              }
+              noteCounts(pairCount, countAttempt(aheadStatus, pairCount));
+              return aheadStatus;
+            }
+            // Short: sort_gate sorted nothing and skipped the update (the levels run stay run),
+            // and the round queued behind this one is held back (its gate sees the skip).
+            guessed.missed++;
+            levelsRun = queuedGuess.levels;
+            dropQueuedRound();
+            setGate(...NO_GUESS);
+          }
         } else {
           // rules_gate held them back (it tests more than the host, e.g. a pool filled to its
-          // capacity): the host runs them below.
+          // capacity): the host runs them below; a round queued behind them is held back too.
           rulesAheadCounts.skipped++;
-          clearRulesSkipped();
+          dropQueuedRound();
         }
       }
       if (ranAhead !== undefined) {
@@ -1992,20 +2139,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         shortOfRoom(points, status[STATUS.ptsNext] as number, status[STATUS.markPts] as number) ||
         shortOfRoom(edges, status[STATUS.edgesNext] as number, status[STATUS.markEdges] as number);
       if (!hostActs) return;
-      const queued = rulesAhead.status;
-      rulesAhead = undefined;
-      rulesAheadCounts.skipped++;
-      clearRulesSkipped();
-      const check = queued.then((words) => {
-        if (words[STATUS.rulesSkipped] === 0) {
-          throw new GpuSolverError(
-            'internal error: rules queued behind an update ran although the host had to act first (rules_gate and the host disagree)',
-          );
-        }
-      });
-      // Awaited before the sets are read; a solve that fails before then must not leave it unhandled.
-      check.catch(() => undefined);
-      heldBackChecks.push(check);
+      dropQueuedRound();
     };
 
     const setupMs = performance.now() - started;
@@ -2319,6 +2453,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const idleBefore: Record<SubmissionKind, bigint> = {
         rules: 0n,
         'queued rules': 0n,
+        'queued round': 0n,
         update: 0n,
         other: 0n,
       };
@@ -2344,6 +2479,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         idleBeforeMs: {
           rules: ms(idleBefore.rules),
           'queued rules': ms(idleBefore['queued rules']),
+          'queued round': ms(idleBefore['queued round']),
           update: ms(idleBefore.update),
           other: ms(idleBefore.other),
         },

@@ -102,6 +102,14 @@ export interface SolverKernelParams {
    * builds its list). False for A/B runs.
    */
   readonly activeLists?: boolean | undefined;
+  /**
+   * The update's kernels (the partial-merge levels, `sort_small`, `mark_segments` to `report`)
+   * return at once while `rulesSkipped` is set, as the rules' do, and `rules_gate` keeps the flag
+   * once set and sets the sort's count to 0: a whole round (rules, guessed sort and update) queued
+   * behind the one before it does nothing when its gate holds it back, nor does one queued behind
+   * it (see `GpuSolverOptions.pipelineRounds`). Default false.
+   */
+  readonly gateUpdate?: boolean | undefined;
 }
 
 /**
@@ -182,6 +190,8 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   // Lane-parallel pull counts (subgroup teams only).
   const laneCount = params.laneCount !== false && team === 'subgroup';
   const activeLists = params.activeLists !== false;
+  const gateUpdate = params.gateUpdate === true;
+  const gated = (name: string) => RULES_GATED.has(name) || (gateUpdate && UPDATE_GATED.has(name));
   const deltaList = activeLists && deltaBitmap;
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
@@ -221,10 +231,14 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   // The rules' kernels return at once when rules_gate skipped the rules submitted ahead of the
   // host's reading of the update (see GpuSolverOptions.rulesAhead).
   const rulesSkipped = `atomicLoad(&control[${S('rulesSkipped')}]) != 0u`;
+  // The same for a kernel with workgroup barriers: the whole workgroup returns.
+  const groupRulesGate = /* wgsl */ `
+  if (lid == 0u) { rules_gate_word = atomicLoad(&control[${S('rulesSkipped')}]); }
+  if (workgroupUniformLoad(&rules_gate_word) != 0u) { return; }`;
   const teamKernel = (name: string, body: string) => /* wgsl */ `
 @compute @workgroup_size(${wg})
 fn ${name}(${teamArgs}) {${teamPrelude}${
-    RULES_GATED.has(name)
+    gated(name)
       ? `
   if (pts_team_u(select(0u, 1u, ${rulesSkipped})) != 0u) { return; }`
       : ''
@@ -234,20 +248,18 @@ ${body}
   const threadKernel = (name: string, body: string) => /* wgsl */ `
 @compute @workgroup_size(${THREAD_WORKGROUP})
 fn ${name}(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-  @builtin(local_invocation_index) lid: u32) {${RULES_GATED.has(name) ? `\n  if (${rulesSkipped}) { return; }` : ''}
+  @builtin(local_invocation_index) lid: u32) {${
+    !gated(name) ? '' : BARRIER_KERNELS.has(name) ? groupRulesGate : `\n  if (${rulesSkipped}) { return; }`
+  }
   let first_item = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u + lid;
   let item_stride = nwg.x * nwg.y * ${THREAD_WORKGROUP}u;
 ${body}
 }`;
   const singleKernel = (name: string, body: string) => /* wgsl */ `
 @compute @workgroup_size(1)
-fn ${name}() {${RULES_GATED.has(name) ? `\n  if (${rulesSkipped}) { return; }` : ''}
+fn ${name}() {${gated(name) ? `\n  if (${rulesSkipped}) { return; }` : ''}
 ${body}
 }`;
-  // The same for a kernel with workgroup barriers: the whole workgroup returns.
-  const groupRulesGate = /* wgsl */ `
-  if (lid == 0u) { rules_gate_word = atomicLoad(&control[${S('rulesSkipped')}]); }
-  if (workgroupUniformLoad(&rules_gate_word) != 0u) { return; }`;
 
   // Suffixes that keep the variables of each expanded loop apart.
   let decodeCount = 0;
@@ -974,7 +986,7 @@ var<workgroup> small_zeros: array<u32, ${SMALL_SORT_THREADS}>;
 // Invocation t holds pairs [${sortItems}t, ${sortItems}t + ${sortItems}); the slots past the pairs hold the largest
 // key and source, so they stay after every pair and are not written back.
 @compute @workgroup_size(${SMALL_SORT_THREADS})
-fn sort_small(@builtin(local_invocation_index) lid: u32) {
+fn sort_small(@builtin(local_invocation_index) lid: u32) {${gateUpdate ? groupRulesGate : ''}
   let count = atomicLoad(&control[${S('sortedCount')}]);
   var keys: array<u32, ${sortItems}>;
   var values: array<u32, ${sortItems}>;
@@ -1107,7 +1119,15 @@ ${singleKernel(
   let edg_next = atomicLoad(&control[${S('edgesNext')}]);
   let edg_capacity = atomicLoad(&control[${S('edgesCapacity')}]);
   let edg_last = edg_next - min(edg_next, atomicLoad(&control[${S('markEdges')}]));
-  skip = skip || edg_next >= edg_capacity || (below > 0u && (edg_capacity - edg_next) / below < edg_last);
+  skip = skip || edg_next >= edg_capacity || (below > 0u && (edg_capacity - edg_next) / below < edg_last);${
+    gateUpdate
+      ? `
+  // A round queued behind one held back is held back too (its gate would test stale words), and
+  // the radix sort queued with it (which reads its count from the GPU) sorts nothing.
+  skip = skip || ${rulesSkipped};
+  if (skip) { atomicStore(&control[${S('sortedCount')}], 0u); }`
+      : ''
+  }
   atomicStore(&control[${S('rulesSkipped')}], select(0u, 1u, skip));`,
 )}
 ${singleKernel(
@@ -1944,6 +1964,35 @@ const RULES_GATED: ReadonlySet<string> = new Set([
   'merge_next_level',
   'merge_data',
 ]);
+
+/**
+ * The update's kernels, gated as the rules' are with `gateUpdate` (`sort_small` gates itself; the
+ * radix sort sorts the 0 pairs `rules_gate` leaves it).
+ */
+const UPDATE_GATED: ReadonlySet<string> = new Set([
+  'merge_partials',
+  'next_pull_level',
+  'mark_segments',
+  'segment_close',
+  'apply_pairs',
+  'guard_update',
+  'pending_list',
+  'pending_close',
+  'update_difference',
+  'update_union',
+  'update_commit',
+  'hcd_hook',
+  'compress',
+  'merge_link',
+  'merge_begin',
+  'merge_rank',
+  'merge_count',
+  'guard_merge',
+  'report',
+]);
+
+/** Thread kernels with workgroup barriers (list_append), whose gate must return in uniform control flow. */
+const BARRIER_KERNELS: ReadonlySet<string> = new Set(['mark_segments', 'pending_list']);
 
 /** Entry points of {@link solverKernelsWgsl} and how each is dispatched. */
 export const SOLVER_ENTRY_POINTS = {
