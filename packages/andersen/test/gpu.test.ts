@@ -1051,7 +1051,6 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     // guesses that hold or fall short (no room: the smallest radix sort prepared; a partial-merge
     // level fewer than the last two rounds needed).
     let held = 0;
-    let missed = 0;
     let skipped = 0;
     await fc.assert(
       fc.asyncProperty(
@@ -1077,7 +1076,6 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           });
           await expectSameAsCpu(program, result, hcd);
           held += solver.report?.guessedRounds.held ?? 0;
-          missed += solver.report?.guessedRounds.missed ?? 0;
           skipped += solver.report?.rulesAhead.skipped ?? 0;
         },
       ),
