@@ -168,6 +168,8 @@ export interface GpuSolverOptions {
    * or `profile`).
    */
   readonly pipelineRounds?: boolean | undefined;
+  /** The update's kernels gated as with `pipelineRounds`, without it (default false). @internal For A/B runs (the gate's own cost). */
+  readonly gateUpdate?: boolean | undefined;
   /**
    * With `rulesAhead`, folds queued ahead with l merge levels take a class of up to 2^(l + this)
    * children (default 3; 0: only classes the levels fold into one root). @internal For A/B runs.
@@ -1052,7 +1054,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           loadAhead: this.#options.loadAhead !== false,
           laneCount: this.#options.laneCount !== false,
           activeLists,
-          gateUpdate: pipelineRounds,
+          gateUpdate: pipelineRounds || this.#options.gateUpdate === true,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );
