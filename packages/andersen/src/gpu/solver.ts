@@ -168,6 +168,8 @@ export interface GpuSolverOptions {
    * or `profile`).
    */
   readonly pipelineRounds?: boolean | undefined;
+  /** With `pipelineRounds`: the queued sort's room is for the most pairs of the last `queueGuessRounds` rounds that sorted (1 or 2, default 2). @internal For A/B runs. */
+  readonly queueGuessRounds?: number | undefined;
   /** The update's kernels gated as with `pipelineRounds`, without it (default false). @internal For A/B runs (the gate's own cost). */
   readonly gateUpdate?: boolean | undefined;
   /**
@@ -1786,6 +1788,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const foldRootLevels = this.#options.foldRootLevels ?? FOLD_ROOT_LEVELS;
     const splitUpdate = this.#options.splitUpdateSubmit !== false;
     const pipeline = pipelineRounds && rulesAheadEnabled;
+    const guessRounds = this.#options.queueGuessRounds ?? 2;
     /** The smallest radix sort size prepared that sorts `pairs` (one not prepared may lack its kernels). */
     const preparedSortFor = (pairs: number): number | undefined => {
       let best: number | undefined;
@@ -1801,7 +1804,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
      */
     const pipelineGuess = (): PipelineGuess | undefined => {
       const levels = Math.max(0, Math.max(guessedLevels, previousLevels) + queueExtraLevels);
-      const most = Math.max(guessedPairs, previousPairs);
+      const most = guessRounds === 1 ? guessedPairs : Math.max(guessedPairs, previousPairs);
       const room = Math.ceil(queueRoom * most);
       if (smallSortPairs > 0 && room <= smallSortPairs)
         return { capacity: smallSortPairs, sortCount: 0, small: true, levels };
