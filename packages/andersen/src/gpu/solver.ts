@@ -1937,6 +1937,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         guessedLevels = levels;
       }
     };
+    /** An update queued on a guess that held: counts it and its sort, and notes the counts for the next guesses. */
+    const noteHeldGuess = (status: Uint32Array, small: boolean) => {
+      const pairCount = status[STATUS.pairCount] as number;
+      guessed.held++;
+      if (pairCount > 1) {
+        if (small) sorts.small++;
+        else sorts.radix++;
+        sorts.ahead++;
+      }
+      noteCounts(pairCount, countAttempt(status, pairCount));
+    };
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
       const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
       // The very first submission fills the heads and arrays that start empty, then builds the
@@ -1976,16 +1987,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           pendingFolds = [];
           if (queuedGuess !== undefined) {
             checkFatal(aheadStatus);
-            const pairCount = aheadStatus[STATUS.pairCount] as number;
             if (aheadStatus[STATUS.guessMissed] === 0) {
-              guessed.held++;
               rulesStatusAt = 0;
-              if (pairCount > 1) {
-                if (queuedGuess.small) sorts.small++;
-                else sorts.radix++;
-                sorts.ahead++;
-              }
-              noteCounts(pairCount, countAttempt(aheadStatus, pairCount));
+              noteHeldGuess(aheadStatus, queuedGuess.small);
               return aheadStatus;
             }
             // Short: sort_gate sorted nothing and skipped the update (the levels run stay run),
@@ -2030,15 +2034,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           await rulesSubmitted;
         }
         checkFatal(status);
-        const pairCount = status[STATUS.pairCount] as number;
         if (status[STATUS.guessMissed] === 0) {
-          guessed.held++;
-          if (pairCount > 1) {
-            if (guess.small) sorts.small++;
-            else sorts.radix++;
-            sorts.ahead++;
-          }
-          noteCounts(pairCount, countAttempt(status, pairCount));
+          noteHeldGuess(status, guess.small);
           return status;
         }
         // Short: sort_gate sorted nothing and skipped the update; the levels run stay run.
