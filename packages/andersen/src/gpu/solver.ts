@@ -352,6 +352,8 @@ export interface GpuSolverOptions {
   readonly activeLists?: boolean | undefined;
   /** The fewest items an active list's reader is launched for (default 8,192). @internal For A/B runs. */
   readonly listFloorItems?: number | undefined;
+  /** A list reader is launched for this many times the items its list had when last read back (default 2). @internal For A/B runs. */
+  readonly listRoom?: number | undefined;
   /**
    * `member_rules` pushes a worklist pair only when it is not already in a table of the pairs
    * pushed this attempt (default true): loads and stores whose pointees fall into one class push
@@ -1233,6 +1235,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       pending: Number.POSITIVE_INFINITY,
     };
     const listFloorItems = this.#options.listFloorItems ?? LIST_FLOOR_ITEMS;
+    const listRoom = this.#options.listRoom ?? 2;
     const readListItems = (status: Uint32Array) => {
       for (const [name, list] of Object.entries(ACTIVE_LIST) as [keyof typeof ACTIVE_LIST, number][]) {
         listItems[name] = status[STATUS_WORDS + 3 * list + LIST_WORD.items] as number;
@@ -1242,7 +1245,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const swept = sweptItemsOf(entry, pairCount);
       // delta_leaders runs over its list only where delta_bits builds it.
       const list = activeLists && (entry !== 'delta_leaders' || deltaBitmap) ? LIST_READ[entry] : undefined;
-      return list ? Math.min(swept, Math.max(listFloorItems, 2 * listItems[list])) : swept;
+      return list ? Math.min(swept, Math.max(listFloorItems, listRoom * listItems[list])) : swept;
     };
     const sweptItemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
       switch (entry) {
