@@ -352,6 +352,8 @@ export interface GpuSolverOptions {
   readonly activeLists?: boolean | undefined;
   /** The fewest items an active list's reader is launched for (default 8,192). @internal For A/B runs. */
   readonly listFloorItems?: number | undefined;
+  /** The host's radix sorts planned for this many times the pairs (default 1; with `sortAhead` off, so that every sort is one). @internal For A/B runs (what a larger sort than needed costs). */
+  readonly sortOversize?: number | undefined;
   /** A list reader is launched for this many times the items its list had when last read back (default 2). @internal For A/B runs. */
   readonly listRoom?: number | undefined;
   /**
@@ -1236,6 +1238,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     const listFloorItems = this.#options.listFloorItems ?? LIST_FLOOR_ITEMS;
     const listRoom = this.#options.listRoom ?? 2;
+    const sortOversize = this.#options.sortOversize ?? 1;
     const readListItems = (status: Uint32Array) => {
       for (const [name, list] of Object.entries(ACTIVE_LIST) as [keyof typeof ACTIVE_LIST, number][]) {
         listItems[name] = status[STATUS_WORDS + 3 * list + LIST_WORD.items] as number;
@@ -1425,7 +1428,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const current = compiled?.key === compiledKey() ? compiled : await compile();
       // A short worklist is sorted by sort_small in one workgroup; a longer one by the radix sort.
       const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
-      const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
+      const sortCount = smallSort ? 0 : sortSizeFor(pairCount * sortOversize);
       const passEntries: readonly SolverEntryPoint[] = smallSort ? ['sort_small', ...entries] : entries;
       if (sortCount > 1) {
         for (const { bits } of radixSorts) {
