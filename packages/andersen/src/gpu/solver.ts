@@ -36,6 +36,7 @@ import { AndersenResult, type SolveStatistics } from '../result/result';
 import { takeHostArrays } from './host-arrays';
 import {
   deltaBitmapWords,
+  GATE_GRID_SLOTS,
   SOLVER_ENTRY_POINTS,
   type SolverEntryPoint,
   smallSortCapacity,
@@ -168,6 +169,13 @@ export interface GpuSolverOptions {
    * or `profile`).
    */
   readonly pipelineRounds?: boolean | undefined;
+  /**
+   * With `pipelineRounds`: a queued round's dispatches read their grids from a buffer that
+   * `rules_gate` zeroes when it holds the round back (and `sort_gate` for the update when its guess
+   * falls short), so that such a round launches nothing instead of every kernel returning at once
+   * (default false). @internal For A/B runs.
+   */
+  readonly indirectGates?: boolean | undefined;
   /** With `pipelineRounds`: the queued sort's room is for the most pairs of the last `queueGuessRounds` rounds that sorted (1 or 2, default 2). @internal For A/B runs. */
   readonly queueGuessRounds?: number | undefined;
   /** The update's kernels gated as with `pipelineRounds`, without it (default false). @internal For A/B runs (the gate's own cost). */
@@ -922,11 +930,19 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     controlHead[STATUS.mergeNeedEdges] = edgeElements;
     controlHead[STATUS.pairCount] = initialPairs.count;
     controlHead[STATUS.sortedCount] = initialPairs.count;
+    // The queued rounds' grids after the pair table (see gate_grid_word; a table of 0 slots is
+    // counted as one there).
+    const gateGridWord =
+      CONTROL_HEAD_WORDS +
+      CONTROL_ARRAY_COUNT * n +
+      chunkCapacity +
+      deltaTableSize +
+      2 * (Math.max(0, pairTableSize - 1) + 1);
     const control = await this.#buffer(
       'andersen control',
       controlHead,
       storage,
-      4 * (CONTROL_HEAD_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity + deltaTableSize + 2 * pairTableSize),
+      4 * (gateGridWord + 2 * 3 * GATE_GRID_SLOTS),
     );
     const activeLists = this.#options.activeLists !== false;
     const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
@@ -992,6 +1008,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       this.#options.encodeAhead !== false &&
       this.#options.profile !== true &&
       growBelowWord === growAhead.below;
+    // The grids a queued round's dispatches read (see indirectGates): copied from the control
+    // buffer's region after each gate, since a buffer bound for writing cannot be read as one.
+    const indirectGates = pipelineRounds && this.#options.indirectGates === true;
+    const gateGrids = indirectGates
+      ? await this.#buffer(
+          'andersen gate grids',
+          new Uint32Array(0),
+          BufferUsage.INDIRECT | BufferUsage.COPY_DST,
+          2 * 12 * GATE_GRID_SLOTS,
+        )
+      : undefined;
     const params = await this.#buffer(
       'andersen params',
       Uint32Array.of(
@@ -1061,6 +1088,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           laneCount: this.#options.laneCount !== false,
           activeLists,
           gateUpdate: pipelineRounds || this.#options.gateUpdate === true,
+          gateGrids: pipelineRounds && this.#options.indirectGates === true,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );
@@ -1295,6 +1323,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       passPhases: GpuSolvePhase[],
       passKernels: string[],
       beforeSort: readonly SolverEntryPoint[] = [],
+      indirect?: IndirectGrids,
     ) => {
       const timedPass = (phase: GpuSolvePhase, passLabel: string): GPUComputePassEncoder => {
         // Passes past the query set's room run untimed rather than fail validation.
@@ -1328,7 +1357,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               pass.setBindGroup(0, group);
               bound = group;
             }
-            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+            const entryGrid = grid(entry, itemsOf(entry, pairCount));
+            // Past the region's slots a dispatch is direct (its kernel still returns at once).
+            if (indirect !== undefined && indirect.args.length < 3 * GATE_GRID_SLOTS && gateGrids) {
+              const slot = indirect.region * GATE_GRID_SLOTS + indirect.args.length / 3;
+              indirect.args.push(entryGrid.x, entryGrid.y, entryGrid.z);
+              pass.dispatchWorkgroupsIndirect(gateGrids, 12 * slot);
+            } else {
+              encodeDispatch(pass, entryGrid);
+            }
           }
           pass.end();
         }
@@ -1361,19 +1398,47 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       /** The radix sort's size recorded before the entries (0: none). */
       readonly sortCount: number;
       readonly commandBuffer: GPUCommandBuffer;
+      /** With indirectGates: the grids its dispatches read, for the host to write before its submit. */
+      readonly indirect?: IndirectGrids | undefined;
     }
+    /** A queued round's region of grids (0: folds and rules, 1: sort, levels and update) and the grids recorded in it. */
+    interface IndirectGrids {
+      readonly region: 0 | 1;
+      readonly args: number[];
+    }
+    /** Copies grid region `region` of the control buffer (zeroed by a gate that held it back) to where its dispatches read it. */
+    const copyGateGrids = (encoder: GPUCommandEncoder, region: 0 | 1) => {
+      if (!gateGrids) return;
+      const bytes = 12 * GATE_GRID_SLOTS;
+      encoder.copyBufferToBuffer(
+        control,
+        4 * gateGridWord + region * bytes,
+        gateGrids,
+        region * bytes,
+        bytes,
+      );
+    };
     const encodeAheadEnabled = !profile && this.#options.encodeAhead !== false;
-    const encodeAhead = (entries: readonly SolverEntryPoint[], sortCount = 0): Ahead | undefined => {
+    const encodeAhead = (
+      entries: readonly SolverEntryPoint[],
+      sortCount = 0,
+      region?: 0 | 1,
+    ): Ahead | undefined => {
       if (!encodeAheadEnabled || compiled?.key !== compiledKey()) return undefined;
       const started = performance.now();
       const label = `andersen ${entries[0] ?? 'sort'}…`;
       const encoder = ctx.device.createCommandEncoder({ label });
+      // With indirectGates, the update's grids as sort_gate left them (the rules' are copied
+      // after rules_gate, in the submission that queues them).
+      const indirect: IndirectGrids | undefined =
+        region === undefined || !gateGrids ? undefined : { region, args: [] };
+      if (indirect?.region === 1) copyGateGrids(encoder, 1);
       // Kernels that depend on a pair count (mark_segments) stride over the count on the GPU: the
       // grid for the worklist's capacity covers any.
-      encodeEntries(encoder, label, compiled, entries, pairCapacity, sortCount, [], []);
+      encodeEntries(encoder, label, compiled, entries, pairCapacity, sortCount, [], [], [], indirect);
       const commandBuffer = encoder.finish();
       host.encodeAhead += performance.now() - started;
-      return { key: compiled.key, entries, sortCount, commandBuffer };
+      return { key: compiled.key, entries, sortCount, commandBuffer, indirect };
     };
     /** The recorded kernels when they are still valid and exactly `entries`, else `undefined`. */
     const takeAhead = (ahead: Ahead | undefined, entries: readonly SolverEntryPoint[], sortCount = 0) =>
@@ -1829,9 +1894,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // (rules_gate checks it); the rules recorded without them stay for the host.
       const foldLevels = lastRoundMerged ? (fixedMergeLevels ?? Math.min(16, lastFoldLevels + 1)) : undefined;
       const queued =
-        foldLevels === undefined && nextRules !== undefined
+        guess === undefined && foldLevels === undefined && nextRules !== undefined
           ? nextRules
-          : encodeAhead([...(foldLevels === undefined ? [] : foldEntries(foldLevels)), ...nextRulesEntries]);
+          : encodeAhead(
+              [...(foldLevels === undefined ? [] : foldEntries(foldLevels)), ...nextRulesEntries],
+              0,
+              guess === undefined ? undefined : 0,
+            );
       if (queued === undefined) return;
       if (queued === nextRules) nextRules = undefined;
       const update =
@@ -1844,6 +1913,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
                 ...updateTail,
               ],
               guess.sortCount,
+              1,
             );
       if (guess !== undefined && update === undefined) return;
       // The largest class the folds take, as log2 of its children: merge_data folds the roots the
@@ -1860,6 +1930,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       // Written in queue order: the submissions before this one see the guess they were queued with.
       if (guess !== undefined) setGate(guess.capacity, guess.levels);
+      // The grids the round's dispatches were recorded with, in queue order after the round before.
+      for (const recorded of [queued, update]) {
+        if (recorded?.indirect === undefined) continue;
+        const bytes = 12 * GATE_GRID_SLOTS;
+        ctx.queue.writeBuffer(
+          control,
+          4 * gateGridWord + recorded.indirect.region * bytes,
+          Uint32Array.from(recorded.indirect.args),
+        );
+      }
       const label = update ? 'andersen round ahead' : 'andersen rules ahead';
       const span = takeSpan(update ? 'queued round' : 'queued rules');
       let staged: StagedRead | undefined;
@@ -1867,6 +1947,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         const encoder = ctx.device.createCommandEncoder({ label });
         stampSpan(encoder, span, false);
         encodeEntries(encoder, label, current, ['rules_gate'], 0, 0, [], []);
+        if (queued.indirect !== undefined) copyGateGrids(encoder, 0);
         const tail = ctx.device.createCommandEncoder({ label: `${label} (status)` });
         stampSpan(tail, span, true);
         staged = ctx.staging.recordRead(tail, control, 0, CONTROL_HEAD_WORDS * 4);
@@ -2001,7 +2082,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             // Short: sort_gate sorted nothing and skipped the update (the levels run stay run),
             // and the round queued behind this one is held back (its gate sees the skip).
             guessed.missed++;
-            levelsRun = queuedGuess.levels;
+            // With indirectGates the levels, zeroed with the update, did not run.
+            levelsRun = gateGrids ? 0 : queuedGuess.levels;
             dropQueuedRound();
             setGate(...NO_GUESS);
           }
