@@ -1040,19 +1040,15 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     }
     const tree = loadTree(7, false);
     const treeWaiting = await solve(tree, { smallSort: false });
-    // With indirectGates the update of a round whose guess fell short, and the round held back
-    // behind it, launch nothing.
-    for (const indirectGates of [false, true]) {
-      const short = await solve(tree, { pipelineRounds: true, smallSort: false, indirectGates });
-      await expectSameAsCpu(tree, short.result);
-      expect(short.solver.report?.guessedRounds.missed).toBeGreaterThan(0);
-      // A round whose guess fell short is finished by the sort and update alone, and the round
-      // queued behind it, held back, runs afterwards: no rules run twice, the same rounds.
-      expect(short.solver.report?.reruns).toBe(0);
-      expect(short.result.statistics.rounds).toBe(treeWaiting.result.statistics.rounds);
-      for (let v = 0; v < tree.nodeCount; v++) {
-        expect([...short.result.pointsTo(v)]).toEqual([...treeWaiting.result.pointsTo(v)]);
-      }
+    const short = await solve(tree, { pipelineRounds: true, smallSort: false });
+    await expectSameAsCpu(tree, short.result);
+    expect(short.solver.report?.guessedRounds.missed).toBeGreaterThan(0);
+    // A round whose guess fell short is finished by the sort and update alone, and the round
+    // queued behind it, held back, runs afterwards: no rules run twice, the same rounds.
+    expect(short.solver.report?.reruns).toBe(0);
+    expect(short.result.statistics.rounds).toBe(treeWaiting.result.statistics.rounds);
+    for (let v = 0; v < tree.nodeCount; v++) {
+      expect([...short.result.pointsTo(v)]).toEqual([...treeWaiting.result.pointsTo(v)]);
     }
     // Random programs with online HCD (merging rounds: folds queued on a guess) from tiny pools
     // and worklists (updates redone, pools grown, the worklist overflowing a guessed sort), with
@@ -1069,17 +1065,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.boolean(),
         fc.constantFrom(1, 4),
         fc.constantFrom(-1, 1),
-        fc.boolean(),
-        async (
-          program,
-          mode,
-          initialPoolElements,
-          queueRoom,
-          smallSort,
-          maxPullChunks,
-          queueExtraLevels,
-          indirectGates,
-        ) => {
+        async (program, mode, initialPoolElements, queueRoom, smallSort, maxPullChunks, queueExtraLevels) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
             hcd,
@@ -1091,7 +1077,6 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             queueRoom,
             queueExtraLevels,
             smallSort,
-            indirectGates,
           });
           await expectSameAsCpu(program, result, hcd);
           held += solver.report?.guessedRounds.held ?? 0;
@@ -1105,12 +1090,10 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     // The random programs are small (few pairs, rare misses): trees whose rounds double their
     // pairs, with and without HCD merges, from tiny pools, miss their guesses.
     for (const cyclic of [false, true]) {
-      for (const [maxPullChunks, indirectGates, fanIn] of [
-        [1, false, false],
-        [4, true, false],
-        [1, true, false],
-        [4, true, true],
-        [4, false, true],
+      for (const [maxPullChunks, fanIn] of [
+        [1, false],
+        [4, false],
+        [4, true],
       ] as const) {
         const program = loadTree(6, cyclic, fanIn);
         const hcd = cyclic ? computeOfflineHcd(program, { refCycleVariables: 'online' }) : undefined;
@@ -1123,10 +1106,9 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           maxPullChunks,
           queueRoom: 0,
           // With fanIn, levels to spare: the sort's misses then find levels queued that were
-          // needed (run, or with indirectGates not launched).
+          // needed, and ran (the host runs only those past them).
           queueExtraLevels: fanIn ? 1 : -1,
           smallSort: false,
-          indirectGates,
         });
         await expectSameAsCpu(program, result, hcd);
         expect(solver.report?.guessedRounds.missed).toBeGreaterThan(0);

@@ -36,7 +36,6 @@ import { AndersenResult, type SolveStatistics } from '../result/result';
 import { takeHostArrays } from './host-arrays';
 import {
   deltaBitmapWords,
-  GATE_GRID_SLOTS,
   SOLVER_ENTRY_POINTS,
   type SolverEntryPoint,
   smallSortCapacity,
@@ -169,17 +168,6 @@ export interface GpuSolverOptions {
    * or `profile`).
    */
   readonly pipelineRounds?: boolean | undefined;
-  /**
-   * With `pipelineRounds`: a queued round's dispatches read their grids from a buffer that
-   * `rules_gate` zeroes when it holds the round back (and `sort_gate` for the update when its guess
-   * falls short), so that such a round launches nothing instead of every kernel returning at once
-   * (default false). @internal For A/B runs.
-   */
-  readonly indirectGates?: boolean | undefined;
-  /** With `pipelineRounds`: the queued sort's room is for the most pairs of the last `queueGuessRounds` rounds that sorted (1 or 2, default 2). @internal For A/B runs. */
-  readonly queueGuessRounds?: number | undefined;
-  /** The update's kernels gated as with `pipelineRounds`, without it (default false). @internal For A/B runs (the gate's own cost). */
-  readonly gateUpdate?: boolean | undefined;
   /**
    * With `rulesAhead`, folds queued ahead with l merge levels take a class of up to 2^(l + this)
    * children (default 3; 0: only classes the levels fold into one root). @internal For A/B runs.
@@ -360,10 +348,6 @@ export interface GpuSolverOptions {
   readonly activeLists?: boolean | undefined;
   /** The fewest items an active list's reader is launched for (default 8,192). @internal For A/B runs. */
   readonly listFloorItems?: number | undefined;
-  /** The host's radix sorts planned for this many times the pairs (default 1; with `sortAhead` off, so that every sort is one). @internal For A/B runs (what a larger sort than needed costs). */
-  readonly sortOversize?: number | undefined;
-  /** A list reader is launched for this many times the items its list had when last read back (default 2). @internal For A/B runs. */
-  readonly listRoom?: number | undefined;
   /**
    * `member_rules` pushes a worklist pair only when it is not already in a table of the pairs
    * pushed this attempt (default true): loads and stores whose pointees fall into one class push
@@ -930,19 +914,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     controlHead[STATUS.mergeNeedEdges] = edgeElements;
     controlHead[STATUS.pairCount] = initialPairs.count;
     controlHead[STATUS.sortedCount] = initialPairs.count;
-    // The queued rounds' grids after the pair table (see gate_grid_word; a table of 0 slots is
-    // counted as one there).
-    const gateGridWord =
-      CONTROL_HEAD_WORDS +
-      CONTROL_ARRAY_COUNT * n +
-      chunkCapacity +
-      deltaTableSize +
-      2 * (Math.max(0, pairTableSize - 1) + 1);
     const control = await this.#buffer(
       'andersen control',
       controlHead,
       storage,
-      4 * (gateGridWord + 2 * 3 * GATE_GRID_SLOTS),
+      4 * (CONTROL_HEAD_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity + deltaTableSize + 2 * pairTableSize),
     );
     const activeLists = this.#options.activeLists !== false;
     const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
@@ -998,27 +974,26 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       Number.isInteger(growAhead.below) && growAhead.below >= 0 && growAhead.below <= 0xffff_ffff
         ? growAhead.below
         : 0;
+    const profile = this.#options.profile === true && ctx.features.timestampQuery;
+    // Kernels recorded while the GPU runs the submission before them (see encodeAhead below).
+    const encodeAheadEnabled = !profile && this.#options.encodeAhead !== false;
+    // The worklist's sort and the partial-merge levels depend on counts the rules leave, so they
+    // are recorded ahead on a guess, those of the last round that sorted (merged): a submission
+    // whose sort and levels match the guess records nothing but its status copy after the host
+    // reads the rules' counts.
+    const sortAheadEnabled = this.#options.sortAhead !== false;
+    // With queueUpdate the round's update is submitted behind its rules on a guess, which
+    // sort_gate checks on the GPU (see GpuSolverOptions.queueUpdate).
+    const queueUpdate = sortAheadEnabled && this.#options.queueUpdate === true;
+    // The next round's rules submitted behind an update (rulesAhead), with their status words.
+    const rulesAheadEnabled =
+      encodeAheadEnabled &&
+      !queueUpdate &&
+      this.#options.rulesAhead !== false &&
+      growBelowWord === growAhead.below;
     // Whole rounds queued two deep (see GpuSolverOptions.pipelineRounds): the update's kernels are
     // compiled with the rules' gate.
-    const pipelineRounds =
-      this.#options.pipelineRounds === true &&
-      this.#options.rulesAhead !== false &&
-      this.#options.queueUpdate !== true &&
-      this.#options.sortAhead !== false &&
-      this.#options.encodeAhead !== false &&
-      this.#options.profile !== true &&
-      growBelowWord === growAhead.below;
-    // The grids a queued round's dispatches read (see indirectGates): copied from the control
-    // buffer's region after each gate, since a buffer bound for writing cannot be read as one.
-    const indirectGates = pipelineRounds && this.#options.indirectGates === true;
-    const gateGrids = indirectGates
-      ? await this.#buffer(
-          'andersen gate grids',
-          new Uint32Array(0),
-          BufferUsage.INDIRECT | BufferUsage.COPY_DST,
-          2 * 12 * GATE_GRID_SLOTS,
-        )
-      : undefined;
+    const pipeline = rulesAheadEnabled && sortAheadEnabled && this.#options.pipelineRounds === true;
     const params = await this.#buffer(
       'andersen params',
       Uint32Array.of(
@@ -1087,8 +1062,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           loadAhead: this.#options.loadAhead !== false,
           laneCount: this.#options.laneCount !== false,
           activeLists,
-          gateUpdate: pipelineRounds || this.#options.gateUpdate === true,
-          gateGrids: pipelineRounds && this.#options.indirectGates === true,
+          gateUpdate: pipeline,
         }),
         [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
       );
@@ -1147,7 +1121,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       return dispatchGrid(Math.min(1 << 14, Math.max(1, Math.ceil(items / THREAD_WORKGROUP))), maxGrid);
     };
-    const profile = this.#options.profile === true && ctx.features.timestampQuery;
     const phaseMs: Record<GpuSolvePhase, number> = {
       rules: 0,
       equivalence: 0,
@@ -1235,9 +1208,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // creating bind groups took perl's solves about 15 ms each in a profile on the H100 machine.
     const sortSizeFor = (count: number) =>
       count <= 1 ? count : Math.min(pairCapacity, 2 ** Math.ceil(Math.log2(count)));
-    // Set once run has prepared the radix sort's kernels (a sort recorded ahead needs them).
-    let radixPrepared = false;
-    // The radix sort's sizes run has prepared (a size's scatter kernel may differ from another's).
+    // The radix sort's sizes run has prepared (a sort recorded ahead needs its kernels, and a
+    // size's scatter kernel may differ from another's).
     const preparedSorts = new Set<number>();
     const sortedCountWord = { buffer: control, offset: STATUS.sortedCount * 4 };
     // The sorts by (key, source's word group): one of the composite, or by the group (bits 5 and
@@ -1265,8 +1237,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       pending: Number.POSITIVE_INFINITY,
     };
     const listFloorItems = this.#options.listFloorItems ?? LIST_FLOOR_ITEMS;
-    const listRoom = this.#options.listRoom ?? 2;
-    const sortOversize = this.#options.sortOversize ?? 1;
     const readListItems = (status: Uint32Array) => {
       for (const [name, list] of Object.entries(ACTIVE_LIST) as [keyof typeof ACTIVE_LIST, number][]) {
         listItems[name] = status[STATUS_WORDS + 3 * list + LIST_WORD.items] as number;
@@ -1276,7 +1246,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const swept = sweptItemsOf(entry, pairCount);
       // delta_leaders runs over its list only where delta_bits builds it.
       const list = activeLists && (entry !== 'delta_leaders' || deltaBitmap) ? LIST_READ[entry] : undefined;
-      return list ? Math.min(swept, Math.max(listFloorItems, listRoom * listItems[list])) : swept;
+      return list ? Math.min(swept, Math.max(listFloorItems, 2 * listItems[list])) : swept;
     };
     const sweptItemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
       switch (entry) {
@@ -1323,7 +1293,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       passPhases: GpuSolvePhase[],
       passKernels: string[],
       beforeSort: readonly SolverEntryPoint[] = [],
-      indirect?: IndirectGrids,
     ) => {
       const timedPass = (phase: GpuSolvePhase, passLabel: string): GPUComputePassEncoder => {
         // Passes past the query set's room run untimed rather than fail validation.
@@ -1357,15 +1326,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               pass.setBindGroup(0, group);
               bound = group;
             }
-            const entryGrid = grid(entry, itemsOf(entry, pairCount));
-            // Past the region's slots a dispatch is direct (its kernel still returns at once).
-            if (indirect !== undefined && indirect.args.length < 3 * GATE_GRID_SLOTS && gateGrids) {
-              const slot = indirect.region * GATE_GRID_SLOTS + indirect.args.length / 3;
-              indirect.args.push(entryGrid.x, entryGrid.y, entryGrid.z);
-              pass.dispatchWorkgroupsIndirect(gateGrids, 12 * slot);
-            } else {
-              encodeDispatch(pass, entryGrid);
-            }
+            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
           }
           pass.end();
         }
@@ -1398,47 +1359,18 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       /** The radix sort's size recorded before the entries (0: none). */
       readonly sortCount: number;
       readonly commandBuffer: GPUCommandBuffer;
-      /** With indirectGates: the grids its dispatches read, for the host to write before its submit. */
-      readonly indirect?: IndirectGrids | undefined;
     }
-    /** A queued round's region of grids (0: folds and rules, 1: sort, levels and update) and the grids recorded in it. */
-    interface IndirectGrids {
-      readonly region: 0 | 1;
-      readonly args: number[];
-    }
-    /** Copies grid region `region` of the control buffer (zeroed by a gate that held it back) to where its dispatches read it. */
-    const copyGateGrids = (encoder: GPUCommandEncoder, region: 0 | 1) => {
-      if (!gateGrids) return;
-      const bytes = 12 * GATE_GRID_SLOTS;
-      encoder.copyBufferToBuffer(
-        control,
-        4 * gateGridWord + region * bytes,
-        gateGrids,
-        region * bytes,
-        bytes,
-      );
-    };
-    const encodeAheadEnabled = !profile && this.#options.encodeAhead !== false;
-    const encodeAhead = (
-      entries: readonly SolverEntryPoint[],
-      sortCount = 0,
-      region?: 0 | 1,
-    ): Ahead | undefined => {
+    const encodeAhead = (entries: readonly SolverEntryPoint[], sortCount = 0): Ahead | undefined => {
       if (!encodeAheadEnabled || compiled?.key !== compiledKey()) return undefined;
       const started = performance.now();
       const label = `andersen ${entries[0] ?? 'sort'}…`;
       const encoder = ctx.device.createCommandEncoder({ label });
-      // With indirectGates, the update's grids as sort_gate left them (the rules' are copied
-      // after rules_gate, in the submission that queues them).
-      const indirect: IndirectGrids | undefined =
-        region === undefined || !gateGrids ? undefined : { region, args: [] };
-      if (indirect?.region === 1) copyGateGrids(encoder, 1);
       // Kernels that depend on a pair count (mark_segments) stride over the count on the GPU: the
       // grid for the worklist's capacity covers any.
-      encodeEntries(encoder, label, compiled, entries, pairCapacity, sortCount, [], [], [], indirect);
+      encodeEntries(encoder, label, compiled, entries, pairCapacity, sortCount, [], []);
       const commandBuffer = encoder.finish();
       host.encodeAhead += performance.now() - started;
-      return { key: compiled.key, entries, sortCount, commandBuffer, indirect };
+      return { key: compiled.key, entries, sortCount, commandBuffer };
     };
     /** The recorded kernels when they are still valid and exactly `entries`, else `undefined`. */
     const takeAhead = (ahead: Ahead | undefined, entries: readonly SolverEntryPoint[], sortCount = 0) =>
@@ -1493,13 +1425,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const current = compiled?.key === compiledKey() ? compiled : await compile();
       // A short worklist is sorted by sort_small in one workgroup; a longer one by the radix sort.
       const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
-      const sortCount = smallSort ? 0 : sortSizeFor(pairCount * sortOversize);
+      const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
       const passEntries: readonly SolverEntryPoint[] = smallSort ? ['sort_small', ...entries] : entries;
       if (sortCount > 1) {
         for (const { bits } of radixSorts) {
           await sorter.prepare({ count: sortCount, withValues: true, bits, countFromGpu: true });
         }
-        radixPrepared = true;
         preparedSorts.add(sortCount);
       }
       const passPhases: GpuSolvePhase[] = [];
@@ -1730,14 +1661,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let initialized = false;
     const updateTail: SolverEntryPoint[] = [...updateEntries, ...mergePlanEntries];
     const nextRulesEntries: SolverEntryPoint[] = ['begin_iteration', ...rulesEntries];
-    // The worklist's sort and the partial-merge levels depend on counts the rules leave, so they
-    // are recorded ahead on a guess, those of the last round that sorted (merged): a submission
-    // whose sort and levels match the guess records nothing but its status copy after the host
-    // reads the rules' counts.
-    const sortAheadEnabled = this.#options.sortAhead !== false;
-    // With queueUpdate the round's update is submitted behind its rules on a guess, which
-    // sort_gate checks on the GPU (see GpuSolverOptions.queueUpdate).
-    const queueUpdate = sortAheadEnabled && this.#options.queueUpdate === true;
     // The pairs of the last round that sorted any (the guesses' sort is the one they take).
     let guessedPairs = 0;
     // Those of the sorting round before it (a queued round's guess covers the larger).
@@ -1790,7 +1713,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       if (!queueUpdate || nextRules === undefined) return;
       const guess = updateGuess();
       // A radix sort is recorded once its kernels are prepared (run prepares them).
-      if (!guess.small && guess.count > 1 && !radixPrepared) return;
+      if (!guess.small && guess.count > 1 && preparedSorts.size === 0) return;
       const entries: SolverEntryPoint[] = [
         ...(guess.small ? (['sort_small'] as const) : []),
         ...levelEntries(guess.levels),
@@ -1809,12 +1732,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const guessed = { held: 0, missed: 0 };
     // When the status words of the last rules reached the host (for host.react).
     let rulesStatusAt = 0;
-    // The next round's rules submitted behind an update (rulesAhead), with their status words.
-    const rulesAheadEnabled =
-      encodeAheadEnabled &&
-      !queueUpdate &&
-      this.#options.rulesAhead !== false &&
-      growBelowWord === growAhead.below;
     const rulesAheadCounts = { ran: 0, skipped: 0 };
     /**
      * Rules queued behind an update: their status words, and the `fold_levels` word they were
@@ -1858,8 +1775,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const recordUpdateEarly = rulesAheadEnabled && this.#options.recordUpdateEarly !== false;
     const foldRootLevels = this.#options.foldRootLevels ?? FOLD_ROOT_LEVELS;
     const splitUpdate = this.#options.splitUpdateSubmit !== false;
-    const pipeline = pipelineRounds && rulesAheadEnabled;
-    const guessRounds = this.#options.queueGuessRounds ?? 2;
     /** The smallest radix sort size prepared that sorts `pairs` (one not prepared may lack its kernels). */
     const preparedSortFor = (pairs: number): number | undefined => {
       let best: number | undefined;
@@ -1875,7 +1790,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
      */
     const pipelineGuess = (): PipelineGuess | undefined => {
       const levels = Math.max(0, Math.max(guessedLevels, previousLevels) + queueExtraLevels);
-      const most = guessRounds === 1 ? guessedPairs : Math.max(guessedPairs, previousPairs);
+      const most = Math.max(guessedPairs, previousPairs);
       const room = Math.ceil(queueRoom * most);
       if (smallSortPairs > 0 && room <= smallSortPairs)
         return { capacity: smallSortPairs, sortCount: 0, small: true, levels };
@@ -1894,13 +1809,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // (rules_gate checks it); the rules recorded without them stay for the host.
       const foldLevels = lastRoundMerged ? (fixedMergeLevels ?? Math.min(16, lastFoldLevels + 1)) : undefined;
       const queued =
-        guess === undefined && foldLevels === undefined && nextRules !== undefined
+        foldLevels === undefined && nextRules !== undefined
           ? nextRules
-          : encodeAhead(
-              [...(foldLevels === undefined ? [] : foldEntries(foldLevels)), ...nextRulesEntries],
-              0,
-              guess === undefined ? undefined : 0,
-            );
+          : encodeAhead([...(foldLevels === undefined ? [] : foldEntries(foldLevels)), ...nextRulesEntries]);
       if (queued === undefined) return;
       if (queued === nextRules) nextRules = undefined;
       const update =
@@ -1913,7 +1824,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
                 ...updateTail,
               ],
               guess.sortCount,
-              1,
             );
       if (guess !== undefined && update === undefined) return;
       // The largest class the folds take, as log2 of its children: merge_data folds the roots the
@@ -1930,16 +1840,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       // Written in queue order: the submissions before this one see the guess they were queued with.
       if (guess !== undefined) setGate(guess.capacity, guess.levels);
-      // The grids the round's dispatches were recorded with, in queue order after the round before.
-      for (const recorded of [queued, update]) {
-        if (recorded?.indirect === undefined) continue;
-        const bytes = 12 * GATE_GRID_SLOTS;
-        ctx.queue.writeBuffer(
-          control,
-          4 * gateGridWord + recorded.indirect.region * bytes,
-          Uint32Array.from(recorded.indirect.args),
-        );
-      }
       const label = update ? 'andersen round ahead' : 'andersen rules ahead';
       const span = takeSpan(update ? 'queued round' : 'queued rules');
       let staged: StagedRead | undefined;
@@ -1947,7 +1847,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         const encoder = ctx.device.createCommandEncoder({ label });
         stampSpan(encoder, span, false);
         encodeEntries(encoder, label, current, ['rules_gate'], 0, 0, [], []);
-        if (queued.indirect !== undefined) copyGateGrids(encoder, 0);
         const tail = ctx.device.createCommandEncoder({ label: `${label} (status)` });
         stampSpan(tail, span, true);
         staged = ctx.staging.recordRead(tail, control, 0, CONTROL_HEAD_WORDS * 4);
@@ -2082,8 +1981,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             // Short: sort_gate sorted nothing and skipped the update (the levels run stay run),
             // and the round queued behind this one is held back (its gate sees the skip).
             guessed.missed++;
-            // With indirectGates the levels, zeroed with the update, did not run.
-            levelsRun = gateGrids ? 0 : queuedGuess.levels;
+            levelsRun = queuedGuess.levels;
             dropQueuedRound();
             setGate(...NO_GUESS);
           }

@@ -110,18 +110,7 @@ export interface SolverKernelParams {
    * it (see `GpuSolverOptions.pipelineRounds`). Default false.
    */
   readonly gateUpdate?: boolean | undefined;
-  /**
-   * With `gateUpdate`: the dispatches of a queued round read their grids from a copy of
-   * {@link GATE_GRID_SLOTS} grids a region (the folds and rules; the sort, levels and update) at
-   * the control buffer's end, which `rules_gate` zeroes when it holds the round back and
-   * `sort_gate` zeroes for the update when its guess falls short: a round held back launches
-   * nothing. Default false.
-   */
-  readonly gateGrids?: boolean | undefined;
 }
-
-/** Dispatch grids (x, y, z) a region of a queued round reads indirectly (see `gateGrids`). */
-export const GATE_GRID_SLOTS = 96;
 
 /**
  * How a team kernel finds the items it works on among all nodes, keys or rules (team t of T gets
@@ -202,10 +191,6 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const laneCount = params.laneCount !== false && team === 'subgroup';
   const activeLists = params.activeLists !== false;
   const gateUpdate = params.gateUpdate === true;
-  const gateGrids = gateUpdate && params.gateGrids === true;
-  // Zeroes grid region r's words (see gateGrids).
-  const zeroGrids = (region: string) => /* wgsl */ `
-    for (var i = 0u; i < ${3 * GATE_GRID_SLOTS}u; i++) { atomicStore(&control[gate_grid_word(${region} * ${3 * GATE_GRID_SLOTS}u + i)], 0u); }`;
   const gated = (name: string) => RULES_GATED.has(name) || (gateUpdate && UPDATE_GATED.has(name));
   const deltaList = activeLists && deltaBitmap;
   const subgroups = team === 'subgroup';
@@ -556,8 +541,6 @@ fn delta_table_word(i: u32) -> u32 { return ${CONTROL_HEAD_WORDS}u + ${CONTROL_A
 // The key word of slot i of the worklist's table of pairs pushed this attempt (its source word
 // follows), after the ΔP leader table.
 fn pair_table_word(i: u32) -> u32 { return delta_table_word(params.table_mask + 1u) + 2u * i; }
-// The queued rounds' dispatch grids, after the pair table (see gateGrids).
-fn gate_grid_word(i: u32) -> u32 { return pair_table_word(params.pair_table_mask + 1u) + i; }
 
 // A team's record of the ΔP leaders it has pulled in this unit: lane (leader mod lanes) keeps the
 // leaders that map to it, 16 per lane, direct-mapped (a leader evicted by another is pulled again,
@@ -1142,9 +1125,7 @@ ${singleKernel(
   // A round queued behind one held back is held back too (its gate would test stale words), and
   // the radix sort queued with it (which reads its count from the GPU) sorts nothing.
   skip = skip || ${rulesSkipped};
-  if (skip) {
-    atomicStore(&control[${S('sortedCount')}], 0u);${gateGrids ? zeroGrids('0u') + zeroGrids('1u') : ''}
-  }`
+  if (skip) { atomicStore(&control[${S('sortedCount')}], 0u); }`
       : ''
   }
   atomicStore(&control[${S('rulesSkipped')}], select(0u, 1u, skip));`,
@@ -1160,14 +1141,7 @@ ${singleKernel(
   let levels_cover = params.guess_levels >= 31u || atomicLoad(&control[${S('pullMaxChunks')}]) <= (1u << params.guess_levels);
   let fits = count <= params.pair_capacity && count <= params.guess_sort_capacity && levels_cover;
   atomicStore(&control[${S('sortedCount')}], select(0u, count, fits));
-  atomicStore(&control[${S('guessMissed')}], select(1u, 0u, fits));${
-    gateGrids
-      ? `
-  // A queued update on a guess that fell short launches nothing (see gateGrids).
-  if (!fits) {${zeroGrids('1u')}
-  }`
-      : ''
-  }`,
+  atomicStore(&control[${S('guessMissed')}], select(1u, 0u, fits));`,
 )}
 ${threadKernel('delta_clear', clearLeaderTable)}
 ${threadKernel(
