@@ -93,7 +93,7 @@ describe('host arrays kept between solves', () => {
     );
   });
 
-  it('links every class member under its smallest id, however the merges are ordered', () => {
+  it('puts every class under its smallest id, however the merges are ordered', () => {
     fc.assert(
       fc.property(programWithPairs(40), ([program, hcd]) => {
         const prepared = prepareProgram(program, hcd);
@@ -111,20 +111,6 @@ describe('host arrays kept between solves', () => {
         }
         for (let v = 0; v < n; v++) {
           expect(prepared.parent[v]).toBe(Math.min(...(classOf[v] as Set<number>)));
-        }
-        // Each representative's member list (word 3 of the node table) holds its class but itself.
-        for (let r = 0; r < n; r++) {
-          if (prepared.parent[r] !== r) continue;
-          const members: number[] = [];
-          for (
-            let m = prepared.nodes[4 * r + 3] as number;
-            m !== 0xffff_ffff;
-            m = prepared.nodes[4 * m + 3] as number
-          )
-            members.push(m);
-          expect(members.sort((x, y) => x - y)).toEqual(
-            [...(classOf[r] as Set<number>)].filter((v) => v !== r).sort((x, y) => x - y),
-          );
         }
       }),
       { numRuns: 200 },

@@ -117,7 +117,8 @@ export const CONTROL_HEAD_WORDS = STATUS_WORDS + LIST_WORDS;
  * The per-node arrays of the control buffer after its head ({@link CONTROL_HEAD_WORDS}), as word offsets in units of
  * `nodeCount`: `parent` (union–find, roots are the smallest id of their class), `segmentStart` and
  * `segmentEnd` (per pair key `2·node + pool`, the run of the sorted worklist that goes into that
- * node's pending set), `childHead` / `childNext` (nodes merged into a root this iteration),
+ * node's pending set), `childHead` (a node merged into the root this iteration, `NONE` when none) /
+ * `childSlot` (a merged node's position among its root's new children, counted in `mergeSize`),
  * `mergedList`, `hcdSlot` (the HCD target a root's online pairs name, so that targets of
  * merged pointers merge), and the pull split of each root: `pullSlots` (words of its E and F lists
  * that the chunks share out), `pullChunks` (chunks its pulls run in), `pullBase` (the extra chunk
@@ -137,7 +138,7 @@ export const CONTROL_ARRAYS = {
   segmentStart: 1,
   segmentEnd: 3,
   childHead: 5,
-  childNext: 6,
+  childSlot: 6,
   mergedList: 7,
   hcdSlot: 8,
   pullSlots: 9,

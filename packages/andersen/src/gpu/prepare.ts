@@ -12,7 +12,7 @@ export interface PreparedProgram {
   readonly parent: Uint32Array;
   /** Variables merged before solving. */
   readonly offlineMerges: number;
-  /** Per node `(objectSize, firstRule, endRule, nextMember)`: 4 words each. */
+  /** Per node `(objectSize, firstRule, endRule, unused)`: 4 words each (a `vec4<u32>` on the GPU). */
   readonly nodes: Uint32Array;
   /** Rules `(kind, other, offset, owner)` grouped by owning node, then the HCD online pairs `(y, x, 0, 0)`. */
   readonly rules: Uint32Array;
@@ -41,10 +41,9 @@ export interface InitialPairs {
 
 /**
  * Applies the offline merges on the host (each class's representative is its smallest id, as the
- * GPU's lock-free union–find keeps it), builds each node's list of loads, stores and offsets
- * (the member lists the rules kernel walks for a class) and the pairs of the initial sets: `x = &o`
- * puts o in x's pending set, `x = y` puts y in x's pending copy⁻¹ set, so the first update
- * publishes both. The GPU builds the sets from the pairs: packing them here took about 25 ms of
+ * GPU's lock-free union–find keeps it), builds each node's list of loads, stores and offsets and
+ * the pairs of the initial sets: `x = &o` puts o in x's pending set, `x = y` puts y in x's pending
+ * copy⁻¹ set, so the first update publishes both. The GPU builds the sets from the pairs: packing them here took about 25 ms of
  * linux's setup on the dev machine, and uploading the packed elements about 20 MB more than the
  * pairs.
  *
@@ -87,19 +86,12 @@ export function prepareProgram(
   }
   // A class's root is its smallest id (the larger root goes under the smaller), so a node's parent
   // is never above it: in id order its parent's root is final when it is read.
-  // Every word of the node table is written below: the object size and an empty member list here.
+  // Every word of the node table is written below: the object size and an unused word here.
   const nodes = arrays.uint32('nodes', 4 * n);
   for (let v = 0; v < n; v++) {
     parent[v] = parent[parent[v] as number] as number;
     nodes[4 * v] = program.objectSize[v] as number;
     nodes[4 * v + 3] = NONE;
-  }
-  // Member chains: each representative heads the list of its class.
-  for (let v = n - 1; v >= 0; v--) {
-    const r = parent[v] as number;
-    if (r === v) continue;
-    nodes[4 * v + 3] = nodes[4 * r + 3] as number;
-    nodes[4 * r + 3] = v;
   }
 
   const c = program.constraints;

@@ -1062,7 +1062,7 @@ ${threadKernel(
     atomicStore(&control[${A('segmentStart')} + i], NONE);
     atomicStore(&control[${A('segmentStart')} + params.n + i], NONE);
     atomicStore(&control[${A('childHead')} + i], NONE);
-    atomicStore(&control[${A('childNext')} + i], NONE);
+    atomicStore(&control[${A('mergeSize')} + i], 0u);
     atomicStore(&control[${A('hcdSlot')} + i], NONE);
   }
   for (var i = first_item; i < params.chunk_capacity; i += item_stride) {
@@ -1675,11 +1675,14 @@ ${threadKernel(
 ${threadKernel(
   'merge_link',
   /* wgsl */ `
+  // Each child takes its position among its root's new children (mergeSize[r] is 0 until then:
+  // merge_data sets it back once the children are folded, before the next round's merges).
   let count = atomicLoad(&control[${S('merged')}]);
   for (var i = first_item; i < count; i += item_stride) {
     let a = atomicLoad(&control[${A('mergedList')} + i]);
     let r = find(a);
-    atomicStore(&control[${A('childNext')} + a], atomicExchange(&control[${A('childHead')} + r], a));
+    atomicStore(&control[${A('childSlot')} + a], atomicAdd(&control[${A('mergeSize')} + r], 1u));
+    atomicStore(&control[${A('childHead')} + r], a);
   }`,
 )}
 ${singleKernel(
@@ -1697,22 +1700,18 @@ ${threadKernel(
   'merge_rank',
   /* wgsl */ `
   if (skip_update()) { return; }
-  // Lays each representative's new children out one after another in mergeOrder, so that the
-  // levels of merge_level can pair them by position.
-  for (var r = first_item; r < params.n; r += item_stride) {
-    let first = atomicLoad(&control[${A('childHead')} + r]);
-    if (first == NONE) { continue; }
-    var k = 0u;
-    for (var a = first; a != NONE && k <= params.n; a = atomicLoad(&control[${A('childNext')} + a])) { k++; }
-    let start = atomicAdd(&control[${S('mergeCursor')}], k);
-    atomicStore(&control[${A('mergeStart')} + r], start);
-    atomicStore(&control[${A('mergeSize')} + r], k);
+  // Gives each representative with new children its range of mergeOrder (the children's first
+  // stands for it), so that the levels of merge_level can pair them by position; merge_count puts
+  // each child at its position. (Walking each root's chain of children here left a class of a
+  // thousand new children to one invocation's dependent loads.)
+  let count = atomicLoad(&control[${S('merged')}]);
+  for (var i = first_item; i < count; i += item_stride) {
+    let a = atomicLoad(&control[${A('mergedList')} + i]);
+    if (atomicLoad(&control[${A('childSlot')} + a]) != 0u) { continue; }
+    let r = find(a);
+    let k = atomicLoad(&control[${A('mergeSize')} + r]);
+    atomicStore(&control[${A('mergeStart')} + r], atomicAdd(&control[${S('mergeCursor')}], k));
     atomicMax(&control[${S('mergeMaxChildren')}], k);
-    var p = 0u;
-    for (var a = first; a != NONE && p < k; a = atomicLoad(&control[${A('childNext')} + a])) {
-      atomicStore(&control[${A('mergeOrder')} + start + p], a);
-      p++;
-    }
   }`,
 )}
 ${threadKernel(
@@ -1723,6 +1722,8 @@ ${threadKernel(
   for (var i = first_item; i < count; i += item_stride) {
     let a = atomicLoad(&control[${A('mergedList')} + i]);
     let r = find(a);
+    let at = atomicLoad(&control[${A('mergeStart')} + r]) + atomicLoad(&control[${A('childSlot')} + a]);
+    atomicStore(&control[${A('mergeOrder')} + at], a);
     // A bound, not an exact figure: a child's P is copied once (K), then its union U at most once per
     // level of its representative's tree and once more into N(r); the root's own P counts once per child.
     let copies = 3u + firstLeadingBit(max(1u, atomicLoad(&control[${A('mergeSize')} + r])));
@@ -1819,7 +1820,6 @@ ${teamKernel(
     count: 'params.n',
     test: `atomicLoad(&control[${A('childHead')} + r]) != NONE`,
     body: /* wgsl */ `
-    let first = pts_team_u(atomicLoad(&control[${A('childHead')} + r]));
     let start = pts_team_u(atomicLoad(&control[${A('mergeStart')} + r]));
     let size = pts_team_u(atomicLoad(&control[${A('mergeSize')} + r]));
     if (pts_lane == 0u) {
@@ -1843,26 +1843,9 @@ ${teamKernel(
       }
     }
     if (pts_lane == 0u) {
-      // Splice every child's member chain in after r.
-      var a = first;
-      var children = 0u;
-      loop {
-        if (a == NONE || children > params.n) { break; }
-        var tail = a;
-        var guard = 0u;
-        loop {
-          let next = nodes[tail].w;
-          if (next == NONE || guard > params.n) { break; }
-          tail = next;
-          guard++;
-        }
-        nodes[tail].w = nodes[r].w;
-        nodes[r].w = a;
-        a = atomicLoad(&control[${A('childNext')} + a]);
-        children++;
-      }
       pts_heads[${slot('delta', 'r')}] = NONE;
       atomicStore(&control[${A('childHead')} + r], NONE);
+      atomicStore(&control[${A('mergeSize')} + r], 0u);
       if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
         atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
       }
