@@ -606,7 +606,6 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   update_commit: 'update',
   hcd_hook: 'hcd',
   compress: 'hcd',
-  merge_link: 'hcd',
   merge_begin: 'hcd',
   merge_rank: 'hcd',
   merge_count: 'hcd',
@@ -615,7 +614,6 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   merge_next_level: 'hcd',
   guard_merge: 'hcd',
   merge_data: 'hcd',
-  report: 'hcd',
   live_leaders: 'transfer',
   live_count: 'transfer',
   live_copy: 'transfer',
@@ -1618,8 +1616,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'update_union',
       'update_commit',
       'hcd_hook',
+      // compress also links each merged node to its new root (merge_link until 2026-11-26).
       'compress',
-      'merge_link',
     ];
     // A round's merges are planned at the end of its update (merge_rank lays the classes' new
     // children out and guard_merge checks that the pools hold the folds), and folded at the start
@@ -1628,13 +1626,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // the tree (merge_level) that its largest class needs, at most 16; merge_data folds what a
     // larger class leaves in more than one root.
     const fixedMergeLevels = this.#options.mergeTreeLevels;
-    const mergePlanEntries: SolverEntryPoint[] = [
-      'merge_begin',
-      'merge_rank',
-      'merge_count',
-      'guard_merge',
-      'report',
-    ];
+    // guard_update begins the plan when it commits (merge_begin's resets), and guard_merge also
+    // reports the pools' state; merge_begin runs only when the plan is made again after growing.
+    const mergePlanEntries: SolverEntryPoint[] = ['merge_rank', 'merge_count', 'guard_merge'];
     /** The folds of the merges the last update planned (none when it merged nothing). */
     let pendingFolds: SolverEntryPoint[] = [];
     /** The merge levels the last round that merged needed. */
@@ -1660,7 +1654,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
     let initialized = false;
     const updateTail: SolverEntryPoint[] = [...updateEntries, ...mergePlanEntries];
-    const nextRulesEntries: SolverEntryPoint[] = ['begin_iteration', ...rulesEntries];
+    // begin_iteration also begins the iteration's first attempt (begin_attempt's resets).
+    const firstAttemptEntries = rulesEntries.slice(1);
+    const nextRulesEntries: SolverEntryPoint[] = ['begin_iteration', ...firstAttemptEntries];
     // The pairs of the last round that sorted any (the guesses' sort is the one they take).
     let guessedPairs = 0;
     // Those of the sorting round before it (a queued round's guess covers the larger).
@@ -1943,7 +1939,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         begin.unshift('init_state', ...(initialCount > 0 ? applyEntries : []));
       }
       initialized = true;
-      const rules = [...begin, ...rulesEntries];
+      const rules = first ? [...begin, ...firstAttemptEntries] : rulesEntries;
       // This round's rules, submitted behind the last update when rulesAhead is on.
       const queuedRules = first ? rulesAhead : undefined;
       rulesAhead = undefined;
@@ -2189,7 +2185,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           status[STATUS.edgesCapacity] as number,
           need[1] as number,
         );
-        status = await runStatus(`andersen merges ${round} (again)`, mergePlanEntries);
+        status = await runStatus(`andersen merges ${round} (again)`, ['merge_begin', ...mergePlanEntries]);
       }
       planFolds(status);
       lastRoundMerged = (status[STATUS.merged] as number) !== 0;

@@ -151,15 +151,17 @@ export function smallSortWorkgroupBytes(items: number): number {
  * the folds of the last round's merges (`merge_prepare`, `merge_level` + `merge_next_level` once
  * per level of the children's tree, `merge_data`; only after a round that merged), `init_state`
  * then the initial sets' sort, `mark_segments` and `apply_pairs` (first submission only),
- * `begin_iteration` (first attempt only), `begin_attempt`,
- * `delta_clear`, `delta_bits`, `delta_close`, `delta_leaders`, `pull_count`, `pull_items`,
+ * `begin_iteration` (which also begins the first attempt) or `begin_attempt` (an attempt after a
+ * pool grew), `delta_clear`, `delta_bits`, `delta_close`, `delta_leaders`, `pull_count`, `pull_items`,
  * `pull_close`, `pull_sources`, `rule_clear`, `pair_clear`, `member_rules`, `sort_gate`. Second
  * (after a `sort_gate` again when the first ran on a guess that fell short): the worklist's sort
  * (the radix sort, or `sort_small`), `merge_partials` + `next_pull_level` once per level of the
  * partial-merge tree, `mark_segments`, `segment_close`, `apply_pairs`, `guard_update`,
  * `pending_list`, `pending_close`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
- * `compress`, `merge_link`, then the merge plan (`merge_begin`, `merge_rank`, `merge_count`,
- * `guard_merge`, `report`). After the last iteration
+ * `compress` (which also links the merged nodes to their roots), then the merge plan
+ * (`merge_rank`, `merge_count`, `guard_merge`, which also copies the pools' state out; the plan's
+ * counts start at 0 in `guard_update`, or in `merge_begin` when the plan is made again after a
+ * pool grew). Each of those doubles saves a dispatch a round. After the last iteration
  * `delta_clear`, `live_leaders` and `live_count`, then `live_copy`, lay the distinct
  * representatives' P sets out for the readback.
  * With `rulesAhead` the first submission of a round (from `begin_iteration` on, no folds) may go up
@@ -260,6 +262,29 @@ ${body}
 fn ${name}() {${gated(name) ? `\n  if (${rulesSkipped}) { return; }` : ''}
 ${body}
 }`;
+  // The merge plan's counts at 0 (merge_begin, and guard_update when it commits).
+  const mergeBegin = /* wgsl */ `
+  atomicStore(&control[${S('mergeNeedPts')}], 0u);
+  atomicStore(&control[${S('mergeNeedEdges')}], 0u);
+  atomicStore(&control[${S('skipMerge')}], 0u);
+  atomicStore(&control[${S('mergeCursor')}], 0u);
+  atomicStore(&control[${S('mergeMaxChildren')}], 0u);
+  atomicStore(&control[${S('mergeStride')}], 1u);`;
+  // Every attempt at an iteration (the first, and each after a pool grew) starts its counts at 0.
+  const beginAttempt = /* wgsl */ `
+  atomicStore(&control[${S('active')}], 0u);
+  atomicStore(&control[${S('freshNodes')}], 0u);
+  atomicStore(&control[${S('edgesAdded')}], 0u);
+  atomicStore(&control[${S('skipUpdate')}], 0u);
+  atomicStore(&control[${S('pairCount')}], 0u);
+  atomicStore(&control[${S('merged')}], 0u);
+  atomicStore(&control[${S('pullChunkCount')}], 0u);
+  atomicStore(&control[${S('pullMaxChunks')}], 1u);
+  atomicStore(&control[${S('pullLevel')}], 0u);
+  atomicStore(&control[${S('pullRefused')}], 0u);
+  atomicStore(&control[${S('pullsSkipped')}], 0u);
+  atomicStore(&control[${S('rulesShared')}], 0u);
+  atomicStore(&control[${S('guessMissed')}], 0u);`;
 
   // Suffixes that keep the variables of each expanded loop apart.
   let decodeCount = 0;
@@ -1073,25 +1098,11 @@ ${singleKernel(
   'begin_iteration',
   /* wgsl */ `
   atomicStore(&control[${S('markPts')}], min(atomicLoad(&pts_header.next), pts_header.capacity));
-  atomicStore(&control[${S('markEdges')}], min(atomicLoad(&edg_header.next), edg_header.capacity));`,
+  atomicStore(&control[${S('markEdges')}], min(atomicLoad(&edg_header.next), edg_header.capacity));
+  // The iteration's first attempt begins here too (one dispatch fewer a round).
+${beginAttempt}`,
 )}
-${singleKernel(
-  'begin_attempt',
-  /* wgsl */ `
-  atomicStore(&control[${S('active')}], 0u);
-  atomicStore(&control[${S('freshNodes')}], 0u);
-  atomicStore(&control[${S('edgesAdded')}], 0u);
-  atomicStore(&control[${S('skipUpdate')}], 0u);
-  atomicStore(&control[${S('pairCount')}], 0u);
-  atomicStore(&control[${S('merged')}], 0u);
-  atomicStore(&control[${S('pullChunkCount')}], 0u);
-  atomicStore(&control[${S('pullMaxChunks')}], 1u);
-  atomicStore(&control[${S('pullLevel')}], 0u);
-  atomicStore(&control[${S('pullRefused')}], 0u);
-  atomicStore(&control[${S('pullsSkipped')}], 0u);
-  atomicStore(&control[${S('rulesShared')}], 0u);
-  atomicStore(&control[${S('guessMissed')}], 0u);`,
-)}
+${singleKernel('begin_attempt', beginAttempt)}
 ${singleKernel(
   'rules_gate',
   /* wgsl */ `
@@ -1581,7 +1592,11 @@ ${singleKernel(
   skip = skip || atomicLoad(&control[${S('guessMissed')}]) != 0u;
   skip = skip || pts_next >= pts_cap || pts_cap - pts_next < pts_need;
   skip = skip || edg_next >= edg_cap || edg_cap - edg_next < edg_need;
-  atomicStore(&control[${S('skipUpdate')}], select(0u, 1u, skip));`,
+  atomicStore(&control[${S('skipUpdate')}], select(0u, 1u, skip));
+  // The merge plan's counts start again (merge_begin's work, one dispatch fewer a round), once the
+  // last merges' needs above are read: no kernel between here and merge_rank reads them.
+  if (!skip) {${mergeBegin}
+  }`,
 )}
 ${teamKernel(
   'update_difference',
@@ -1670,13 +1685,10 @@ ${threadKernel(
   if (atomicLoad(&control[${S('merged')}]) == 0u) { return; }
   for (var v = first_item; v < params.n; v += item_stride) {
     atomicStore(&control[${A('parent')} + v], find(v));
-  }`,
-)}
-${threadKernel(
-  'merge_link',
-  /* wgsl */ `
-  // Each child takes its position among its root's new children (mergeSize[r] is 0 until then:
-  // merge_data sets it back once the children are folded, before the next round's merges).
+  }
+  // In the same dispatch (shortening parents leaves every find's root as it is), each merged node
+  // takes its position among its root's new children (mergeSize[r] is 0 until then: merge_data
+  // sets it back once the children are folded, before the next round's merges).
   let count = atomicLoad(&control[${S('merged')}]);
   for (var i = first_item; i < count; i += item_stride) {
     let a = atomicLoad(&control[${A('mergedList')} + i]);
@@ -1688,13 +1700,7 @@ ${threadKernel(
 ${singleKernel(
   'merge_begin',
   /* wgsl */ `
-  if (skip_update()) { return; }
-  atomicStore(&control[${S('mergeNeedPts')}], 0u);
-  atomicStore(&control[${S('mergeNeedEdges')}], 0u);
-  atomicStore(&control[${S('skipMerge')}], 0u);
-  atomicStore(&control[${S('mergeCursor')}], 0u);
-  atomicStore(&control[${S('mergeMaxChildren')}], 0u);
-  atomicStore(&control[${S('mergeStride')}], 1u);`,
+  if (skip_update()) { return; }${mergeBegin}`,
 )}
 ${threadKernel(
   'merge_rank',
@@ -1734,6 +1740,13 @@ ${threadKernel(
 ${singleKernel(
   'guard_merge',
   /* wgsl */ `
+  // The pools' state for the host first (whatever the guards decided).
+  atomicStore(&control[${S('ptsNext')}], atomicLoad(&pts_header.next));
+  atomicStore(&control[${S('ptsCapacity')}], pts_header.capacity);
+  atomicStore(&control[${S('ptsExhausted')}], atomicLoad(&pts_header.exhausted));
+  atomicStore(&control[${S('edgesNext')}], atomicLoad(&edg_header.next));
+  atomicStore(&control[${S('edgesCapacity')}], edg_header.capacity);
+  atomicStore(&control[${S('edgesExhausted')}], atomicLoad(&edg_header.exhausted));
   if (skip_update()) { return; }
   let pts_next = atomicLoad(&pts_header.next);
   let edg_next = atomicLoad(&edg_header.next);
@@ -1852,16 +1865,6 @@ ${teamKernel(
     }`,
   })}`,
 )}
-${singleKernel(
-  'report',
-  /* wgsl */ `
-  atomicStore(&control[${S('ptsNext')}], atomicLoad(&pts_header.next));
-  atomicStore(&control[${S('ptsCapacity')}], pts_header.capacity);
-  atomicStore(&control[${S('ptsExhausted')}], atomicLoad(&pts_header.exhausted));
-  atomicStore(&control[${S('edgesNext')}], atomicLoad(&edg_header.next));
-  atomicStore(&control[${S('edgesCapacity')}], edg_header.capacity);
-  atomicStore(&control[${S('edgesExhausted')}], atomicLoad(&edg_header.exhausted));`,
-)}
 ${teamKernel(
   'live_leaders',
   /* wgsl */ `
@@ -1966,12 +1969,10 @@ const UPDATE_GATED: ReadonlySet<string> = new Set([
   'update_commit',
   'hcd_hook',
   'compress',
-  'merge_link',
   'merge_begin',
   'merge_rank',
   'merge_count',
   'guard_merge',
-  'report',
 ]);
 
 /** Thread kernels with workgroup barriers (list_append), whose gate must return in uniform control flow. */
@@ -2009,7 +2010,6 @@ export const SOLVER_ENTRY_POINTS = {
   update_commit: 'thread',
   hcd_hook: 'team',
   compress: 'thread',
-  merge_link: 'thread',
   merge_begin: 'single',
   merge_rank: 'thread',
   merge_count: 'thread',
@@ -2018,7 +2018,6 @@ export const SOLVER_ENTRY_POINTS = {
   merge_level: 'team',
   merge_next_level: 'single',
   merge_data: 'team',
-  report: 'single',
   live_leaders: 'team',
   live_count: 'thread',
   live_copy: 'team',
