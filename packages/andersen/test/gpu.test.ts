@@ -1187,6 +1187,41 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     );
   }, 300_000);
 
+  it('lays out hundreds of new children of two classes in one round, and of one of them again later', async () => {
+    // Each class's children take positions from an atomic count that merge_data sets back to 0
+    // once they are folded: y's class gains 300 objects in one round and 150 more three rounds
+    // later (through a chain into x), w's class 200 in the first round. Every object points to a
+    // target of its own, so a child left out of the layout, or put in a stale position, loses one.
+    const b = createConstraintBuilder();
+    const [x, y, u, w] = ['x', 'y', 'u', 'w'].map((name) => b.variable(name)) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    const chain = ['c1', 'c2', 'c3'].map((name) => b.variable(name)) as [number, number, number];
+    const group = (prefix: string, count: number, pointer: number) =>
+      Array.from({ length: count }, (_, i) => {
+        const o = b.object(`${prefix}${i}`);
+        b.addressOf(pointer, o).addressOf(o, b.object(`${prefix}t${i}`));
+        return o;
+      });
+    group('a', 300, x);
+    group('b', 200, u);
+    group('c', 150, chain[2]);
+    b.copy(chain[1], chain[2]).copy(chain[0], chain[1]).copy(x, chain[0]);
+    b.load(y, x).store(x, y).load(w, u).store(u, w);
+    const program = b.build();
+    const hcd = computeOfflineHcd(program, { refCycleVariables: 'online' });
+    for (const options of [{}, { initialPoolElements: 2 }, { mergeTeams: 3 }]) {
+      const { result } = await solve(program, { hcd, ...options });
+      await expectSameAsCpu(program, result, hcd);
+      expect(result.statistics.hcdMerges).toBeGreaterThanOrEqual(650);
+      // Every object of both groups of x ended in y's class: y points to all 450 targets.
+      expect(result.pointsTo(y)).toHaveLength(450);
+    }
+  }, 300_000);
+
   it('equals the CPU engine on random fan-ins, where every skipped pull would be lost', async () => {
     // Pointers s_i copied into one hub, some of them gaining a second set a round later from a
     // pointer t_i that reaches the hub only through s_i: a ΔP pull the hub wrongly skipped would be
