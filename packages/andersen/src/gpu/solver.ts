@@ -614,6 +614,7 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   merge_next_level: 'hcd',
   guard_merge: 'hcd',
   merge_data: 'hcd',
+  merge_done: 'hcd',
   live_leaders: 'transfer',
   live_count: 'transfer',
   live_copy: 'transfer',
@@ -1261,8 +1262,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         case 'merge_partials':
           return extraChunks;
         case 'merge_prepare':
-        case 'merge_level':
+        case 'merge_done':
           return mergeItems;
+        // Two teams per child pair, and per root: the points-to sets and the edge sets (a fixed
+        // team count stays fixed, so that tests can run every fold on one team).
+        case 'merge_level':
+          return fixedMergeTeams ?? 2 * mergeItems;
+        case 'merge_data':
+          return 2 * n;
         case 'delta_clear':
         case 'rule_clear':
           return deltaTableSize;
@@ -1637,7 +1644,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const foldEntries = (levelCount: number): SolverEntryPoint[] => {
       const levels: SolverEntryPoint[] = [];
       for (let level = 0; level < levelCount; level++) levels.push('merge_level', 'merge_next_level');
-      return ['merge_prepare', ...levels, 'merge_data'];
+      return ['merge_prepare', ...levels, 'merge_data', 'merge_done'];
     };
     const planFolds = (status: Uint32Array) => {
       const merged = status[STATUS.merged] as number;

@@ -1791,25 +1791,34 @@ ${teamKernel(
   if (stride >= pts_team_u(atomicLoad(&control[${S('mergeMaxChildren')}]))) { return; }
   // One level of the tree: the child at position p (p a multiple of 2·stride) absorbs the child at
   // p + stride — U ∪= U', K ∩= K', E ∪= E', F ∪= F' — so no team folds more than one set per level.
+  // Two teams per pair: part 0 folds the points-to sets, part 1 the edge sets (separate lists, so
+  // the two walks run side by side).
   let count = pts_team_u(atomicLoad(&control[${S('merged')}]));
-  for (var i = first_team; i < count; i += team_stride) {
+  for (var u = first_team; u < 2u * count; u += team_stride) {
+    let i = u >> 1u;
     let a = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + i]));
     let r = pts_team_u(find(a));
     let p = i - pts_team_u(atomicLoad(&control[${A('mergeStart')} + r]));
     if (p % (2u * stride) != 0u || p + stride >= pts_team_u(atomicLoad(&control[${A('mergeSize')} + r]))) { continue; }
     let b = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + i + stride]));
-    var status = pts_union(${slot('pending', 'a')}, ${slot('pending', 'b')});
-    status |= pts_intersection(${slot('points', 'a')}, ${slot('points', 'b')});
-    status |= edg_union(${slot('points', 'a')}, ${slot('points', 'b')});
-    status |= edg_union(${slot('delta', 'a')}, ${slot('delta', 'b')});
-    if (pts_lane == 0u) {
-      pts_heads[${slot('points', 'b')}] = NONE;
-      pts_heads[${slot('pending', 'b')}] = NONE;
-      edg_heads[${slot('points', 'b')}] = NONE;
-      edg_heads[${slot('delta', 'b')}] = NONE;
-      if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
-        atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
+    var status = 0u;
+    if ((u & 1u) == 0u) {
+      status |= pts_union(${slot('pending', 'a')}, ${slot('pending', 'b')});
+      status |= pts_intersection(${slot('points', 'a')}, ${slot('points', 'b')});
+      if (pts_lane == 0u) {
+        pts_heads[${slot('points', 'b')}] = NONE;
+        pts_heads[${slot('pending', 'b')}] = NONE;
       }
+    } else {
+      status |= edg_union(${slot('points', 'a')}, ${slot('points', 'b')});
+      status |= edg_union(${slot('delta', 'a')}, ${slot('delta', 'b')});
+      if (pts_lane == 0u) {
+        edg_heads[${slot('points', 'b')}] = NONE;
+        edg_heads[${slot('delta', 'b')}] = NONE;
+      }
+    }
+    if (pts_lane == 0u && (status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
+      atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
     }
   }`,
 )}
@@ -1826,44 +1835,65 @@ ${teamKernel(
   if (pts_team_u(atomicLoad(&control[${S('merged')}])) == 0u) { return; }
   // The levels run left the children's sets in the tree roots at positions 0, 2·stride, 4·stride…
   // (one root when the levels covered the largest class): r takes K = P − ΔP and U = P of its own
-  // and folds the roots in.
+  // and folds the roots in. Two teams per root, as in merge_level: part 0 the points-to sets, part
+  // 1 the edge sets; merge_done then marks the roots done (here one part could see the other's
+  // mark before it began).
   let stride = pts_team_u(atomicLoad(&control[${S('mergeStride')}]));
   ${sweep({
-    item: 'r',
-    count: 'params.n',
-    test: `atomicLoad(&control[${A('childHead')} + r]) != NONE`,
+    item: 'u',
+    count: '2u * params.n',
+    test: `atomicLoad(&control[${A('childHead')} + (u >> 1u)]) != NONE`,
     body: /* wgsl */ `
+    let r = u >> 1u;
     let start = pts_team_u(atomicLoad(&control[${A('mergeStart')} + r]));
     let size = pts_team_u(atomicLoad(&control[${A('mergeSize')} + r]));
-    if (pts_lane == 0u) {
-      pts_heads[${slot('pending', 'r')}] = pts_heads[${slot('points', 'r')}];
-      pts_heads[${slot('points', 'r')}] = NONE;
-    }
-    var status = pts_union(${slot('points', 'r')}, ${slot('pending', 'r')});
-    status |= pts_difference(${slot('points', 'r')}, ${slot('delta', 'r')});
-    for (var p = 0u; p < size; p += stride) {
-      let c = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + start + p]));
-      status |= pts_union(${slot('pending', 'r')}, ${slot('pending', 'c')});
-      status |= pts_intersection(${slot('points', 'r')}, ${slot('points', 'c')});
-      // The children's copy⁻¹ sources have given them P − ΔP of theirs already: they join E and F as they are.
-      status |= edg_union(${slot('points', 'r')}, ${slot('points', 'c')});
-      status |= edg_union(${slot('delta', 'r')}, ${slot('delta', 'c')});
+    var status = 0u;
+    if ((u & 1u) == 0u) {
       if (pts_lane == 0u) {
-        pts_heads[${slot('points', 'c')}] = NONE;
-        pts_heads[${slot('pending', 'c')}] = NONE;
-        edg_heads[${slot('points', 'c')}] = NONE;
-        edg_heads[${slot('delta', 'c')}] = NONE;
+        pts_heads[${slot('pending', 'r')}] = pts_heads[${slot('points', 'r')}];
+        pts_heads[${slot('points', 'r')}] = NONE;
+      }
+      status |= pts_union(${slot('points', 'r')}, ${slot('pending', 'r')});
+      status |= pts_difference(${slot('points', 'r')}, ${slot('delta', 'r')});
+      for (var p = 0u; p < size; p += stride) {
+        let c = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + start + p]));
+        status |= pts_union(${slot('pending', 'r')}, ${slot('pending', 'c')});
+        status |= pts_intersection(${slot('points', 'r')}, ${slot('points', 'c')});
+        if (pts_lane == 0u) {
+          pts_heads[${slot('points', 'c')}] = NONE;
+          pts_heads[${slot('pending', 'c')}] = NONE;
+        }
+      }
+      if (pts_lane == 0u) { pts_heads[${slot('delta', 'r')}] = NONE; }
+    } else {
+      // The children's copy⁻¹ sources have given them P − ΔP of theirs already: they join E and F as they are.
+      for (var p = 0u; p < size; p += stride) {
+        let c = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + start + p]));
+        status |= edg_union(${slot('points', 'r')}, ${slot('points', 'c')});
+        status |= edg_union(${slot('delta', 'r')}, ${slot('delta', 'c')});
+        if (pts_lane == 0u) {
+          edg_heads[${slot('points', 'c')}] = NONE;
+          edg_heads[${slot('delta', 'c')}] = NONE;
+        }
       }
     }
-    if (pts_lane == 0u) {
-      pts_heads[${slot('delta', 'r')}] = NONE;
-      atomicStore(&control[${A('childHead')} + r], NONE);
-      atomicStore(&control[${A('mergeSize')} + r], 0u);
-      if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
-        atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
-      }
+    if (pts_lane == 0u && (status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
+      atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
     }`,
   })}`,
+)}
+${threadKernel(
+  'merge_done',
+  /* wgsl */ `
+  if (skip_update() || atomicLoad(&control[${S('skipMerge')}]) != 0u) { return; }
+  // After merge_data: each root with children is done (its children's count set back to 0 for the
+  // next round's merges). Every child of a root writes the same words.
+  let count = atomicLoad(&control[${S('merged')}]);
+  for (var i = first_item; i < count; i += item_stride) {
+    let r = find(atomicLoad(&control[${A('mergedList')} + i]));
+    atomicStore(&control[${A('childHead')} + r], NONE);
+    atomicStore(&control[${A('mergeSize')} + r], 0u);
+  }`,
 )}
 ${teamKernel(
   'live_leaders',
@@ -1949,6 +1979,7 @@ const RULES_GATED: ReadonlySet<string> = new Set([
   'merge_level',
   'merge_next_level',
   'merge_data',
+  'merge_done',
 ]);
 
 /**
@@ -2018,6 +2049,7 @@ export const SOLVER_ENTRY_POINTS = {
   merge_level: 'team',
   merge_next_level: 'single',
   merge_data: 'team',
+  merge_done: 'thread',
   live_leaders: 'team',
   live_count: 'thread',
   live_copy: 'team',
