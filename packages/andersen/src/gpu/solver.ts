@@ -1623,7 +1623,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'update_union',
       'update_commit',
       'hcd_hook',
-      // compress also links each merged node to its new root (merge_link until 2026-11-26).
+      // compress also links each merged node to its new root.
       'compress',
     ];
     // A round's merges are planned at the end of its update (merge_rank lays the classes' new

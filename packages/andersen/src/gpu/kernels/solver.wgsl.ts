@@ -149,8 +149,9 @@ export function smallSortWorkgroupBytes(items: number): number {
 /**
  * The entry points of one solver iteration, in the order the host encodes them. First submission:
  * the folds of the last round's merges (`merge_prepare`, `merge_level` + `merge_next_level` once
- * per level of the children's tree, `merge_data`; only after a round that merged), `init_state`
- * then the initial sets' sort, `mark_segments` and `apply_pairs` (first submission only),
+ * per level of the children's tree, `merge_data`, `merge_done`; only after a round that merged),
+ * `init_state` then the initial sets' sort, `mark_segments` and `apply_pairs` (first submission
+ * only),
  * `begin_iteration` (which also begins the first attempt) or `begin_attempt` (an attempt after a
  * pool grew), `delta_clear`, `delta_bits`, `delta_close`, `delta_leaders`, `pull_count`, `pull_items`,
  * `pull_close`, `pull_sources`, `rule_clear`, `pair_clear`, `member_rules`, `sort_gate`. Second
@@ -262,6 +263,29 @@ ${body}
 fn ${name}() {${gated(name) ? `\n  if (${rulesSkipped}) { return; }` : ''}
 ${body}
 }`;
+  // One child's sets folded into another's (merge_level, merge_data), one pool per team so that a
+  // fold's two teams walk the points-to and the edge lists side by side: U ∪= U', K ∩= K' in the
+  // points-to pool, E ∪= E', F ∪= F' in the edge pool (the children's copy⁻¹ sources have given
+  // them P − ΔP of theirs already, so they join E and F as they are). The child's lists are left
+  // empty.
+  const foldPointsTo = (into: string, from: string) => /* wgsl */ `
+      status |= pts_union(${slot('pending', into)}, ${slot('pending', from)});
+      status |= pts_intersection(${slot('points', into)}, ${slot('points', from)});
+      if (pts_lane == 0u) {
+        pts_heads[${slot('points', from)}] = NONE;
+        pts_heads[${slot('pending', from)}] = NONE;
+      }`;
+  const foldEdges = (into: string, from: string) => /* wgsl */ `
+      status |= edg_union(${slot('points', into)}, ${slot('points', from)});
+      status |= edg_union(${slot('delta', into)}, ${slot('delta', from)});
+      if (pts_lane == 0u) {
+        edg_heads[${slot('points', from)}] = NONE;
+        edg_heads[${slot('delta', from)}] = NONE;
+      }`;
+  const foldFailed = /* wgsl */ `
+    if (pts_lane == 0u && (status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
+      atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
+    }`;
   // The merge plan's counts at 0 (merge_begin, and guard_update when it commits).
   const mergeBegin = /* wgsl */ `
   atomicStore(&control[${S('mergeNeedPts')}], 0u);
@@ -1687,7 +1711,7 @@ ${threadKernel(
     atomicStore(&control[${A('parent')} + v], find(v));
   }
   // In the same dispatch (shortening parents leaves every find's root as it is), each merged node
-  // takes its position among its root's new children (mergeSize[r] is 0 until then: merge_data
+  // takes its position among its root's new children (mergeSize[r] is 0 until then: merge_done
   // sets it back once the children are folded, before the next round's merges).
   let count = atomicLoad(&control[${S('merged')}]);
   for (var i = first_item; i < count; i += item_stride) {
@@ -1790,9 +1814,8 @@ ${teamKernel(
   let stride = pts_team_u(atomicLoad(&control[${S('mergeStride')}]));
   if (stride >= pts_team_u(atomicLoad(&control[${S('mergeMaxChildren')}]))) { return; }
   // One level of the tree: the child at position p (p a multiple of 2·stride) absorbs the child at
-  // p + stride — U ∪= U', K ∩= K', E ∪= E', F ∪= F' — so no team folds more than one set per level.
-  // Two teams per pair: part 0 folds the points-to sets, part 1 the edge sets (separate lists, so
-  // the two walks run side by side).
+  // p + stride, so no team folds more than one set per level; two teams per pair, the even one
+  // the points-to sets, the odd one the edge sets.
   let count = pts_team_u(atomicLoad(&control[${S('merged')}]));
   for (var u = first_team; u < 2u * count; u += team_stride) {
     let i = u >> 1u;
@@ -1802,24 +1825,9 @@ ${teamKernel(
     if (p % (2u * stride) != 0u || p + stride >= pts_team_u(atomicLoad(&control[${A('mergeSize')} + r]))) { continue; }
     let b = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + i + stride]));
     var status = 0u;
-    if ((u & 1u) == 0u) {
-      status |= pts_union(${slot('pending', 'a')}, ${slot('pending', 'b')});
-      status |= pts_intersection(${slot('points', 'a')}, ${slot('points', 'b')});
-      if (pts_lane == 0u) {
-        pts_heads[${slot('points', 'b')}] = NONE;
-        pts_heads[${slot('pending', 'b')}] = NONE;
-      }
-    } else {
-      status |= edg_union(${slot('points', 'a')}, ${slot('points', 'b')});
-      status |= edg_union(${slot('delta', 'a')}, ${slot('delta', 'b')});
-      if (pts_lane == 0u) {
-        edg_heads[${slot('points', 'b')}] = NONE;
-        edg_heads[${slot('delta', 'b')}] = NONE;
-      }
-    }
-    if (pts_lane == 0u && (status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
-      atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
-    }
+    if ((u & 1u) == 0u) {${foldPointsTo('a', 'b')}
+    } else {${foldEdges('a', 'b')}
+    }${foldFailed}
   }`,
 )}
 ${singleKernel(
@@ -1856,30 +1864,14 @@ ${teamKernel(
       status |= pts_union(${slot('points', 'r')}, ${slot('pending', 'r')});
       status |= pts_difference(${slot('points', 'r')}, ${slot('delta', 'r')});
       for (var p = 0u; p < size; p += stride) {
-        let c = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + start + p]));
-        status |= pts_union(${slot('pending', 'r')}, ${slot('pending', 'c')});
-        status |= pts_intersection(${slot('points', 'r')}, ${slot('points', 'c')});
-        if (pts_lane == 0u) {
-          pts_heads[${slot('points', 'c')}] = NONE;
-          pts_heads[${slot('pending', 'c')}] = NONE;
-        }
+        let c = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + start + p]));${foldPointsTo('r', 'c')}
       }
       if (pts_lane == 0u) { pts_heads[${slot('delta', 'r')}] = NONE; }
     } else {
-      // The children's copy⁻¹ sources have given them P − ΔP of theirs already: they join E and F as they are.
       for (var p = 0u; p < size; p += stride) {
-        let c = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + start + p]));
-        status |= edg_union(${slot('points', 'r')}, ${slot('points', 'c')});
-        status |= edg_union(${slot('delta', 'r')}, ${slot('delta', 'c')});
-        if (pts_lane == 0u) {
-          edg_heads[${slot('points', 'c')}] = NONE;
-          edg_heads[${slot('delta', 'c')}] = NONE;
-        }
+        let c = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + start + p]));${foldEdges('r', 'c')}
       }
-    }
-    if (pts_lane == 0u && (status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
-      atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
-    }`,
+    }${foldFailed}`,
   })}`,
 )}
 ${threadKernel(
