@@ -117,8 +117,8 @@ export const CONTROL_HEAD_WORDS = STATUS_WORDS + LIST_WORDS;
  * The per-node arrays of the control buffer after its head ({@link CONTROL_HEAD_WORDS}), as word offsets in units of
  * `nodeCount`: `parent` (union–find, roots are the smallest id of their class), `segmentStart` and
  * `segmentEnd` (per pair key `2·node + pool`, the run of the sorted worklist that goes into that
- * node's pending set), `childHead` (a node merged into the root this iteration, `NONE` when none) /
- * `childSlot` (a merged node's position among its root's new children, counted in `mergeSize`),
+ * node's pending set), `childSlot` (a merged node's position among its root's new children, which
+ * `mergeSize` counts: a root has children to fold while it is not 0),
  * `mergedList`, `hcdSlot` (the HCD target a root's online pairs name, so that targets of
  * merged pointers merge), and the pull split of each root: `pullSlots` (words of its E and F lists
  * that the chunks share out), `pullChunks` (chunks its pulls run in), `pullBase` (the extra chunk
@@ -137,26 +137,25 @@ export const CONTROL_ARRAYS = {
   parent: 0,
   segmentStart: 1,
   segmentEnd: 3,
-  childHead: 5,
-  childSlot: 6,
-  mergedList: 7,
-  hcdSlot: 8,
-  pullSlots: 9,
-  pullChunks: 10,
-  pullBase: 11,
-  deltaHash: 12,
-  deltaLeader: 13,
-  mergeOrder: 14,
-  mergeStart: 15,
-  mergeSize: 16,
-  deltaList: 17,
-  pullList: 18,
-  segmentList: 19,
-  pendingList: 21,
+  childSlot: 5,
+  mergedList: 6,
+  hcdSlot: 7,
+  pullSlots: 8,
+  pullChunks: 9,
+  pullBase: 10,
+  deltaHash: 11,
+  deltaLeader: 12,
+  mergeOrder: 13,
+  mergeStart: 14,
+  mergeSize: 15,
+  deltaList: 16,
+  pullList: 17,
+  segmentList: 18,
+  pendingList: 20,
 } as const;
 
 /** Per-node words of the control buffer after its head ({@link CONTROL_HEAD_WORDS}). */
-export const CONTROL_ARRAY_COUNT = 22;
+export const CONTROL_ARRAY_COUNT = 21;
 
 /** Pool bit of a worklist key `2·node + pool`: 0 = the node's pending copy⁻¹ set, 1 = its pending points-to set. */
 export const PAIR_POOL = { edges: 0, points: 1 } as const;

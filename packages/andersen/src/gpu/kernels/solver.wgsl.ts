@@ -103,7 +103,7 @@ export interface SolverKernelParams {
    */
   readonly activeLists?: boolean | undefined;
   /**
-   * The update's kernels (the partial-merge levels, `sort_small`, `mark_segments` to `report`)
+   * The update's kernels (the partial-merge levels, `sort_small`, `mark_segments` to `guard_merge`)
    * return at once while `rulesSkipped` is set, as the rules' do, and `rules_gate` keeps the flag
    * once set and sets the sort's count to 0: a whole round (rules, guessed sort and update) queued
    * behind the one before it does nothing when its gate holds it back, nor does one queued behind
@@ -151,9 +151,9 @@ export function smallSortWorkgroupBytes(items: number): number {
  * the folds of the last round's merges (`merge_prepare`, `merge_level` + `merge_next_level` once
  * per level of the children's tree, `merge_data`, `merge_done`; only after a round that merged),
  * `init_state` then the initial sets' sort, `mark_segments` and `apply_pairs` (first submission
- * only),
- * `begin_iteration` (which also begins the first attempt) or `begin_attempt` (an attempt after a
- * pool grew), `delta_clear`, `delta_bits`, `delta_close`, `delta_leaders`, `pull_count`, `pull_items`,
+ * only), `begin_iteration` (which also begins the first attempt) or `begin_attempt` (an attempt
+ * after a pool grew), `delta_clear`, `delta_bits`, `delta_close`, `delta_leaders`, `pull_count`,
+ * `pull_items`,
  * `pull_close`, `pull_sources`, `rule_clear`, `pair_clear`, `member_rules`, `sort_gate`. Second
  * (after a `sort_gate` again when the first ran on a guess that fell short): the worklist's sort
  * (the radix sort, or `sort_small`), `merge_partials` + `next_pull_level` once per level of the
@@ -1110,7 +1110,6 @@ ${threadKernel(
     edg_heads[${slot('pending', 'i')}] = NONE;
     atomicStore(&control[${A('segmentStart')} + i], NONE);
     atomicStore(&control[${A('segmentStart')} + params.n + i], NONE);
-    atomicStore(&control[${A('childHead')} + i], NONE);
     atomicStore(&control[${A('mergeSize')} + i], 0u);
     atomicStore(&control[${A('hcdSlot')} + i], NONE);
   }
@@ -1718,7 +1717,6 @@ ${threadKernel(
     let a = atomicLoad(&control[${A('mergedList')} + i]);
     let r = find(a);
     atomicStore(&control[${A('childSlot')} + a], atomicAdd(&control[${A('mergeSize')} + r], 1u));
-    atomicStore(&control[${A('childHead')} + r], a);
   }`,
 )}
 ${singleKernel(
@@ -1844,13 +1842,13 @@ ${teamKernel(
   // The levels run left the children's sets in the tree roots at positions 0, 2·stride, 4·stride…
   // (one root when the levels covered the largest class): r takes K = P − ΔP and U = P of its own
   // and folds the roots in. Two teams per root, as in merge_level: part 0 the points-to sets, part
-  // 1 the edge sets; merge_done then marks the roots done (here one part could see the other's
-  // mark before it began).
+  // 1 the edge sets; merge_done then sets each root's count of children back to 0 (here one part
+  // could see the other's reset before it began).
   let stride = pts_team_u(atomicLoad(&control[${S('mergeStride')}]));
   ${sweep({
     item: 'u',
     count: '2u * params.n',
-    test: `atomicLoad(&control[${A('childHead')} + (u >> 1u)]) != NONE`,
+    test: `atomicLoad(&control[${A('mergeSize')} + (u >> 1u)]) != 0u`,
     body: /* wgsl */ `
     let r = u >> 1u;
     let start = pts_team_u(atomicLoad(&control[${A('mergeStart')} + r]));
@@ -1883,7 +1881,6 @@ ${threadKernel(
   let count = atomicLoad(&control[${S('merged')}]);
   for (var i = first_item; i < count; i += item_stride) {
     let r = find(atomicLoad(&control[${A('mergedList')} + i]));
-    atomicStore(&control[${A('childHead')} + r], NONE);
     atomicStore(&control[${A('mergeSize')} + r], 0u);
   }`,
 )}
