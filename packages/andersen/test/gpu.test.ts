@@ -12,6 +12,7 @@ import {
   createConstraintBuilder,
   createGpuSolver,
   EngineUnavailableError,
+  type GpuSolver,
   type GpuSolverOptions,
   HARDEKOPF_REFERENCE_CONVENTIONS,
   type HcdPairs,
@@ -160,8 +161,13 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     solver.destroy();
   }, 600_000);
 
-  const solve = async (program: ConstraintProgram, options: Omit<GpuSolverOptions, 'gpu'> = {}) => {
+  const solve = async (
+    program: ConstraintProgram,
+    options: Omit<GpuSolverOptions, 'gpu'> = {},
+    listen?: (solver: GpuSolver) => void,
+  ) => {
     const solver = await createGpuSolver(program, { ...options, gpu: gpu.ctx });
+    listen?.(solver);
     try {
       return { result: await solver.solve(), solver };
     } finally {
@@ -239,6 +245,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.boolean(),
         // The fixed kernels of a submission recorded while the GPU runs the one before, or not.
         fc.boolean(),
+        // Pools and worklist grown ahead, or only when they run out (in the rules or the update).
+        fc.boolean(),
         // The options that change the kernels' code, in four sets that give each option both of
         // its values (each set is a module that lavapipe compiles in 20–30 s on a cold shader
         // cache, so not all 16 of their combinations):
@@ -262,6 +270,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           mergeTeams,
           smallSort,
           ahead,
+          growAheadOff,
           [shortcuts, [sweep, teamsPerWorkgroup], bindUsed, loadAhead],
         ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
@@ -277,6 +286,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             shareEqualSets: shortcuts,
             encodeAhead: ahead,
             sortAhead: ahead,
+            growAhead: growAheadOff ? { below: 0, to: 1 } : undefined,
             sweep,
             teamsPerWorkgroup,
             bindUsed,
@@ -1278,7 +1288,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     );
   }, 300_000);
 
-  it('grows both pools and the store worklist when they run out, and says so', async () => {
+  /** 20 pointers to 10 of 40 two-field objects each, with stores, loads and copies among them. */
+  function storesAndLoads() {
     const b = createConstraintBuilder();
     const objects = Array.from({ length: 40 }, (_, i) => b.object(`o${i}`, { fields: 2 }));
     const pointers = Array.from({ length: 20 }, (_, i) => b.variable(`p${i}`));
@@ -1288,7 +1299,11 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       b.load(pointers[(i + 3) % pointers.length] as number, p, k1(i + 1));
       b.copy(pointers[(i + 5) % pointers.length] as number, p);
     });
-    const program = b.build();
+    return b.build();
+  }
+
+  it('grows both pools and the store worklist when they run out, and says so', async () => {
+    const program = storesAndLoads();
     const solver = await createGpuSolver(program, {
       gpu: gpu.ctx,
       initialPoolElements: 1,
@@ -1298,12 +1313,57 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     solver.on('grow', ({ pool }) => grown.add(pool));
     try {
       const result = await solver.solve();
-      expect([...grown].sort()).toEqual(['edg', 'pts']);
+      expect([...grown].sort()).toEqual(['edg', 'pts', 'worklist']);
       expect(solver.report?.reruns).toBeGreaterThan(0);
       await expectSameAsCpu(program, result);
     } finally {
       solver.destroy();
     }
+  });
+
+  it('grows a pool the rules ran out of before any update, and runs an update that alone ran short again by itself', async () => {
+    // Growing ahead off: the pools grow only when they run out, in the rules or in the update.
+    const program = storesAndLoads();
+    const { result, solver } = await solve(program, {
+      initialPoolElements: 1,
+      initialPairCapacity: 16,
+      growAhead: { below: 0, to: 1 },
+    });
+    const report = solver.report;
+    const updateRedos = report?.updateRedos ?? 0;
+    expect(updateRedos).toBeGreaterThan(0);
+    // And the rules ran again too (for the worklist or a pool), with no update in between.
+    expect(report?.reruns).toBeGreaterThan(updateRedos);
+    await expectSameAsCpu(program, result);
+  });
+
+  it('grows the worklist ahead of rounds that would overflow it', async () => {
+    // Four objects travel down a copy chain q0 → q1 → … one pointer a round, and q_t has t + 1
+    // loads of its own: round t pushes 4(t + 1) pairs, more every round.
+    const b = createConstraintBuilder();
+    const objects = Array.from({ length: 4 }, (_, i) => b.object(`o${i}`));
+    const chain = Array.from({ length: 30 }, (_, t) => b.variable(`q${t}`));
+    for (const o of objects) b.addressOf(chain[0] as number, o);
+    chain.forEach((q, t) => {
+      if (t > 0) b.copy(q, chain[t - 1] as number);
+      for (let j = 0; j <= t; j++) b.load(b.variable(`x${t}_${j}`), q, 0);
+    });
+    const program = b.build();
+    const run = async (growAhead?: GpuSolverOptions['growAhead']) => {
+      const worklist: number[] = [];
+      const { result, solver } = await solve(program, { initialPairCapacity: 16, growAhead }, (s) =>
+        s.on('grow', ({ pool, to }) => {
+          if (pool === 'worklist') worklist.push(to);
+        }),
+      );
+      await expectSameAsCpu(program, result);
+      return { reruns: solver.report?.reruns ?? 0, worklist };
+    };
+    const ahead = await run();
+    const off = await run({ below: 0, to: 1 });
+    expect(off.reruns).toBeGreaterThan(0);
+    expect(ahead.reruns).toBeLessThan(off.reruns);
+    expect(ahead.worklist.length).toBeGreaterThan(0);
   });
 
   it('works with a points-to pool spread over two bindings (windows)', async () => {

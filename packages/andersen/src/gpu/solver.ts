@@ -422,8 +422,18 @@ export interface GpuSolveReport {
   /** Final capacity and use of the points-to and edge pools, in 128-byte elements. */
   readonly pointsPool: { readonly capacity: number; readonly used: number };
   readonly edgePool: { readonly capacity: number; readonly used: number };
-  /** Times an iteration (or its merge step) ran again after a pool or the worklist grew. */
+  /**
+   * Times an iteration's rules or update ran again after a pool or the worklist grew (the update
+   * alone when only it ran short; the rules when they did, before any update).
+   */
   readonly reruns: number;
+  /** Of {@link reruns}, the updates run again alone (from their partial-merge levels and sort). */
+  readonly updateRedos: number;
+  /**
+   * Times a pool grew because the merge guard found it short of room for the folds of a round's
+   * merges (the plan stands, and nothing runs again).
+   */
+  readonly mergeGrows: number;
   /** Milliseconds spent on the host preparing and uploading, iterating, and reading the result back. */
   readonly setupMs: number;
   /**
@@ -606,7 +616,6 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   update_commit: 'update',
   hcd_hook: 'hcd',
   compress: 'hcd',
-  merge_begin: 'hcd',
   merge_rank: 'hcd',
   merge_count: 'hcd',
   merge_prepare: 'hcd',
@@ -638,11 +647,12 @@ const LIST_READ: Partial<Record<SolverEntryPoint, keyof typeof ACTIVE_LIST>> = {
 const LIST_FLOOR_ITEMS = 8192;
 
 /**
- * Events of {@link GpuSolver} (the CPU engine's, plus pool growth).
+ * Events of {@link GpuSolver} (the CPU engine's, plus growth: `pool` is `pts` or `edg`, in
+ * elements, or `worklist`, in pairs).
  *
  * @example
  * ```ts
- * solver.on('grow', ({ pool, from, to }) => console.error(`${pool}: ${from} → ${to} elements`));
+ * solver.on('grow', ({ pool, from, to }) => console.error(`${pool}: ${from} → ${to}`));
  * ```
  */
 export type GpuSolverEvents = {
@@ -1556,8 +1566,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       host.submissions++;
       return submitted;
     };
-    const runStatus = async (label: string, entries: readonly SolverEntryPoint[], pairCount = 0) =>
-      (await run(label, entries, { pairCount })).status;
     const timedGrow = async (work: () => Promise<unknown>) => {
       const growStarted = performance.now();
       await work();
@@ -1589,7 +1597,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
 
     const touchFrom = this.#options.touchedReadbackBytes ?? TOUCHED_READ_BYTES;
-    const stats = { rounds: 0, hcdMerges: 0, edgesAdded: 0, propagations: 0, reruns: 0 };
+    const stats = {
+      rounds: 0,
+      hcdMerges: 0,
+      edgesAdded: 0,
+      propagations: 0,
+      reruns: 0,
+      updateRedos: 0,
+      mergeGrows: 0,
+    };
     // Distinct copy edges between representatives before solving (see round 1 below).
     let initialEdgeCount = 0;
     const pullSplit = { extraChunks: 0, maxChunks: 1, refused: 0, skippedEqualDeltas: 0 };
@@ -1633,8 +1649,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // the tree (merge_level) that its largest class needs, at most 16; merge_data folds what a
     // larger class leaves in more than one root.
     const fixedMergeLevels = this.#options.mergeTreeLevels;
-    // guard_update begins the plan when it commits (merge_begin's resets), and guard_merge also
-    // reports the pools' state; merge_begin runs only when the plan is made again after growing.
+    // guard_update begins the plan when it commits (its counts at 0), and guard_merge also reports
+    // the pools' state.
     const mergePlanEntries: SolverEntryPoint[] = ['merge_rank', 'merge_count', 'guard_merge'];
     /** The folds of the merges the last update planned (none when it merged nothing). */
     let pendingFolds: SolverEntryPoint[] = [];
@@ -1937,7 +1953,86 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       noteCounts(pairCount, countAttempt(status, pairCount));
     };
+    /** Grows the worklist ahead, up to what one binding holds; a GPU that cannot hold it leaves it as it is. */
+    const growPairsAhead = async (wanted: number) => {
+      const capacity = Math.min(Math.floor(ctx.limits.maxStorageBufferBindingSize / 4), Math.ceil(wanted));
+      if (capacity <= pairCapacity) return;
+      try {
+        await growPairs(capacity);
+      } catch (error) {
+        if (!(error instanceof GpuOutOfMemoryError)) throw error;
+      }
+    };
+    /** Moves the worklist to buffers of `capacity` pairs (what it held is not kept: only between attempts or rounds). */
+    const growPairs = (capacity: number) =>
+      timedGrow(async () => {
+        pairs = await this.#createPairs(capacity, pairs);
+        const from = pairCapacity;
+        pairCapacity = capacity;
+        await ctx.writeBuffer(params, 12, Uint32Array.of(capacity));
+        this.emit('grow', { pool: 'worklist', from, to: capacity });
+      });
+    /**
+     * Grows each pool that ran out, or that lacks room for what the update may copy (everything
+     * allocated since the iteration began, once more) and the last merges' needs, as the status
+     * words (after the rules or after an update) report them.
+     */
+    const growShortPools = async (status: Uint32Array) => {
+      const short = [
+        [
+          points,
+          STATUS.ptsNext,
+          STATUS.ptsCapacity,
+          STATUS.ptsExhausted,
+          STATUS.markPts,
+          STATUS.mergeNeedPts,
+        ],
+        [
+          edges,
+          STATUS.edgesNext,
+          STATUS.edgesCapacity,
+          STATUS.edgesExhausted,
+          STATUS.markEdges,
+          STATUS.mergeNeedEdges,
+        ],
+      ] as const;
+      for (const [pool, nextWord, capacityWord, exhaustedWord, markWord, mergeNeedWord] of short) {
+        const next = status[nextWord] as number;
+        const capacity = status[capacityWord] as number;
+        const need =
+          Math.min(next, capacity) - (status[markWord] as number) + (status[mergeNeedWord] as number);
+        if (status[exhaustedWord] !== 0 || next >= capacity || capacity - next < need) {
+          await growFor(pool, next, capacity, need);
+        }
+      }
+    };
+    /** The pair count and partial-merge levels of the last update submitted after the host read its rules' counts (undefined after a guessed one). */
+    let lastAttempt: { readonly pairCount: number; readonly levels: number } | undefined;
+    /**
+     * Runs the last update again, from its partial-merge levels and sort, after growing the pools
+     * it ran short of. Its rules ran out of nothing (else they run again too), and every step before
+     * the update's commit is idempotent: the levels and the sort repeat on the same chunks and
+     * pairs, and apply_pairs merges again what a union left out (an exhausted union links nothing
+     * half made). Only the skip flag and the level counter start again.
+     */
+    const redoUpdate = async (
+      label: string,
+      attempt: { readonly pairCount: number; readonly levels: number },
+    ) => {
+      ctx.queue.writeBuffer(control, 4 * STATUS.skipUpdate, Uint32Array.of(0));
+      ctx.queue.writeBuffer(control, 4 * STATUS.pullLevel, Uint32Array.of(0));
+      const { pairCount, levels } = attempt;
+      return (
+        await run(label, [...levelEntries(levels), ...updateTail], {
+          pairCount,
+          whileRunning: recordAndQueueNextRules,
+          kind: 'update',
+          submitFirst: splitUpdate && pairCount > 1 ? 0 : undefined,
+        })
+      ).status;
+    };
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
+      lastAttempt = undefined;
       const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
       // The very first submission fills the heads and arrays that start empty, then builds the
       // initial sets from their pairs (sorted, then merged into the pending slots by key).
@@ -2048,8 +2143,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       for (;;) {
         checkFatal(status);
         const pairCount = status[STATUS.pairCount] as number;
-        if (pairCount <= pairCapacity) {
+        // sort_gate reported the pools after the rules: a pool they ran out of is grown now, and
+        // the rules run again, rather than after an update that could only have been skipped.
+        const rulesRanOut = status[STATUS.ptsExhausted] !== 0 || status[STATUS.edgesExhausted] !== 0;
+        if (pairCount <= pairCapacity && !rulesRanOut) {
           const levels = countAttempt(status, pairCount);
+          // An update skipped for room alone is run again from its levels and sort (see redoUpdate).
+          lastAttempt =
+            queueUpdate || pipeline || status[STATUS.guessMissed] !== 0 ? undefined : { pairCount, levels };
           const merges = levelEntries(Math.max(0, levels - levelsRun));
           const recordedUpdate = takeAhead(updateAhead, updateTail);
           // A command buffer goes up once: what is not taken now is recorded anew.
@@ -2097,20 +2198,22 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         }
         stats.reruns++;
         levelsRun = 0;
-        pairCapacity = Math.max(2 * pairCapacity, 2 * pairCount);
-        await timedGrow(async () => {
-          pairs = await this.#createPairs(pairCapacity, pairs);
-          await ctx.writeBuffer(params, 12, Uint32Array.of(pairCapacity));
-        });
+        if (pairCount > pairCapacity) await growPairs(Math.max(2 * pairCapacity, 2 * pairCount));
+        if (rulesRanOut) await growShortPools(status);
         status = (
-          await run(`${label} (worklist grown)`, rulesEntries, { whileRunning: encodeUpdate, kind: 'rules' })
+          await run(`${label} (${rulesRanOut ? 'pools' : 'worklist'} grown)`, rulesEntries, {
+            whileRunning: encodeUpdate,
+            kind: 'rules',
+          })
         ).status;
       }
     };
 
-    /** Whether a pool is short of room for `growAhead.to` times what the round allocated (see growAheadOf). */
+    /** Whether a pool is short of room for `growAhead.below` times what the round allocated (see growAheadOf). */
     const shortOfRoom = (pool: ElementPool, next: number, mark: number) =>
       pool.capacity - next < growAhead.below * (next - mark);
+    /** Whether the worklist is short of room for `growAhead.below` times a round's pairs (rules_gate tests the same). */
+    const pairsShort = (pairCount: number) => pairCapacity < growAhead.below * pairCount;
     /**
      * After an update's status: when the host has something to do before the next rules (redo the
      * update or the merges, fold, stop, or grow a pool ahead), rules_gate held the rules queued
@@ -2128,7 +2231,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         !foldsCover(status, rulesAhead.foldLevels) ||
         quiet ||
         shortOfRoom(points, status[STATUS.ptsNext] as number, status[STATUS.markPts] as number) ||
-        shortOfRoom(edges, status[STATUS.edgesNext] as number, status[STATUS.markEdges] as number);
+        shortOfRoom(edges, status[STATUS.edgesNext] as number, status[STATUS.markEdges] as number) ||
+        pairsShort(status[STATUS.pairCount] as number);
       if (!hostActs) return;
       dropQueuedRound();
     };
@@ -2146,53 +2250,36 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         if (status[STATUS.skipUpdate] === 0) break;
         stats.reruns++;
         this.#checkAbort();
-        const pointsNext = status[STATUS.ptsNext] as number;
-        const pointsCapacity = status[STATUS.ptsCapacity] as number;
-        const pointsNeed =
-          Math.min(pointsNext, pointsCapacity) -
-          (status[STATUS.markPts] as number) +
-          (status[STATUS.mergeNeedPts] as number);
-        if (
-          status[STATUS.ptsExhausted] !== 0 ||
-          pointsNext >= pointsCapacity ||
-          pointsCapacity - pointsNext < pointsNeed
-        ) {
-          await growFor(points, pointsNext, pointsCapacity, pointsNeed);
-        }
-        const edgesNext = status[STATUS.edgesNext] as number;
-        const edgesCapacity = status[STATUS.edgesCapacity] as number;
-        const edgesNeed =
-          Math.min(edgesNext, edgesCapacity) -
-          (status[STATUS.markEdges] as number) +
-          (status[STATUS.mergeNeedEdges] as number);
-        if (
-          status[STATUS.edgesExhausted] !== 0 ||
-          edgesNext >= edgesCapacity ||
-          edgesCapacity - edgesNext < edgesNeed
-        ) {
-          await growFor(edges, edgesNext, edgesCapacity, edgesNeed);
-        }
-        status = await iterate(`andersen iteration ${round} (again)`, false);
+        await growShortPools(status);
+        // The update alone again when only it ran short (pairCount ≤ capacity and the rules ran out
+        // of nothing: else iterate would not have submitted it); the whole iteration otherwise.
+        const attempt = status[STATUS.guessMissed] === 0 ? lastAttempt : undefined;
+        lastAttempt = undefined;
+        if (attempt !== undefined) stats.updateRedos++;
+        status =
+          attempt !== undefined
+            ? await redoUpdate(`andersen update ${round} (again)`, attempt)
+            : await iterate(`andersen iteration ${round} (again)`, false);
         settleRulesAhead(status);
       }
-      for (;;) {
-        checkFatal(status);
-        if (status[STATUS.skipMerge] === 0) break;
-        stats.reruns++;
-        const need = [status[STATUS.mergeNeedPts] as number, status[STATUS.mergeNeedEdges] as number];
-        await growFor(
-          points,
-          status[STATUS.ptsNext] as number,
-          status[STATUS.ptsCapacity] as number,
-          need[0] as number,
-        );
-        await growFor(
-          edges,
-          status[STATUS.edgesNext] as number,
-          status[STATUS.edgesCapacity] as number,
-          need[1] as number,
-        );
-        status = await runStatus(`andersen merges ${round} (again)`, ['merge_begin', ...mergePlanEntries]);
+      checkFatal(status);
+      if (status[STATUS.skipMerge] !== 0) {
+        // guard_merge found a pool short of room for the folds (the plan itself allocates nothing
+        // and stands): grow that pool to hold them, and let the folds run, as the guard would now.
+        stats.mergeGrows++;
+        const short = [
+          [points, STATUS.ptsNext, STATUS.ptsCapacity, STATUS.mergeNeedPts],
+          [edges, STATUS.edgesNext, STATUS.edgesCapacity, STATUS.mergeNeedEdges],
+        ] as const;
+        for (const [pool, nextWord, capacityWord, needWord] of short) {
+          const next = status[nextWord] as number;
+          const capacity = status[capacityWord] as number;
+          const need = status[needWord] as number;
+          if (next >= capacity || capacity - next < need) await growFor(pool, next, capacity, need);
+        }
+        ctx.queue.writeBuffer(control, 4 * STATUS.skipMerge, Uint32Array.of(0));
+        status = status.slice();
+        status[STATUS.skipMerge] = 0;
       }
       planFolds(status);
       lastRoundMerged = (status[STATUS.merged] as number) !== 0;
@@ -2229,6 +2316,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       if (shortOfRoom(edges, edgesNext, status[STATUS.markEdges] as number))
         await growAheadOf(edges, edgesNext + growAhead.to * lastEdges);
+      // And the worklist: a round that overflows it runs its rules again (python's pairs jump
+      // 15-fold from one round to the next, and such rounds come again).
+      const pairCount = status[STATUS.pairCount] as number;
+      if (pairsShort(pairCount)) await growPairsAhead(growAhead.to * pairCount);
     }
     await Promise.all(heldBackChecks);
     const iterateMs = performance.now() - iterateStarted;
@@ -2384,6 +2475,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       pointsPool: { capacity: points.capacity, used },
       edgePool: { capacity: edges.capacity, used: poolUse(edgesHeader) },
       reruns: stats.reruns,
+      updateRedos: stats.updateRedos,
+      mergeGrows: stats.mergeGrows,
       setupMs,
       setupParts: { program: programMs, pools: poolsMs, buffers: setupMs - programMs - poolsMs },
       iterateMs,

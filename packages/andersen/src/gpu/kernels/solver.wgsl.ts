@@ -161,8 +161,8 @@ export function smallSortWorkgroupBytes(items: number): number {
  * `pending_list`, `pending_close`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
  * `compress` (which also links the merged nodes to their roots), then the merge plan
  * (`merge_rank`, `merge_count`, `guard_merge`, which also copies the pools' state out; the plan's
- * counts start at 0 in `guard_update`, or in `merge_begin` when the plan is made again after a
- * pool grew). Each of those doubles saves a dispatch a round. After the last iteration
+ * counts start at 0 in `guard_update`; a pool short of room for the folds grows and the plan
+ * stands). Each of those doubles saves a dispatch a round. After the last iteration
  * `delta_clear`, `live_leaders` and `live_count`, then `live_copy`, lay the distinct
  * representatives' P sets out for the readback.
  * With `rulesAhead` the first submission of a round (from `begin_iteration` on, no folds) may go up
@@ -286,7 +286,7 @@ ${body}
     if (pts_lane == 0u && (status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
       atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
     }`;
-  // The merge plan's counts at 0 (merge_begin, and guard_update when it commits).
+  // The merge plan's counts at 0 (guard_update, when it commits).
   const mergeBegin = /* wgsl */ `
   atomicStore(&control[${S('mergeNeedPts')}], 0u);
   atomicStore(&control[${S('mergeNeedEdges')}], 0u);
@@ -294,6 +294,15 @@ ${body}
   atomicStore(&control[${S('mergeCursor')}], 0u);
   atomicStore(&control[${S('mergeMaxChildren')}], 0u);
   atomicStore(&control[${S('mergeStride')}], 1u);`;
+  // The pools' state in the status words, for the host: after the rules (sort_gate) and after the
+  // update (guard_merge).
+  const reportPools = /* wgsl */ `
+  atomicStore(&control[${S('ptsNext')}], atomicLoad(&pts_header.next));
+  atomicStore(&control[${S('ptsCapacity')}], pts_header.capacity);
+  atomicStore(&control[${S('ptsExhausted')}], atomicLoad(&pts_header.exhausted));
+  atomicStore(&control[${S('edgesNext')}], atomicLoad(&edg_header.next));
+  atomicStore(&control[${S('edgesCapacity')}], edg_header.capacity);
+  atomicStore(&control[${S('edgesExhausted')}], atomicLoad(&edg_header.exhausted));`;
   // Every attempt at an iteration (the first, and each after a pool grew) starts its counts at 0.
   const beginAttempt = /* wgsl */ `
   atomicStore(&control[${S('active')}], 0u);
@@ -1135,9 +1144,10 @@ ${singleKernel(
   // update ran and was not redone, the round's merges (if any) are taken by the folds queued
   // (params.fold_levels: NONE when no folds were queued, else log2 of the most children a class may
   // have, 31 or more for any: merge_data folds the roots their levels leave), it was not the
-  // last round, and neither pool is short of room for three times what the round allocated (the
-  // host's grow-ahead test, in integers: (capacity − next) / below < last ⇔ capacity − next <
-  // below · last). Otherwise every rules and fold kernel returns at once and the host runs them.
+  // last round, and neither pool is short of room for three times what the round allocated nor
+  // the worklist for three times the round's pairs (the host's grow-ahead tests, in integers:
+  // (capacity − next) / below < last ⇔ capacity − next < below · last). Otherwise every rules and
+  // fold kernel returns at once and the host runs them.
   let merged = atomicLoad(&control[${S('merged')}]);
   let quiet = atomicLoad(&control[${S('active')}]) == 0u && atomicLoad(&control[${S('freshNodes')}]) == 0u && merged == 0u;
   let folds = params.fold_levels;
@@ -1153,7 +1163,8 @@ ${singleKernel(
   let edg_next = atomicLoad(&control[${S('edgesNext')}]);
   let edg_capacity = atomicLoad(&control[${S('edgesCapacity')}]);
   let edg_last = edg_next - min(edg_next, atomicLoad(&control[${S('markEdges')}]));
-  skip = skip || edg_next >= edg_capacity || (below > 0u && (edg_capacity - edg_next) / below < edg_last);${
+  skip = skip || edg_next >= edg_capacity || (below > 0u && (edg_capacity - edg_next) / below < edg_last);
+  skip = skip || (below > 0u && params.pair_capacity / below < atomicLoad(&control[${S('pairCount')}]));${
     gateUpdate
       ? `
   // A round queued behind one held back is held back too (its gate would test stale words), and
@@ -1175,7 +1186,9 @@ ${singleKernel(
   let levels_cover = params.guess_levels >= 31u || atomicLoad(&control[${S('pullMaxChunks')}]) <= (1u << params.guess_levels);
   let fits = count <= params.pair_capacity && count <= params.guess_sort_capacity && levels_cover;
   atomicStore(&control[${S('sortedCount')}], select(0u, count, fits));
-  atomicStore(&control[${S('guessMissed')}], select(1u, 0u, fits));`,
+  atomicStore(&control[${S('guessMissed')}], select(1u, 0u, fits));
+  // And the pools' state: a pool the rules ran out of is grown before any update is submitted.
+${reportPools}`,
 )}
 ${threadKernel('delta_clear', clearLeaderTable)}
 ${threadKernel(
@@ -1616,8 +1629,8 @@ ${singleKernel(
   skip = skip || pts_next >= pts_cap || pts_cap - pts_next < pts_need;
   skip = skip || edg_next >= edg_cap || edg_cap - edg_next < edg_need;
   atomicStore(&control[${S('skipUpdate')}], select(0u, 1u, skip));
-  // The merge plan's counts start again (merge_begin's work, one dispatch fewer a round), once the
-  // last merges' needs above are read: no kernel between here and merge_rank reads them.
+  // The merge plan's counts start again once the last merges' needs above are read: no kernel
+  // between here and merge_rank reads them.
   if (!skip) {${mergeBegin}
   }`,
 )}
@@ -1719,11 +1732,6 @@ ${threadKernel(
     atomicStore(&control[${A('childSlot')} + a], atomicAdd(&control[${A('mergeSize')} + r], 1u));
   }`,
 )}
-${singleKernel(
-  'merge_begin',
-  /* wgsl */ `
-  if (skip_update()) { return; }${mergeBegin}`,
-)}
 ${threadKernel(
   'merge_rank',
   /* wgsl */ `
@@ -1763,12 +1771,7 @@ ${singleKernel(
   'guard_merge',
   /* wgsl */ `
   // The pools' state for the host first (whatever the guards decided).
-  atomicStore(&control[${S('ptsNext')}], atomicLoad(&pts_header.next));
-  atomicStore(&control[${S('ptsCapacity')}], pts_header.capacity);
-  atomicStore(&control[${S('ptsExhausted')}], atomicLoad(&pts_header.exhausted));
-  atomicStore(&control[${S('edgesNext')}], atomicLoad(&edg_header.next));
-  atomicStore(&control[${S('edgesCapacity')}], edg_header.capacity);
-  atomicStore(&control[${S('edgesExhausted')}], atomicLoad(&edg_header.exhausted));
+${reportPools}
   if (skip_update()) { return; }
   let pts_next = atomicLoad(&pts_header.next);
   let edg_next = atomicLoad(&edg_header.next);
@@ -1989,7 +1992,6 @@ const UPDATE_GATED: ReadonlySet<string> = new Set([
   'update_commit',
   'hcd_hook',
   'compress',
-  'merge_begin',
   'merge_rank',
   'merge_count',
   'guard_merge',
@@ -2030,7 +2032,6 @@ export const SOLVER_ENTRY_POINTS = {
   update_commit: 'thread',
   hcd_hook: 'team',
   compress: 'thread',
-  merge_begin: 'single',
   merge_rank: 'thread',
   merge_count: 'thread',
   guard_merge: 'single',
