@@ -98,6 +98,10 @@ for (const name of names) {
         ` rounds ${result.statistics.rounds} same ${same} exact ${exact} setup ${report.setupMs.toFixed(0)}` +
         ` ${rounded(report.setupParts)} iterate ${report.iterateMs.toFixed(0)} transfer ${report.transferMs.toFixed(0)}` +
         ` host ${rounded(report.host)} pairs ${report.pairs} sorts ${rounded(report.sorts)}` +
+        ` reruns ${report.reruns}` +
+        (report.updateRedos !== undefined
+          ? ` (updates alone ${report.updateRedos}, merge grows ${report.mergeGrows})`
+          : '') +
         (report.guessedRounds ? ` guessed ${rounded(report.guessedRounds)}` : '') +
         (report.rulesAhead ? ` rulesAhead ${rounded(report.rulesAhead)}` : ''),
     );
