@@ -2252,9 +2252,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         this.#checkAbort();
         await growShortPools(status);
         // The update alone again when only it ran short (pairCount ≤ capacity and the rules ran out
-        // of nothing: else iterate would not have submitted it); the whole iteration otherwise.
+        // of nothing: else iterate would not have submitted it), as often as it does; the whole
+        // iteration otherwise.
         const attempt = status[STATUS.guessMissed] === 0 ? lastAttempt : undefined;
-        lastAttempt = undefined;
         if (attempt !== undefined) stats.updateRedos++;
         status =
           attempt !== undefined
