@@ -1919,6 +1919,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       clearRulesSkipped();
     };
+    /** One level of the partial-merge tree per doubling of the most chunks one representative got. */
+    const partialMergeLevels = (status: Uint32Array) =>
+      Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
     /** Adds an attempt's pull and rule counts to the report; returns the partial-merge levels it needs. */
     const countAttempt = (status: Uint32Array, pairCount: number) => {
       pairsPushed += pairCount;
@@ -1928,8 +1931,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       pullSplit.skippedEqualDeltas += status[STATUS.pullsSkipped] as number;
       sharedRules += status[STATUS.rulesShared] as number;
       extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
-      // One level of the partial-merge tree per doubling of the most chunks one representative got.
-      return Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
+      return partialMergeLevels(status);
     };
     /** The next guesses: rounds that sort nothing or merge no chunks leave them alone (on small programs rounds that push pairs often alternate with rounds that only pull). */
     const noteCounts = (pairCount: number, levels: number) => {
@@ -1972,58 +1974,67 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         await ctx.writeBuffer(params, 12, Uint32Array.of(capacity));
         this.emit('grow', { pool: 'worklist', from, to: capacity });
       });
-    /**
-     * Grows each pool that ran out, or that lacks room for what the update may copy (everything
-     * allocated since the iteration began, once more) and the last merges' needs, as the status
-     * words (after the rules or after an update) report them.
-     */
-    const growShortPools = async (status: Uint32Array) => {
-      const short = [
-        [
-          points,
-          STATUS.ptsNext,
-          STATUS.ptsCapacity,
-          STATUS.ptsExhausted,
-          STATUS.markPts,
-          STATUS.mergeNeedPts,
-        ],
-        [
-          edges,
-          STATUS.edgesNext,
-          STATUS.edgesCapacity,
-          STATUS.edgesExhausted,
-          STATUS.markEdges,
-          STATUS.mergeNeedEdges,
-        ],
-      ] as const;
-      for (const [pool, nextWord, capacityWord, exhaustedWord, markWord, mergeNeedWord] of short) {
-        const next = status[nextWord] as number;
-        const capacity = status[capacityWord] as number;
-        const need =
-          Math.min(next, capacity) - (status[markWord] as number) + (status[mergeNeedWord] as number);
-        if (status[exhaustedWord] !== 0 || next >= capacity || capacity - next < need) {
-          await growFor(pool, next, capacity, need);
+    /** Each pool's words in the status (after the rules, sort_gate's; after an update, guard_merge's). */
+    const poolWords = [
+      {
+        pool: points,
+        next: STATUS.ptsNext,
+        capacity: STATUS.ptsCapacity,
+        exhausted: STATUS.ptsExhausted,
+        mark: STATUS.markPts,
+        mergeNeed: STATUS.mergeNeedPts,
+      },
+      {
+        pool: edges,
+        next: STATUS.edgesNext,
+        capacity: STATUS.edgesCapacity,
+        exhausted: STATUS.edgesExhausted,
+        mark: STATUS.markEdges,
+        mergeNeed: STATUS.mergeNeedEdges,
+      },
+    ] as const;
+    /** Grows each pool that ran out or has less room than `need` of it, as the status words report them. */
+    const growPoolsShortOf = async (
+      status: Uint32Array,
+      need: (words: (typeof poolWords)[number]) => number,
+    ) => {
+      for (const words of poolWords) {
+        const next = status[words.next] as number;
+        const capacity = status[words.capacity] as number;
+        const room = need(words);
+        if (status[words.exhausted] !== 0 || next >= capacity || capacity - next < room) {
+          await growFor(words.pool, next, capacity, room);
         }
       }
     };
-    /** The pair count and partial-merge levels of the last update submitted after the host read its rules' counts (undefined after a guessed one). */
-    let lastAttempt: { readonly pairCount: number; readonly levels: number } | undefined;
+    /**
+     * Grows each pool that ran out, or that lacks room for what the update may copy (everything
+     * allocated since the iteration began, once more) and the last merges' needs.
+     */
+    const growShortPools = (status: Uint32Array) =>
+      growPoolsShortOf(
+        status,
+        (words) =>
+          Math.min(status[words.next] as number, status[words.capacity] as number) -
+          (status[words.mark] as number) +
+          (status[words.mergeNeed] as number),
+      );
+    /** Whether the last update went up after rules that ran out of nothing, counted by the host (not on a guess). */
+    let updateAloneAgain = false;
     /**
      * Runs the last update again, from its partial-merge levels and sort, after growing the pools
      * it ran short of. Its rules ran out of nothing (else they run again too), and every step before
      * the update's commit is idempotent: the levels and the sort repeat on the same chunks and
      * pairs, and apply_pairs merges again what a union left out (an exhausted union links nothing
-     * half made). Only the skip flag and the level counter start again.
+     * half made). Only the skip flag and the level counter start again; the rules' counts (pairs,
+     * most chunks) are still in the status words.
      */
-    const redoUpdate = async (
-      label: string,
-      attempt: { readonly pairCount: number; readonly levels: number },
-    ) => {
+    const redoUpdate = async (label: string, status: Uint32Array) => {
       ctx.queue.writeBuffer(control, 4 * STATUS.skipUpdate, Uint32Array.of(0));
       ctx.queue.writeBuffer(control, 4 * STATUS.pullLevel, Uint32Array.of(0));
-      const { pairCount, levels } = attempt;
+      const pairCount = status[STATUS.pairCount] as number;
       return (
-        await run(label, [...levelEntries(levels), ...updateTail], {
+        await run(label, [...levelEntries(partialMergeLevels(status)), ...updateTail], {
           pairCount,
           whileRunning: recordAndQueueNextRules,
           kind: 'update',
@@ -2032,7 +2043,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       ).status;
     };
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
-      lastAttempt = undefined;
+      updateAloneAgain = false;
       const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
       // The very first submission fills the heads and arrays that start empty, then builds the
       // initial sets from their pairs (sorted, then merged into the pending slots by key).
@@ -2149,8 +2160,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         if (pairCount <= pairCapacity && !rulesRanOut) {
           const levels = countAttempt(status, pairCount);
           // An update skipped for room alone is run again from its levels and sort (see redoUpdate).
-          lastAttempt =
-            queueUpdate || pipeline || status[STATUS.guessMissed] !== 0 ? undefined : { pairCount, levels };
+          updateAloneAgain = !queueUpdate && !pipeline && status[STATUS.guessMissed] === 0;
           const merges = levelEntries(Math.max(0, levels - levelsRun));
           const recordedUpdate = takeAhead(updateAhead, updateTail);
           // A command buffer goes up once: what is not taken now is recorded anew.
@@ -2254,12 +2264,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         // The update alone again when only it ran short (pairCount ≤ capacity and the rules ran out
         // of nothing: else iterate would not have submitted it), as often as it does; the whole
         // iteration otherwise.
-        const attempt = status[STATUS.guessMissed] === 0 ? lastAttempt : undefined;
-        if (attempt !== undefined) stats.updateRedos++;
-        status =
-          attempt !== undefined
-            ? await redoUpdate(`andersen update ${round} (again)`, attempt)
-            : await iterate(`andersen iteration ${round} (again)`, false);
+        const alone = updateAloneAgain && status[STATUS.guessMissed] === 0;
+        if (alone) stats.updateRedos++;
+        status = alone
+          ? await redoUpdate(`andersen update ${round} (again)`, status)
+          : await iterate(`andersen iteration ${round} (again)`, false);
         settleRulesAhead(status);
       }
       checkFatal(status);
@@ -2267,16 +2276,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         // guard_merge found a pool short of room for the folds (the plan itself allocates nothing
         // and stands): grow that pool to hold them, and let the folds run, as the guard would now.
         stats.mergeGrows++;
-        const short = [
-          [points, STATUS.ptsNext, STATUS.ptsCapacity, STATUS.mergeNeedPts],
-          [edges, STATUS.edgesNext, STATUS.edgesCapacity, STATUS.mergeNeedEdges],
-        ] as const;
-        for (const [pool, nextWord, capacityWord, needWord] of short) {
-          const next = status[nextWord] as number;
-          const capacity = status[capacityWord] as number;
-          const need = status[needWord] as number;
-          if (next >= capacity || capacity - next < need) await growFor(pool, next, capacity, need);
-        }
+        await growPoolsShortOf(status, (words) => status[words.mergeNeed] as number);
         ctx.queue.writeBuffer(control, 4 * STATUS.skipMerge, Uint32Array.of(0));
         status = status.slice();
         status[STATUS.skipMerge] = 0;
