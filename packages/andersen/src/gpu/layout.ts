@@ -82,33 +82,39 @@ export const STATUS_WORDS = 32;
  * (representatives with pulls, `pull_items`, read by `pull_sources`), `segments` (worklist keys
  * with a run of pairs, `mark_segments`, read by `apply_pairs`) and `pending` (nodes with a pending
  * or ΔP set, `pending_list`, read by `update_difference`, `update_union` and `update_commit`).
- * Each has a per-node array in the control buffer ({@link CONTROL_ARRAYS}) and three of the
- * {@link LIST_WORDS} ({@link LIST_WORD}).
+ * Each has a per-node array in the control buffer ({@link CONTROL_ARRAYS}) and
+ * {@link WORDS_PER_LIST} of the {@link LIST_WORDS} ({@link LIST_WORD}).
  *
  * @example
  * ```ts
- * const lengthWord = STATUS_WORDS + LIST_WORD.length + 3 * ACTIVE_LIST.pending;
+ * const counterWord = STATUS_WORDS + WORDS_PER_LIST * ACTIVE_LIST.pending + LIST_WORD.counter;
  * ```
  */
 export const ACTIVE_LIST = { delta: 0, pull: 1, segments: 2, pending: 3 } as const;
 
 /**
- * The words of each {@link ACTIVE_LIST} after the status words (three a list): `counter` (items
- * appended so far), then, written by the list's closing kernel (`delta_close`, `pull_close`,
- * `segment_close`, `pending_close`), which starts the counter again at 0: `length` (what the
- * list's readers run over) and `items` (the teams or invocations its reader had work for: the
- * length, and for `pull` the extra pull chunks too). The host reads `items` back with the status
- * and launches the next round's readers for about twice as many.
+ * The words of each {@link ACTIVE_LIST} after the status words: `counter` (items appended so far:
+ * once the kernel that builds the list has run, its readers run over that many) and `items` (the
+ * teams or invocations its reader had work for: the length, and for `pull` the extra pull chunks
+ * too). The last single-invocation kernel of the submission that built the list closes it: it
+ * copies a counter that is not 0 into `items` and starts it again at 0 (`sort_gate` the `delta`
+ * and `pull` lists, `guard_merge` the `segments` and `pending` lists, `begin_iteration` the
+ * initial sets' `segments`), so that no dispatch of its own does. The host reads `items` back
+ * with the status and launches the next round's readers for about twice as many (a list left
+ * empty leaves `items` as it was: a larger launch, never a wrong one).
  *
  * @example
  * ```ts
- * const items = status[STATUS_WORDS + 3 * ACTIVE_LIST.pull + LIST_WORD.items];
+ * const items = status[STATUS_WORDS + WORDS_PER_LIST * ACTIVE_LIST.pull + LIST_WORD.items];
  * ```
  */
-export const LIST_WORD = { counter: 0, length: 1, items: 2 } as const;
+export const LIST_WORD = { counter: 0, items: 1 } as const;
 
-/** Words after the status words: three per {@link ACTIVE_LIST} ({@link LIST_WORD}). */
-export const LIST_WORDS = 3 * Object.keys(ACTIVE_LIST).length;
+/** Control words per {@link ACTIVE_LIST} ({@link LIST_WORD}). */
+export const WORDS_PER_LIST = Object.keys(LIST_WORD).length;
+
+/** Words after the status words: {@link WORDS_PER_LIST} per {@link ACTIVE_LIST}. */
+export const LIST_WORDS = WORDS_PER_LIST * Object.keys(ACTIVE_LIST).length;
 
 /** Words of the control buffer before its per-node arrays: the status words, then the list words. */
 export const CONTROL_HEAD_WORDS = STATUS_WORDS + LIST_WORDS;

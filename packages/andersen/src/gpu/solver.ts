@@ -57,6 +57,7 @@ import {
   solverLayout,
   THREAD_WORKGROUP,
   teamWorkgroupSize as teamWorkgroupSizeFor,
+  WORDS_PER_LIST,
 } from './layout';
 import { prepareProgram } from './prepare';
 
@@ -591,14 +592,8 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   begin_attempt: 'rules',
   rules_gate: 'rules',
   sort_gate: 'worklist',
-  delta_close: 'equivalence',
-  pull_close: 'rules',
-  segment_close: 'worklist',
   pending_list: 'update',
-  pending_close: 'update',
   delta_clear: 'equivalence',
-  rule_clear: 'rules',
-  pair_clear: 'rules',
   delta_bits: 'rules',
   delta_leaders: 'equivalence',
   pull_count: 'rules',
@@ -898,11 +893,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const nodes = await this.#buffer('andersen nodes', prepared.nodes, storage);
     const rules = await this.#buffer('andersen rules', prepared.rules, storage);
     // Status, the per-node arrays, the extra pull chunks' owners, then the ΔP leader table (a power
-    // of two of at least twice the nodes, and twice the rules, whose signatures it holds next, so
-    // probe sequences stay short).
+    // of two of at least twice the nodes, and twice the rules, so that the signature table of the
+    // same size has room too and probe sequences stay short).
     const deltaTableSlots = this.#options.deltaTableSlots ?? Math.max(1024, 2 * n, 2 * prepared.ruleCount);
     const deltaTableSize = 2 ** Math.ceil(Math.log2(Math.max(1, deltaTableSlots)));
-    // The worklist's table of pushed pairs (two words a slot, after the ΔP leader table); none when off.
+    // The rules' signatures have a table as large after it (emptied with it by delta_clear), then
+    // the worklist's table of pushed pairs (two words a slot); none when off.
     const dedupePairs = this.#options.dedupePairs !== false;
     const pairTableSize = dedupePairs
       ? 2 **
@@ -927,7 +923,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'andersen control',
       controlHead,
       storage,
-      4 * (CONTROL_HEAD_WORDS + CONTROL_ARRAY_COUNT * n + chunkCapacity + deltaTableSize + 2 * pairTableSize),
+      4 *
+        (CONTROL_HEAD_WORDS +
+          CONTROL_ARRAY_COUNT * n +
+          chunkCapacity +
+          2 * deltaTableSize +
+          2 * pairTableSize),
     );
     const activeLists = this.#options.activeLists !== false;
     const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
@@ -1248,7 +1249,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const listFloorItems = this.#options.listFloorItems ?? LIST_FLOOR_ITEMS;
     const readListItems = (status: Uint32Array) => {
       for (const [name, list] of Object.entries(ACTIVE_LIST) as [keyof typeof ACTIVE_LIST, number][]) {
-        listItems[name] = status[STATUS_WORDS + 3 * list + LIST_WORD.items] as number;
+        listItems[name] = status[STATUS_WORDS + WORDS_PER_LIST * list + LIST_WORD.items] as number;
       }
     };
     const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
@@ -1281,10 +1282,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         case 'merge_data':
           return 2 * n;
         case 'delta_clear':
-        case 'rule_clear':
-          return deltaTableSize;
-        case 'pair_clear':
-          return 2 * pairTableSize;
+          return Math.max(deltaTableSize, 2 * pairTableSize);
         case 'delta_bits':
           return 32 * deltaBitmapWords(n);
         case 'init_state':
@@ -1614,27 +1612,19 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'begin_attempt',
       'delta_clear',
       ...(deltaBitmap ? (['delta_bits'] as const) : []),
-      ...(deltaBitmap && activeLists ? (['delta_close'] as const) : []),
       'delta_leaders',
       'pull_count',
       'pull_items',
-      ...(activeLists ? (['pull_close'] as const) : []),
       'pull_sources',
-      ...(shareRules ? (['rule_clear'] as const) : []),
-      ...(dedupePairs ? (['pair_clear'] as const) : []),
       'member_rules',
       'sort_gate',
     ];
     // The worklist's runs (and their list) merged into the pending sets.
-    const applyEntries: SolverEntryPoint[] = [
-      'mark_segments',
-      ...(activeLists ? (['segment_close'] as const) : []),
-      'apply_pairs',
-    ];
+    const applyEntries: SolverEntryPoint[] = ['mark_segments', 'apply_pairs'];
     const updateEntries: SolverEntryPoint[] = [
       ...applyEntries,
       'guard_update',
-      ...(activeLists ? (['pending_list', 'pending_close'] as const) : []),
+      ...(activeLists ? (['pending_list'] as const) : []),
       'update_difference',
       'update_union',
       'update_commit',

@@ -12,6 +12,7 @@ import {
   STATUS,
   STATUS_WORDS,
   THREAD_WORKGROUP,
+  WORDS_PER_LIST,
 } from '../layout';
 
 /**
@@ -68,8 +69,8 @@ export interface SolverKernelParams {
   readonly teamHash?: boolean | undefined;
   /**
    * member_rules runs one rule of each signature (kind, class written, ΔP leader of the class
-   * read, offset) and skips the others, which would push the same pairs (default true; `rule_clear`
-   * empties the table first). False for A/B runs.
+   * read, offset) and skips the others, which would push the same pairs (default true; `delta_clear`
+   * empties the table of signatures first). False for A/B runs.
    */
   readonly shareRules?: boolean | undefined;
   /**
@@ -152,13 +153,12 @@ export function smallSortWorkgroupBytes(items: number): number {
  * per level of the children's tree, `merge_data`, `merge_done`; only after a round that merged),
  * `init_state` then the initial sets' sort, `mark_segments` and `apply_pairs` (first submission
  * only), `begin_iteration` (which also begins the first attempt) or `begin_attempt` (an attempt
- * after a pool grew), `delta_clear`, `delta_bits`, `delta_close`, `delta_leaders`, `pull_count`,
- * `pull_items`,
- * `pull_close`, `pull_sources`, `rule_clear`, `pair_clear`, `member_rules`, `sort_gate`. Second
+ * after a pool grew), `delta_clear` (the ΔP leader, rule signature and pair tables), `delta_bits`,
+ * `delta_leaders`, `pull_count`, `pull_items`, `pull_sources`, `member_rules`, `sort_gate`. Second
  * (after a `sort_gate` again when the first ran on a guess that fell short): the worklist's sort
  * (the radix sort, or `sort_small`), `merge_partials` + `next_pull_level` once per level of the
- * partial-merge tree, `mark_segments`, `segment_close`, `apply_pairs`, `guard_update`,
- * `pending_list`, `pending_close`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
+ * partial-merge tree, `mark_segments`, `apply_pairs`, `guard_update`,
+ * `pending_list`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
  * `compress` (which also links the merged nodes to their roots), then the merge plan
  * (`merge_rank`, `merge_count`, `guard_merge`, which also copies the pools' state out; the plan's
  * counts start at 0 in `guard_update`; a pool short of room for the folds grows and the plan
@@ -168,7 +168,8 @@ export function smallSortWorkgroupBytes(items: number): number {
  * With `rulesAhead` the first submission of a round (from `begin_iteration` on, no folds) may go up
  * right behind the update before it, with `rules_gate` first: every kernel of it returns at once
  * when the gate sets `rulesSkipped`.
- * The `*_close` kernels and `pending_list` run only with `activeLists` (see `ACTIVE_LIST` in `layout.ts`).
+ * `pending_list` runs only with `activeLists` (see `ACTIVE_LIST` in `layout.ts`); `sort_gate` closes the
+ * rules' lists and `guard_merge` the update's.
  * Team kernels run one team (subgroup, or emulated 32-lane workgroup) per node, calling the sparse
  * bit vector library of the `pts` and `edg` pools; the rest run one invocation per node or item.
  *
@@ -201,11 +202,19 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
   const A = (name: keyof typeof CONTROL_ARRAYS) =>
     `(${CONTROL_HEAD_WORDS}u + ${CONTROL_ARRAYS[name]}u * params.n)`;
-  // The control words of the active lists (LIST_WORD): list l's first word, and its length as its
-  // closing kernel took it.
-  const L = (name: keyof typeof ACTIVE_LIST) => `${STATUS_WORDS + 3 * ACTIVE_LIST[name]}u`;
+  // The control words of the active lists (LIST_WORD): list l's first word, and its length: the
+  // counter its builder appended to (read after the builder's dispatch, before the list's close).
+  const L = (name: keyof typeof ACTIVE_LIST) => `${STATUS_WORDS + WORDS_PER_LIST * ACTIVE_LIST[name]}u`;
   const listLength = (name: keyof typeof ACTIVE_LIST) =>
-    `atomicLoad(&control[${L(name)} + ${LIST_WORD.length}u])`;
+    `atomicLoad(&control[${L(name)} + ${LIST_WORD.counter}u])`;
+  // Closes a list at the end of the submission that built it, in a single-invocation kernel that
+  // runs anyway (see LIST_WORD).
+  const closeList = (name: keyof typeof ACTIVE_LIST, extraItems = '0u') => `
+  close_list(${L(name)}, ${extraItems});`;
+  const closeDeltaAndPull = activeLists
+    ? `${deltaList ? closeList('delta') : ''}${closeList('pull', `min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity)`)}`
+    : '';
+  const closeSegmentsAndPending = activeLists ? `${closeList('segments')}${closeList('pending')}` : '';
   const slot = (name: keyof typeof SET_SLOT, v: string) =>
     SET_SLOT[name] === 0 ? `(${v})` : `(${SET_SLOT[name]}u * params.n + (${v}))`;
 
@@ -549,7 +558,7 @@ ${body}
       if (pts_lane == 0u) { atomicStore(&control[${A('deltaHash')} + s], h); }
       var at = h & params.table_mask;
       for (var probe = 0u; probe < 64u; probe++) {
-        let occupant = claim_table_slot(at, s);
+        let occupant = claim_table_slot(delta_table_word(at), s);
         if (occupant == NONE || occupant == s) { break; }
         if (pts_team_u(atomicLoad(&control[${A('deltaHash')} + occupant])) == h) {
           if (pts_equals(${slot(set, 'occupant')}, ${slot(set, 's')})) {
@@ -577,9 +586,19 @@ ${body}
         })
       : sweep({ item: 'v', count: 'params.n', test: pendingTest, body });
 
-  const clearLeaderTable = /* wgsl */ `
+  // Before each attempt's rules: the ΔP leader table, the rules' signature table and the worklist's
+  // pair table (both words of every slot), in one dispatch.
+  const clearTables = /* wgsl */ `
   for (var i = first_item; i <= params.table_mask; i += item_stride) {
-    atomicStore(&control[delta_table_word(i)], NONE);
+    atomicStore(&control[delta_table_word(i)], NONE);${
+      shareRules
+        ? `
+    atomicStore(&control[rule_table_word(i)], NONE);`
+        : ''
+    }
+  }
+  for (var i = first_item; i < 2u * (params.pair_table_mask + 1u); i += item_stride) {
+    atomicStore(&control[pair_table_word(0u) + i], NONE);
   }`;
 
   const code = /* wgsl */ `
@@ -596,9 +615,11 @@ fn partial_slot(i: u32) -> u32 { return ${NODE_SET_SLOTS}u * params.n + i; }
 fn delta_bit_word(i: u32) -> u32 { return ${NODE_SET_SLOTS}u * params.n + params.chunk_capacity + i; }
 // The control word of slot i of the ΔP leader table (after the extra chunks' owners).
 fn delta_table_word(i: u32) -> u32 { return ${CONTROL_HEAD_WORDS}u + ${CONTROL_ARRAY_COUNT}u * params.n + params.chunk_capacity + i; }
+// The control word of slot i of the rules' signature table (after the ΔP leader table, as large).
+fn rule_table_word(i: u32) -> u32 { return delta_table_word(params.table_mask + 1u + i); }
 // The key word of slot i of the worklist's table of pairs pushed this attempt (its source word
-// follows), after the ΔP leader table.
-fn pair_table_word(i: u32) -> u32 { return delta_table_word(params.table_mask + 1u) + 2u * i; }
+// follows), after the signature table.
+fn pair_table_word(i: u32) -> u32 { return delta_table_word(2u * (params.table_mask + 1u)) + 2u * i; }
 
 // A team's record of the ΔP leaders it has pulled in this unit: lane (leader mod lanes) keeps the
 // leaders that map to it, 16 per lane, direct-mapped (a leader evicted by another is pulled again,
@@ -616,13 +637,13 @@ fn pull_seen(lead: u32) -> bool {
   return pts_team_or(hit) != 0u;
 }
 
-// Slot \`at\` of the leader table for \`claimant\`: NONE when the team's lane 0 claimed it, otherwise
-// who holds it (the claimant itself when another team of it came first). A team function.
-fn claim_table_slot(at: u32, claimant: u32) -> u32 {
+// The table slot at control word \`word\` for \`claimant\`: NONE when the team's lane 0 claimed it,
+// otherwise who holds it (the claimant itself when another team of it came first). A team function.
+fn claim_table_slot(word: u32, claimant: u32) -> u32 {
   var occupant = NONE;
   if (pts_lane == 0u) {
     loop {
-      let claimed = atomicCompareExchangeWeak(&control[delta_table_word(at)], NONE, claimant);
+      let claimed = atomicCompareExchangeWeak(&control[word], NONE, claimant);
       if (claimed.exchanged) { break; }
       // A weak exchange may fail spuriously: retry until the slot holds someone.
       if (claimed.old_value != NONE) { occupant = claimed.old_value; break; }
@@ -666,7 +687,7 @@ fn rule_hash(signature: vec4u) -> u32 {
 fn rule_shared(c: u32, signature: vec4u) -> bool {
   var at = ${params.collideHashes ? '0u' : 'rule_hash(signature)'} & params.table_mask;
   for (var probe = 0u; probe < 32u; probe++) {
-    let occupant = claim_table_slot(at, c);
+    let occupant = claim_table_slot(rule_table_word(at), c);
     if (occupant == NONE || occupant == c) { return false; }
     if (pts_team_u(select(0u, 1u, all(rule_signature(occupant) == signature))) != 0u) { return true; }
     at = (at + 1u) & params.table_mask;
@@ -974,7 +995,7 @@ fn push_pair(key: u32, source: u32) {
     // one class push one pair many times (on php's large rounds a key gets over a million pairs
     // from under two thousand sources), each a slot of the sort and a step of the key's merge. The
     // table only ever skips an exact repeat: a slot's key word is claimed once per attempt, its
-    // source word (cleared with it by pair_clear) holds NONE or the claimer's source, so a match of
+    // source word (cleared with it by delta_clear) holds NONE or the claimer's source, so a match of
     // both words is the same pair; a claimed slot whose source is not written yet, a spurious
     // compare-exchange failure or a full probe sequence only push a duplicate, which the merge skips.
     var at = gm_hash_mix(gm_hash_mix(0x9e3779b9u, key), source) & params.pair_table_mask;
@@ -1023,13 +1044,15 @@ fn list_append(counter: u32, array: u32, keep: bool, value: u32, lid: u32) {
   let base = workgroupUniformLoad(&list_group_base);
   if (keep) { atomicStore(&control[array + base + at], value); }
 }
-// Closes the list whose words start at \`list\` (LIST_WORD): its length for its readers, the items
+// Closes the list whose words start at \`list\` (LIST_WORD), once its readers have run: the items
 // they had work for (read back by the host, which launches about twice as many next round), and
 // its counter back at 0 for the next build (the host uploads the counters as 0).
 fn close_list(list: u32, extra_items: u32) {
   let length = atomicLoad(&control[list + ${LIST_WORD.counter}u]);
+  // A list closed already (sort_gate run again before a missed guess's update) or left empty
+  // keeps its items: the next launch is larger than it needs, never short.
+  if (length == 0u) { return; }
   atomicStore(&control[list + ${LIST_WORD.counter}u], 0u);
-  atomicStore(&control[list + ${LIST_WORD.length}u], length);
   atomicStore(&control[list + ${LIST_WORD.items}u], length + extra_items);
 }
 
@@ -1132,7 +1155,13 @@ ${singleKernel(
   atomicStore(&control[${S('markPts')}], min(atomicLoad(&pts_header.next), pts_header.capacity));
   atomicStore(&control[${S('markEdges')}], min(atomicLoad(&edg_header.next), edg_header.capacity));
   // The iteration's first attempt begins here too (one dispatch fewer a round).
-${beginAttempt}`,
+${beginAttempt}${
+  activeLists
+    ? `
+  // The first submission's initial sets were merged from a segments list: closed here (later
+  // rounds' lists are closed by then, and this does nothing).${closeList('segments')}`
+    : ''
+}`,
 )}
 ${singleKernel('begin_attempt', beginAttempt)}
 ${singleKernel(
@@ -1188,22 +1217,10 @@ ${singleKernel(
   atomicStore(&control[${S('sortedCount')}], select(0u, count, fits));
   atomicStore(&control[${S('guessMissed')}], select(1u, 0u, fits));
   // And the pools' state: a pool the rules ran out of is grown before any update is submitted.
-${reportPools}`,
+${reportPools}
+  // The rules' lists, their readers done.${closeDeltaAndPull}`,
 )}
-${threadKernel('delta_clear', clearLeaderTable)}
-${threadKernel(
-  'pair_clear',
-  /* wgsl */ `
-  // Before the rules of each attempt: the worklist's pair table, both words of every slot.
-  for (var i = first_item; i < 2u * (params.pair_table_mask + 1u); i += item_stride) {
-    atomicStore(&control[pair_table_word(0u) + i], NONE);
-  }`,
-)}
-${threadKernel(
-  'rule_clear',
-  // The ΔP leader table again, for the rules' signatures (the leaders are in deltaLeader by now).
-  clearLeaderTable,
-)}
+${threadKernel('delta_clear', clearTables)}
 var<workgroup> delta_bits_words: array<atomic<u32>, ${THREAD_WORKGROUP / 32}>;
 var<workgroup> rules_gate_word: u32;
 
@@ -1549,14 +1566,6 @@ ${threadKernel(
     if (i + 1u == count || (pair_keys[i + 1u] >> params.base_bits) != key) { atomicStore(&control[${A('segmentEnd')} + key], i + 1u); }
   }`,
 )}
-${singleKernel('segment_close', `  close_list(${L('segments')}, 0u);`)}
-${singleKernel('delta_close', `  close_list(${L('delta')}, 0u);`)}
-${singleKernel(
-  'pull_close',
-  /* wgsl */ `
-  // pull_sources runs chunk 0 of each listed representative, then the extra chunks.
-  close_list(${L('pull')}, min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity));`,
-)}
 ${threadKernel(
   'pending_list',
   /* wgsl */ `
@@ -1573,7 +1582,6 @@ ${threadKernel(
     list_append(${L('pending')}, ${A('pendingList')}, keep, v, lid);
   }`,
 )}
-${singleKernel('pending_close', `  close_list(${L('pending')}, 0u);`)}
 ${
   subgroups
     ? teamKernel(
@@ -1770,8 +1778,9 @@ ${threadKernel(
 ${singleKernel(
   'guard_merge',
   /* wgsl */ `
-  // The pools' state for the host first (whatever the guards decided).
-${reportPools}
+  // The pools' state for the host first (whatever the guards decided), and the update's lists,
+  // their readers done.
+${reportPools}${closeSegmentsAndPending}
   if (skip_update()) { return; }
   let pts_next = atomicLoad(&pts_header.next);
   let edg_next = atomicLoad(&edg_header.next);
@@ -1957,14 +1966,10 @@ const RULES_GATED: ReadonlySet<string> = new Set([
   'begin_attempt',
   'delta_clear',
   'delta_bits',
-  'delta_close',
   'delta_leaders',
   'pull_count',
   'pull_items',
-  'pull_close',
   'pull_sources',
-  'rule_clear',
-  'pair_clear',
   'member_rules',
   'sort_gate',
   'merge_prepare',
@@ -1982,11 +1987,9 @@ const UPDATE_GATED: ReadonlySet<string> = new Set([
   'merge_partials',
   'next_pull_level',
   'mark_segments',
-  'segment_close',
   'apply_pairs',
   'guard_update',
   'pending_list',
-  'pending_close',
   'update_difference',
   'update_union',
   'update_commit',
@@ -2007,14 +2010,8 @@ export const SOLVER_ENTRY_POINTS = {
   begin_iteration: 'single',
   begin_attempt: 'single',
   sort_gate: 'single',
-  delta_close: 'single',
-  pull_close: 'single',
-  segment_close: 'single',
   pending_list: 'thread',
-  pending_close: 'single',
   delta_clear: 'thread',
-  rule_clear: 'thread',
-  pair_clear: 'thread',
   delta_bits: 'thread',
   delta_leaders: 'team',
   pull_count: 'team',
