@@ -1249,7 +1249,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const listFloorItems = this.#options.listFloorItems ?? LIST_FLOOR_ITEMS;
     const readListItems = (status: Uint32Array) => {
       for (const [name, list] of Object.entries(ACTIVE_LIST) as [keyof typeof ACTIVE_LIST, number][]) {
-        listItems[name] = status[STATUS_WORDS + WORDS_PER_LIST * list + LIST_WORD.items] as number;
+        const words = STATUS_WORDS + WORDS_PER_LIST * list;
+        // Every submission ends with its lists closed (see LIST_WORD): a count left over would
+        // make the next build append past it, and past the list's array in the end.
+        const open = status[words + LIST_WORD.counter] as number;
+        if (open !== 0)
+          throw new GpuSolverError(
+            `the active list '${name}' was left open with ${open} items at the end of a submission (an internal error of the solver)`,
+          );
+        listItems[name] = status[words + LIST_WORD.items] as number;
       }
     };
     const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
