@@ -368,9 +368,9 @@ export interface GpuSolverOptions {
    */
   readonly pullChunkCapacity?: number | undefined;
   /**
-   * Slots of the table that finds equal ΔPs, then equal rule signatures (rounded up to a power of
-   * two; default: at least twice the nodes and twice the rules). @internal Tests force one or a few
-   * slots so that unequal sets and signatures collide.
+   * Slots of the table that finds equal ΔPs, and of the one as large that finds equal rule
+   * signatures (rounded up to a power of two; default: at least twice the nodes and twice the
+   * rules). @internal Tests force one or a few slots so that unequal sets and signatures collide.
    */
   readonly deltaTableSlots?: number | undefined;
   /**
