@@ -200,6 +200,9 @@ class SolveRun {
     this.delta = this.pointsPool.create();
   }
 
+  // The body of findRoot (model/union-find.ts), kept inline: this is the solver's hottest call,
+  // and python's solve timed 10% slower through the shared function on a busy machine (not
+  // settled either way).
   find(v: number): number {
     const parent = this.parent;
     let root = v;

@@ -1,4 +1,5 @@
 import { ConstraintKind, type ConstraintProgram } from '../model/program';
+import { findRoot } from '../model/union-find';
 import type { HcdPairs } from '../offline/hcd-pairs';
 import { type HostArrays, takeHostArrays } from './host-arrays';
 import { PAIR_POOL, RULE_KIND } from './layout';
@@ -134,18 +135,6 @@ function mergeOffline(parent: Uint32Array, merges: Uint32Array | undefined): num
     joined++;
   }
   return joined;
-}
-
-/** The root of `v` in `parent`, compressing the path walked. */
-function findRoot(parent: Uint32Array, v: number): number {
-  let root = v;
-  while (parent[root] !== root) root = parent[root] as number;
-  while (parent[v] !== root) {
-    const next = parent[v] as number;
-    parent[v] = root;
-    v = next;
-  }
-  return root;
 }
 
 /**

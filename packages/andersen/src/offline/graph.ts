@@ -5,6 +5,8 @@
  * @module
  */
 
+import { findRoot } from '../model/union-find';
+
 /** A directed graph in compressed sparse row form: the successors of `v` are `targets[start[v] … start[v + 1])`. */
 export interface CompressedGraph {
   readonly nodeCount: number;
@@ -169,21 +171,11 @@ export function stronglyConnectedComponents(graph: CompressedGraph): Components 
 export function representativesOf(nodeCount: number, merges: Uint32Array): Uint32Array {
   const parent = new Uint32Array(nodeCount);
   for (let v = 0; v < nodeCount; v++) parent[v] = v;
-  const find = (v: number): number => {
-    let root = v;
-    while (parent[root] !== root) root = parent[root] as number;
-    while (parent[v] !== root) {
-      const next = parent[v] as number;
-      parent[v] = root;
-      v = next;
-    }
-    return root;
-  };
   for (let i = 0; i + 1 < merges.length; i += 2) {
-    const y = find(merges[i] as number);
-    const x = find(merges[i + 1] as number);
+    const y = findRoot(parent, merges[i] as number);
+    const x = findRoot(parent, merges[i + 1] as number);
     if (y !== x) parent[y] = x;
   }
-  for (let v = 0; v < nodeCount; v++) parent[v] = find(v);
+  for (let v = 0; v < nodeCount; v++) parent[v] = findRoot(parent, v);
   return parent;
 }
