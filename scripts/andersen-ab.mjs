@@ -4,7 +4,8 @@
 //
 // Interleaved A/B of `createGpuSolver` options on the PPoPP'12 suite: per benchmark, untimed
 // solves (one, then one per variant), then RUNS rounds of one solve per variant in turn (a garbage collection, and the callbacks it schedules, before each), so
-// that a machine's drift falls on every variant alike. Prints each variant's median and runs, the
+// that a machine's drift falls on every variant alike; each round starts with the next variant
+// (ORDER=fixed: always the first), so that none is always first. Prints each variant's median and runs, the
 // report's setup parts, iterate / transfer ms and host times, and whether its sets equal the first
 // variant's and the reference solution, and the medians over the runs of iterate ms and of the
 // host's parts. PROFILE=1 adds a profiled solve per variant (GPU ms per kernel, the TOP leading,
@@ -47,6 +48,8 @@ for (const options of Object.values(variants)) {
   delete options.acquire;
 }
 const names = (process.env.B ?? 'ex,gcc,perl,python,php,linux').split(',');
+// ORDER=fixed runs the variants in the order given in every round, as before 2026-11-27.
+const ORDER = process.env.ORDER ?? 'rotate';
 const median = (times) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
 const rounded = (value) => JSON.stringify(value, (_, v) => (typeof v === 'number' ? Math.round(v) : v));
 for (const name of names) {
@@ -73,8 +76,16 @@ for (const name of names) {
   const times = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
   const reports = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
   const last = {};
+  const entries = Object.entries(variants);
   for (let run = 0; run < runs; run++) {
-    for (const [key, options] of Object.entries(variants)) {
+    // Each round of runs starts with the next variant: in interleaved runs on the H100 the
+    // variant run first in each round was the slower on php in three calls of three, whichever
+    // it was (docs/benchmarks/h100/andersen-ab-2026-11-27.txt), so a fixed order biases the A/B.
+    const order =
+      ORDER === 'fixed'
+        ? entries
+        : [...entries.slice(run % entries.length), ...entries.slice(0, run % entries.length)];
+    for (const [key, options] of order) {
       await settleGarbage();
       const started = performance.now();
       last[key] = await solve(options);
