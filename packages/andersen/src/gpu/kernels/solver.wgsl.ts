@@ -587,7 +587,8 @@ ${body}
       : sweep({ item: 'v', count: 'params.n', test: pendingTest, body });
 
   // Before each attempt's rules: the ΔP leader table, the rules' signature table and the worklist's
-  // pair table (both words of every slot), in one dispatch.
+  // pair table (both words of every slot; none without dedupePairs, whose mask is then 0), in one
+  // dispatch.
   const clearTables = /* wgsl */ `
   for (var i = first_item; i <= params.table_mask; i += item_stride) {
     atomicStore(&control[delta_table_word(i)], NONE);${
@@ -597,8 +598,10 @@ ${body}
         : ''
     }
   }
-  for (var i = first_item; i < 2u * (params.pair_table_mask + 1u); i += item_stride) {
-    atomicStore(&control[pair_table_word(0u) + i], NONE);
+  if (params.pair_table_mask != 0u) {
+    for (var i = first_item; i < 2u * (params.pair_table_mask + 1u); i += item_stride) {
+      atomicStore(&control[pair_table_word(0u) + i], NONE);
+    }
   }`;
 
   const code = /* wgsl */ `
