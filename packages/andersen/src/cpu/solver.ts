@@ -5,6 +5,7 @@ import { EventEmitter } from 'events';
 import type * as TypedEmitter from 'typed-emitter';
 import { SolveAbortedError } from '../errors';
 import { ConstraintKind, type ConstraintProgram } from '../model/program';
+import { findRoot } from '../model/union-find';
 import type { HcdPairs } from '../offline/hcd-pairs';
 import { AndersenResult, type SolveStatistics } from '../result/result';
 import { EdgeSet } from './edge-set';
@@ -200,19 +201,8 @@ class SolveRun {
     this.delta = this.pointsPool.create();
   }
 
-  // The body of findRoot (model/union-find.ts), kept inline: this is the solver's hottest call,
-  // and python's solve timed 10% slower through the shared function on a busy machine (not
-  // settled either way).
   find(v: number): number {
-    const parent = this.parent;
-    let root = v;
-    while (parent[root] !== root) root = parent[root] as number;
-    while (parent[v] !== root) {
-      const next = parent[v] as number;
-      parent[v] = root;
-      v = next;
-    }
-    return root;
+    return findRoot(this.parent, v);
   }
 
   ptsOf(v: number): SparseBitVector {
