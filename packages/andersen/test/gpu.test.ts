@@ -216,7 +216,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     }
   });
 
-  it('builds initial sets of more pairs than one workgroup sorts (the radix sort) from tiny pools', async () => {
+  it('builds initial sets of more pairs than one workgroup sorts (the merge sort, the radix sort) from tiny pools', async () => {
     const b = createConstraintBuilder();
     const objects = Array.from({ length: 600 }, (_, i) => b.object(`o${i}`));
     const pointers = Array.from({ length: 40 }, (_, i) => b.variable(`p${i}`));
@@ -227,10 +227,12 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       b.copy(pointers[(i * 7) % 40] as number, pointers[(i * 13 + 5) % 40] as number);
     const program = b.build();
     expect(program.constraints.length).toBeGreaterThan(smallSortCapacity(8));
-    const { result } = await solve(program, { initialPoolElements: 2 });
-    // Each pointer's own 75 pairs name 15 distinct objects (31 · 40 ≡ 40 mod 600), before any copy.
-    for (const pointer of pointers) expect(result.pointsTo(pointer).length).toBeGreaterThanOrEqual(15);
-    await expectSameAsCpu(program, result);
+    for (const mergeSortPairs of [undefined, 0]) {
+      const { result } = await solve(program, { initialPoolElements: 2, mergeSortPairs });
+      // Each pointer's own 75 pairs name 15 distinct objects (31 · 40 ≡ 40 mod 600), before any copy.
+      for (const pointer of pointers) expect(result.pointsTo(pointer).length).toBeGreaterThanOrEqual(15);
+      await expectSameAsCpu(program, result);
+    }
   });
 
   it('equals the CPU engine on random programs, with and without HCD, from tiny pools and worklists', async () => {
@@ -262,6 +264,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           [true, ['ballot', 1], true, false],
           [false, ['ballot', 1], false, true],
         ),
+        // Worklists past sort_small's by the merge sort (default) or the radix sort.
+        fc.constantFrom<0 | undefined>(0, undefined),
         async (
           program,
           mode,
@@ -272,6 +276,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           ahead,
           growAheadOff,
           [shortcuts, [sweep, teamsPerWorkgroup], bindUsed, loadAhead],
+          mergeSortPairs,
         ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
@@ -291,6 +296,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             teamsPerWorkgroup,
             bindUsed,
             loadAhead,
+            mergeSortPairs,
           });
           await expectSameAsCpu(program, result, hcd);
           if (ahead) expect(solver.report?.host.encodeAhead).toBeGreaterThan(0);
@@ -823,7 +829,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     expect(tiny).toBeLessThan(40 * 3);
   });
 
-  it('sorts worklists of up to 1,024 or 2,048 pairs in one workgroup and longer ones with the radix sort', async () => {
+  it('sorts worklists of up to 1,024 or 2,048 pairs in one workgroup and longer ones with the merge sort or the radix sort', async () => {
     // x_j = *y for `loads` variables x_j, y pointing to `objects` objects: one round pushes
     // loads × objects pairs (400 to 4,096), on both sides of the one-workgroup sort's capacity.
     await fc.assert(
@@ -833,7 +839,9 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.boolean(),
         // Pairs per invocation: the default 8 (2,048 pairs), or 4 (1,024 pairs).
         fc.constantFrom<4 | undefined>(4, undefined),
-        async (loads, objectCount, compositeSort, smallSortItems) => {
+        // Longer worklists by the merge sort (default) or the radix sort.
+        fc.constantFrom<0 | undefined>(0, undefined),
+        async (loads, objectCount, compositeSort, smallSortItems, mergeSortPairs) => {
           const b = createConstraintBuilder();
           const y = b.variable('y');
           const objects = Array.from({ length: objectCount }, (_, i) => b.object(`o${i}`));
@@ -843,18 +851,20 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           });
           for (let j = 0; j < loads; j++) b.load(b.variable(`x${j}`), y);
           const program = b.build();
-          const { result, solver } = await solve(program, { compositeSort, smallSortItems });
+          const { result, solver } = await solve(program, { compositeSort, smallSortItems, mergeSortPairs });
           await expectSameAsCpu(program, result);
           // The round that pushes the pairs sorts them in one workgroup up to the capacity, with the
-          // radix sort past it (no other round has a worklist to sort).
+          // merge sort (or the radix sort) past it (no other round has a worklist to sort).
           const sorts = solver.report?.sorts;
           // (Pairs per invocation: 8, or 4 where workgroup memory is short, times 256.)
           const fits = (items: number) =>
             gpu.ctx.limits.maxComputeWorkgroupStorageSize >= smallSortWorkgroupBytes(items);
           const capacity = smallSortCapacity(smallSortItems ?? [8, 4].find(fits) ?? 4);
           // One sorted round: no earlier round for a guess to come from (ahead: 0).
-          if (loads * objectCount <= capacity) expect(sorts).toEqual({ small: 1, radix: 0, ahead: 0 });
-          else expect(sorts).toEqual({ small: 0, radix: 1, ahead: 0 });
+          if (loads * objectCount <= capacity)
+            expect(sorts).toEqual({ small: 1, merge: 0, radix: 0, ahead: 0 });
+          else if (mergeSortPairs === 0) expect(sorts).toEqual({ small: 0, merge: 0, radix: 1, ahead: 0 });
+          else expect(sorts).toEqual({ small: 0, merge: 1, radix: 0, ahead: 0 });
         },
       ),
       { numRuns: 12 },
@@ -909,15 +919,23 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     return b.build();
   };
 
-  it('sorts a worklist that halved with the radix sort recorded ahead for the round before', async () => {
+  it('sorts a worklist that halved with the sort recorded ahead for the round before (merge, radix, both)', async () => {
     // 8 chains of depth 3 and 8 of depth 6: three sorted rounds sort 16 pairs, then three sort 8
-    // (a radix sort planned for 8 keys), the first of them with the sort recorded for 16.
+    // (a sort planned for 8 pairs), the first of them with the sort recorded for 16.
     const program = loadChains([...Array<number>(8).fill(3), ...Array<number>(8).fill(6)]);
-    const { result, solver } = await solve(program, { smallSort: false });
-    expect(solver.report?.pairs).toBe(3 * 16 + 3 * 8);
-    // Every sort but the first was recorded ahead, the one after the halving included.
-    expect(solver.report?.sorts).toEqual({ small: 0, radix: 6, ahead: 5 });
-    await expectSameAsCpu(program, result);
+    for (const [mergeSortPairs, merge, radix] of [
+      [undefined, 6, 0],
+      [0, 0, 6],
+      // The merge sort up to 8 pairs: the round after the halving sorts with the radix sort
+      // recorded for 16, the two after it with the merge sort.
+      [8, 2, 4],
+    ] as const) {
+      const { result, solver } = await solve(program, { smallSort: false, mergeSortPairs });
+      expect(solver.report?.pairs).toBe(3 * 16 + 3 * 8);
+      // Every sort but the first was recorded ahead, the one after the halving included.
+      expect(solver.report?.sorts).toEqual({ small: 0, merge, radix, ahead: 5 });
+      await expectSameAsCpu(program, result);
+    }
   });
 
   it('uses the sort recorded ahead on the guess of the last round, and only when the guess holds', async () => {
@@ -930,8 +948,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       const sorts = guessed.solver.report?.sorts;
       expect(sorts?.ahead).toBeGreaterThan(0);
       // Each sort recorded ahead is one of the sorts counted; the first sorted round had no guess.
-      expect(sorts?.ahead).toBeLessThan((sorts?.small ?? 0) + (sorts?.radix ?? 0));
-      expect(smallSort ? sorts?.radix : sorts?.small).toBe(0);
+      expect(sorts?.ahead).toBeLessThan((sorts?.small ?? 0) + (sorts?.merge ?? 0) + (sorts?.radix ?? 0));
+      expect(smallSort ? (sorts?.merge ?? 0) + (sorts?.radix ?? 0) : sorts?.small).toBe(0);
       const unguessed = await solve(program, { smallSort, sortAhead: false });
       expect(unguessed.solver.report?.sorts).toEqual({ ...sorts, ahead: 0 });
       for (let v = 0; v < program.nodeCount; v++) {
@@ -1100,7 +1118,17 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.boolean(),
         fc.constantFrom(1, 4),
         fc.constantFrom(-1, 1),
-        async (program, mode, initialPoolElements, queueRoom, smallSort, maxPullChunks, queueExtraLevels) => {
+        fc.constantFrom<0 | undefined>(0, undefined),
+        async (
+          program,
+          mode,
+          initialPoolElements,
+          queueRoom,
+          smallSort,
+          maxPullChunks,
+          queueExtraLevels,
+          mergeSortPairs,
+        ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
             hcd,
@@ -1112,6 +1140,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             queueRoom,
             queueExtraLevels,
             smallSort,
+            mergeSortPairs,
           });
           await expectSameAsCpu(program, result, hcd);
           held += solver.report?.guessedRounds.held ?? 0;

@@ -11,6 +11,7 @@ export {
 export * from './compact/index';
 export * from './equivalence/index';
 export * from './hash/index';
+export * from './merge-sort/index';
 export * from './reduce/index';
 export * from './scan/index';
 export * from './sort/index';

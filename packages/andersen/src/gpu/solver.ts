@@ -16,7 +16,13 @@ import {
   POOL_HEADER_WORDS,
   type StagedRead,
 } from '@gpumorph/gpu-allocator';
-import { createRadixSort, type RadixSort, subgroupLayoutIsLinear } from '@gpumorph/gpu-primitives';
+import {
+  createMergeSort,
+  createRadixSort,
+  type MergeSort,
+  type RadixSort,
+  subgroupLayoutIsLinear,
+} from '@gpumorph/gpu-primitives';
 import {
   adoptVectorTable,
   ELEMENT_WORDS,
@@ -191,6 +197,14 @@ export interface GpuSolverOptions {
    * For tests.
    */
   readonly compositeSort?: boolean | undefined;
+  /**
+   * Worklists of more than sort_small's pairs and up to this many (the sort's planned size, a
+   * power of two) are sorted by gpu-primitives' merge sort, by (key word, source): a tile sort and
+   * ⌈log₂ tiles⌉ merge passes, one dispatch each, reading the pair count on the GPU. Larger ones
+   * by the radix sort (4–7 passes of 3–5 dispatches, and 8–14 copies of the count). 0: the radix
+   * sort for every size. Default {@link MERGE_SORT_PAIRS}. @internal For A/B runs and tests.
+   */
+  readonly mergeSortPairs?: number | undefined;
   /**
    * Pulls (copy⁻¹ unions) per chunk when a representative's pulls are split over several teams
    * (default 4: in interleaved runs on the H100, php and linux ran 3–6% faster with 4 than with 8,
@@ -481,9 +495,10 @@ export interface GpuSolveReport {
    * attempt is not pushed again.
    */
   readonly pairs: number;
-  /** Worklists sorted in one workgroup (`sort_small`) and by the radix sort, over all submissions. */
+  /** Worklists sorted in one workgroup (`sort_small`), by the merge sort and by the radix sort, over all submissions. */
   readonly sorts: {
     readonly small: number;
+    readonly merge: number;
     readonly radix: number;
     /** Of those, the sorts recorded while the rules ran, on the guess of the last round that sorted, and used. */
     readonly ahead: number;
@@ -672,8 +687,17 @@ const NONE = NO_ELEMENT;
  * parameters buffer took about 0.4 ms to create on the H100 machine). At most
  * {@link MAX_KEPT_SORTERS} a context; they go with it.
  */
-const keptSorters = new WeakMap<GpuContext, RadixSort[]>();
+const keptSorters = new WeakMap<GpuContext, WorklistSorts[]>();
 const MAX_KEPT_SORTERS = 2;
+
+/** The worklist's two sorts (see GpuSolverOptions.mergeSortPairs). */
+interface WorklistSorts {
+  readonly radix: RadixSort;
+  readonly merge: MergeSort;
+}
+
+/** Default of GpuSolverOptions.mergeSortPairs: every size the merge sort's arrays allow. */
+export const MERGE_SORT_PAIRS = 2 ** 32 - 1;
 
 /**
  * The WebGPU Andersen engine (PPoPP'12 §5–6 on WebGPU). Every node has a points-to set P, what it
@@ -711,8 +735,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   #solved = false;
   #destroyed = false;
   #buffers: GPUBuffer[] = [];
-  /** The worklist's radix sort (its scratch buffers): kept on the context by destroy(), or freed. */
-  #sorter: RadixSort | undefined;
+  /** The worklist's sorts (their scratch buffers): kept on the context by destroy(), or freed. */
+  #sorter: WorklistSorts | undefined;
   #pools: ElementPool[] = [];
   /** Page-touching workers for the final readback, started once the sets grow large. */
   #toucher: Promise<PageToucher | undefined> | undefined;
@@ -744,8 +768,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     for (const pool of this.#pools) pool.destroy();
     if (this.#sorter) {
       const kept = keptSorters.get(this.ctx) ?? [];
-      if (this.#ownsContext || this.ctx.isLost || kept.length >= MAX_KEPT_SORTERS) this.#sorter.destroy();
-      else {
+      if (this.#ownsContext || this.ctx.isLost || kept.length >= MAX_KEPT_SORTERS) {
+        this.#sorter.radix.destroy();
+        this.#sorter.merge.destroy();
+      } else {
         kept.push(this.#sorter);
         keptSorters.set(this.ctx, kept);
       }
@@ -1029,8 +1055,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       ),
       BufferUsage.UNIFORM,
     );
-    const sorter = keptSorters.get(ctx)?.pop() ?? createRadixSort(ctx);
-    this.#sorter = sorter;
+    const worklistSorts = keptSorters.get(ctx)?.pop() ?? {
+      radix: createRadixSort(ctx),
+      merge: createMergeSort(ctx),
+    };
+    this.#sorter = worklistSorts;
+    const sorter = worklistSorts.radix;
+    const mergeSorter = worklistSorts.merge;
+    const mergeSortPairs = Math.min(
+      this.#options.mergeSortPairs ?? MERGE_SORT_PAIRS,
+      Math.floor(ctx.limits.maxStorageBufferBindingSize / 4),
+    );
     const sortInOnePass = this.#options.sortInOnePass !== false;
 
     let compiled: Compiled | undefined;
@@ -1155,7 +1190,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     // Worklists sorted in one workgroup or by the radix sort; `ahead`: of those, the sorts recorded
     // on a guess that held (see sortAhead).
-    const sorts = { small: 0, radix: 0, ahead: 0 };
+    const sorts = { small: 0, merge: 0, radix: 0, ahead: 0 };
     let pairsPushed = 0;
     // Every entry point once, up to 16 levels of the children tree and 11 of the partial-pull tree (two
     // passes each), and the radix sort's passes.
@@ -1360,9 +1395,21 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           querySet || !sortInOnePass
             ? { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) }
             : undefined;
-        for (const { bySource, bits } of radixSorts) {
-          const [keys, values] = bySource ? [pairs.values, pairs.keys] : [pairs.keys, pairs.values];
-          sorter.encode(encoder, { keys, values, bits, count: sortCount, countFrom: sortedCountWord }, timer);
+        if (sortCount <= mergeSortPairs) {
+          mergeSorter.encode(
+            encoder,
+            { keys: pairs.keys, values: pairs.values, count: sortCount, countFrom: sortedCountWord },
+            timer,
+          );
+        } else {
+          for (const { bySource, bits } of radixSorts) {
+            const [keys, values] = bySource ? [pairs.values, pairs.keys] : [pairs.keys, pairs.values];
+            sorter.encode(
+              encoder,
+              { keys, values, bits, count: sortCount, countFrom: sortedCountWord },
+              timer,
+            );
+          }
         }
       }
       encodePass(entries);
@@ -1449,8 +1496,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
       const passEntries: readonly SolverEntryPoint[] = smallSort ? ['sort_small', ...entries] : entries;
       if (sortCount > 1) {
-        for (const { bits } of radixSorts) {
-          await sorter.prepare({ count: sortCount, withValues: true, bits, countFromGpu: true });
+        if (sortCount <= mergeSortPairs) await mergeSorter.prepare({ count: sortCount });
+        else {
+          for (const { bits } of radixSorts) {
+            await sorter.prepare({ count: sortCount, withValues: true, bits, countFromGpu: true });
+          }
         }
         preparedSorts.add(sortCount);
       }
@@ -1943,12 +1993,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
     };
     /** An update queued on a guess that held: counts it and its sort, and notes the counts for the next guesses. */
-    const noteHeldGuess = (status: Uint32Array, small: boolean) => {
+    const countSort = (sortCount: number) => {
+      if (sortCount <= mergeSortPairs) sorts.merge++;
+      else sorts.radix++;
+    };
+    const noteHeldGuess = (status: Uint32Array, small: boolean, sortCount: number) => {
       const pairCount = status[STATUS.pairCount] as number;
       guessed.held++;
       if (pairCount > 1) {
         if (small) sorts.small++;
-        else sorts.radix++;
+        else countSort(sortCount);
         sorts.ahead++;
       }
       noteCounts(pairCount, countAttempt(status, pairCount));
@@ -2082,7 +2136,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             checkFatal(aheadStatus);
             if (aheadStatus[STATUS.guessMissed] === 0) {
               rulesStatusAt = 0;
-              noteHeldGuess(aheadStatus, queuedGuess.small);
+              noteHeldGuess(aheadStatus, queuedGuess.small, queuedGuess.sortCount);
               return aheadStatus;
             }
             // Short: sort_gate sorted nothing and skipped the update (the levels run stay run),
@@ -2128,7 +2182,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         }
         checkFatal(status);
         if (status[STATUS.guessMissed] === 0) {
-          noteHeldGuess(status, guess.small);
+          noteHeldGuess(status, guess.small, guess.count);
           return status;
         }
         // Short: sort_gate sorted nothing and skipped the update; the levels run stay run.
@@ -2166,10 +2220,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           const smallSort = pairCount > 1 && pairCount <= smallSortPairs;
           const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
           // The sort and the levels recorded on a guess, when it was right (they go before the
-          // update, which they were recorded with). A radix sort recorded for twice the pairs
+          // update, which they were recorded with). A sort recorded for twice the pairs
           // sorts them too (it reads their count on the GPU; its tiles past the count only write
           // empty histogram rows), and a level more than needed merges nothing (no chunk's
           // number has that many trailing zeros).
+          const recordedSortAt = takeAhead(sortAhead, [], sortCount) ? sortCount : 2 * sortCount;
           const recordedSort =
             recordedUpdate === undefined
               ? undefined
@@ -2187,7 +2242,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           levelsAhead = undefined;
           noteCounts(pairCount, levels);
           if (smallSort) sorts.small++;
-          else if (sortCount > 1) sorts.radix++;
+          else if (sortCount > 1) countSort(recordedSort ? recordedSortAt : sortCount);
           if (recordedSort) sorts.ahead++;
           return (
             await run(label, [...(recordedLevels ? [] : merges), ...(recordedUpdate ? [] : updateTail)], {
@@ -2467,7 +2522,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let gpuBytes = 0;
     for (const buffer of this.#buffers) gpuBytes += buffer.size;
     gpuBytes += points.capacity * points.elementBytes + edges.capacity * edges.elementBytes + 32;
-    gpuBytes += sorter.gpuBytes;
+    gpuBytes += sorter.gpuBytes + mergeSorter.gpuBytes;
     this.report = {
       gpuBytes,
       pointsPool: { capacity: points.capacity, used },
