@@ -974,6 +974,13 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     // A round whose guess fell short is finished by the sort and update alone: the rules do not run again.
     expect(short.solver.report?.reruns).toBe(0);
     expect(short.result.statistics.rounds).toBe(roomy.result.statistics.rounds);
+    // A tree whose rounds double their pairs (up to 256): each guessed sort, for twice the last
+    // round's pairs, is larger than any sort run before it.
+    const tree = loadTree(8, false);
+    const doubling = await solve(tree, { queueUpdate: true, smallSort: false });
+    await expectSameAsCpu(tree, doubling.result);
+    expect(doubling.solver.report?.guessedRounds.held).toBeGreaterThan(0);
+    expect(doubling.solver.report?.sorts.merge).toBeGreaterThan(0);
     // Off by default: every round waits for the rules' counts.
     expect((await solve(chains)).solver.report?.guessedRounds).toEqual({ held: 0, missed: 0 });
     // Random programs from tiny pools and worklists (the worklist overflows, pools run out, the

@@ -168,7 +168,8 @@ export class MergeSort {
    * Records the sort into `encoder`: one compute pass (or one per dispatch, when `passes` supplies
    * them, e.g. `measureGpu`'s timer). The result ends in `o.keys` / `o.values`: the tiles are
    * sorted in place when the number of merge passes is even, into the scratch when it is odd, and
-   * the merges ping-pong back. Call {@link prepare} with at least `o.count` first.
+   * the merges ping-pong back. Call {@link prepare} first (it compiles the kernels; a larger
+   * `o.count` than prepared gets its scratch arrays here).
    *
    * @example
    * ```ts
@@ -209,9 +210,10 @@ export class MergeSort {
       throw new RangeError(
         `MergeSort: countFrom offset ${countFrom.offset} is not a 4-aligned word of '${countFrom.buffer.label}' (${countFrom.buffer.size} bytes)`,
       );
-    const scratch = this.#scratch;
-    if (!scratch || scratch.keys.size < bytes)
-      throw new Error(`MergeSort.encode: prepared for fewer than ${o.count} pairs; call prepare() first`);
+    // A sort recorded on a guess may be larger than any prepared: its scratch is made here (as
+    // prepare would, without its error scope).
+    this.#ensureScratch(o.count);
+    const scratch = this.#scratch as { keys: GPUBuffer; values: GPUBuffer };
     const plan = this.#plan(config, o.count, countFrom ? countFrom.offset / 4 : HOST_COUNT);
     const countBuffer = countFrom?.buffer ?? this.#hostCountBuffer();
     // Each array bound whole, or as much of it as one binding takes (the pairs fit, checked above).
