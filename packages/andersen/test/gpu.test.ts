@@ -851,7 +851,13 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           });
           for (let j = 0; j < loads; j++) b.load(b.variable(`x${j}`), y);
           const program = b.build();
-          const { result, solver } = await solve(program, { compositeSort, smallSortItems, mergeSortPairs });
+          // (Rounds not queued, whose sorts the host plans from the counts it read.)
+          const { result, solver } = await solve(program, {
+            compositeSort,
+            smallSortItems,
+            mergeSortPairs,
+            pipelineRounds: false,
+          });
           await expectSameAsCpu(program, result);
           // The round that pushes the pairs sorts them in one workgroup up to the capacity, with the
           // merge sort (or the radix sort) past it (no other round has a worklist to sort).
@@ -930,7 +936,12 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       // recorded for 16, the two after it with the merge sort.
       [8, 2, 4],
     ] as const) {
-      const { result, solver } = await solve(program, { smallSort: false, mergeSortPairs });
+      // Rounds not queued: each sort recorded on the guess of the round before.
+      const { result, solver } = await solve(program, {
+        smallSort: false,
+        mergeSortPairs,
+        pipelineRounds: false,
+      });
       expect(solver.report?.pairs).toBe(3 * 16 + 3 * 8);
       // Every sort but the first was recorded ahead, the one after the halving included.
       expect(solver.report?.sorts).toEqual({ small: 0, merge, radix, ahead: 5 });
@@ -943,14 +954,15 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     // from the second on.
     const program = loadChains(Array<number>(8).fill(6));
     for (const smallSort of [false, true]) {
-      const guessed = await solve(program, { smallSort });
+      // Rounds not queued (pipelineRounds, the default, queues each round's sort on a guess).
+      const guessed = await solve(program, { smallSort, pipelineRounds: false });
       await expectSameAsCpu(program, guessed.result);
       const sorts = guessed.solver.report?.sorts;
       expect(sorts?.ahead).toBeGreaterThan(0);
       // Each sort recorded ahead is one of the sorts counted; the first sorted round had no guess.
       expect(sorts?.ahead).toBeLessThan((sorts?.small ?? 0) + (sorts?.merge ?? 0) + (sorts?.radix ?? 0));
       expect(smallSort ? (sorts?.merge ?? 0) + (sorts?.radix ?? 0) : sorts?.small).toBe(0);
-      const unguessed = await solve(program, { smallSort, sortAhead: false });
+      const unguessed = await solve(program, { smallSort, sortAhead: false, pipelineRounds: false });
       expect(unguessed.solver.report?.sorts).toEqual({ ...sorts, ahead: 0 });
       for (let v = 0; v < program.nodeCount; v++) {
         expect([...unguessed.result.pointsTo(v)]).toEqual([...guessed.result.pointsTo(v)]);
@@ -981,8 +993,11 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     await expectSameAsCpu(tree, doubling.result);
     expect(doubling.solver.report?.guessedRounds.held).toBeGreaterThan(0);
     expect(doubling.solver.report?.sorts.merge).toBeGreaterThan(0);
-    // Off by default: every round waits for the rules' counts.
-    expect((await solve(chains)).solver.report?.guessedRounds).toEqual({ held: 0, missed: 0 });
+    // Without it (nor pipelineRounds) every round waits for the rules' counts.
+    expect((await solve(chains, { pipelineRounds: false })).solver.report?.guessedRounds).toEqual({
+      held: 0,
+      missed: 0,
+    });
     // Random programs from tiny pools and worklists (the worklist overflows, pools run out, the
     // partial-merge levels jump with one pull per chunk).
     await fc.assert(
@@ -1082,7 +1097,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     // 8 chains of depth 6 sort 8 pairs a round: sort_small holds them; a radix sort planned for
     // half the most pairs of the last two rounds falls short every time.
     const chains = loadChains(Array<number>(8).fill(6));
-    const waiting = await solve(chains);
+    const waiting = await solve(chains, { pipelineRounds: false });
     const queued = await solve(chains, { pipelineRounds: true, timeSubmissions: true });
     await expectSameAsCpu(chains, queued.result);
     const report = queued.solver.report;
@@ -1099,7 +1114,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       expect(report?.submissionSpans?.submissions).toBe(report?.host.submissions);
     }
     const tree = loadTree(7, false);
-    const treeWaiting = await solve(tree, { smallSort: false });
+    const treeWaiting = await solve(tree, { smallSort: false, pipelineRounds: false });
     const short = await solve(tree, { pipelineRounds: true, smallSort: false });
     await expectSameAsCpu(tree, short.result);
     expect(short.solver.report?.guessedRounds.missed).toBeGreaterThan(0);
@@ -1384,11 +1399,13 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
 
   it('grows a pool the rules ran out of before any update, and runs an update that alone ran short again by itself', async () => {
     // Growing ahead off: the pools grow only when they run out, in the rules or in the update.
+    // Rounds not queued: the update redone by itself is the host-driven path this tests.
     const program = storesAndLoads();
     const { result, solver } = await solve(program, {
       initialPoolElements: 1,
       initialPairCapacity: 16,
       growAhead: { below: 0, to: 1 },
+      pipelineRounds: false,
     });
     const report = solver.report;
     const updateRedos = report?.updateRedos ?? 0;
