@@ -204,8 +204,9 @@ export interface GpuSolverOptions {
    * Worklists of more than sort_small's pairs and up to this many (the sort's planned size, a
    * power of two) are sorted by gpu-primitives' merge sort, by (key word, source): a tile sort and
    * ⌈log₂ tiles⌉ merge passes, one dispatch each, reading the pair count on the GPU. Larger ones
-   * by the radix sort (4–7 passes of 3–5 dispatches, and 8–14 copies of the count). 0: the radix
-   * sort for every size. Default {@link MERGE_SORT_PAIRS}. @internal For A/B runs and tests.
+   * by the radix sort (4 or 5 passes of 3–5 dispatches, and 8 or 10 copies of the count). 0: the
+   * radix sort for every size. Default: every size one binding holds (the merge sort was faster
+   * on all six benchmarks on the H100, php and linux included). @internal For A/B runs and tests.
    */
   readonly mergeSortPairs?: number | undefined;
   /**
@@ -700,7 +701,7 @@ interface WorklistSorts {
 }
 
 /** Default of GpuSolverOptions.mergeSortPairs: every size the merge sort's arrays allow. */
-export const MERGE_SORT_PAIRS = 2 ** 32 - 1;
+const MERGE_SORT_PAIRS = 2 ** 32 - 1;
 
 /**
  * The WebGPU Andersen engine (PPoPP'12 §5–6 on WebGPU). Every node has a points-to set P, what it
@@ -1191,7 +1192,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       submissions: 0,
       react: 0,
     };
-    // Worklists sorted in one workgroup or by the radix sort; `ahead`: of those, the sorts recorded
+    // Worklists sorted in one workgroup, by the merge sort or by the radix sort; `ahead`: of those, the sorts recorded
     // on a guess that held (see sortAhead).
     const sorts = { small: 0, merge: 0, radix: 0, ahead: 0 };
     let pairsPushed = 0;
@@ -2224,8 +2225,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           const sortCount = smallSort ? 0 : sortSizeFor(pairCount);
           // The sort and the levels recorded on a guess, when it was right (they go before the
           // update, which they were recorded with). A sort recorded for twice the pairs
-          // sorts them too (it reads their count on the GPU; its tiles past the count only write
-          // empty histogram rows), and a level more than needed merges nothing (no chunk's
+          // sorts them too (it reads their count on the GPU; its tiles past the count do nothing
+          // or, in the radix sort, write empty histogram rows), and a level more than needed merges nothing (no chunk's
           // number has that many trailing zeros).
           const recordedSortAt = takeAhead(sortAhead, [], sortCount) ? sortCount : 2 * sortCount;
           const recordedSort =
