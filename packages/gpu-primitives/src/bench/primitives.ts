@@ -9,6 +9,7 @@ import {
 import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
 import { compactReference, createCompaction } from '../compact/index';
 import { createEquivalenceClasses, equivalenceClassesReference } from '../equivalence/index';
+import { createMergeSort, mergeSortReference } from '../merge-sort/index';
 import { createReduce, reduceReference } from '../reduce/index';
 import { createScan, scanReference } from '../scan/index';
 import { createRadixSort, radixSortReference } from '../sort/index';
@@ -85,13 +86,114 @@ function cpuTime(work: () => void, trials: number): { ms: number; runs: number }
 const log2 = (n: number) => `2^${Math.log2(n)}`;
 
 /**
+ * Sorts of key–value pairs at the sizes of a worklist sorted every round (the Andersen engine's):
+ * the radix sort by a 32-bit key, the merge sort by (key, value). Beside the GPU time, the host's
+ * time to record one sort into a command encoder (the median of 200, not submitted): at these sizes
+ * the dispatches' recording, which the merge sort has fewer of, is much of what a sort costs.
+ */
+async function benchPairSorts(
+  gpu: GpuContext,
+  o: {
+    quick: boolean;
+    log: (line: string) => void;
+    rows: BenchRow[];
+    notes: string[];
+    reps: number;
+    trials: number;
+    warmMs: number;
+  },
+): Promise<void> {
+  const sizes = o.quick ? [1 << 12, 1 << 14] : [1 << 14, 1 << 17, 1 << 20];
+  const largest = sizes[sizes.length - 1] as number;
+  const radix = createRadixSort(gpu);
+  const merge = createMergeSort(gpu);
+  const bytes = largest * 4;
+  const made: GPUBuffer[] = [];
+  const buffer = async (label: string) => {
+    const b = await gpu.createBuffer({ label, size: bytes, usage: STORAGE });
+    made.push(b);
+    return b;
+  };
+  const keys = await buffer('bench pair keys');
+  const values = await buffer('bench pair values');
+  const keysCopy = await buffer('bench pair keys copy');
+  const valuesCopy = await buffer('bench pair values copy');
+  try {
+    const keysHost = randomWords(largest, 11).map((k) => k >>> 12); // 20-bit keys: long runs
+    const valuesHost = randomWords(largest, 13);
+    await gpu.writeBuffer(keysCopy, 0, keysHost);
+    await gpu.writeBuffer(valuesCopy, 0, valuesHost);
+    for (const count of sizes) {
+      await radix.prepare({ count, withValues: true });
+      await merge.prepare({ count });
+      const sorts: [string, (encoder: GPUCommandEncoder, timer?: PassTimer) => void][] = [
+        ['radix sort key–value 32-bit', (e, timer) => radix.encode(e, { keys, values, count }, timer)],
+        ['merge sort (key, value)', (e, timer) => merge.encode(e, { keys, values, count }, timer)],
+      ];
+      for (const [name, encode] of sorts) {
+        o.log(`primitives: ${name}, ${log2(count)} pairs`);
+        const restore = (encoder: GPUCommandEncoder) => {
+          encoder.copyBufferToBuffer(keysCopy, 0, keys, 0, count * 4);
+          encoder.copyBufferToBuffer(valuesCopy, 0, values, 0, count * 4);
+        };
+        const t = await timeEncoded(
+          gpu,
+          'bench pair sort',
+          (encoder, timer) => {
+            restore(encoder);
+            encode(encoder, timer);
+          },
+          o.reps,
+          o.trials,
+          o.warmMs,
+        );
+        const restoreOnly = await timeEncoded(gpu, 'bench pair restore', restore, o.reps, o.trials, o.warmMs);
+        const ms = t.method === 'timestamp' ? t.ms : Math.max(1e-6, t.ms - restoreOnly.ms);
+        const recordTimes: number[] = [];
+        for (let r = 0; r < 200; r++) {
+          const encoder = gpu.device.createCommandEncoder({ label: 'bench pair sort (recorded only)' });
+          const started = performance.now();
+          encode(encoder);
+          recordTimes.push(performance.now() - started);
+          encoder.finish();
+        }
+        o.rows.push({
+          case: name,
+          size: `${log2(count)} pairs`,
+          engine: 'webgpu',
+          medianMs: ms,
+          runs: t.runs,
+          method: t.method,
+          metrics: { 'Gkeys/s': count / (ms * 1e6), 'host µs to record': 1000 * median(recordTimes) },
+        });
+      }
+    }
+    // One more merge sort of the largest size, checked against the CPU reference.
+    await gpu.writeBuffer(keys, 0, keysHost);
+    await gpu.writeBuffer(values, 0, valuesHost);
+    await merge.run({ keys, values, count: largest });
+    const expected = mergeSortReference(keysHost, valuesHost);
+    const same =
+      sameWords(new Uint32Array(await gpu.readBuffer(keys, 0, bytes)), expected.keys) === 'equals' &&
+      sameWords(new Uint32Array(await gpu.readBuffer(values, 0, bytes)), expected.values) === 'equals';
+    o.notes.push(
+      `merge sort of ${log2(largest)} pairs: keys and values ${same ? 'equal' : 'DIFFER FROM'} the CPU reference.`,
+    );
+  } finally {
+    for (const b of made) b.destroy();
+    radix.destroy();
+    merge.destroy();
+  }
+}
+
+/**
  * `gpumorph bench primitives`: scan, reduce, compaction, radix sort and equivalence classes on
  * the GPU, with the copy kernel measured in the same run as the bandwidth roof and the CPU
  * references beside.
  */
 export const primitivesBench: BenchSuite = {
   name: 'primitives',
-  description: 'scan, reduce, compaction, radix sort and equivalence classes (GB/s, keys/s)',
+  description: 'scan, reduce, compaction, radix and merge sorts, and equivalence classes (GB/s, keys/s)',
   async run(options: BenchOptions): Promise<BenchReport> {
     const { ctx, quick, log } = options;
     const rows: BenchRow[] = [];
@@ -315,6 +417,8 @@ export const primitivesBench: BenchSuite = {
         keysCopy.destroy();
         sort.destroy();
       }
+
+      await benchPairSorts(gpu, { quick, log, rows, notes, reps, trials, warmMs });
 
       log(`primitives: equivalence classes, ${log2(recordCount)} records`);
       const records = benchRecords(recordCount);
