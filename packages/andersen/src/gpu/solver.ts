@@ -163,9 +163,9 @@ export interface GpuSolverOptions {
   readonly recordUpdateEarly?: boolean | undefined;
   /**
    * With `rulesAhead`: queue whole rounds, two in flight (default true since the worklist's merge
-   * sort, whose guessed sizes cost little more than the real ones: on the H100 it took gcc's median
-   * from 57 to 46 ms, perl's from 73 to 68, python's from 131 to 121, php's and linux's level; see
-   * packages/andersen/README.md). Behind each round the
+   * sort: with it, on the H100, queued rounds took gcc's median from 57 to 46 ms, perl's from 73
+   * to 68, python's from 131 to 121, and left php's and linux's level; with the radix sort they
+   * did not pay; see packages/andersen/README.md). Behind each round the
    * host submits the next one's folds, rules, a sort and partial-merge levels on a guess (room for
    * `queueRoom` times the most pairs of the last two rounds it read, one level more than they
    * needed) and its update, before it reads the round's counts; and once it has read a round's
