@@ -265,6 +265,14 @@ describeGpu('merge sort', (gpu) => {
       expect(() =>
         sort.encode(encoder, { keys: k, values: v, count: 16, countFrom: { buffer: k, offset: 2 } }),
       ).toThrow(/countFrom offset 2/);
+      const copyOnly = await ctx.createBuffer({ label: 'copy only', size: 16, usage: BufferUsage.COPY_SRC });
+      try {
+        expect(() =>
+          sort.encode(encoder, { keys: k, values: v, count: 16, countFrom: { buffer: copyOnly, offset: 0 } }),
+        ).toThrow(/lacks STORAGE usage/);
+      } finally {
+        copyOnly.destroy();
+      }
       expect(() => sort.encode(encoder, { keys: k, values: v, count: 1.5 })).toThrow(/bad count/);
       await expect(sort.prepare({ count: -1 })).rejects.toThrow(/bad count/);
       expect(() => createMergeSort(ctx, { tuning: { itemsPerThread: 3 } })).not.toThrow();

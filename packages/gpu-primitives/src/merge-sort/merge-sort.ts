@@ -210,6 +210,15 @@ export class MergeSort {
       throw new RangeError(
         `MergeSort: countFrom offset ${countFrom.offset} is not a 4-aligned word of '${countFrom.buffer.label}' (${countFrom.buffer.size} bytes)`,
       );
+    // The kernels read the count through a storage binding of the buffer's first bytes.
+    if (countFrom && countFrom.offset + 4 > maxBinding)
+      throw new RangeError(
+        `MergeSort: countFrom offset ${countFrom.offset} is past what one binding of '${countFrom.buffer.label}' reaches (${maxBinding} bytes)`,
+      );
+    if (countFrom && (countFrom.buffer.usage & BufferUsage.STORAGE) === 0)
+      throw new TypeError(
+        `MergeSort: countFrom buffer '${countFrom.buffer.label}' lacks STORAGE usage (the kernels read the count from it)`,
+      );
     // A sort recorded on a guess may be larger than any prepared: its scratch is made here (as
     // prepare would, without its error scope).
     this.#ensureScratch(o.count);
