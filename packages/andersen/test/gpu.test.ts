@@ -1099,6 +1099,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     const chains = loadChains(Array<number>(8).fill(6));
     const waiting = await solve(chains, { pipelineRounds: false });
     const queued = await solve(chains, { pipelineRounds: true, timeSubmissions: true });
+    // On by default.
+    expect((await solve(chains)).solver.report?.guessedRounds.held).toBeGreaterThan(0);
     await expectSameAsCpu(chains, queued.result);
     const report = queued.solver.report;
     expect(report?.guessedRounds.held).toBeGreaterThan(0);
