@@ -8,43 +8,15 @@ import {
   type MergeSortCreateOptions,
   mergeSortReference,
 } from '../src/merge-sort/index';
+import { expectSameArray, randomKeys, sorterPerContext } from './sort-helpers';
 
 const USAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
 /** Tiles of 4 × 2 pairs: a few dozen pairs already take several merge passes. */
 const TINY: MergeSortCreateOptions = { tuning: { workgroupSize: 4, itemsPerThread: 2 } };
 
-function xorshift(n: number, seed: number, mask = 0xffffffff): Uint32Array {
-  let x = seed >>> 0 || 1;
-  return Uint32Array.from({ length: n }, () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) & mask;
-  });
-}
-
-/** Element-wise equality reporting the first difference (fast on long arrays). */
-function expectSameArray(got: Uint32Array, want: Uint32Array, what: string): void {
-  if (got.length !== want.length) throw new Error(`${what}: length ${got.length}, expected ${want.length}`);
-  for (let i = 0; i < got.length; i++) {
-    if (got[i] !== want[i]) throw new Error(`${what}[${i}] = ${got[i]}, expected ${want[i]}`);
-  }
-}
-
-const sorts = new WeakMap<GpuContext, Map<string, MergeSort>>();
+const sorterFor = sorterPerContext(createMergeSort);
 function sorter(ctx: GpuContext, options: MergeSortCreateOptions = {}): MergeSort {
-  let byOptions = sorts.get(ctx);
-  if (!byOptions) {
-    byOptions = new Map();
-    sorts.set(ctx, byOptions);
-  }
-  const key = JSON.stringify(options);
-  let sort = byOptions.get(key);
-  if (!sort) {
-    sort = createMergeSort(ctx, options);
-    byOptions.set(key, sort);
-  }
-  return sort;
+  return sorterFor(ctx, options);
 }
 
 /** Sorts the pairs on the GPU with `sort` (the host's count) and checks them against the reference. */
@@ -102,7 +74,7 @@ describeGpu('merge sort', (gpu) => {
     'sorts %i random pairs (tiles of 2,048)',
     async (n) => {
       const sort = sorter(gpu.ctx);
-      await expectSorts(gpu.ctx, sort, xorshift(n, n + 3), xorshift(n, n + 7));
+      await expectSorts(gpu.ctx, sort, randomKeys(n, n + 3), randomKeys(n, n + 7));
       if (n > 1) expect(sort.mergePassesFor(n)).toBe(Math.ceil(Math.log2(Math.ceil(n / (sort.tile ?? 1)))));
     },
   );
@@ -112,8 +84,8 @@ describeGpu('merge sort', (gpu) => {
     await expectSorts(
       gpu.ctx,
       sorter(gpu.ctx, TINY),
-      xorshift(n, n + 1, 0xf000000f),
-      xorshift(n, n + 2, 0x3),
+      randomKeys(n, n + 1, 0xf000000f),
+      randomKeys(n, n + 2, 0x3),
     );
   });
 
@@ -177,8 +149,8 @@ describeGpu('merge sort', (gpu) => {
           const count = rawCount > capacity + 50 ? capacity + 7 : Math.min(rawCount, capacity);
           const sorted = Math.min(count, capacity);
           const sort = sorter(ctx, tiny ? TINY : {});
-          const keys = xorshift(capacity, seed + 1, 0xff);
-          const values = xorshift(capacity, seed + 2);
+          const keys = randomKeys(capacity, seed + 1, 0xff);
+          const values = randomKeys(capacity, seed + 2);
           const k = await ctx.createBuffer({ label: 'keys', size: capacity * 4, usage: USAGE });
           const v = await ctx.createBuffer({ label: 'values', size: capacity * 4, usage: USAGE });
           const counter = await ctx.createBuffer({ label: 'counter', size: 16, usage: USAGE });
@@ -215,7 +187,7 @@ describeGpu('merge sort', (gpu) => {
     const ctx = gpu.ctx;
     const sort = createMergeSort(ctx, TINY);
     const sizes = [37, 300];
-    const inputs = sizes.map((n, i) => [xorshift(n, 40 + i), xorshift(n, 50 + i)] as const);
+    const inputs = sizes.map((n, i) => [randomKeys(n, 40 + i), randomKeys(n, 50 + i)] as const);
     const buffers = await Promise.all(
       sizes.map(async (n) => [
         await ctx.createBuffer({ label: 'k', size: n * 4, usage: USAGE }),

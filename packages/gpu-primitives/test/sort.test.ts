@@ -9,6 +9,7 @@ import {
   radixSortReference,
   type SortBits,
 } from '../src/sort/index';
+import { expectSameArray, randomKeys, sorterPerContext } from './sort-helpers';
 
 const USAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
 
@@ -38,43 +39,13 @@ async function gpuSort(
 }
 
 /** One RadixSort per (context, options), so pipelines compile once per suite. */
-const sorts = new WeakMap<GpuContext, Map<string, RadixSort>>();
+const sorterFor = sorterPerContext(createRadixSort);
 function sorter(ctx: GpuContext, options: RadixSortOptions = {}): RadixSort {
-  let byOptions = sorts.get(ctx);
-  if (!byOptions) {
-    byOptions = new Map();
-    sorts.set(ctx, byOptions);
-  }
-  const key = JSON.stringify(options);
-  let sort = byOptions.get(key);
-  if (!sort) {
-    sort = createRadixSort(ctx, options);
-    byOptions.set(key, sort);
-  }
-  return sort;
+  return sorterFor(ctx, options);
 }
 
 function iota(n: number): Uint32Array {
   return Uint32Array.from({ length: n }, (_, i) => i);
-}
-
-function randomKeys(n: number, seed: number, mask = 0xffffffff): Uint32Array {
-  let x = seed >>> 0 || 1;
-  return Uint32Array.from({ length: n }, () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) & mask;
-  });
-}
-
-/** Element-wise equality reporting the first difference (fast on long arrays). */
-function expectSameArray(got: Uint32Array | undefined, want: Uint32Array | undefined, what: string): void {
-  if (!got || !want) throw new Error(`${what}: missing array`);
-  if (got.length !== want.length) throw new Error(`${what}: length ${got.length}, expected ${want.length}`);
-  for (let i = 0; i < got.length; i++) {
-    if (got[i] !== want[i]) throw new Error(`${what}[${i}] = ${got[i]}, expected ${want[i]}`);
-  }
 }
 
 /** Checks a key–value result against the reference and checks stability directly. */

@@ -2228,7 +2228,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           // sorts them too (it reads their count on the GPU; its tiles past the count do nothing
           // or, in the radix sort, write empty histogram rows), and a level more than needed merges nothing (no chunk's
           // number has that many trailing zeros).
-          const recordedSortAt = takeAhead(sortAhead, [], sortCount) ? sortCount : 2 * sortCount;
           const recordedSort =
             recordedUpdate === undefined
               ? undefined
@@ -2246,7 +2245,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           levelsAhead = undefined;
           noteCounts(pairCount, levels);
           if (smallSort) sorts.small++;
-          else if (sortCount > 1) countSort(recordedSort ? recordedSortAt : sortCount);
+          else if (sortCount > 1) countSort(recordedSort?.sortCount ?? sortCount);
           if (recordedSort) sorts.ahead++;
           return (
             await run(label, [...(recordedLevels ? [] : merges), ...(recordedUpdate ? [] : updateTail)], {

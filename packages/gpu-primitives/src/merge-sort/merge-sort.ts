@@ -5,6 +5,7 @@ import {
   type GpuContext,
   type Kernel,
 } from '@gpumorph/gpu-allocator';
+import { type CachedPlan, PlanCache } from '../common/plan-cache';
 import { mergePassKernelWgsl, mergeWorkgroupBytes, tileSortKernelWgsl } from './kernels/merge.wgsl';
 import {
   HOST_COUNT,
@@ -57,19 +58,14 @@ interface MergeConfig {
 }
 
 /** The dispatches of one (count, count word) pair and their parameter slots (slot 0: the tiles, p + 1: merge pass p). */
-interface MergePlan {
+interface MergePlan extends CachedPlan {
   readonly count: number;
   readonly tiles: number;
   readonly mergePasses: number;
-  readonly params: GPUBuffer;
-  /** Bind groups in encode order, per set of buffers (keyed by their ids). */
-  readonly bindGroups: Map<string, GPUBindGroup[]>;
 }
 
-/** Plans kept per sorter; the least recently used goes first. */
-const MAX_CACHED_PLANS = 32;
-/** Bind-group sets a plan keeps, one per set of arrays sorted. */
-const MAX_BUFFER_SETS_PER_PLAN = 4;
+/** Plans kept per sorter, and the bind-group sets (one per set of arrays sorted) each keeps. */
+const PLAN_LIMITS = { plans: 32, bufferSets: 4 };
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
 
 function isPowerOfTwo(n: number): boolean {
@@ -102,10 +98,7 @@ export class MergeSort {
   #config: MergeConfig | undefined;
   #kernels: { tiles: Kernel; tilesInPlace: Kernel; merge: Kernel } | undefined;
   #preparing: Promise<void> | undefined;
-  readonly #plans = new Map<string, MergePlan>();
-  readonly #spareParams = new Map<number, GPUBuffer[]>();
-  readonly #bufferIds = new WeakMap<GPUBuffer, number>();
-  #lastBufferId = 0;
+  readonly #plans: PlanCache<MergePlan>;
   #scratch: { keys: GPUBuffer; values: GPUBuffer } | undefined;
   readonly #retired: GPUBuffer[] = [];
   #hostCount: GPUBuffer | undefined;
@@ -114,6 +107,7 @@ export class MergeSort {
   constructor(ctx: GpuContext, options: MergeSortCreateOptions = {}) {
     this.#ctx = ctx;
     this.#options = options;
+    this.#plans = new PlanCache(ctx, 'gm merge sort params', PLAN_LIMITS);
   }
 
   /** Pairs one workgroup sorts (and one merge workgroup writes); undefined before {@link prepare}. */
@@ -133,9 +127,7 @@ export class MergeSort {
   get gpuBytes(): number {
     let bytes = (this.#scratch?.keys.size ?? 0) + (this.#scratch?.values.size ?? 0);
     for (const b of this.#retired) bytes += b.size;
-    for (const plan of this.#plans.values()) bytes += plan.params.size;
-    for (const list of this.#spareParams.values()) for (const b of list) bytes += b.size;
-    return bytes + (this.#hostCount?.size ?? 0);
+    return bytes + this.#plans.gpuBytes + (this.#hostCount?.size ?? 0);
   }
 
   /** Merge passes a sort of `count` pairs records (after {@link prepare}). */
@@ -232,18 +224,8 @@ export class MergeSort {
     });
     const caller = { keys: o.keys, values: o.values };
     const spare = scratch;
-    const bufferSetKey = [o.keys, o.values, scratch.keys, scratch.values, countBuffer]
-      .map((b) => this.#bufferId(b))
-      .join(',');
-    const cached = plan.bindGroups.get(bufferSetKey);
-    const created: GPUBindGroup[] = [];
-    let next = 0;
-    const group = (create: () => GPUBindGroup): GPUBindGroup => {
-      if (cached) return cached[next++] as GPUBindGroup;
-      const made = create();
-      created.push(made);
-      return made;
-    };
+    const groups = this.#plans.groups(plan, [o.keys, o.values, scratch.keys, scratch.values, countBuffer]);
+    const group = groups.group;
     const slot = (s: number): GPUBufferBinding => ({
       buffer: plan.params,
       offset: s * MERGE_PARAM_SLOT_BYTES,
@@ -318,11 +300,7 @@ export class MergeSort {
       from = to;
     }
     shared?.end();
-    if (!cached) {
-      if (plan.bindGroups.size >= MAX_BUFFER_SETS_PER_PLAN)
-        plan.bindGroups.delete(plan.bindGroups.keys().next().value as string);
-      plan.bindGroups.set(bufferSetKey, created);
-    }
+    groups.keep();
   }
 
   /**
@@ -360,10 +338,7 @@ export class MergeSort {
     this.#scratch?.values.destroy();
     this.#scratch = undefined;
     for (const b of this.#retired) b.destroy();
-    for (const plan of this.#plans.values()) plan.params.destroy();
-    for (const list of this.#spareParams.values()) for (const b of list) b.destroy();
-    this.#spareParams.clear();
-    this.#plans.clear();
+    this.#plans.destroy();
     this.#hostCount?.destroy();
     this.#kernels = undefined;
   }
@@ -432,36 +407,20 @@ export class MergeSort {
   #plan(config: MergeConfig, count: number, countWord: number): MergePlan {
     const key = `${count}|${countWord}`;
     const cached = this.#plans.get(key);
-    if (cached) {
-      this.#plans.delete(key);
-      this.#plans.set(key, cached);
-      return cached;
-    }
-    while (this.#plans.size >= MAX_CACHED_PLANS) {
-      const [oldestKey, oldest] = this.#plans.entries().next().value as [string, MergePlan];
-      this.#plans.delete(oldestKey);
-      const spare = this.#spareParams.get(oldest.params.size) ?? [];
-      spare.push(oldest.params);
-      this.#spareParams.set(oldest.params.size, spare);
-    }
+    if (cached) return cached;
     const tiles = Math.ceil(count / config.tile);
     const mergePasses = Math.ceil(Math.log2(tiles));
     const words = new Uint32Array((mergePasses + 1) * MERGE_PARAM_SLOT_WORDS);
     writeMergeSortParams(words, 0, { count, countWord, width: 0 });
     for (let p = 0; p < mergePasses; p++)
       writeMergeSortParams(words, p + 1, { count, countWord, width: config.tile * 2 ** p });
-    const params =
-      this.#spareParams.get(words.byteLength)?.pop() ??
-      this.#ctx.device.createBuffer({
-        label: `gm merge sort params (${words.byteLength} bytes)`,
-        size: words.byteLength,
-        usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST,
-      });
-    // Queue-ordered: work submitted before still sees the old contents.
-    this.#ctx.queue.writeBuffer(params, 0, words);
-    const plan: MergePlan = { count, tiles, mergePasses, params, bindGroups: new Map() };
-    this.#plans.set(key, plan);
-    return plan;
+    return this.#plans.add(key, words, (params) => ({
+      count,
+      tiles,
+      mergePasses,
+      params,
+      bindGroups: new Map(),
+    }));
   }
 
   #ensureScratch(count: number): void {
@@ -485,15 +444,6 @@ export class MergeSort {
       usage: BufferUsage.STORAGE,
     });
     return this.#hostCount;
-  }
-
-  #bufferId(buffer: GPUBuffer): number {
-    let id = this.#bufferIds.get(buffer);
-    if (id === undefined) {
-      id = ++this.#lastBufferId;
-      this.#bufferIds.set(buffer, id);
-    }
-    return id;
   }
 }
 

@@ -5,6 +5,7 @@ import {
   type GpuContext,
   type Kernel,
 } from '@gpumorph/gpu-allocator';
+import { type CachedPlan, PlanCache } from '../common/plan-cache';
 import { subgroupLayoutIsLinear } from '../common/subgroup-layout';
 import { histogramKernelWgsl } from './kernels/histogram.wgsl';
 import { tableReduceKernelWgsl, tableScanKernelWgsl } from './kernels/scan.wgsl';
@@ -107,7 +108,7 @@ interface SortConfig {
 }
 
 /** Dispatch plan of one (count, bits) pair, with its uniform buffer of per-dispatch parameters. */
-interface SortPlan {
+interface SortPlan extends CachedPlan {
   readonly count: number;
   readonly numTiles: number;
   /** Source/destination windows of the keys: first key, key count, first tile, tiles. */
@@ -121,11 +122,8 @@ interface SortPlan {
   }[];
   /** Table-scan levels: level 0 is the table. */
   readonly levels: readonly { length: number; blocks: number; reduceSlot: number; scanSlot: number }[];
-  readonly params: GPUBuffer;
   /** Whether the GPU writes the count of each slot (`countFrom`): such plans are never shared with host-counted sorts. */
   readonly countFromGpu: boolean;
-  /** Bind groups an encode of this plan created, in order, per set of buffers (keyed by their ids). */
-  readonly bindGroups: Map<string, GPUBindGroup[]>;
 }
 
 type AnyKernel = Kernel;
@@ -167,10 +165,7 @@ export class RadixSort {
   #config: Promise<SortConfig> | undefined;
   #resolved: SortConfig | undefined;
   readonly #kernels = new Map<string, AnyKernel>();
-  readonly #plans = new Map<string, SortPlan>();
-  readonly #spareParams = new Map<number, GPUBuffer[]>();
-  readonly #bufferIds = new WeakMap<GPUBuffer, number>();
-  #lastBufferId = 0;
+  readonly #plans: PlanCache<SortPlan>;
   readonly #buffers = new Map<string, GPUBuffer>();
   readonly #retired: GPUBuffer[] = [];
   #dummy: GPUBuffer | undefined;
@@ -179,6 +174,7 @@ export class RadixSort {
   constructor(ctx: GpuContext, options: RadixSortOptions = {}) {
     this.#ctx = ctx;
     this.#options = options;
+    this.#plans = new PlanCache(ctx, 'gm radix sort params', PLAN_LIMITS);
   }
 
   /**
@@ -194,9 +190,7 @@ export class RadixSort {
     let bytes = 0;
     for (const b of this.#buffers.values()) bytes += b.size;
     for (const b of this.#retired) bytes += b.size;
-    for (const plan of this.#plans.values()) bytes += plan.params.size;
-    for (const list of this.#spareParams.values()) for (const b of list) bytes += b.size;
-    return bytes + (this.#dummy?.size ?? 0);
+    return bytes + this.#plans.gpuBytes + (this.#dummy?.size ?? 0);
   }
 
   /** The kernel shape chosen for this device (after the first {@link prepare}). */
@@ -414,23 +408,13 @@ export class RadixSort {
     };
     // The same plan over the same buffers binds the same groups: reuse them (a worklist sorted
     // every round at a handful of sizes would otherwise create dozens of bind groups a round).
-    const bufferSetKey = [
+    const groups = this.#plans.groups(plan, [
       ...route.flatMap((step) => [step.keys, step.values]),
       table,
       dummy,
       ...plan.levels.map((_, i) => levelBuffer(i).buffer),
-    ]
-      .map((b) => (b ? this.#bufferId(b) : '-'))
-      .join(',');
-    const cachedGroups = plan.bindGroups.get(bufferSetKey);
-    const createdGroups: GPUBindGroup[] = [];
-    let nextGroup = 0;
-    const group = (create: () => GPUBindGroup): GPUBindGroup => {
-      if (cachedGroups) return cachedGroups[nextGroup++] as GPUBindGroup;
-      const created = create();
-      createdGroups.push(created);
-      return created;
-    };
+    ]);
+    const group = groups.group;
     const grid = (n: number) => dispatchGrid(n, config.maxPerDimension);
     // Untimed, every radix pass goes into one compute pass: WebGPU orders dispatches and makes
     // their writes visible within a pass, and each compute pass costs the host more to record than
@@ -530,13 +514,7 @@ export class RadixSort {
       end(pass);
     }
     shared?.end();
-    if (!cachedGroups) {
-      // A sort kept across its callers' lives sees new arrays now and then: keep the latest few.
-      if (plan.bindGroups.size >= MAX_BUFFER_SETS_PER_PLAN) {
-        plan.bindGroups.delete(plan.bindGroups.keys().next().value as string);
-      }
-      plan.bindGroups.set(bufferSetKey, createdGroups);
-    }
+    groups.keep();
     if (passTotal % 2 === 1 && !throughSecond) {
       encoder.copyBufferToBuffer(altKeys, 0, o.keys, 0, bytes);
       if (o.values && altValues) encoder.copyBufferToBuffer(altValues, 0, o.values, 0, bytes);
@@ -576,12 +554,9 @@ export class RadixSort {
     this.#destroyed = true;
     for (const b of this.#buffers.values()) b.destroy();
     for (const b of this.#retired) b.destroy();
-    for (const plan of this.#plans.values()) plan.params.destroy();
-    for (const list of this.#spareParams.values()) for (const b of list) b.destroy();
-    this.#spareParams.clear();
+    this.#plans.destroy();
     this.#dummy?.destroy();
     this.#buffers.clear();
-    this.#plans.clear();
     this.#kernels.clear();
   }
 
@@ -678,20 +653,7 @@ export class RadixSort {
     // A GPU-counted plan's slots hold whatever count the GPU copied last: never share it.
     const key = `${count}|${bits.start}|${bits.end}|${countFromGpu ? 'gpu' : 'host'}`;
     const cached = this.#plans.get(key);
-    if (cached) {
-      // Most recently used last, so the oldest plan is the first to go.
-      this.#plans.delete(key);
-      this.#plans.set(key, cached);
-      return cached;
-    }
-    // A caller whose count changes every call (a worklist) would otherwise keep a plan per count.
-    while (this.#plans.size >= MAX_CACHED_PLANS) {
-      const [oldestKey, oldest] = this.#plans.entries().next().value as [string, SortPlan];
-      this.#plans.delete(oldestKey);
-      const spare = this.#spareParams.get(oldest.params.size) ?? [];
-      spare.push(oldest.params);
-      this.#spareParams.set(oldest.params.size, spare);
-    }
+    if (cached) return cached;
     const radix = 1 << config.radixBits;
     const numTiles = Math.ceil(count / config.tile);
     const windows: { firstKey: number; keys: number; firstTile: number; tiles: number }[] = [];
@@ -758,18 +720,7 @@ export class RadixSort {
         });
       });
     });
-    // Evicted plans leave their parameter buffers for reuse: a worklist sorted every round at a
-    // new count then writes a few hundred bytes instead of creating a buffer (0.4 ms on the H100).
-    const params =
-      this.#spareParams.get(words.byteLength)?.pop() ??
-      this.#ctx.device.createBuffer({
-        label: `gm radix sort params (${words.byteLength} bytes)`,
-        size: words.byteLength,
-        usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST,
-      });
-    // Queue-ordered: work submitted before still sees the old contents.
-    this.#ctx.queue.writeBuffer(params, 0, words);
-    const plan: SortPlan = {
+    return this.#plans.add(key, words, (params) => ({
       count,
       numTiles,
       windows,
@@ -779,9 +730,7 @@ export class RadixSort {
       params,
       countFromGpu,
       bindGroups: new Map(),
-    };
-    this.#plans.set(key, plan);
-    return plan;
+    }));
   }
 
   #buffersShort(plan: SortPlan, withValues: boolean, passes: number): boolean {
@@ -821,15 +770,6 @@ export class RadixSort {
     }
   }
 
-  #bufferId(buffer: GPUBuffer): number {
-    let id = this.#bufferIds.get(buffer);
-    if (id === undefined) {
-      id = ++this.#lastBufferId;
-      this.#bufferIds.set(buffer, id);
-    }
-    return id;
-  }
-
   #dummyBuffer(): GPUBuffer {
     this.#dummy ??= this.#ctx.device.createBuffer({
       label: 'gm radix sort spare',
@@ -840,10 +780,8 @@ export class RadixSort {
   }
 }
 
-/** Sort plans (parameter buffers) kept for reuse per sorter; the least recently used goes first. */
-const MAX_CACHED_PLANS = 64;
-/** Bind groups a plan keeps, one set per arrays sorted (see encode). */
-const MAX_BUFFER_SETS_PER_PLAN = 8;
+/** Sort plans kept per sorter (see PlanCache), and the bind-group sets (one per set of arrays sorted) each keeps. */
+const PLAN_LIMITS = { plans: 64, bufferSets: 8 };
 
 function scatterName(windows: number, withValues: boolean): string {
   return `scatter ${windows}${withValues ? ' kv' : ''}`;
