@@ -77,6 +77,8 @@ for (const name of names) {
   const reports = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
   const last = {};
   const entries = Object.entries(variants);
+  // With a call-timing hook preloaded (`node --import`), count only the timed runs' calls.
+  globalThis.__hookReset?.();
   for (let run = 0; run < runs; run++) {
     // Each round of runs starts with the next variant: in interleaved runs on the H100 the
     // variant run first in each round was the slower on php in three calls of three, whichever
@@ -93,6 +95,7 @@ for (const name of names) {
       reports[key].push(last[key].report);
     }
   }
+  globalThis.__hookPrint?.(`${name}, ${runs} runs of ${entries.length} variants`);
   const first = last[Object.keys(variants)[0]].result;
   for (const [key, { result, report }] of Object.entries(last)) {
     let same = true;

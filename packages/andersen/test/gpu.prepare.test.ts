@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { takeHostArrays } from '../src/gpu/host-arrays';
+import { RULE_KIND } from '../src/gpu/layout';
 import { type PreparedProgram, prepareProgram } from '../src/gpu/prepare';
-import type { ConstraintProgram } from '../src/model/program';
+import { ConstraintKind, type ConstraintProgram } from '../src/model/program';
 import type { HcdPairs } from '../src/offline/hcd-pairs';
 import { constraintProgram } from '../src/testing/index';
 
@@ -28,7 +29,7 @@ function uploaded(prepared: PreparedProgram) {
     ruleCount: prepared.ruleCount,
     hcdCount: prepared.hcdCount,
     parent: [...prepared.parent],
-    nodes: [...prepared.nodes],
+    objectSize: [...prepared.objectSize],
     rules: [...prepared.rules],
     keys: [...pairs.keys.subarray(0, pairs.count)],
     sources: [...pairs.sources.subarray(0, pairs.count)],
@@ -82,7 +83,7 @@ describe('host arrays kept between solves', () => {
         const dirty = takeHostArrays(owner);
         const left = prepareProgram(before, beforeHcd, dirty);
         // Scribble over whatever the first program left, past its lengths too.
-        for (const array of [left.parent, left.nodes, left.rules, left.initialPairs.keys]) array.fill(0xdead);
+        for (const array of [left.parent, left.rules, left.initialPairs.keys]) array.fill(0xdead);
         dirty.release();
         const reused = takeHostArrays(owner);
         const got = uploaded(prepareProgram(program, hcd, reused));
@@ -112,6 +113,36 @@ describe('host arrays kept between solves', () => {
         for (let v = 0; v < n; v++) {
           expect(prepared.parent[v]).toBe(Math.min(...(classOf[v] as Set<number>)));
         }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('lists the loads, stores and offsets as rules in constraint order, then the online pairs', () => {
+    const kindOf = { [ConstraintKind.Load]: RULE_KIND.load, [ConstraintKind.Store]: RULE_KIND.store };
+    fc.assert(
+      fc.property(programWithPairs(40), ([program, hcd]) => {
+        const prepared = prepareProgram(program, hcd);
+        const c = program.constraints;
+        const expected: number[] = [];
+        for (let i = 0; i < c.length; i++) {
+          const kind = c.kind[i] as ConstraintKind;
+          if (kind === ConstraintKind.AddressOf || kind === ConstraintKind.Copy) continue;
+          expected.push(
+            (kindOf as Record<number, number>)[kind] ?? RULE_KIND.offset,
+            c.src[i] as number,
+            c.offset[i] as number,
+            c.dst[i] as number,
+          );
+        }
+        expect(prepared.ruleCount).toBe(expected.length / 4);
+        const online = [...hcd.online];
+        for (let i = 0; i + 1 < online.length; i += 2)
+          expected.push(online[i] as number, online[i + 1] as number, 0, 0);
+        expect(prepared.hcdCount).toBe(Math.floor(online.length / 2));
+        if (expected.length === 0) expected.push(0, 0, 0, 0);
+        expect([...prepared.rules]).toEqual(expected);
+        expect([...prepared.objectSize]).toEqual([...program.objectSize]);
       }),
       { numRuns: 200 },
     );

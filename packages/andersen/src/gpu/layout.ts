@@ -218,7 +218,7 @@ export function teamWorkgroupSize(
   return Math.min(asked, room) * teamWidth;
 }
 
-/** The bindings of every solver kernel: both pools, the node table, the static rules, control and the worklist. */
+/** The bindings of every solver kernel: both pools, the object sizes, the static rules, control and the worklist. */
 export function solverLayout(points: ElementPool, edges: ElementPool) {
   return defineBindings(`andersen ${points.geometry.windows}+${edges.geometry.windows}`, {
     params: { kind: 'uniform', type: 'AndersenParams' },
@@ -226,7 +226,7 @@ export function solverLayout(points: ElementPool, edges: ElementPool) {
     pts_heads: { kind: 'storage', type: 'array<u32>' },
     ...edges.bindingSpecs(),
     edg_heads: { kind: 'storage', type: 'array<u32>' },
-    nodes: { kind: 'storage', type: 'array<vec4u>' },
+    nodes: { kind: 'storage', type: 'array<u32>', access: 'read' },
     rule_table: { kind: 'storage', type: 'array<vec4u>', access: 'read' },
     control: { kind: 'storage', type: 'array<atomic<u32>>' },
     pair_keys: { kind: 'storage', type: 'array<u32>' },

@@ -4,8 +4,6 @@ import type { HcdPairs } from '../offline/hcd-pairs';
 import { type HostArrays, takeHostArrays } from './host-arrays';
 import { PAIR_POOL, RULE_KIND } from './layout';
 
-const NONE = 0xffff_ffff;
-
 /** What the host hands the GPU solver: the program on representatives, laid out for the kernels. */
 export interface PreparedProgram {
   readonly nodeCount: number;
@@ -13,9 +11,9 @@ export interface PreparedProgram {
   readonly parent: Uint32Array;
   /** Variables merged before solving. */
   readonly offlineMerges: number;
-  /** Per node `(objectSize, firstRule, endRule, unused)`: 4 words each (a `vec4<u32>` on the GPU). */
-  readonly nodes: Uint32Array;
-  /** Rules `(kind, other, offset, owner)` grouped by owning node, then the HCD online pairs `(y, x, 0, 0)`. */
+  /** Per node, its object size (the program's own array: the kernels read nothing else of a node). */
+  readonly objectSize: Uint32Array;
+  /** Rules `(kind, other, offset, owner)` in constraint order, then the HCD online pairs `(y, x, 0, 0)`. */
   readonly rules: Uint32Array;
   readonly ruleCount: number;
   readonly hcdCount: number;
@@ -42,7 +40,7 @@ export interface InitialPairs {
 
 /**
  * Applies the offline merges on the host (each class's representative is its smallest id, as the
- * GPU's lock-free union–find keeps it), builds each node's list of loads, stores and offsets and
+ * GPU's lock-free union–find keeps it), lists the loads, stores and offsets as rules and builds
  * the pairs of the initial sets: `x = &o` puts o in x's pending set, `x = y` puts y in x's pending
  * copy⁻¹ set, so the first update publishes both. The GPU builds the sets from the pairs: packing them here took about 25 ms of
  * linux's setup on the dev machine, and uploading the packed elements about 20 MB more than the
@@ -54,7 +52,7 @@ export interface InitialPairs {
  * @example
  * ```ts
  * const prepared = prepareProgram(program, hcd);
- * prepared.nodes.length === 4 * program.nodeCount; // true
+ * prepared.rules.length === 4 * (prepared.ruleCount + prepared.hcdCount); // true
  * ```
  */
 export function prepareProgram(
@@ -66,45 +64,49 @@ export function prepareProgram(
   // once per process (the CLI, a compiler pass), so these loops mostly run before V8 has optimized
   // them, where every property load and closure call of a loop body costs (on the development
   // machine gcc's first preparation took 15–35 ms with the passes inline in one function, and
-  // 4–7 ms so).
+  // 4–7 ms so). Until the third session of 2026-11-27 the node table was four words a node (the
+  // object size and each node's range of rules, the rules grouped by owner in a counting sort):
+  // no kernel read more than the object size, so the program's own array is uploaded, and the
+  // rules stay in constraint order, built in the same pass as the pairs.
   const n = program.nodeCount;
   const parent = arrays.uint32('parent', n);
   const offlineMerges = mergeOffline(parent, hcd?.offlineMerges);
-  // Every word of the node table is written: the object size and an unused word here, the rule
-  // range below.
-  const nodes = arrays.uint32('nodes', 4 * n);
-  flattenParents(parent, nodes, program.objectSize);
+  flattenParents(parent);
 
   const c = program.constraints;
+  const online = hcd?.online ?? new Uint32Array(0);
+  const hcdCount = Math.floor(online.length / 2);
   const pairKeys = arrays.uint32('pairKeys', c.length);
   const pairSources = arrays.uint32('pairSources', c.length);
-  const ruleCounts = arrays.uint32('ruleCounts', n, 0);
-  const counted = initialPairsAndRuleCounts(
+  // Room for every constraint as a rule: the rules are a prefix of it (at least one, so that the
+  // buffer is not empty).
+  const ruleRoom = arrays.uint32('rules', 4 * Math.max(1, c.length + hcdCount));
+  const counted = pairsAndRules(
     c.kind,
     c.dst,
     c.src,
+    c.offset,
     c.length,
     parent,
     pairKeys,
     pairSources,
-    ruleCounts,
+    ruleRoom,
   );
-  const fill = arrays.uint32('ruleFill', n);
-  ruleRanges(ruleCounts, nodes, fill);
-  const online = hcd?.online ?? new Uint32Array(0);
-  const hcdCount = Math.floor(online.length / 2);
   const ruleCount = counted.rules;
-  const rules = arrays.uint32('rules', 4 * Math.max(1, ruleCount + hcdCount), 0);
-  fillRules(c.kind, c.dst, c.src, c.offset, c.length, fill, rules);
+  const rules = ruleRoom.subarray(0, 4 * Math.max(1, ruleCount + hcdCount));
   for (let i = 0; i < hcdCount; i++) {
     rules[4 * (ruleCount + i)] = online[2 * i] as number;
     rules[4 * (ruleCount + i) + 1] = online[2 * i + 1] as number;
+    rules[4 * (ruleCount + i) + 2] = 0;
+    rules[4 * (ruleCount + i) + 3] = 0;
   }
+  // The unused word of a program without rules or pairs is uploaded too: zero, not a stale word.
+  if (ruleCount + hcdCount === 0) rules.fill(0);
   return {
     nodeCount: n,
     parent,
     offlineMerges,
-    nodes,
+    objectSize: program.objectSize.subarray(0, n),
     rules,
     ruleCount,
     hcdCount,
@@ -138,37 +140,34 @@ function mergeOffline(parent: Uint32Array, merges: Uint32Array | undefined): num
 }
 
 /**
- * Points every node straight at its class's root, and writes each node's object size and unused
- * word. A class's root is its smallest id (the larger root goes under the smaller), so a node's
- * parent is never above it: in id order its parent's root is final when it is read.
+ * Points every node straight at its class's root. A class's root is its smallest id (the larger
+ * root goes under the smaller), so a node's parent is never above it: in id order its parent's
+ * root is final when it is read.
  */
-function flattenParents(parent: Uint32Array, nodes: Uint32Array, objectSize: Uint32Array): void {
+function flattenParents(parent: Uint32Array): void {
   const n = parent.length;
-  for (let v = 0; v < n; v++) {
-    parent[v] = parent[parent[v] as number] as number;
-    nodes[4 * v] = objectSize[v] as number;
-    nodes[4 * v + 3] = NONE;
-  }
+  for (let v = 0; v < n; v++) parent[v] = parent[parent[v] as number] as number;
 }
 
 /**
  * The initial sets' pairs (`x = &o`: o into x's pending points-to set; `x = y` between two
- * classes: y's class into x's pending copy⁻¹ set), and each node's count of loads, stores and
- * offsets in `ruleCounts` (zero on entry).
+ * classes: y's class into x's pending copy⁻¹ set), and each load, store and offset as a rule
+ * `(kind, other, offset, owner)`, in one pass over the constraints.
  */
-function initialPairsAndRuleCounts(
+function pairsAndRules(
   kinds: Uint8Array,
   dsts: Uint32Array,
   srcs: Uint32Array,
+  offsets: Uint32Array,
   length: number,
   parent: Uint32Array,
   pairKeys: Uint32Array,
   pairSources: Uint32Array,
-  ruleCounts: Uint32Array,
+  rules: Uint32Array,
 ): { pairs: number; points: number; rules: number } {
   let pairs = 0;
   let points = 0;
-  let rules = 0;
+  let at = 0;
   for (let i = 0; i < length; i++) {
     const kind = kinds[i] as number;
     const dst = dsts[i] as number;
@@ -184,51 +183,17 @@ function initialPairsAndRuleCounts(
         pairSources[pairs++] = from;
       }
     } else {
-      ruleCounts[dst] = (ruleCounts[dst] as number) + 1;
-      rules++;
+      rules[at] =
+        kind === ConstraintKind.Load
+          ? RULE_KIND.load
+          : kind === ConstraintKind.Store
+            ? RULE_KIND.store
+            : RULE_KIND.offset;
+      rules[at + 1] = srcs[i] as number;
+      rules[at + 2] = offsets[i] as number;
+      rules[at + 3] = dst;
+      at += 4;
     }
   }
-  return { pairs, points, rules };
-}
-
-/** Each node's rules are the range [first, end) of the rules, in node order; `fill` starts at first. */
-function ruleRanges(ruleCounts: Uint32Array, nodes: Uint32Array, fill: Uint32Array): void {
-  const n = ruleCounts.length;
-  let end = 0;
-  for (let v = 0; v < n; v++) {
-    const first = end;
-    end += ruleCounts[v] as number;
-    nodes[4 * v + 1] = first;
-    nodes[4 * v + 2] = end;
-    fill[v] = first;
-  }
-}
-
-/** Writes each load, store and offset as `(kind, other, offset, owner)` at its owner's next slot. */
-function fillRules(
-  kinds: Uint8Array,
-  dsts: Uint32Array,
-  srcs: Uint32Array,
-  offsets: Uint32Array,
-  length: number,
-  fill: Uint32Array,
-  rules: Uint32Array,
-): void {
-  for (let i = 0; i < length; i++) {
-    const kind = kinds[i] as number;
-    if (kind === ConstraintKind.AddressOf || kind === ConstraintKind.Copy) continue;
-    const dst = dsts[i] as number;
-    const slot = fill[dst] as number;
-    fill[dst] = slot + 1;
-    const at = 4 * slot;
-    rules[at] =
-      kind === ConstraintKind.Load
-        ? RULE_KIND.load
-        : kind === ConstraintKind.Store
-          ? RULE_KIND.store
-          : RULE_KIND.offset;
-    rules[at + 1] = srcs[i] as number;
-    rules[at + 2] = offsets[i] as number;
-    rules[at + 3] = dst;
-  }
+  return { pairs, points, rules: at / 4 };
 }

@@ -260,7 +260,7 @@ export interface GpuSolverOptions {
    */
   readonly reusePoolBuffers?: boolean | undefined;
   /**
-   * Fill the arrays uploaded at setup (the node table, the rules, the initial pairs, the control
+   * Fill the arrays uploaded at setup (the rules, the initial pairs, the control
    * buffer's head) in host memory the context kept from the last solve (default true: a new array
    * of many megabytes costs a page fault per 4 KiB on its first touch; see `host-arrays.ts`).
    * @internal For A/B runs.
@@ -434,7 +434,7 @@ export type GpuSolvePhase = 'rules' | 'equivalence' | 'sort' | 'worklist' | 'upd
  */
 export interface GpuSolveReport {
   /**
-   * Bytes of GPU buffers the solve held at its end (pools, heads, node table, rules, control, pairs,
+   * Bytes of GPU buffers the solve held at its end (pools, heads, object sizes, rules, control, pairs,
    * and the worklist sort's scratch).
    */
   readonly gpuBytes: number;
@@ -908,7 +908,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const maxPullChunks = Math.max(1, Math.floor(this.#options.maxPullChunks ?? 1024));
     const chunkCapacity = Math.max(1, Math.floor(this.#options.pullChunkCapacity ?? Math.max(4096, n)));
     // Head slots: P, ΔP and N per node, one partial set per extra pull chunk, then the delta_bits
-    // bitmap. New buffers are zero: only the node table, the rules, the status words, the
+    // bitmap. New buffers are zero: only the object sizes, the rules, the status words, the
     // union–find and the initial sets' pairs are uploaded (the host writes about 1 GB/s on the
     // H100 machine); init_state fills the slots and arrays that start empty (NONE) on the GPU.
     const deltaBitmap = this.#options.deltaBitmap !== false;
@@ -920,7 +920,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       4 * (NODE_SET_SLOTS * n + chunkCapacity + (deltaBitmap ? deltaBitmapWords(n) : 0)),
     );
     const edgHeads = await this.#buffer('andersen edg heads', new Uint32Array(0), storage, 4 * 3 * n);
-    const nodes = await this.#buffer('andersen nodes', prepared.nodes, storage);
+    const nodes = await this.#buffer('andersen nodes', prepared.objectSize, storage);
     const rules = await this.#buffer('andersen rules', prepared.rules, storage);
     // Status, the per-node arrays, the extra pull chunks' owners, then the ΔP leader table (a power
     // of two of at least twice the nodes, and twice the rules, so that the signature table of the

@@ -765,7 +765,7 @@ fn hook(a0: u32, b0: u32) {
   }
 }
 
-fn object_size(v: u32) -> u32 { return nodes[v].x; }
+fn object_size(v: u32) -> u32 { return nodes[v]; }
 
 // Adds the sources pair_values[start, end), sorted by element base, to vector v in one walk of its
 // list (adjacent duplicates are skipped): 1 when something was added, 2 when the pool ran out.
