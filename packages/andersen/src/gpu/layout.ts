@@ -81,8 +81,10 @@ export const STATUS_WORDS = 32;
  * node: `delta` (roots with a ΔP, built by `delta_bits`, read by `delta_leaders`), `pull`
  * (representatives with pulls, `pull_items`, read by `pull_sources`), `segments` (worklist keys
  * with a run of pairs, `mark_segments`, read by `apply_pairs`) and `pending` (nodes with a pending
- * or ΔP set, `pending_list`, read by `update_difference`, `update_union` and `update_commit`).
- * Each has a per-node array in the control buffer ({@link CONTROL_ARRAYS}) and
+ * or ΔP set, `pending_list`, read by `update_difference`, `update_union` and `update_commit`),
+ * and `rules` (the loads, stores and offsets whose read class has a ΔP, built by `pull_items` from
+ * the `delta_bits` bitmap, read by `member_rules`; its array, one word per rule, is the control
+ * buffer's last). Each of the others has a per-node array in the control buffer ({@link CONTROL_ARRAYS}); each has
  * {@link WORDS_PER_LIST} of the {@link LIST_WORDS} ({@link LIST_WORD}).
  *
  * @example
@@ -90,15 +92,15 @@ export const STATUS_WORDS = 32;
  * const counterWord = STATUS_WORDS + WORDS_PER_LIST * ACTIVE_LIST.pending + LIST_WORD.counter;
  * ```
  */
-export const ACTIVE_LIST = { delta: 0, pull: 1, segments: 2, pending: 3 } as const;
+export const ACTIVE_LIST = { delta: 0, pull: 1, segments: 2, pending: 3, rules: 4 } as const;
 
 /**
  * The words of each {@link ACTIVE_LIST} after the status words: `counter` (items appended so far:
  * once the kernel that builds the list has run, its readers run over that many) and `items` (the
  * teams or invocations its reader had work for: the length, and for `pull` the extra pull chunks
  * too). The last single-invocation kernel of the submission that built the list closes it: it
- * copies a counter that is not 0 into `items` and starts it again at 0 (`sort_gate` the `delta`
- * and `pull` lists, `guard_merge` the `segments` and `pending` lists, `begin_iteration` the
+ * copies a counter that is not 0 into `items` and starts it again at 0 (`sort_gate` the `delta`,
+ * `pull` and `rules` lists, `guard_merge` the `segments` and `pending` lists, `begin_iteration` the
  * initial sets' `segments`), so that no dispatch of its own does. The host reads `items` back
  * with the status and launches the next round's readers for about twice as many (a list left
  * empty leaves `items` as it was: a larger launch, never a wrong one).

@@ -239,6 +239,12 @@ export interface GpuSolverOptions {
    */
   readonly deltaBitmap?: boolean | undefined;
   /**
+   * Run `member_rules` over a list of the rules whose read class has a ΔP, which `pull_items`
+   * builds from the `delta_bits` bitmap (default true; only with `activeLists` and `deltaBitmap`),
+   * instead of sweeping every rule. @internal Tests and A/B runs turn it off.
+   */
+  readonly ruleList?: boolean | undefined;
+  /**
    * Representatives with equal P sets share one copy in the final readback (default true).
    * @internal Tests and A/B runs turn it off.
    */
@@ -651,6 +657,7 @@ const LIST_READ: Partial<Record<SolverEntryPoint, keyof typeof ACTIVE_LIST>> = {
   update_difference: 'pending',
   update_union: 'pending',
   update_commit: 'pending',
+  member_rules: 'rules',
 };
 
 /**
@@ -912,6 +919,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // union–find and the initial sets' pairs are uploaded (the host writes about 1 GB/s on the
     // H100 machine); init_state fills the slots and arrays that start empty (NONE) on the GPU.
     const deltaBitmap = this.#options.deltaBitmap !== false;
+    const ruleList = this.#options.ruleList !== false && this.#options.activeLists !== false && deltaBitmap;
     const shareEqualSets = this.#options.shareEqualSets !== false;
     const ptsHeads = await this.#buffer(
       'andersen pts heads',
@@ -958,7 +966,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           CONTROL_ARRAY_COUNT * n +
           chunkCapacity +
           2 * deltaTableSize +
-          2 * pairTableSize),
+          2 * pairTableSize +
+          // The rule list (activeLists with the delta_bits bitmap), the buffer's last words.
+          Math.max(1, prepared.ruleCount)),
     );
     const activeLists = this.#options.activeLists !== false;
     const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
@@ -1099,6 +1109,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           laneWords,
           smallSortItems,
           deltaBitmap,
+          ruleList,
           shareEqualSets,
           collideHashes: this.#options.collideHashes,
           hcdSkipJoined: this.#options.hcdSkipJoined,
@@ -1284,6 +1295,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       pull: Number.POSITIVE_INFINITY,
       segments: Number.POSITIVE_INFINITY,
       pending: Number.POSITIVE_INFINITY,
+      rules: Number.POSITIVE_INFINITY,
     };
     const listFloorItems = this.#options.listFloorItems ?? LIST_FLOOR_ITEMS;
     const readListItems = (status: Uint32Array) => {
@@ -1301,9 +1313,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
       const swept = sweptItemsOf(entry, pairCount);
-      // delta_leaders runs over its list only where delta_bits builds it.
-      const list = activeLists && (entry !== 'delta_leaders' || deltaBitmap) ? LIST_READ[entry] : undefined;
-      return list ? Math.min(swept, Math.max(listFloorItems, 2 * listItems[list])) : swept;
+      // delta_leaders runs over its list only where delta_bits builds it, member_rules only with
+      // ruleList.
+      const list =
+        activeLists && (entry === 'delta_leaders' ? deltaBitmap : entry === 'member_rules' ? ruleList : true)
+          ? LIST_READ[entry]
+          : undefined;
+      // member_rules runs ruleSplit teams per rule of its list.
+      const perItem = entry === 'member_rules' ? ruleSplit : 1;
+      return list ? Math.min(swept, Math.max(listFloorItems, 2 * perItem * listItems[list])) : swept;
     };
     const sweptItemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
       switch (entry) {

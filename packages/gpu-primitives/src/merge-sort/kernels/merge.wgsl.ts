@@ -58,24 +58,29 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   let n = sort_count();
   let base = gm_workgroup_index(wid, nwg) * TILE;
   if (base >= n) { return; }
+  // The network sorts the power of two that holds the tile's pairs, not always the whole tile: a
+  // worklist of a few pairs (a solver's quiet rounds) takes a few stages, not all of a full
+  // tile's (66 barriers for 2,048 pairs).
+  let live = min(n - base, TILE);
+  var width = 2u;
+  while (width < live) { width <<= 1u; }
   for (var r = 0u; r < ITEMS; r++) {
     let i = r * WG + lid;
     let g = base + i;
     if (g < n) {
       tile_keys[i] = ${srcKeys}[g];
       tile_values[i] = ${srcValues}[g];
-    } else {
+    } else if (i < width) {
       tile_keys[i] = 0xffffffffu;
       tile_values[i] = 0xffffffffu;
     }
   }
   workgroupBarrier();
   // Bitonic network: at stage k, blocks of k pairs alternate ascending and descending, so that
-  // the last stage (k = TILE) leaves one ascending run.
-  for (var k = 2u; k <= TILE; k <<= 1u) {
+  // the last stage (k = width) leaves one ascending run.
+  for (var k = 2u; k <= width; k <<= 1u) {
     for (var j = k >> 1u; j > 0u; j >>= 1u) {
-      for (var r = 0u; r < TILE / (2u * WG); r++) {
-        let q = r * WG + lid;
+      for (var q = lid; q < width / 2u; q += WG) {
         let i = ((q & ~(j - 1u)) << 1u) | (q & (j - 1u));
         let l = i + j;
         let ki = tile_keys[i];
