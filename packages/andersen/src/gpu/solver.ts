@@ -1345,7 +1345,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         case 'merge_level':
           return fixedMergeTeams ?? 2 * mergeItems;
         case 'merge_data':
-          return 2 * n;
+          return fixedMergeTeams ?? 2 * mergeItems;
         case 'delta_clear':
           return Math.max(deltaTableSize, 2 * pairTableSize);
         case 'delta_bits':
@@ -1690,8 +1690,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let sharedRules = 0;
     const rulesEntries: SolverEntryPoint[] = [
       'begin_attempt',
-      'delta_clear',
-      ...(deltaBitmap ? (['delta_bits'] as const) : []),
+      // delta_bits clears the tables too.
+      ...(deltaBitmap ? (['delta_bits'] as const) : (['delta_clear'] as const)),
       'delta_leaders',
       'pull_count',
       'pull_items',

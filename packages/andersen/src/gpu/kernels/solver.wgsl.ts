@@ -1251,6 +1251,13 @@ fn delta_bits(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
   // invocation per node, its workgroup's words gathered in workgroup memory.
   let words = 30u * ((params.n + 959u) / 960u);
   let stride = nwg.x * nwg.y * ${THREAD_WORKGROUP}u;
+  {
+    // delta_clear's work, before the tables' first reader (delta_leaders): a dispatch fewer a
+    // round, and no grid of its own (gcc's was 16,384 workgroups).
+    let first_item = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u + lid;
+    let item_stride = stride;
+    ${clearTables}
+  }
   for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < 32u * words; start += stride) {
     if (lid < ${THREAD_WORKGROUP / 32}u) { atomicStore(&delta_bits_words[lid], 0u); }
     workgroupBarrier();
@@ -1897,13 +1904,17 @@ ${teamKernel(
   // 1 the edge sets; merge_done then sets each root's count of children back to 0 (here one part
   // could see the other's reset before it began).
   let stride = pts_team_u(atomicLoad(&control[${S('mergeStride')}]));
+  // Two items per child in the merge order; the first child of each root's run stands for the
+  // root (until the third session of 2026-11-27 the sweep visited two items per node: gcc's
+  // grid was 30,000 workgroups in every round that merged).
+  let children = pts_team_u(atomicLoad(&control[${S('merged')}]));
   ${sweep({
     item: 'u',
-    count: '2u * params.n',
-    test: `atomicLoad(&control[${A('mergeSize')} + (u >> 1u)]) != 0u`,
+    count: '2u * children',
+    test: `u >> 1u == atomicLoad(&control[${A('mergeStart')} + find(atomicLoad(&control[${A('mergeOrder')} + (u >> 1u)]))])`,
     body: /* wgsl */ `
-    let r = u >> 1u;
-    let start = pts_team_u(atomicLoad(&control[${A('mergeStart')} + r]));
+    let r = pts_team_u(find(atomicLoad(&control[${A('mergeOrder')} + (u >> 1u)])));
+    let start = u >> 1u;
     let size = pts_team_u(atomicLoad(&control[${A('mergeSize')} + r]));
     var status = 0u;
     if ((u & 1u) == 0u) {
