@@ -43,7 +43,10 @@ export const STATUS = {
   pullChunkCount: 18,
   /** The most chunks one representative's pulls were split into this attempt (sets the merge levels). */
   pullMaxChunks: 19,
-  /** The level of the tree that merges a representative's partial pulls (merge_partials, next_pull_level). */
+  /**
+   * The level of the tree that merges a representative's partial pulls: `merge_partials` runs it,
+   * and the last of its teams to finish moves it on (see {@link STATUS.pullLevelDone}).
+   */
   pullLevel: 20,
   /** Representatives whose extra chunks did not fit in the chunk capacity this attempt (they ran unsplit). */
   pullRefused: 21,
@@ -70,6 +73,15 @@ export const STATUS = {
    * once, because the host has something to do before them; it clears the word and runs them itself.
    */
   rulesSkipped: 29,
+  /**
+   * Teams of the running `merge_partials` dispatch that have finished: the last one (the count
+   * reaching the dispatch's teams) sets it back to 0 and moves {@link STATUS.pullLevel} on, so that
+   * no one-invocation kernel between the levels does (until the third session of 2026-11-27
+   * `next_pull_level` did: a dispatch per level, about six a round on gcc with the guessed levels).
+   */
+  pullLevelDone: 30,
+  /** The same for `merge_level`, whose last team doubles {@link STATUS.mergeStride} (was `merge_next_level`). */
+  mergeLevelDone: 31,
 } as const;
 
 /** Words of {@link STATUS} (the control buffer's first words; the host reads them all back each iteration). */

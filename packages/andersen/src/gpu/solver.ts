@@ -626,7 +626,6 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   pull_sources: 'rules',
   member_rules: 'rules',
   merge_partials: 'rules',
-  next_pull_level: 'rules',
   sort_small: 'sort',
   mark_segments: 'worklist',
   apply_pairs: 'worklist',
@@ -640,7 +639,6 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   merge_count: 'hcd',
   merge_prepare: 'hcd',
   merge_level: 'hcd',
-  merge_next_level: 'hcd',
   guard_merge: 'hcd',
   merge_data: 'hcd',
   merge_done: 'hcd',
@@ -1207,9 +1205,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // on a guess that held (see sortAhead).
     const sorts = { small: 0, merge: 0, radix: 0, ahead: 0 };
     let pairsPushed = 0;
-    // Every entry point once, up to 16 levels of the children tree and 11 of the partial-pull tree (two
-    // passes each), and the radix sort's passes.
-    const maxPasses = Object.keys(SOLVER_ENTRY_POINTS).length + 2 * 16 + 2 * 11 + 64;
+    // Every entry point once, up to 16 levels of the children tree and 11 of the partial-pull tree,
+    // and the radix sort's passes.
+    const maxPasses = Object.keys(SOLVER_ENTRY_POINTS).length + 16 + 11 + 64;
     const querySet = profile
       ? await ctx.guard('andersen timestamps', () =>
           ctx.device.createQuerySet({
@@ -1729,7 +1727,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     /** The folds of a round's merges with `levelCount` levels of the children's tree. */
     const foldEntries = (levelCount: number): SolverEntryPoint[] => {
       const levels: SolverEntryPoint[] = [];
-      for (let level = 0; level < levelCount; level++) levels.push('merge_level', 'merge_next_level');
+      for (let level = 0; level < levelCount; level++) levels.push('merge_level');
       return ['merge_prepare', ...levels, 'merge_data', 'merge_done'];
     };
     const planFolds = (status: Uint32Array) => {
@@ -1759,7 +1757,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let previousLevels = 0;
     const levelEntries = (levels: number) => {
       const entries: SolverEntryPoint[] = [];
-      for (let level = 0; level < levels; level++) entries.push('merge_partials', 'next_pull_level');
+      for (let level = 0; level < levels; level++) entries.push('merge_partials');
       return entries;
     };
     const queueRoom = this.#options.queueRoom ?? 2;

@@ -154,15 +154,15 @@ export function smallSortWorkgroupBytes(items: number): number {
 
 /**
  * The entry points of one solver iteration, in the order the host encodes them. First submission:
- * the folds of the last round's merges (`merge_prepare`, `merge_level` + `merge_next_level` once
- * per level of the children's tree, `merge_data`, `merge_done`; only after a round that merged),
+ * the folds of the last round's merges (`merge_prepare`, `merge_level` once (its last team
+ * doubling the stride) per level of the children's tree, `merge_data`, `merge_done`; only after a round that merged),
  * `init_state` then the initial sets' sort, `mark_segments` and `apply_pairs` (first submission
  * only), `begin_iteration` (which also begins the first attempt) or `begin_attempt` (an attempt
- * after a pool grew), `delta_clear` (the ΔP leader, rule signature and pair tables), `delta_bits`,
- * `delta_leaders`, `pull_count`, `pull_items`, `pull_sources`, `member_rules`, `sort_gate`. Second
+ * after a pool grew), `delta_bits` (which also empties the ΔP leader, rule signature and pair
+ * tables; `delta_clear` does that without the bitmap), `delta_leaders`, `pull_count`, `pull_items`, `pull_sources`, `member_rules`, `sort_gate`. Second
  * (after a `sort_gate` again when the first ran on a guess that fell short): the worklist's sort
- * (the radix sort, or `sort_small`), `merge_partials` + `next_pull_level` once per level of the
- * partial-merge tree, `mark_segments`, `apply_pairs`, `guard_update`,
+ * (the radix sort, or `sort_small`), `merge_partials` once per level of the
+ * partial-merge tree (the last team of each moves the level on), `mark_segments`, `apply_pairs`, `guard_update`,
  * `pending_list`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
  * `compress` (which also links the merged nodes to their roots), then the merge plan
  * (`merge_rank`, `merge_count`, `guard_merge`, which also copies the pools' state out; the plan's
@@ -303,6 +303,15 @@ ${body}
     if (pts_lane == 0u && (status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
       atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
     }`;
+  // The end of a level kernel (merge_partials, merge_level): each team counts itself done, and the
+  // last of the dispatch's teams (every team has read the level by then) sets the count back to 0
+  // and moves the level on for the next dispatch. Team-uniform control flow; every team of the
+  // dispatch must reach it (the loops above only \`continue\`), except where all return alike.
+  const nextLevel = (done: keyof typeof STATUS, advance: string) => /* wgsl */ `
+  if (pts_lane == 0u && atomicAdd(&control[${S(done)}], 1u) + 1u == team_stride) {
+    atomicStore(&control[${S(done)}], 0u);
+    ${advance}
+  }`;
   // The merge plan's counts at 0 (guard_update, when it commits).
   const mergeBegin = /* wgsl */ `
   atomicStore(&control[${S('mergeNeedPts')}], 0u);
@@ -1491,12 +1500,7 @@ ${teamKernel(
     if (pts_team_u(pts_heads[src]) == NONE) { continue; }
     let status = pts_union(dst, src);
     if ((status & pts_CORRUPT) != 0u && pts_lane == 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }
-  }`,
-)}
-${singleKernel(
-  'next_pull_level',
-  /* wgsl */ `
-  atomicAdd(&control[${S('pullLevel')}], 1u);`,
+  }${nextLevel('pullLevelDone', `atomicAdd(&control[${S('pullLevel')}], 1u);`)}`,
 )}
 ${teamKernel(
   'member_rules',
@@ -1885,12 +1889,7 @@ ${teamKernel(
     if ((u & 1u) == 0u) {${foldPointsTo('a', 'b')}
     } else {${foldEdges('a', 'b')}
     }${foldFailed}
-  }`,
-)}
-${singleKernel(
-  'merge_next_level',
-  /* wgsl */ `
-  atomicStore(&control[${S('mergeStride')}], 2u * atomicLoad(&control[${S('mergeStride')}]));`,
+  }${nextLevel('mergeLevelDone', `atomicStore(&control[${S('mergeStride')}], 2u * stride);`)}`,
 )}
 ${teamKernel(
   'merge_data',
@@ -2025,7 +2024,6 @@ const RULES_GATED: ReadonlySet<string> = new Set([
   'sort_gate',
   'merge_prepare',
   'merge_level',
-  'merge_next_level',
   'merge_data',
   'merge_done',
 ]);
@@ -2036,7 +2034,6 @@ const RULES_GATED: ReadonlySet<string> = new Set([
  */
 const UPDATE_GATED: ReadonlySet<string> = new Set([
   'merge_partials',
-  'next_pull_level',
   'mark_segments',
   'apply_pairs',
   'guard_update',
@@ -2070,7 +2067,6 @@ export const SOLVER_ENTRY_POINTS = {
   pull_sources: 'team',
   member_rules: 'team',
   merge_partials: 'team',
-  next_pull_level: 'single',
   sort_small: 'single',
   mark_segments: 'thread',
   apply_pairs: 'thread',
@@ -2085,7 +2081,6 @@ export const SOLVER_ENTRY_POINTS = {
   guard_merge: 'single',
   merge_prepare: 'team',
   merge_level: 'team',
-  merge_next_level: 'single',
   merge_data: 'team',
   merge_done: 'thread',
   live_leaders: 'team',
