@@ -77,7 +77,7 @@ for (const name of names) {
   const reports = Object.fromEntries(Object.keys(variants).map((key) => [key, []]));
   const last = {};
   const entries = Object.entries(variants);
-  // With a call-timing hook preloaded (`node --import`), count only the timed runs' calls.
+  // With scripts/dawn-call-times.mjs preloaded (`node --import`), count only the timed runs' calls.
   globalThis.__hookReset?.();
   for (let run = 0; run < runs; run++) {
     // Each round of runs starts with the next variant: in interleaved runs on the H100 the

@@ -1414,7 +1414,7 @@ ${
     ? /* wgsl */ `
   // The rule list: the loads, stores and offsets whose read class has a ΔP (member_rules runs over
   // it). Built here, after delta_bits, so that it costs no dispatch of its own; member_rules swept
-  // every rule (gcc: 26,000 workgroups each round, most rules finding an empty ΔP).
+  // every rule (gcc, on lavapipe: 26,000 workgroups each round, most rules finding an empty ΔP).
   for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < params.hcd_start; start += stride) {
     let c = start + lid;
     var reads = false;
