@@ -851,9 +851,11 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           });
           for (let j = 0; j < loads; j++) b.load(b.variable(`x${j}`), y);
           const program = b.build();
-          // (Rounds not queued, whose sorts the host plans from the counts it read.)
+          // (Rounds not queued, whose sorts the host plans from the counts it read; sort_small on,
+          // which by default runs only with the radix sort.)
           const { result, solver } = await solve(program, {
             compositeSort,
+            smallSort: true,
             smallSortItems,
             mergeSortPairs,
             pipelineRounds: false,
@@ -924,6 +926,23 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     }
     return b.build();
   };
+
+  it('sorts a short worklist with the merge sort by default, and with sort_small where the radix sort is the worklist sort', async () => {
+    // x_j = *y for 30 variables, y pointing to 30 objects: one round pushes 900 pairs.
+    const b = createConstraintBuilder();
+    const y = b.variable('y');
+    const objects = Array.from({ length: 30 }, (_, i) => b.object(`o${i}`));
+    for (const o of objects) b.addressOf(y, o);
+    objects.forEach((o, i) => b.addressOf(o, objects[(i * 7) % 30] as number));
+    for (let j = 0; j < 30; j++) b.load(b.variable(`x${j}`), y);
+    const program = b.build();
+    const byDefault = await solve(program, { pipelineRounds: false });
+    await expectSameAsCpu(program, byDefault.result);
+    expect(byDefault.solver.report?.sorts).toEqual({ small: 0, merge: 1, radix: 0, ahead: 0 });
+    const radix = await solve(program, { pipelineRounds: false, mergeSortPairs: 0 });
+    await expectSameAsCpu(program, radix.result);
+    expect(radix.solver.report?.sorts).toEqual({ small: 1, merge: 0, radix: 0, ahead: 0 });
+  });
 
   it('sorts a worklist that halved with the sort recorded ahead for the round before (merge, radix, both)', async () => {
     // 8 chains of depth 3 and 8 of depth 6: three sorted rounds sort 16 pairs, then three sort 8
