@@ -96,8 +96,9 @@ export const STATUS_WORDS = 32;
  * or ΔP set, `pending_list`, read by `update_difference`, `update_union` and `update_commit`),
  * and `rules` (the loads, stores and offsets whose read class has a ΔP, built by `pull_items` from
  * the `delta_bits` bitmap, read by `member_rules`; its array, one word per rule, is the control
- * buffer's last). Each of the others has a per-node array in the control buffer ({@link CONTROL_ARRAYS}); each has
- * {@link WORDS_PER_LIST} of the {@link LIST_WORDS} ({@link LIST_WORD}).
+ * buffer's last). Each of the others has a per-node array in the control buffer
+ * ({@link CONTROL_ARRAYS}); each has {@link WORDS_PER_LIST} of the {@link LIST_WORDS}
+ * ({@link LIST_WORD}).
  *
  * @example
  * ```ts

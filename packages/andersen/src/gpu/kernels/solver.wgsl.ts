@@ -154,15 +154,17 @@ export function smallSortWorkgroupBytes(items: number): number {
 
 /**
  * The entry points of one solver iteration, in the order the host encodes them. First submission:
- * the folds of the last round's merges (`merge_prepare`, `merge_level` once (its last team
- * doubling the stride) per level of the children's tree, `merge_data`, `merge_done`; only after a round that merged),
- * `init_state` then the initial sets' sort, `mark_segments` and `apply_pairs` (first submission
- * only), `begin_iteration` (which also begins the first attempt) or `begin_attempt` (an attempt
- * after a pool grew), `delta_bits` (which also empties the ΔP leader, rule signature and pair
- * tables; `delta_clear` does that without the bitmap), `delta_leaders`, `pull_count`, `pull_items`, `pull_sources`, `member_rules`, `sort_gate`. Second
- * (after a `sort_gate` again when the first ran on a guess that fell short): the worklist's sort
- * (the radix sort, or `sort_small`), `merge_partials` once per level of the
- * partial-merge tree (the last team of each moves the level on), `mark_segments`, `apply_pairs`, `guard_update`,
+ * the folds of the last round's merges (`merge_prepare`, `merge_level` once per level of the
+ * children's tree, its last team doubling the stride, `merge_data`, `merge_done`; only after a
+ * round that merged), `init_state` then the initial sets' sort, `mark_segments` and `apply_pairs`
+ * (first submission only), `begin_iteration` (which also begins the first attempt) or
+ * `begin_attempt` (an attempt after a pool grew), `delta_bits` (which also empties the ΔP leader,
+ * rule signature and pair tables; `delta_clear` does that without the bitmap), `delta_leaders`,
+ * `pull_count`, `pull_items` (which also builds the rule list), `pull_sources`, `member_rules`,
+ * `sort_gate`. Second (after a `sort_gate` again when the first ran on a guess that fell short):
+ * the worklist's sort (the merge sort, or the radix sort, or `sort_small`), `merge_partials` once
+ * per level of the partial-merge tree (the last team of each moves the level on),
+ * `mark_segments`, `apply_pairs`, `guard_update`,
  * `pending_list`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
  * `compress` (which also links the merged nodes to their roots), then the merge plan
  * (`merge_rank`, `merge_count`, `guard_merge`, which also copies the pools' state out; the plan's
