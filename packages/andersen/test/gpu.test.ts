@@ -933,7 +933,9 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     const y = b.variable('y');
     const objects = Array.from({ length: 30 }, (_, i) => b.object(`o${i}`));
     for (const o of objects) b.addressOf(y, o);
-    objects.forEach((o, i) => b.addressOf(o, objects[(i * 7) % 30] as number));
+    objects.forEach((o, i) => {
+      b.addressOf(o, objects[(i * 7) % 30] as number);
+    });
     for (let j = 0; j < 30; j++) b.load(b.variable(`x${j}`), y);
     const program = b.build();
     const byDefault = await solve(program, { pipelineRounds: false });
