@@ -920,7 +920,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // union–find and the initial sets' pairs are uploaded (the host writes about 1 GB/s on the
     // H100 machine); init_state fills the slots and arrays that start empty (NONE) on the GPU.
     const deltaBitmap = this.#options.deltaBitmap !== false;
-    const ruleList = this.#options.ruleList !== false && this.#options.activeLists !== false && deltaBitmap;
+    const activeLists = this.#options.activeLists !== false;
+    // member_rules over the rule list, which pull_items builds from the delta_bits bitmap.
+    const ruleList = this.#options.ruleList !== false && activeLists && deltaBitmap;
     const shareEqualSets = this.#options.shareEqualSets !== false;
     const ptsHeads = await this.#buffer(
       'andersen pts heads',
@@ -971,7 +973,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           // The rule list (activeLists with the delta_bits bitmap), the buffer's last words.
           Math.max(1, prepared.ruleCount)),
     );
-    const activeLists = this.#options.activeLists !== false;
     const keyBits = Math.max(1, Math.ceil(Math.log2(2 * n + 1)));
     const sourceBits = Math.max(1, Math.ceil(Math.log2(n + 1)));
     // The worklist is sorted by key and, within a key's run, by the source's word group
@@ -995,11 +996,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const workgroupBytes = ctx.limits.maxComputeWorkgroupStorageSize;
     const sortSmallFits = (items: number) => workgroupBytes >= smallSortWorkgroupBytes(items);
     const smallSortItems = this.#options.smallSortItems ?? [8, 4].find((items) => sortSmallFits(items)) ?? 4;
+    // Worklists of up to this many pairs go to the merge sort, longer ones to the radix sort.
+    const mergeSortPairs = Math.min(
+      this.#options.mergeSortPairs ?? MERGE_SORT_PAIRS,
+      Math.floor(ctx.limits.maxStorageBufferBindingSize / 4),
+    );
     // By default a short worklist goes to the merge sort too (one dispatch: its tile kernel sorts
     // the power of two above the pairs, fewer barriers than sort_small's one-bit passes), and to
     // sort_small only where the merge sort is off (mergeSortPairs 0: the radix sort's dozen
     // dispatches would take it).
-    const smallSortOn = this.#options.smallSort ?? (this.#options.mergeSortPairs ?? MERGE_SORT_PAIRS) <= 0;
+    const smallSortOn = this.#options.smallSort ?? mergeSortPairs <= 0;
     const smallSortPairs =
       !smallSortOn || !sortSmallFits(smallSortItems) ? 0 : smallSortCapacity(smallSortItems);
     let pairs = await this.#createPairs(pairCapacity);
@@ -1080,10 +1086,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     this.#sorter = worklistSorts;
     const sorter = worklistSorts.radix;
     const mergeSorter = worklistSorts.merge;
-    const mergeSortPairs = Math.min(
-      this.#options.mergeSortPairs ?? MERGE_SORT_PAIRS,
-      Math.floor(ctx.limits.maxStorageBufferBindingSize / 4),
-    );
     const sortInOnePass = this.#options.sortInOnePass !== false;
 
     let compiled: Compiled | undefined;
