@@ -334,6 +334,60 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     );
   }, 300_000);
 
+  it('carries new pointees across two copy edges a round with the second hop, and equals the CPU engine without it or with any budget', async () => {
+    // Two chains of 12 copies from &x and &y, one through stores and loads (whose copy edges come
+    // only as the solve goes): the hop makes a round cross two copy edges of a chain, not one.
+    const b = createConstraintBuilder();
+    const x = b.object('x');
+    const y = b.object('y', { fields: 2 });
+    const chain = Array.from({ length: 12 }, (_, i) => b.variable(`c${i}`));
+    b.addressOf(chain[0] as number, x);
+    for (let i = 1; i < chain.length; i++) b.copy(chain[i] as number, chain[i - 1] as number);
+    const box = b.variable('box');
+    b.addressOf(box, y).store(box, chain[11] as number, 1);
+    const tail = Array.from({ length: 12 }, (_, i) => b.variable(`t${i}`));
+    b.load(tail[0] as number, box, 1);
+    for (let i = 1; i < tail.length; i++) b.copy(tail[i] as number, tail[i - 1] as number);
+    const program = b.build();
+    const rounds: Record<string, number> = {};
+    for (const [name, hop] of [
+      ['off', false],
+      ['default', undefined],
+      ['one pull from one slot', { pulls: 1, slots: 1 }],
+    ] as const) {
+      const { result } = await solve(program, { hop, initialPoolElements: 2 });
+      expect(Array.from(result.pointsTo(tail[11] as number))).toEqual([x]);
+      await expectSameAsCpu(program, result);
+      rounds[name] = result.statistics.rounds;
+    }
+    // 22 copy edges end to end: one a round without the hop, two with it (the edges that the load
+    // and the store make come a round after their pointer's set, either way).
+    expect(rounds.off).toBeGreaterThanOrEqual(24);
+    expect(rounds.default).toBeLessThanOrEqual(Math.ceil((rounds.off as number) / 2) + 3);
+    expect(rounds['one pull from one slot']).toBe(rounds.default);
+  });
+
+  it('equals the CPU engine on random programs with an unbounded second hop and with a one-pull one', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        constraintProgram({ maxNodes: 60, maxConstraints: 120 }),
+        fc.constantFrom<'none' | 'online'>('none', 'online'),
+        fc.constantFrom({ pulls: 1_000_000, slots: 1_000_000 }, { pulls: 1, slots: 1 }),
+        async (program, mode, hop) => {
+          const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
+          const { result } = await solve(program, {
+            hcd,
+            hop,
+            initialPoolElements: 2,
+            initialPairCapacity: 16,
+          });
+          await expectSameAsCpu(program, result, hcd);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  }, 300_000);
+
   it('equals the CPU engine in buffers kept from the solves before it, and in kept buffers of random words', async () => {
     const ctx = gpu.ctx;
     const reuse = vi.spyOn(ctx, 'reuseBuffer');

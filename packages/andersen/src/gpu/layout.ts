@@ -183,9 +183,10 @@ export const PAIR_POOL = { edges: 0, points: 1 } as const;
 
 /**
  * Which set of a node a head index names: points-to pool heads hold P (the points-to set), ΔP
- * (what P gained in the last update) and N (what the rules gathered this iteration); edge pool
- * heads hold E (copy⁻¹ sources already propagated), F (sources added by the last update, which
- * pull the whole P once) and G (sources gathered this iteration).
+ * (what P gained in the last update), N (what the rules gathered this iteration) and H (what the
+ * second copy hop gathered from the sources' N, which the update adds to N; points-to pool only);
+ * edge pool heads hold E (copy⁻¹ sources already propagated), F (sources added by the last
+ * update, which pull the whole P once) and G (sources gathered this iteration).
  *
  * @example
  * ```ts
@@ -196,13 +197,17 @@ export const SET_SLOT = {
   points: 0,
   delta: 1,
   pending: 2,
+  hop: 3,
 } as const;
 
 /**
  * Head slots of the points-to pool per node ({@link SET_SLOT}); after them come the partial sets
  * of the extra pull chunks (one per chunk), which the partial-merge tree folds into N.
  */
-export const NODE_SET_SLOTS = 3;
+export const NODE_SET_SLOTS = 4;
+
+/** Head slots per node of the edge pool: E, F and G ({@link SET_SLOT}'s first three). */
+export const EDGE_SET_SLOTS = 3;
 
 /** Constraint kinds as the rules kernel sees them (the owner's own loads, stores and offsets). */
 export const RULE_KIND = { load: 0, store: 1, offset: 2 } as const;

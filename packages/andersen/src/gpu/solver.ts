@@ -55,6 +55,7 @@ import {
   CONTROL_ARRAY_COUNT,
   CONTROL_ARRAYS,
   CONTROL_HEAD_WORDS,
+  EDGE_SET_SLOTS,
   FIXED_STORAGE_BINDINGS,
   LIST_WORD,
   NODE_SET_SLOTS,
@@ -247,6 +248,14 @@ export interface GpuSolverOptions {
    * instead of sweeping every rule. @internal Tests and A/B runs turn it off.
    */
   readonly ruleList?: boolean | undefined;
+  /**
+   * The second copy hop of each round (default on, with `deltaBitmap`): after the worklist is
+   * merged, `hop_bits` marks the nodes whose class gathered a pending set N and `hop_pull` has each
+   * representative pull the N of up to `pulls` such sources, found in the first `slots` word slots
+   * of its F then E lists (defaults 2 and 60: two elements), so that new pointees cross two copy
+   * edges a round. `false` turns it off. @internal Tests and A/B runs set it.
+   */
+  readonly hop?: false | { readonly pulls?: number; readonly slots?: number } | undefined;
   /**
    * Representatives with equal P sets share one copy in the final readback (default true).
    * @internal Tests and A/B runs turn it off.
@@ -632,6 +641,8 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   sort_small: 'sort',
   mark_segments: 'worklist',
   apply_pairs: 'worklist',
+  hop_bits: 'rules',
+  hop_pull: 'rules',
   guard_update: 'update',
   update_difference: 'update',
   update_union: 'update',
@@ -915,7 +926,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const pullChunk = Math.max(1, Math.floor(this.#options.pullChunk ?? 4));
     const maxPullChunks = Math.max(1, Math.floor(this.#options.maxPullChunks ?? 1024));
     const chunkCapacity = Math.max(1, Math.floor(this.#options.pullChunkCapacity ?? Math.max(4096, n)));
-    // Head slots: P, ΔP and N per node, one partial set per extra pull chunk, then the delta_bits
+    // Head slots: P, ΔP, N and H per node, one partial set per extra pull chunk, then the delta_bits
     // bitmap. New buffers are zero: only the object sizes, the rules, the status words, the
     // union–find and the initial sets' pairs are uploaded (the host writes about 1 GB/s on the
     // H100 machine); init_state fills the slots and arrays that start empty (NONE) on the GPU.
@@ -923,6 +934,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const activeLists = this.#options.activeLists !== false;
     // member_rules over the rule list, which pull_items builds from the delta_bits bitmap.
     const ruleList = this.#options.ruleList !== false && activeLists && deltaBitmap;
+    // The second copy hop reuses the delta_bits bitmap's words.
+    const hopOption = this.#options.hop;
+    const hop =
+      hopOption === false || !deltaBitmap
+        ? undefined
+        : {
+            pulls: Math.max(1, Math.floor(hopOption?.pulls ?? 2)),
+            slots: Math.max(1, Math.floor(hopOption?.slots ?? 60)),
+          };
     const shareEqualSets = this.#options.shareEqualSets !== false;
     const ptsHeads = await this.#buffer(
       'andersen pts heads',
@@ -930,7 +950,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       storage,
       4 * (NODE_SET_SLOTS * n + chunkCapacity + (deltaBitmap ? deltaBitmapWords(n) : 0)),
     );
-    const edgHeads = await this.#buffer('andersen edg heads', new Uint32Array(0), storage, 4 * 3 * n);
+    const edgHeads = await this.#buffer(
+      'andersen edg heads',
+      new Uint32Array(0),
+      storage,
+      4 * EDGE_SET_SLOTS * n,
+    );
     const nodes = await this.#buffer('andersen nodes', prepared.objectSize, storage);
     const rules = await this.#buffer('andersen rules', prepared.rules, storage);
     // Status, the per-node arrays, the extra pull chunks' owners, then the ΔP leader table (a power
@@ -1116,6 +1141,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           smallSortItems,
           deltaBitmap,
           ruleList,
+          hop,
           shareEqualSets,
           collideHashes: this.#options.collideHashes,
           hcdSkipJoined: this.#options.hcdSkipJoined,
@@ -1355,6 +1381,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         case 'delta_clear':
           return Math.max(deltaTableSize, 2 * pairTableSize);
         case 'delta_bits':
+        case 'hop_bits':
           return 32 * deltaBitmapWords(n);
         case 'init_state':
           return Math.max(n, chunkCapacity);
@@ -1709,6 +1736,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const applyEntries: SolverEntryPoint[] = ['mark_segments', 'apply_pairs'];
     const updateEntries: SolverEntryPoint[] = [
       ...applyEntries,
+      // The second copy hop, whose pulls guard_update's room counts.
+      ...(hop ? (['hop_bits', 'hop_pull'] as const) : []),
       'guard_update',
       ...(activeLists ? (['pending_list'] as const) : []),
       'update_difference',

@@ -116,6 +116,13 @@ export interface SolverKernelParams {
    * it (see `GpuSolverOptions.pipelineRounds`). Default false.
    */
   readonly gateUpdate?: boolean | undefined;
+  /**
+   * The second copy hop (`hop_bits`, `hop_pull`, after `apply_pairs`): each representative pulls,
+   * from the first `slots` word slots of its F then E lists, the pending sets N of up to `pulls`
+   * sources into its set H, which `update_difference` adds to N. Needs `deltaBitmap` (its words
+   * are reused). Undefined: off.
+   */
+  readonly hop?: { readonly pulls: number; readonly slots: number } | undefined;
 }
 
 /**
@@ -207,6 +214,10 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   // The rule list: the rules whose read class has a ΔP, from the delta_bits bitmap (member_rules
   // runs over it instead of over every rule).
   const ruleList = deltaList && params.ruleList !== false;
+  // The second copy hop, over the delta_bits bitmap's words (rebuilt for it by hop_bits).
+  const hop = deltaBitmap ? params.hop : undefined;
+  // The hop's kernels are built either way (every entry point gets a pipeline); only dispatched with it.
+  const hopLimits = hop ?? { pulls: 2, slots: 60 };
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -446,7 +457,7 @@ ${body}
   // (src team-uniform). Elements wholly below `lo` are skipped without reading their words.
   const scanSources = (
     list: 'points' | 'delta',
-    source: 'delta' | 'points',
+    source: 'delta' | 'points' | 'pending',
     action: (src: string) => string,
     // Subgroup teams: statements each lane runs alone for each of its own sources (no team
     // function), instead of the team running `action` on one source at a time.
@@ -454,8 +465,11 @@ ${body}
   ) => {
     const s = `_${decodeCount++}`;
     // ΔP sources: only the members whose class has a ΔP (the delta_bits bitmap) are decoded.
+    // The hop's N sources likewise, by the bitmap that hop_bits rebuilt from the pending sets.
     const screen = (base: string, word: string) =>
-      source === 'delta' && deltaBitmap ? ` & pts_heads[delta_bit_word(${base} * 30u + ${word})]` : '';
+      (source === 'delta' || source === 'pending') && deltaBitmap
+        ? ` & pts_heads[delta_bit_word(${base} * 30u + ${word})]`
+        : '';
     // Subgroup teams with loadAhead: each lane's words of the element load before its header.
     const preload = subgroups && loadAhead;
     const header = /* wgsl */ `
@@ -548,6 +562,13 @@ ${body}
               }`;
   const pullPoints = (src: string) => /* wgsl */ `
               status |= pts_union_minus(dst, ${slot('points', src)}, ${slot('points', 'r')});`;
+  // A hop pull of N(src) into H(r), while the budget lasts (then the scan stops at its next element).
+  const hopPull = (src: string) => /* wgsl */ `
+              if (budget > 0u) {
+                status |= pts_union_minus(${slot('hop', 'r')}, ${slot('pending', src)}, ${slot('points', 'r')});
+                budget--;
+                if (budget == 0u) { hi = 0u; }
+              }`;
   const countDelta = (src: string) => /* wgsl */ `
               if (!pull_seen(pts_team_u(atomicLoad(&control[${A('deltaLeader')} + ${src}])))) { pulls++; }`;
   const countPoints = (_src: string) => /* wgsl */ `
@@ -592,7 +613,9 @@ ${body}
     });
 
   // Node v has a pending points-to or copy⁻¹ set (the update's kernels work on those).
-  const pendingTest = `pts_heads[${slot('pending', 'v')}] != NONE || edg_heads[${slot('pending', 'v')}] != NONE`;
+  const pendingTest = `pts_heads[${slot('pending', 'v')}] != NONE || edg_heads[${slot('pending', 'v')}] != NONE${
+    hop ? ` || pts_heads[${slot('hop', 'v')}] != NONE` : ''
+  }`;
   // The update's kernels: every node, or the nodes of the pending list.
   const updateSweep = (body: string) =>
     activeLists
@@ -1165,6 +1188,7 @@ ${threadKernel(
     pts_heads[${slot('points', 'i')}] = NONE;
     pts_heads[${slot('delta', 'i')}] = NONE;
     pts_heads[${slot('pending', 'i')}] = NONE;
+    pts_heads[${slot('hop', 'i')}] = NONE;
     edg_heads[${slot('points', 'i')}] = NONE;
     edg_heads[${slot('delta', 'i')}] = NONE;
     edg_heads[${slot('pending', 'i')}] = NONE;
@@ -1673,6 +1697,58 @@ ${
   }`,
       )
 }
+${threadKernel(
+  'hop_bits',
+  /* wgsl */ `
+  // The second copy hop's screen: bit m of the delta_bits words (whose rules and pulls have run)
+  // now says that node m's class has a pending set N, so that hop_pull decodes only those sources.
+  let words = 30u * ((params.n + 959u) / 960u);
+  for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < 32u * words; start += item_stride) {
+    if (lid < ${THREAD_WORKGROUP / 32}u) { atomicStore(&delta_bits_words[lid], 0u); }
+    workgroupBarrier();
+    let m = start + lid;
+    if (m < params.n && pts_heads[${slot('pending', 'find(m)')}] != NONE) {
+      atomicOr(&delta_bits_words[lid / 32u], 1u << (lid % 32u));
+    }
+    workgroupBarrier();
+    let word = start / 32u + lid;
+    if (lid < ${THREAD_WORKGROUP / 32}u && word < words) {
+      pts_heads[delta_bit_word(word)] = atomicLoad(&delta_bits_words[lid]);
+    }
+  }`,
+)}
+${teamKernel(
+  'hop_pull',
+  /* wgsl */ `
+  // The second copy hop: what a source gathered this round (its N, pulls and worklist pairs both)
+  // reaches the representatives it is copied into in the same round, not the next. Any part of
+  // this is exact (N(s) ⊆ pts(s) ⊆ pts(r) for a source s of r), so each representative reads only
+  // the first ${hopLimits.slots} word slots of F then E and pulls from at most ${hopLimits.pulls}
+  // sources: in the CPU model of the rounds (scripts/andersen-hops-model.ts) that took as few
+  // rounds as unbounded hops (gcc 46 → 36, perl 51 → 34, python 62 → 43). The pulls go into H(r),
+  // not N(r), which other teams read now; update_difference adds H to N.
+  let n = params.n;
+  let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;
+  ${sweep({
+    item: 'r',
+    count: 'n',
+    test: `find(r) == r && (edg_heads[${slot('points', 'r')}] != NONE || edg_heads[${slot('delta', 'r')}] != NONE)`,
+    body: /* wgsl */ `
+    var ordinal = 0u;
+    let lo = 0u;
+    var hi = ${hopLimits.slots}u;
+    var budget = ${hopLimits.pulls}u;
+    var status = 0u;
+    ${scanSources('delta', 'pending', hopPull)}
+    ${scanSources('points', 'pending', hopPull)}
+    // guard_update's room: the update may copy H's elements twice (into N, then with N into P).
+    if (pts_team_u(pts_heads[${slot('hop', 'r')}]) != NONE) {
+      let elements = pts_elements(${slot('hop', 'r')});
+      if (pts_lane == 0u) { atomicAdd(&control[${S('mergeNeedPts')}], elements); }
+    }
+    if (pts_lane == 0u && (status & pts_CORRUPT) != 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }`,
+  })}`,
+)}
 ${singleKernel(
   'guard_update',
   /* wgsl */ `
@@ -1699,7 +1775,21 @@ ${teamKernel(
   'update_difference',
   /* wgsl */ `
   if (pts_team_u(select(0u, 1u, skip_update())) != 0u) { return; }
-  ${updateSweep(/* wgsl */ `
+  ${updateSweep(/* wgsl */ `${
+    hop
+      ? /* wgsl */ `
+    // What the second hop brought joins N (hop_pull counted its elements for guard_update).
+    if (pts_team_u(pts_heads[${slot('hop', 'v')}]) != NONE) {
+      let status = pts_union(${slot('pending', 'v')}, ${slot('hop', 'v')});
+      if (pts_lane == 0u) {
+        pts_heads[${slot('hop', 'v')}] = NONE;
+        if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
+          atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
+        }
+      }
+    }`
+      : ''
+  }
     // N − P in place: what is really new.
     if (pts_team_u(pts_heads[${slot('pending', 'v')}]) != NONE) {
       _ = pts_difference(${slot('pending', 'v')}, ${slot('points', 'v')});
@@ -2038,6 +2128,8 @@ const UPDATE_GATED: ReadonlySet<string> = new Set([
   'merge_partials',
   'mark_segments',
   'apply_pairs',
+  'hop_bits',
+  'hop_pull',
   'guard_update',
   'pending_list',
   'update_difference',
@@ -2051,7 +2143,7 @@ const UPDATE_GATED: ReadonlySet<string> = new Set([
 ]);
 
 /** Thread kernels with workgroup barriers (list_append), whose gate must return in uniform control flow. */
-const BARRIER_KERNELS: ReadonlySet<string> = new Set(['mark_segments', 'pending_list']);
+const BARRIER_KERNELS: ReadonlySet<string> = new Set(['mark_segments', 'pending_list', 'hop_bits']);
 
 /** Entry points of {@link solverKernelsWgsl} and how each is dispatched. */
 export const SOLVER_ENTRY_POINTS = {
@@ -2072,6 +2164,8 @@ export const SOLVER_ENTRY_POINTS = {
   sort_small: 'single',
   mark_segments: 'thread',
   apply_pairs: 'thread',
+  hop_bits: 'thread',
+  hop_pull: 'team',
   guard_update: 'single',
   update_difference: 'team',
   update_union: 'team',

@@ -1,0 +1,274 @@
+// Run: HOPS=1,2,3 npx tsx scripts/andersen-hops-model.ts gcc perl python
+// (needs ../shared/data; see packages/andersen/README.md for what it showed).
+//
+// How many rounds the WebGPU engine's Jacobi iteration would take if a round carried new pointees
+// across more than one copy edge. The model follows src/gpu/ (rules and pulls read the sets of the
+// last update; ΔP = N − P, P ∪= ΔP, F = G − E, E ∪= F; HCD hooks; a merged class keeps in P only
+// what every member propagated), and after a round's pulls and rules runs HOPS − 1 more hops: each
+// representative pulls, from every E and F source, what that source gathered in the hop before
+// (the first hop's: its whole pending set N), into a set of its own that joins N(r) after the hop.
+// Every hop only adds true members, so the fixpoint is the same; the script checks Σ|P| anyway.
+import { resolve } from 'node:path';
+import { prepareProgram } from '../packages/andersen/src/gpu/prepare';
+import { readHardekopf } from '../packages/andersen/src/io/read';
+import { appendOfflineMerges } from '../packages/andersen/src/offline/hcd-pairs';
+import { computeHvn } from '../packages/andersen/src/offline/hvn';
+import { type SparseBitVector, SparseBitVectorPool } from '../packages/sparse-bitvector/src/index';
+
+const RULE_LOAD = 0;
+const RULE_STORE = 1;
+const dir = process.env.GPUMORPH_DATA ?? '/work/shared/data/andersen/hardekopf';
+// The most pulls a representative makes in one extra hop (the rest are left to the next round).
+const hopBudget = Number(process.env.HOP_BUDGET ?? Number.POSITIVE_INFINITY);
+// The most list elements (960 ids each) of F then E a representative's hop reads.
+const hopElements = Number(process.env.HOP_ELEMENTS ?? Number.POSITIVE_INFINITY);
+
+async function model(bench: string, hops: number) {
+  const input = await readHardekopf({ prefix: resolve(dir, bench) }, { nonObjectAddress: 'make-object' });
+  const hvn = computeHvn(input.program);
+  const hcd = appendOfflineMerges(input.hcd, hvn.merges);
+  const prep = prepareProgram(input.program, hcd);
+  const n = prep.nodeCount;
+  const pool = new SparseBitVectorPool();
+  const parent = Uint32Array.from(prep.parent);
+  const find = (v0: number): number => {
+    let v = v0;
+    while (parent[v] !== v) v = parent[v] as number;
+    let w = v0;
+    while (parent[w] !== v) {
+      const next = parent[w] as number;
+      parent[w] = v;
+      w = next;
+    }
+    return v;
+  };
+  type Sets = (SparseBitVector | undefined)[];
+  const P: Sets = new Array(n);
+  const D: Sets = new Array(n);
+  const N: Sets = new Array(n);
+  const E: Sets = new Array(n);
+  const F: Sets = new Array(n);
+  const G: Sets = new Array(n);
+  const get = (a: Sets, v: number) => {
+    let s = a[v];
+    if (!s) {
+      s = pool.create();
+      a[v] = s;
+    }
+    return s;
+  };
+  const nonEmpty = (s: SparseBitVector | undefined): s is SparseBitVector => s !== undefined && !s.isEmpty();
+  const { keys, sources, count } = prep.initialPairs;
+  for (let i = 0; i < count; i++) {
+    const key = keys[i] as number;
+    get(key % 2 === 1 ? N : G, key >> 1).set(sources[i] as number);
+  }
+  const rules = prep.rules;
+  const objectSize = input.program.objectSize;
+
+  const update = () => {
+    let active = 0;
+    let fresh = 0;
+    for (let v = 0; v < n; v++) {
+      const nv = N[v];
+      D[v]?.destroy();
+      D[v] = undefined;
+      if (nonEmpty(nv)) {
+        const p = get(P, v);
+        nv.subtract(p);
+        p.unionWith(nv);
+        if (!nv.isEmpty()) {
+          D[v] = nv;
+          active++;
+        } else nv.destroy();
+      } else nv?.destroy();
+      N[v] = undefined;
+      const gv = G[v];
+      F[v]?.destroy();
+      F[v] = undefined;
+      if (nonEmpty(gv)) {
+        const e = get(E, v);
+        gv.subtract(e);
+        e.unionWith(gv);
+        if (!gv.isEmpty()) {
+          F[v] = gv;
+          fresh++;
+        } else gv.destroy();
+      } else gv?.destroy();
+      G[v] = undefined;
+    }
+    return { active, fresh };
+  };
+
+  const hcdSlot = new Map<number, number>();
+  const hooked: number[] = [];
+  const hook = (a0: number, b0: number) => {
+    const a = find(a0);
+    const b = find(b0);
+    if (a === b) return;
+    const hi = Math.max(a, b);
+    parent[hi] = Math.min(a, b);
+    hooked.push(hi);
+  };
+  const hcdAndMerge = () => {
+    hooked.length = 0;
+    for (let i = 0; i < prep.hcdCount; i++) {
+      const y = rules[4 * (prep.ruleCount + i)] as number;
+      const x = find(rules[4 * (prep.ruleCount + i) + 1] as number);
+      const claimed = hcdSlot.get(x);
+      if (claimed === undefined) hcdSlot.set(x, y);
+      else hook(claimed, y);
+      const d = D[x];
+      if (d) for (const o of d) hook(o, y);
+    }
+    if (hooked.length === 0) return 0;
+    const children = new Map<number, number[]>();
+    for (const a of hooked) {
+      const r = find(a);
+      const list = children.get(r) ?? [];
+      children.set(r, list);
+      list.push(a);
+    }
+    for (const [r, list] of children) {
+      // The class's pending set is everything any member has; P keeps what all propagated.
+      const pending = P[r]?.clone() ?? pool.create();
+      if (D[r]) pending.unionWith(D[r] as SparseBitVector);
+      const kept = P[r]?.clone() ?? pool.create();
+      if (D[r]) kept.subtract(D[r] as SparseBitVector);
+      for (const a of list) {
+        if (P[a]) pending.unionWith(P[a] as SparseBitVector);
+        if (P[a]) kept.intersectWith(P[a] as SparseBitVector);
+        else kept.clear();
+        if (D[a]) kept.subtract(D[a] as SparseBitVector);
+        if (E[a]) get(E, r).unionWith(E[a] as SparseBitVector);
+        if (F[a]) get(F, r).unionWith(F[a] as SparseBitVector);
+        for (const arr of [P, D, N, E, F, G]) {
+          arr[a]?.destroy();
+          arr[a] = undefined;
+        }
+      }
+      N[r]?.destroy();
+      N[r] = pending;
+      P[r]?.destroy();
+      P[r] = kept;
+      D[r]?.destroy();
+      D[r] = undefined;
+    }
+    return hooked.length;
+  };
+
+  let { active } = update();
+  hcdAndMerge();
+  const started = performance.now();
+  let rounds = 0;
+  let pulls = 0;
+  let hopPulls = 0;
+  const perRound: number[] = [];
+  for (;;) {
+    rounds++;
+    let roundActive = 0;
+    for (let r = 0; r < n; r++) if (parent[r] === r && nonEmpty(D[r])) roundActive++;
+    perRound.push(roundActive);
+    // Pulls (copy⁻¹) and rules, both from the last update's sets.
+    for (let r = 0; r < n; r++) {
+      if (parent[r] !== r) continue;
+      const pr = P[r];
+      const pull = (src: SparseBitVector) => {
+        pulls++;
+        const add = src.clone();
+        if (pr) add.subtract(pr);
+        if (!add.isEmpty()) get(N, r).unionWith(add);
+        add.destroy();
+      };
+      const e = E[r];
+      if (e)
+        for (const m of e) {
+          const s = find(m);
+          if (s !== r && nonEmpty(D[s])) pull(D[s]);
+        }
+      const f = F[r];
+      if (f)
+        for (const m of f) {
+          const s = find(m);
+          if (s !== r && nonEmpty(P[s])) pull(P[s]);
+        }
+    }
+    for (let c = 0; c < prep.ruleCount; c++) {
+      const kind = rules[4 * c] as number;
+      const other = find(rules[4 * c + 1] as number);
+      const k = rules[4 * c + 2] as number;
+      const owner = find(rules[4 * c + 3] as number);
+      const delta = kind === RULE_STORE ? D[owner] : D[other];
+      if (!delta) continue;
+      for (const o of delta) {
+        if (k >= (objectSize[o] as number)) continue;
+        if (kind === RULE_LOAD) {
+          const field = find(o + k);
+          if (field !== owner) get(G, owner).set(field);
+        } else if (kind === RULE_STORE) {
+          const field = find(o + k);
+          if (field !== other) get(G, field).set(other);
+        } else {
+          get(N, owner).set(o + k);
+        }
+      }
+    }
+    // More hops: what each source gathered in the hop before, across E and F.
+    let gathered: Sets = N.map((s, v) => (nonEmpty(s) && parent[v] === v ? s.clone() : undefined));
+    for (let hop = 1; hop < hops; hop++) {
+      const next: Sets = new Array(n);
+      for (let r = 0; r < n; r++) {
+        if (parent[r] !== r) continue;
+        let budget = hopBudget;
+        let elements = 0;
+        for (const list of [F[r], E[r]]) {
+          if (!list) continue;
+          let window = -1;
+          for (const m of list) {
+            if (Math.floor(m / 960) !== window) {
+              window = Math.floor(m / 960);
+              elements++;
+            }
+            if (elements > hopElements) break;
+            const s = find(m);
+            const g = gathered[s];
+            if (s === r || !nonEmpty(g) || budget <= 0) continue;
+            budget--;
+            hopPulls++;
+            const add = g.clone();
+            if (P[r]) add.subtract(P[r] as SparseBitVector);
+            if (N[r]) add.subtract(N[r] as SparseBitVector);
+            if (!add.isEmpty()) get(next, r).unionWith(add);
+            add.destroy();
+          }
+        }
+      }
+      for (const s of gathered) s?.destroy();
+      for (let r = 0; r < n; r++) {
+        const add = next[r];
+        if (add) get(N, r).unionWith(add);
+      }
+      gathered = next;
+    }
+    for (const s of gathered) s?.destroy();
+    const done = update();
+    active = done.active;
+    const merged = hcdAndMerge();
+    if (active === 0 && done.fresh === 0 && merged === 0) break;
+    if (rounds > 2000) throw new Error('no fixpoint after 2000 rounds');
+  }
+  let total = 0;
+  for (let v = 0; v < n; v++) {
+    const r = find(v);
+    total += P[r]?.count() ?? 0;
+  }
+  console.log(
+    `${bench} hops ${hops} budget ${hopBudget} elements ${hopElements}: ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}`,
+  );
+}
+
+const benches = process.argv.slice(2);
+const hopCounts = (process.env.HOPS ?? '1,2').split(',').map(Number);
+for (const bench of benches.length > 0 ? benches : ['gcc', 'perl']) {
+  for (const hops of hopCounts) await model(bench, hops);
+}
