@@ -249,13 +249,26 @@ export interface GpuSolverOptions {
    */
   readonly ruleList?: boolean | undefined;
   /**
-   * The second copy hop of each round (default on, with `deltaBitmap`): after the worklist is
-   * merged, `hop_bits` marks the nodes whose class gathered a pending set N and `hop_pull` has each
-   * representative pull the N of up to `pulls` such sources, found in the first `slots` word slots
-   * of its F then E lists (defaults 2 and 60: two elements), so that new pointees cross two copy
-   * edges a round. `false` turns it off. @internal Tests and A/B runs set it.
+   * The second copy hop of each round (off by default; an object turns it on, with `deltaBitmap`):
+   * after the worklist is merged, `hop_bits` marks the nodes whose class gathered a pending set N
+   * and `hop_pull` has each representative pull the N of up to `pulls` such sources, found in the
+   * first `slots` word slots of its F then E lists (defaults 2 and 60: two elements; with
+   * `setElements`, only sources whose N has at most that many elements), so that new pointees
+   * cross two copy edges a round. It runs in the rounds after one that pushed at most `maxPairs`
+   * worklist pairs (default 65,536). On the H100 it cut perl's rounds from 52 to 35 and its time
+   * by 18–43%, php's by 2–14%, left gcc's time level (47 → 37 rounds) and made python's 20–33%
+   * slower (packages/andersen/README.md, the fourth session of 2026-11-27), hence off.
+   * @internal Tests and A/B runs set it.
    */
-  readonly hop?: false | { readonly pulls?: number; readonly slots?: number } | undefined;
+  readonly hop?:
+    | false
+    | {
+        readonly pulls?: number;
+        readonly slots?: number;
+        readonly setElements?: number;
+        readonly maxPairs?: number;
+      }
+    | undefined;
   /**
    * Representatives with equal P sets share one copy in the final readback (default true).
    * @internal Tests and A/B runs turn it off.
@@ -937,11 +950,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // The second copy hop reuses the delta_bits bitmap's words.
     const hopOption = this.#options.hop;
     const hop =
-      hopOption === false || !deltaBitmap
+      hopOption === undefined || hopOption === false || !deltaBitmap
         ? undefined
         : {
             pulls: Math.max(1, Math.floor(hopOption?.pulls ?? 2)),
             slots: Math.max(1, Math.floor(hopOption?.slots ?? 60)),
+            setElements:
+              hopOption?.setElements === undefined
+                ? undefined
+                : Math.max(1, Math.floor(hopOption.setElements)),
           };
     const shareEqualSets = this.#options.shareEqualSets !== false;
     const ptsHeads = await this.#buffer(
@@ -1781,7 +1798,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
     let initialized = false;
-    const updateTail: SolverEntryPoint[] = [...updateEntries, ...mergePlanEntries];
+    // With the second copy hop only after rounds that pushed at most hopMaxPairs pairs (see
+    // GpuSolverOptions.hop): the update is recorded with or without it, as the last round chose.
+    const hopMaxPairs = hop === undefined ? 0 : ((hopOption || undefined)?.maxPairs ?? 65_536);
+    const hopTail: SolverEntryPoint[] = [...updateEntries, ...mergePlanEntries];
+    const plainTail = hopTail.filter((entry) => entry !== 'hop_bits' && entry !== 'hop_pull');
+    let updateTail = hopTail;
+    const chooseHop = (pairCount: number) => {
+      updateTail = pairCount <= hopMaxPairs ? hopTail : plainTail;
+    };
     // begin_iteration also begins the iteration's first attempt (begin_attempt's resets).
     const firstAttemptEntries = rulesEntries.slice(1);
     const nextRulesEntries: SolverEntryPoint[] = ['begin_iteration', ...firstAttemptEntries];
@@ -2428,6 +2453,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // And the worklist: a round that overflows it runs its rules again (python's pairs jump
       // 15-fold from one round to the next, and such rounds come again).
       const pairCount = status[STATUS.pairCount] as number;
+      chooseHop(pairCount);
       if (pairsShort(pairCount)) await growPairsAhead(growAhead.to * pairCount);
     }
     await Promise.all(heldBackChecks);

@@ -119,10 +119,13 @@ export interface SolverKernelParams {
   /**
    * The second copy hop (`hop_bits`, `hop_pull`, after `apply_pairs`): each representative pulls,
    * from the first `slots` word slots of its F then E lists, the pending sets N of up to `pulls`
-   * sources into its set H, which `update_difference` adds to N. Needs `deltaBitmap` (its words
+   * sources (with `setElements`, only those whose N has at most that many elements) into its set
+   * H, which `update_difference` adds to N. Needs `deltaBitmap` (its words
    * are reused). Undefined: off.
    */
-  readonly hop?: { readonly pulls: number; readonly slots: number } | undefined;
+  readonly hop?:
+    | { readonly pulls: number; readonly slots: number; readonly setElements?: number | undefined }
+    | undefined;
 }
 
 /**
@@ -562,12 +565,31 @@ ${body}
               }`;
   const pullPoints = (src: string) => /* wgsl */ `
               status |= pts_union_minus(dst, ${slot('points', src)}, ${slot('points', 'r')});`;
-  // A hop pull of N(src) into H(r), while the budget lasts (then the scan stops at its next element).
-  const hopPull = (src: string) => /* wgsl */ `
+  // A hop pull of N(src) − P(r) into H(r), while the budget lasts (then the scan stops at its next
+  // element). With hop.setElements, only of an N of at most that many elements (a pull's walk of N
+  // is then a few loads; P(r) is walked either way).
+  const hopPull = (src: string) =>
+    hopLimits.setElements === undefined
+      ? /* wgsl */ `
               if (budget > 0u) {
                 status |= pts_union_minus(${slot('hop', 'r')}, ${slot('pending', src)}, ${slot('points', 'r')});
                 budget--;
                 if (budget == 0u) { hi = 0u; }
+              }`
+      : /* wgsl */ `
+              if (budget > 0u) {
+                var e = pts_team_u(pts_heads[${slot('pending', src)}]);
+                var length = 0u;
+                loop {
+                  if (e == NONE || length > ${hopLimits.setElements}u) { break; }
+                  e = pts_team_u(pts_load(e, 31u));
+                  length++;
+                }
+                if (length <= ${hopLimits.setElements}u) {
+                  status |= pts_union_minus(${slot('hop', 'r')}, ${slot('pending', src)}, ${slot('points', 'r')});
+                  budget--;
+                  if (budget == 0u) { hi = 0u; }
+                }
               }`;
   const countDelta = (src: string) => /* wgsl */ `
               if (!pull_seen(pts_team_u(atomicLoad(&control[${A('deltaLeader')} + ${src}])))) { pulls++; }`;
@@ -1724,9 +1746,10 @@ ${teamKernel(
   // reaches the representatives it is copied into in the same round, not the next. Any part of
   // this is exact (N(s) ⊆ pts(s) ⊆ pts(r) for a source s of r), so each representative reads only
   // the first ${hopLimits.slots} word slots of F then E and pulls from at most ${hopLimits.pulls}
-  // sources: in the CPU model of the rounds (scripts/andersen-hops-model.ts) that took as few
-  // rounds as unbounded hops (gcc 46 → 36, perl 51 → 34, python 62 → 43). The pulls go into H(r),
-  // not N(r), which other teams read now; update_difference adds H to N.
+  // sources whose N is short: in the CPU model of the rounds (scripts/andersen-hops-model.ts) two
+  // pulls from two elements took as few rounds as unbounded hops (gcc 46 → 36, perl 51 → 34,
+  // python 62 → 43). The pulls go into H(r), not N(r), which other teams read now;
+  // update_difference adds H to N.
   let n = params.n;
   let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;
   ${sweep({
@@ -1741,7 +1764,8 @@ ${teamKernel(
     var status = 0u;
     ${scanSources('delta', 'pending', hopPull)}
     ${scanSources('points', 'pending', hopPull)}
-    // guard_update's room: the update may copy H's elements twice (into N, then with N into P).
+    // guard_update's room: the update may copy H's elements once more than the elements allocated
+    // since the round began, which it counts (into N, then with N into P).
     if (pts_team_u(pts_heads[${slot('hop', 'r')}]) != NONE) {
       let elements = pts_elements(${slot('hop', 'r')});
       if (pts_lane == 0u) { atomicAdd(&control[${S('mergeNeedPts')}], elements); }
