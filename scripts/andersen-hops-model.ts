@@ -22,6 +22,9 @@ const dir = process.env.GPUMORPH_DATA ?? '/work/shared/data/andersen/hardekopf';
 const hopBudget = Number(process.env.HOP_BUDGET ?? Number.POSITIVE_INFINITY);
 // The most list elements (960 ids each) of F then E a representative's hop reads.
 const hopElements = Number(process.env.HOP_ELEMENTS ?? Number.POSITIVE_INFINITY);
+// Only sources whose N, and representatives whose P, have at most this many elements hop.
+const hopSetElements = Number(process.env.HOP_SET_ELEMENTS ?? Number.POSITIVE_INFINITY);
+const hopPointsElements = Number(process.env.HOP_POINTS_ELEMENTS ?? Number.POSITIVE_INFINITY);
 
 async function model(bench: string, hops: number) {
   const input = await readHardekopf({ prefix: resolve(dir, bench) }, { nonObjectAddress: 'make-object' });
@@ -219,6 +222,7 @@ async function model(bench: string, hops: number) {
       const next: Sets = new Array(n);
       for (let r = 0; r < n; r++) {
         if (parent[r] !== r) continue;
+        if ((P[r]?.elementCount ?? 0) > hopPointsElements) continue;
         let budget = hopBudget;
         let elements = 0;
         for (const list of [F[r], E[r]]) {
@@ -233,6 +237,7 @@ async function model(bench: string, hops: number) {
             const s = find(m);
             const g = gathered[s];
             if (s === r || !nonEmpty(g) || budget <= 0) continue;
+            if ((N[s]?.elementCount ?? 0) > hopSetElements) continue;
             budget--;
             hopPulls++;
             const add = g.clone();
@@ -263,7 +268,7 @@ async function model(bench: string, hops: number) {
     total += P[r]?.count() ?? 0;
   }
   console.log(
-    `${bench} hops ${hops} budget ${hopBudget} elements ${hopElements}: ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}`,
+    `${bench} hops ${hops} budget ${hopBudget} elements ${hopElements} N ≤ ${hopSetElements} P ≤ ${hopPointsElements}: ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}`,
   );
 }
 

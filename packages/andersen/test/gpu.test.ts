@@ -367,14 +367,20 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     expect(rounds['one pull from one slot']).toBe(rounds.default);
   });
 
-  it('equals the CPU engine on random programs with an unbounded second hop, a one-pull one and one in some rounds only', async () => {
+  it('equals the CPU engine on random programs with an unbounded second hop, a one-pull one, one in some rounds only and one between short sets', async () => {
     await fc.assert(
       fc.asyncProperty(
         constraintProgram({ maxNodes: 60, maxConstraints: 120 }),
         fc.constantFrom<'none' | 'online'>('none', 'online'),
-        // Unbounded, one pull, and the default budget in only the rounds after one of at most 4
-        // pairs (the update recorded with and without the hop, as rounds alternate).
-        fc.constantFrom({ pulls: 1_000_000, slots: 1_000_000 }, { pulls: 1, slots: 1 }, { maxPairs: 4 }),
+        // Unbounded, one pull, the default budget in only the rounds after one of at most 4 pairs
+        // (the update recorded with and without the hop, as rounds alternate), and only between
+        // short sets (an N of at most 2 elements into a P of at most 1).
+        fc.constantFrom<NonNullable<GpuSolverOptions['hop']>>(
+          { pulls: 1_000_000, slots: 1_000_000 },
+          { pulls: 1, slots: 1 },
+          { maxPairs: 4 },
+          { setElements: 2, pointsElements: 1 },
+        ),
         async (program, mode, hop) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result } = await solve(program, {

@@ -253,11 +253,13 @@ export interface GpuSolverOptions {
    * after the worklist is merged, `hop_bits` marks the nodes whose class gathered a pending set N
    * and `hop_pull` has each representative pull the N of up to `pulls` such sources, found in the
    * first `slots` word slots of its F then E lists (defaults 2 and 60: two elements; with
-   * `setElements`, only sources whose N has at most that many elements), so that new pointees
-   * cross two copy edges a round. It runs in the rounds after one that pushed at most `maxPairs`
+   * `setElements`, only sources whose N has at most that many elements, and with `pointsElements`
+   * only representatives whose P has at most that many), so that new pointees cross two copy
+   * edges a round. It runs in the rounds after one that pushed at most `maxPairs`
    * worklist pairs (default 65,536). On the H100 it cut perl's rounds from 52 to 35 and its time
-   * by 18–43%, php's by 2–14%, left gcc's time level (47 → 37 rounds) and made python's 20–33%
-   * slower (packages/andersen/README.md, the fourth session of 2026-11-27), hence off.
+   * by 18–43%, php's by up to 14% and gcc's by up to 12% (47 → 37 rounds), and made python's 20–35% slower in every
+   * variant tried, even between short sets only (packages/andersen/README.md, the fourth session
+   * of 2026-11-27), hence off.
    * @internal Tests and A/B runs set it.
    */
   readonly hop?:
@@ -266,6 +268,7 @@ export interface GpuSolverOptions {
         readonly pulls?: number;
         readonly slots?: number;
         readonly setElements?: number;
+        readonly pointsElements?: number;
         readonly maxPairs?: number;
       }
     | undefined;
@@ -959,6 +962,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               hopOption?.setElements === undefined
                 ? undefined
                 : Math.max(1, Math.floor(hopOption.setElements)),
+            pointsElements:
+              hopOption?.pointsElements === undefined
+                ? undefined
+                : Math.max(0, Math.floor(hopOption.pointsElements)),
           };
     const shareEqualSets = this.#options.shareEqualSets !== false;
     const ptsHeads = await this.#buffer(

@@ -119,12 +119,18 @@ export interface SolverKernelParams {
   /**
    * The second copy hop (`hop_bits`, `hop_pull`, after `apply_pairs`): each representative pulls,
    * from the first `slots` word slots of its F then E lists, the pending sets N of up to `pulls`
-   * sources (with `setElements`, only those whose N has at most that many elements) into its set
-   * H, which `update_difference` adds to N. Needs `deltaBitmap` (its words
+   * sources (with `setElements`, only those whose N has at most that many elements; with
+   * `pointsElements`, only representatives whose P has at most that many) into its set H, which
+   * `update_difference` adds to N. Needs `deltaBitmap` (its words
    * are reused). Undefined: off.
    */
   readonly hop?:
-    | { readonly pulls: number; readonly slots: number; readonly setElements?: number | undefined }
+    | {
+        readonly pulls: number;
+        readonly slots: number;
+        readonly setElements?: number | undefined;
+        readonly pointsElements?: number | undefined;
+      }
     | undefined;
 }
 
@@ -220,7 +226,7 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   // The second copy hop, over the delta_bits bitmap's words (rebuilt for it by hop_bits).
   const hop = deltaBitmap ? params.hop : undefined;
   // The hop's kernels are built either way (every entry point gets a pipeline); only dispatched with it.
-  const hopLimits = hop ?? { pulls: 2, slots: 60 };
+  const hopLimits: NonNullable<SolverKernelParams['hop']> = hop ?? { pulls: 2, slots: 60 };
   const subgroups = team === 'subgroup';
   const NONE = '0xffffffffu';
   const S = (name: keyof typeof STATUS) => `${STATUS[name]}u`;
@@ -1756,7 +1762,23 @@ ${teamKernel(
     item: 'r',
     count: 'n',
     test: `find(r) == r && (edg_heads[${slot('points', 'r')}] != NONE || edg_heads[${slot('delta', 'r')}] != NONE)`,
-    body: /* wgsl */ `
+    body: /* wgsl */ `${
+      hopLimits.pointsElements === undefined
+        ? ''
+        : /* wgsl */ `
+    // Only a representative whose P is short: subtracting a long P is a long walk for a few
+    // pointees a round early.
+    {
+      var e = pts_team_u(pts_heads[${slot('points', 'r')}]);
+      var length = 0u;
+      loop {
+        if (e == NONE || length > ${hopLimits.pointsElements}u) { break; }
+        e = pts_team_u(pts_load(e, 31u));
+        length++;
+      }
+      if (length > ${hopLimits.pointsElements}u) { continue; }
+    }`
+    }
     var ordinal = 0u;
     let lo = 0u;
     var hi = ${hopLimits.slots}u;
