@@ -1,4 +1,5 @@
-// Run: HOPS=1,2,3 npx tsx scripts/andersen-hops-model.ts gcc perl python
+// Run: HOPS=1,2 HOP_BUDGET=2 HOP_ELEMENTS=2 npx tsx scripts/andersen-hops-model.ts gcc perl python
+// (optional: HOP_SET_ELEMENTS, HOP_POINTS_ELEMENTS bound the sets a hop pull may read and write)
 // (needs ../shared/data; see packages/andersen/README.md for what it showed).
 //
 // How many rounds the WebGPU engine's Jacobi iteration would take if a round carried new pointees
@@ -8,6 +9,8 @@
 // representative pulls, from every E and F source, what that source gathered in the hop before
 // (the first hop's: its whole pending set N), into a set of its own that joins N(r) after the hop.
 // Every hop only adds true members, so the fixpoint is the same; the script checks Σ|P| anyway.
+// It also counts the ΔP pulls of a set the same representative already pulled that round (those
+// the engine's ΔP-equivalence skips).
 import { resolve } from 'node:path';
 import { prepareProgram } from '../packages/andersen/src/gpu/prepare';
 import { readHardekopf } from '../packages/andersen/src/io/read';
@@ -166,6 +169,10 @@ async function model(bench: string, hops: number) {
   let rounds = 0;
   let pulls = 0;
   let hopPulls = 0;
+  // ΔP pulls of a set equal to one the same representative already pulled this round (what the
+  // engine's ΔP-equivalence skips), and the distinct ΔPs of each round summed.
+  let equalPulls = 0;
+  let distinctDeltas = 0;
   const perRound: number[] = [];
   for (;;) {
     rounds++;
@@ -173,9 +180,28 @@ async function model(bench: string, hops: number) {
     for (let r = 0; r < n; r++) if (parent[r] === r && nonEmpty(D[r])) roundActive++;
     perRound.push(roundActive);
     // Pulls (copy⁻¹) and rules, both from the last update's sets.
+    const deltaId = new Map<SparseBitVector, number>();
+    {
+      const byHash = new Map<number, SparseBitVector[]>();
+      for (let v = 0; v < n; v++) {
+        const d = D[v];
+        if (parent[v] !== v || !nonEmpty(d)) continue;
+        const h = d.hash();
+        const list = byHash.get(h) ?? [];
+        byHash.set(h, list);
+        const same = list.find((t) => t.equals(d));
+        if (same) deltaId.set(d, deltaId.get(same) as number);
+        else {
+          list.push(d);
+          deltaId.set(d, deltaId.size);
+          distinctDeltas++;
+        }
+      }
+    }
     for (let r = 0; r < n; r++) {
       if (parent[r] !== r) continue;
       const pr = P[r];
+      const pulledIds = new Set<number>();
       const pull = (src: SparseBitVector) => {
         pulls++;
         const add = src.clone();
@@ -187,7 +213,12 @@ async function model(bench: string, hops: number) {
       if (e)
         for (const m of e) {
           const s = find(m);
-          if (s !== r && nonEmpty(D[s])) pull(D[s]);
+          if (s !== r && nonEmpty(D[s])) {
+            const id = deltaId.get(D[s]) as number;
+            if (pulledIds.has(id)) equalPulls++;
+            else pulledIds.add(id);
+            pull(D[s]);
+          }
         }
       const f = F[r];
       if (f)
@@ -268,7 +299,7 @@ async function model(bench: string, hops: number) {
     total += P[r]?.count() ?? 0;
   }
   console.log(
-    `${bench} hops ${hops} budget ${hopBudget} elements ${hopElements} N ≤ ${hopSetElements} P ≤ ${hopPointsElements}: ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}`,
+    `${bench} equal ΔP pulls ${equalPulls} of ${pulls}, distinct ΔPs ${distinctDeltas}; ${bench} hops ${hops} budget ${hopBudget} elements ${hopElements} N ≤ ${hopSetElements} P ≤ ${hopPointsElements}: ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}`,
   );
 }
 
