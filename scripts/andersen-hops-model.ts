@@ -28,6 +28,10 @@ const hopElements = Number(process.env.HOP_ELEMENTS ?? Number.POSITIVE_INFINITY)
 // Only sources whose N, and representatives whose P, have at most this many elements hop.
 const hopSetElements = Number(process.env.HOP_SET_ELEMENTS ?? Number.POSITIVE_INFINITY);
 const hopPointsElements = Number(process.env.HOP_POINTS_ELEMENTS ?? Number.POSITIVE_INFINITY);
+// HOP_ALL=1: a representative hops from all its sources with an N or from none (none when they
+// are more than the budget or its lists longer than HOP_ELEMENTS), so that representatives with
+// the same sources gain the same pointees in the same round.
+const hopAll = process.env.HOP_ALL === '1';
 
 async function model(bench: string, hops: number) {
   const input = await readHardekopf({ prefix: resolve(dir, bench) }, { nonObjectAddress: 'make-object' });
@@ -254,6 +258,36 @@ async function model(bench: string, hops: number) {
       for (let r = 0; r < n; r++) {
         if (parent[r] !== r) continue;
         if ((P[r]?.elementCount ?? 0) > hopPointsElements) continue;
+        if (hopAll) {
+          const chosen: number[] = [];
+          let windows = 0;
+          let fits = true;
+          for (const list of [F[r], E[r]]) {
+            if (!list || !fits) continue;
+            let window = -1;
+            for (const m of list) {
+              if (Math.floor(m / 960) !== window) {
+                window = Math.floor(m / 960);
+                windows++;
+              }
+              if (windows > hopElements) {
+                fits = false;
+                break;
+              }
+              const s = find(m);
+              if (s !== r && nonEmpty(gathered[s]) && !chosen.includes(s)) chosen.push(s);
+            }
+          }
+          if (!fits || chosen.length > hopBudget) continue;
+          for (const s of chosen) {
+            hopPulls++;
+            const add = (gathered[s] as SparseBitVector).clone();
+            if (P[r]) add.subtract(P[r] as SparseBitVector);
+            if (!add.isEmpty()) get(next, r).unionWith(add);
+            add.destroy();
+          }
+          continue;
+        }
         let budget = hopBudget;
         let elements = 0;
         for (const list of [F[r], E[r]]) {
@@ -299,7 +333,7 @@ async function model(bench: string, hops: number) {
     total += P[r]?.count() ?? 0;
   }
   console.log(
-    `${bench} equal ΔP pulls ${equalPulls} of ${pulls}, distinct ΔPs ${distinctDeltas}; ${bench} hops ${hops} budget ${hopBudget} elements ${hopElements} N ≤ ${hopSetElements} P ≤ ${hopPointsElements}: ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}`,
+    `${bench} equal ΔP pulls ${equalPulls} of ${pulls}, distinct ΔPs ${distinctDeltas}; ${bench} hops ${hops} ${hopAll ? 'all-or-none ' : ''}budget ${hopBudget} elements ${hopElements} N ≤ ${hopSetElements} P ≤ ${hopPointsElements}: ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}`,
   );
 }
 
