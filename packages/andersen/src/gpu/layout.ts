@@ -25,7 +25,10 @@ export const STATUS = {
   /** Pool bump pointers when the iteration started (elements allocated since bound the update). */
   markPts: 6,
   markEdges: 7,
-  /** Elements the last merges left in pending sets (the next update may copy them once more). */
+  /**
+   * Elements the last merges left in pending sets, and the elements of the second copy hop's sets
+   * H this round (the next update may copy them once more).
+   */
   mergeNeedPts: 8,
   mergeNeedEdges: 9,
   /** Nodes hooked under another by HCD this iteration (entries of the merged list). */

@@ -255,11 +255,11 @@ export interface GpuSolverOptions {
    * first `slots` word slots of its F then E lists (defaults 2 and 60: two elements; with
    * `setElements`, only sources whose N has at most that many elements, and with `pointsElements`
    * only representatives whose P has at most that many), so that new pointees cross two copy
-   * edges a round. It runs in the rounds after one that pushed at most `maxPairs`
-   * worklist pairs (default 65,536). On the H100 it cut perl's rounds from 52 to 35 and its time
-   * by 18–43%, php's by up to 14% and gcc's by up to 12% (47 → 37 rounds), and made python's 20–35% slower in every
-   * variant tried, even between short sets only (packages/andersen/README.md, the fourth session
-   * of 2026-11-27), hence off.
+   * edges a round. It runs in the rounds after one that pushed at most `maxPairs` worklist pairs
+   * (default 65,536). On the H100 it cut perl's rounds from 52 to 35 and its time by 18–43%,
+   * php's by up to 14% and gcc's by up to 12% (47 → 37 rounds), and made python's 20–35% slower
+   * in every variant tried, even between short sets only (packages/andersen/README.md, the fourth
+   * session of 2026-11-27), hence off.
    * @internal Tests and A/B runs set it.
    */
   readonly hop?:
@@ -1807,7 +1807,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let initialized = false;
     // With the second copy hop only after rounds that pushed at most hopMaxPairs pairs (see
     // GpuSolverOptions.hop): the update is recorded with or without it, as the last round chose.
-    const hopMaxPairs = hop === undefined ? 0 : ((hopOption || undefined)?.maxPairs ?? 65_536);
+    const hopMaxPairs = hop === undefined || !hopOption ? 0 : (hopOption.maxPairs ?? 65_536);
     const hopTail: SolverEntryPoint[] = [...updateEntries, ...mergePlanEntries];
     const plainTail = hopTail.filter((entry) => entry !== 'hop_bits' && entry !== 'hop_pull');
     let updateTail = hopTail;

@@ -121,8 +121,7 @@ export interface SolverKernelParams {
    * from the first `slots` word slots of its F then E lists, the pending sets N of up to `pulls`
    * sources (with `setElements`, only those whose N has at most that many elements; with
    * `pointsElements`, only representatives whose P has at most that many) into its set H, which
-   * `update_difference` adds to N. Needs `deltaBitmap` (its words
-   * are reused). Undefined: off.
+   * `update_difference` adds to N. Needs `deltaBitmap` (its words are reused). Undefined: off.
    */
   readonly hop?:
     | {
@@ -1752,10 +1751,9 @@ ${teamKernel(
   // reaches the representatives it is copied into in the same round, not the next. Any part of
   // this is exact (N(s) ⊆ pts(s) ⊆ pts(r) for a source s of r), so each representative reads only
   // the first ${hopLimits.slots} word slots of F then E and pulls from at most ${hopLimits.pulls}
-  // sources whose N is short: in the CPU model of the rounds (scripts/andersen-hops-model.ts) two
-  // pulls from two elements took as few rounds as unbounded hops (gcc 46 → 36, perl 51 → 34,
-  // python 62 → 43). The pulls go into H(r), not N(r), which other teams read now;
-  // update_difference adds H to N.
+  // sources: in the CPU model of the rounds (scripts/andersen-hops-model.ts) two pulls from two
+  // elements took as few rounds as unbounded hops (gcc 46 → 36, perl 51 → 34, python 62 → 43).
+  // The pulls go into H(r), not N(r), which other teams read now; update_difference adds H to N.
   let n = params.n;
   let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;
   ${sweep({
@@ -1786,8 +1784,8 @@ ${teamKernel(
     var status = 0u;
     ${scanSources('delta', 'pending', hopPull)}
     ${scanSources('points', 'pending', hopPull)}
-    // guard_update's room: the update may copy H's elements once more than the elements allocated
-    // since the round began, which it counts (into N, then with N into P).
+    // guard_update's room counts the elements allocated since the round began (H's among them)
+    // once, and the update copies H's twice (into N, then with N into P): H's count is added.
     if (pts_team_u(pts_heads[${slot('hop', 'r')}]) != NONE) {
       let elements = pts_elements(${slot('hop', 'r')});
       if (pts_lane == 0u) { atomicAdd(&control[${S('mergeNeedPts')}], elements); }
