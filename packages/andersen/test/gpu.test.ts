@@ -335,8 +335,9 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
   }, 300_000);
 
   it('carries new pointees across two copy edges a round with the second hop, and equals the CPU engine without it or with any budget', async () => {
-    // Two chains of 12 copies from &x and &y, one through stores and loads (whose copy edges come
-    // only as the solve goes): the hop makes a round cross two copy edges of a chain, not one.
+    // A chain of 12 copies from &x, stored into a field of y and loaded from it into a second chain
+    // of 12 (the store's and the load's copy edges come only as the solve goes): the hop makes a
+    // round cross two copy edges of a chain, not one.
     const b = createConstraintBuilder();
     const x = b.object('x');
     const y = b.object('y', { fields: 2 });
