@@ -11,16 +11,10 @@
 // Every hop only adds true members, so the fixpoint is the same; the script checks Σ|P| anyway.
 // It also counts the ΔP pulls of a set the same representative already pulled that round (those
 // the engine's ΔP-equivalence skips).
-import { resolve } from 'node:path';
-import { prepareProgram } from '../packages/andersen/src/gpu/prepare';
-import { readHardekopf } from '../packages/andersen/src/io/read';
-import { appendOfflineMerges } from '../packages/andersen/src/offline/hcd-pairs';
-import { computeHvn } from '../packages/andersen/src/offline/hvn';
-import { type SparseBitVector, SparseBitVectorPool } from '../packages/sparse-bitvector/src/index';
 
-const RULE_LOAD = 0;
-const RULE_STORE = 1;
-const dir = process.env.GPUMORPH_DATA ?? '/work/shared/data/andersen/hardekopf';
+import type { SparseBitVector } from '../packages/sparse-bitvector/src/index';
+import { loadRoundsModel, type NodeSets, nonEmpty, RULE_LOAD, RULE_STORE } from './andersen-rounds-model';
+
 // The most pulls a representative makes in one extra hop (the rest are left to the next round).
 const hopBudget = Number(process.env.HOP_BUDGET ?? Number.POSITIVE_INFINITY);
 // The most list elements (960 ids each) of F then E a representative's hop reads.
@@ -34,140 +28,11 @@ const hopPointsElements = Number(process.env.HOP_POINTS_ELEMENTS ?? Number.POSIT
 const hopAll = process.env.HOP_ALL === '1';
 
 async function model(bench: string, hops: number) {
-  const input = await readHardekopf({ prefix: resolve(dir, bench) }, { nonObjectAddress: 'make-object' });
-  const hvn = computeHvn(input.program);
-  const hcd = appendOfflineMerges(input.hcd, hvn.merges);
-  const prep = prepareProgram(input.program, hcd);
-  const n = prep.nodeCount;
-  const pool = new SparseBitVectorPool();
-  const parent = Uint32Array.from(prep.parent);
-  const find = (v0: number): number => {
-    let v = v0;
-    while (parent[v] !== v) v = parent[v] as number;
-    let w = v0;
-    while (parent[w] !== v) {
-      const next = parent[w] as number;
-      parent[w] = v;
-      w = next;
-    }
-    return v;
-  };
-  type Sets = (SparseBitVector | undefined)[];
-  const P: Sets = new Array(n);
-  const D: Sets = new Array(n);
-  const N: Sets = new Array(n);
-  const E: Sets = new Array(n);
-  const F: Sets = new Array(n);
-  const G: Sets = new Array(n);
-  const get = (a: Sets, v: number) => {
-    let s = a[v];
-    if (!s) {
-      s = pool.create();
-      a[v] = s;
-    }
-    return s;
-  };
-  const nonEmpty = (s: SparseBitVector | undefined): s is SparseBitVector => s !== undefined && !s.isEmpty();
-  const { keys, sources, count } = prep.initialPairs;
-  for (let i = 0; i < count; i++) {
-    const key = keys[i] as number;
-    get(key % 2 === 1 ? N : G, key >> 1).set(sources[i] as number);
-  }
+  const { prep, n, objectSize, parent, find, P, D, N, E, F, G, get, update, hcdAndMerge } =
+    await loadRoundsModel(bench);
   const rules = prep.rules;
-  const objectSize = input.program.objectSize;
 
-  const update = () => {
-    let active = 0;
-    let fresh = 0;
-    for (let v = 0; v < n; v++) {
-      const nv = N[v];
-      D[v]?.destroy();
-      D[v] = undefined;
-      if (nonEmpty(nv)) {
-        const p = get(P, v);
-        nv.subtract(p);
-        p.unionWith(nv);
-        if (!nv.isEmpty()) {
-          D[v] = nv;
-          active++;
-        } else nv.destroy();
-      } else nv?.destroy();
-      N[v] = undefined;
-      const gv = G[v];
-      F[v]?.destroy();
-      F[v] = undefined;
-      if (nonEmpty(gv)) {
-        const e = get(E, v);
-        gv.subtract(e);
-        e.unionWith(gv);
-        if (!gv.isEmpty()) {
-          F[v] = gv;
-          fresh++;
-        } else gv.destroy();
-      } else gv?.destroy();
-      G[v] = undefined;
-    }
-    return { active, fresh };
-  };
-
-  const hcdSlot = new Map<number, number>();
-  const hooked: number[] = [];
-  const hook = (a0: number, b0: number) => {
-    const a = find(a0);
-    const b = find(b0);
-    if (a === b) return;
-    const hi = Math.max(a, b);
-    parent[hi] = Math.min(a, b);
-    hooked.push(hi);
-  };
-  const hcdAndMerge = () => {
-    hooked.length = 0;
-    for (let i = 0; i < prep.hcdCount; i++) {
-      const y = rules[4 * (prep.ruleCount + i)] as number;
-      const x = find(rules[4 * (prep.ruleCount + i) + 1] as number);
-      const claimed = hcdSlot.get(x);
-      if (claimed === undefined) hcdSlot.set(x, y);
-      else hook(claimed, y);
-      const d = D[x];
-      if (d) for (const o of d) hook(o, y);
-    }
-    if (hooked.length === 0) return 0;
-    const children = new Map<number, number[]>();
-    for (const a of hooked) {
-      const r = find(a);
-      const list = children.get(r) ?? [];
-      children.set(r, list);
-      list.push(a);
-    }
-    for (const [r, list] of children) {
-      // The class's pending set is everything any member has; P keeps what all propagated.
-      const pending = P[r]?.clone() ?? pool.create();
-      if (D[r]) pending.unionWith(D[r] as SparseBitVector);
-      const kept = P[r]?.clone() ?? pool.create();
-      if (D[r]) kept.subtract(D[r] as SparseBitVector);
-      for (const a of list) {
-        if (P[a]) pending.unionWith(P[a] as SparseBitVector);
-        if (P[a]) kept.intersectWith(P[a] as SparseBitVector);
-        else kept.clear();
-        if (D[a]) kept.subtract(D[a] as SparseBitVector);
-        if (E[a]) get(E, r).unionWith(E[a] as SparseBitVector);
-        if (F[a]) get(F, r).unionWith(F[a] as SparseBitVector);
-        for (const arr of [P, D, N, E, F, G]) {
-          arr[a]?.destroy();
-          arr[a] = undefined;
-        }
-      }
-      N[r]?.destroy();
-      N[r] = pending;
-      P[r]?.destroy();
-      P[r] = kept;
-      D[r]?.destroy();
-      D[r] = undefined;
-    }
-    return hooked.length;
-  };
-
-  let { active } = update();
+  update();
   hcdAndMerge();
   const started = performance.now();
   let rounds = 0;
@@ -252,9 +117,9 @@ async function model(bench: string, hops: number) {
       }
     }
     // More hops: what each source gathered in the hop before, across E and F.
-    let gathered: Sets = N.map((s, v) => (nonEmpty(s) && parent[v] === v ? s.clone() : undefined));
+    let gathered: NodeSets = N.map((s, v) => (nonEmpty(s) && parent[v] === v ? s.clone() : undefined));
     for (let hop = 1; hop < hops; hop++) {
-      const next: Sets = new Array(n);
+      const next: NodeSets = new Array(n);
       for (let r = 0; r < n; r++) {
         if (parent[r] !== r) continue;
         if ((P[r]?.elementCount ?? 0) > hopPointsElements) continue;
@@ -321,10 +186,9 @@ async function model(bench: string, hops: number) {
       gathered = next;
     }
     for (const s of gathered) s?.destroy();
-    const done = update();
-    active = done.active;
+    const { active, fresh } = update();
     const merged = hcdAndMerge();
-    if (active === 0 && done.fresh === 0 && merged === 0) break;
+    if (active === 0 && fresh === 0 && merged === 0) break;
     if (rounds > 2000) throw new Error('no fixpoint after 2000 rounds');
   }
   let total = 0;

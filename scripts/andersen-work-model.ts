@@ -14,151 +14,18 @@
 // Team work = pullWords + ruleItems (element visits). Per round: total, max, total/max, teams with work.
 //
 //   npx tsx scratch/andersen-work.ts [bench ...]   (env MODEL_SECONDS = time budget per benchmark)
-import { resolve } from 'node:path';
-import { prepareProgram } from '../packages/andersen/src/gpu/prepare';
-import { readHardekopf } from '../packages/andersen/src/io/read';
-import { appendOfflineMerges } from '../packages/andersen/src/offline/hcd-pairs';
-import { computeHvn } from '../packages/andersen/src/offline/hvn';
-import { type PackedMemberPairs, unpackVectors } from '../packages/sparse-bitvector/src/gpu/index';
-import { type SparseBitVector, SparseBitVectorPool } from '../packages/sparse-bitvector/src/index';
+import type { SparseBitVector } from '../packages/sparse-bitvector/src/index';
+import { loadRoundsModel, RULE_LOAD, RULE_STORE } from './andersen-rounds-model';
 
-const RULE_LOAD = 0;
-const RULE_STORE = 1;
-const NONE = 0xffff_ffff;
-const dir = process.env.GPUMORPH_DATA ?? '/work/shared/data/andersen/hardekopf';
 const PULL_CHUNK = Number(process.env.PULL_CHUNK ?? 32);
 const MAX_CHUNKS = 1024;
 const budgetMs = 1000 * Number(process.env.MODEL_SECONDS ?? 240);
 
 async function model(bench: string) {
-  const input = await readHardekopf({ prefix: resolve(dir, bench) }, { nonObjectAddress: 'make-object' });
-  const hvn = computeHvn(input.program);
-  const hcd = appendOfflineMerges(input.hcd, hvn.merges);
-  const prep = prepareProgram(input.program, hcd);
-  const n = prep.nodeCount;
-  const pool = new SparseBitVectorPool();
-  const parent = Uint32Array.from(prep.parent);
-  const nodes = Uint32Array.from(prep.nodes);
-  const find = (v: number): number => {
-    while (parent[v] !== v) v = parent[v] as number;
-    return v;
-  };
-  const empty = () => pool.create();
-  const P: (SparseBitVector | undefined)[] = new Array(n);
-  const D: (SparseBitVector | undefined)[] = new Array(n);
-  const N: (SparseBitVector | undefined)[] = new Array(n);
-  const E: (SparseBitVector | undefined)[] = new Array(n);
-  const F: (SparseBitVector | undefined)[] = new Array(n);
-  const G: (SparseBitVector | undefined)[] = new Array(n);
-  const get = (a: (SparseBitVector | undefined)[], v: number) => {
-    let s = a[v];
-    if (!s) {
-      s = empty();
-      a[v] = s;
-    }
-    return s;
-  };
-  const nonEmpty = (s: SparseBitVector | undefined) => s !== undefined && !s.isEmpty();
-  // The initial sets come packed in the GPU's element layout; a node without pairs has no head.
-  const initial = (packed: PackedMemberPairs, into: (SparseBitVector | undefined)[]) =>
-    unpackVectors(pool, packed.words, packed.heads).forEach((s, v) => {
-      if (!s.isEmpty()) into[v] = s;
-    });
-  initial(prep.initialPoints, N);
-  initial(prep.initialEdges, G);
-  const hcdSlot = new Map<number, number>();
+  const { prep, n, objectSize, parent, find, P, D, N, E, F, G, get, pool, update, hcdAndMerge } =
+    await loadRoundsModel(bench);
   const rules = prep.rules;
-  const objectSize = input.program.objectSize;
-
-  const update = () => {
-    let active = 0;
-    for (let v = 0; v < n; v++) {
-      const nv = N[v];
-      if (nv && !nv.isEmpty()) {
-        const p = get(P, v);
-        nv.subtract(p);
-        p.unionWith(nv);
-      }
-      D[v]?.destroy();
-      D[v] = nv && !nv.isEmpty() ? nv : undefined;
-      if (nv?.isEmpty()) nv.destroy();
-      N[v] = undefined;
-      if (D[v]) active++;
-      const gv = G[v];
-      if (gv && !gv.isEmpty()) {
-        const e = get(E, v);
-        gv.subtract(e);
-        e.unionWith(gv);
-      }
-      F[v]?.destroy();
-      F[v] = gv && !gv.isEmpty() ? gv : undefined;
-      if (gv?.isEmpty()) gv.destroy();
-      G[v] = undefined;
-    }
-    return active;
-  };
-
-  const hooked: number[] = [];
-  const hook = (a0: number, b0: number) => {
-    const a = find(a0);
-    const b = find(b0);
-    if (a === b) return;
-    const hi = Math.max(a, b);
-    parent[hi] = Math.min(a, b);
-    hooked.push(hi);
-  };
-  const hcdAndMerge = () => {
-    hooked.length = 0;
-    for (let i = 0; i < prep.hcdCount; i++) {
-      const y = rules[4 * (prep.ruleCount + i)] as number;
-      const x = find(rules[4 * (prep.ruleCount + i) + 1] as number);
-      const claimed = hcdSlot.get(x);
-      if (claimed === undefined) hcdSlot.set(x, y);
-      else hook(claimed, y);
-      const d = D[x];
-      if (d) for (const o of d) hook(o, y);
-    }
-    if (hooked.length === 0) return 0;
-    for (let v = 0; v < n; v++) parent[v] = find(v);
-    const children = new Map<number, number[]>();
-    for (const a of hooked) {
-      const r = find(a);
-      let list = children.get(r);
-      if (!list) {
-        list = [];
-        children.set(r, list);
-      }
-      list.push(a);
-    }
-    for (const [r, list] of children) {
-      const pending = P[r] ?? empty();
-      N[r]?.destroy();
-      N[r] = pending;
-      const kept = pending.clone();
-      if (D[r]) kept.subtract(D[r] as SparseBitVector);
-      for (const a of list) {
-        if (P[a]) pending.unionWith(P[a] as SparseBitVector);
-        if (P[a]) kept.intersectWith(P[a] as SparseBitVector);
-        else kept.clear();
-        if (D[a]) kept.subtract(D[a] as SparseBitVector);
-        if (E[a]) get(E, r).unionWith(E[a] as SparseBitVector);
-        if (F[a]) get(F, r).unionWith(F[a] as SparseBitVector);
-        for (const arr of [P, D, N, E, F, G]) {
-          if (arr[a] && arr[a] !== pending) arr[a]?.destroy();
-          arr[a] = undefined;
-        }
-        // Splice a's member chain after r.
-        let tail = a;
-        while ((nodes[4 * tail + 3] as number) !== NONE) tail = nodes[4 * tail + 3] as number;
-        nodes[4 * tail + 3] = nodes[4 * r + 3] as number;
-        nodes[4 * r + 3] = a;
-      }
-      P[r] = kept;
-      D[r]?.destroy();
-      D[r] = undefined;
-    }
-    return hooked.length;
-  };
+  const nonEmpty = (set: SparseBitVector | undefined) => set !== undefined && !set.isEmpty();
 
   update();
   hcdAndMerge();
@@ -205,6 +72,14 @@ async function model(bench: string) {
   };
   for (let round = 1; ; round++) {
     if (performance.now() - started > budgetMs) break;
+    // Each class's rules (those whose owner it holds).
+    const rulesOf = new Map<number, number[]>();
+    for (let c = 0; c < prep.ruleCount; c++) {
+      const owner = find(rules[4 * c + 3] as number);
+      const own = rulesOf.get(owner) ?? [];
+      rulesOf.set(owner, own);
+      own.push(c);
+    }
     teamWork.fill(0);
     pairRun.fill(0);
     dedupRun.fill(0);
@@ -296,11 +171,10 @@ async function model(bench: string) {
       maxPullsOfTeam = Math.max(maxPullsOfTeam, myPulls);
       let ruleWork = 0;
       let classRules = 0;
-      for (let member = r; member !== NONE; member = nodes[4 * member + 3] as number) {
-        const first = nodes[4 * member + 1] as number;
-        const end = nodes[4 * member + 2] as number;
-        classRules += end - first;
-        for (let c = first; c < end; c++) {
+      {
+        const own = rulesOf.get(r) ?? [];
+        classRules += own.length;
+        for (const c of own) {
           const kind = rules[4 * c] as number;
           const other = find(rules[4 * c + 1] as number);
           const k = rules[4 * c + 2] as number;
@@ -389,9 +263,7 @@ async function model(bench: string) {
       `${bench} round ${round}: total ${total} max ${max} total/max ${(total / Math.max(1, max)).toFixed(1)} teams-with-work ${busy} pulls ${pulls} max-pulls-one-team ${maxPullsOfTeam} pull-elements ${pullWords} rule-elements ${ruleItems} split: pull-chunk-max ${splitPullMax.toFixed(0)} rule-max ${splitRuleMax} total/(pull+rule max) ${(total / Math.max(1, splitPullMax + splitRuleMax)).toFixed(1)} duplicate-pulls ${duplicatePulls} (${duplicateWork} element visits)`,
     );
     console.log(rows[rows.length - 1]);
-    const active = update();
-    let fresh = 0;
-    for (let v = 0; v < n; v++) if (F[v]) fresh++;
+    const { active, fresh } = update();
     const merged = hcdAndMerge();
     if (active === 0 && fresh === 0 && merged === 0) {
       complete = true;

@@ -583,14 +583,7 @@ ${body}
               }`
       : /* wgsl */ `
               if (budget > 0u) {
-                var e = pts_team_u(pts_heads[${slot('pending', src)}]);
-                var length = 0u;
-                loop {
-                  if (e == NONE || length > ${hopLimits.setElements}u) { break; }
-                  e = pts_team_u(pts_load(e, 31u));
-                  length++;
-                }
-                if (length <= ${hopLimits.setElements}u) {
+                if (pts_team_u(select(0u, 1u, pts_elements_at_most(${slot('pending', src)}, ${hopLimits.setElements}u))) != 0u) {
                   status |= pts_union_minus(${slot('hop', 'r')}, ${slot('pending', src)}, ${slot('points', 'r')});
                   budget--;
                   if (budget == 0u) { hi = 0u; }
@@ -639,9 +632,33 @@ ${body}
     if (pts_lane == 0u) { atomicStore(&control[${A('deltaLeader')} + s], lead); }`,
     });
 
+  // Node r is a representative with copy⁻¹ sources (E or F): pull_count's and hop_pull's teams.
+  const hasSources = `find(r) == r && (edg_heads[${slot('points', 'r')}] != NONE || edg_heads[${slot('delta', 'r')}] != NONE)`;
   // Node v has a pending points-to or copy⁻¹ set (the update's kernels work on those).
   const pendingTest = `pts_heads[${slot('pending', 'v')}] != NONE || edg_heads[${slot('pending', 'v')}] != NONE${
     hop ? ` || pts_heads[${slot('hop', 'v')}] != NONE` : ''
+  }`;
+  // The delta_bits words rebuilt as one bit per node m: whether find(m) (`root`) has a non-empty
+  // points-to set in slot `set`. One invocation per node, a workgroup's words gathered in
+  // workgroup memory; `perNode` runs in every invocation (barriers allowed) with `m`, `root`
+  // (NONE past the nodes) and `set_bit` in scope. Needs `words` and `stride`.
+  const classBitmap = (set: 'delta' | 'pending', perNode = '') => /* wgsl */ `
+  for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < 32u * words; start += stride) {
+    if (lid < ${THREAD_WORKGROUP / 32}u) { atomicStore(&delta_bits_words[lid], 0u); }
+    workgroupBarrier();
+    let m = start + lid;
+    var root = NONE;
+    var set_bit = false;
+    if (m < params.n) {
+      root = find(m);
+      set_bit = pts_heads[${slot(set, 'root')}] != NONE;
+      if (set_bit) { atomicOr(&delta_bits_words[lid / 32u], 1u << (lid % 32u)); }
+    }${perNode}
+    workgroupBarrier();
+    let word = start / 32u + lid;
+    if (lid < ${THREAD_WORKGROUP / 32}u && word < words) {
+      pts_heads[delta_bit_word(word)] = atomicLoad(&delta_bits_words[lid]);
+    }
   }`;
   // The update's kernels: every node, or the nodes of the pending list.
   const updateSweep = (body: string) =>
@@ -1058,6 +1075,16 @@ fn pts_elements(v: u32) -> u32 {
   return count;
 }
 
+// Whether set v has at most \`limit\` elements, walking no more than limit + 1 of them.
+fn pts_elements_at_most(v: u32, limit: u32) -> bool {
+  var count = 0u;
+  for (var e = pts_heads[v]; e != NONE; e = pts_load(e, 31u)) {
+    count++;
+    if (count > limit) { return false; }
+  }
+  return true;
+}
+
 fn edg_elements(v: u32) -> u32 {
   var count = 0u;
   for (var e = edg_heads[v]; e != NONE && count <= edg_header.capacity; e = edg_load(e, 31u)) { count++; }
@@ -1320,30 +1347,14 @@ fn delta_bits(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: v
     let item_stride = stride;
     ${clearTables}
   }
-  for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < 32u * words; start += stride) {
-    if (lid < ${THREAD_WORKGROUP / 32}u) { atomicStore(&delta_bits_words[lid], 0u); }
-    workgroupBarrier();
-    let m = start + lid;
-    var root_with_delta = false;
-    if (m < params.n) {
-      let root = find(m);
-      if (pts_heads[${slot('delta', 'root')}] != NONE) {
-        atomicOr(&delta_bits_words[lid / 32u], 1u << (lid % 32u));
-        root_with_delta = root == m;
-      }
-    }${
-      deltaList
-        ? `
+  ${classBitmap(
+    'delta',
+    deltaList
+      ? `
     // The delta list: the roots with a ΔP (delta_leaders runs over it).
-    list_append(${L('delta')}, ${A('deltaList')}, root_with_delta, m, lid);`
-        : ''
-    }
-    workgroupBarrier();
-    let word = start / 32u + lid;
-    if (lid < ${THREAD_WORKGROUP / 32}u && word < words) {
-      pts_heads[delta_bit_word(word)] = atomicLoad(&delta_bits_words[lid]);
-    }
-  }
+    list_append(${L('delta')}, ${A('deltaList')}, set_bit && root == m, m, lid);`
+      : '',
+  )}
 }
 ${teamKernel(
   'delta_leaders',
@@ -1364,7 +1375,7 @@ ${teamKernel(
   ${sweep({
     item: 'r',
     count: 'n',
-    test: `find(r) == r && (edg_heads[${slot('points', 'r')}] != NONE || edg_heads[${slot('delta', 'r')}] != NONE)`,
+    test: hasSources,
     otherwise: `atomicStore(&control[${A('pullChunks')} + r], 0u);
         atomicStore(&control[${A('pullSlots')} + r], 0u);`,
     body: /* wgsl */ `
@@ -1730,19 +1741,8 @@ ${threadKernel(
   // The second copy hop's screen: bit m of the delta_bits words (whose rules and pulls have run)
   // now says that node m's class has a pending set N, so that hop_pull decodes only those sources.
   let words = 30u * ((params.n + 959u) / 960u);
-  for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < 32u * words; start += item_stride) {
-    if (lid < ${THREAD_WORKGROUP / 32}u) { atomicStore(&delta_bits_words[lid], 0u); }
-    workgroupBarrier();
-    let m = start + lid;
-    if (m < params.n && pts_heads[${slot('pending', 'find(m)')}] != NONE) {
-      atomicOr(&delta_bits_words[lid / 32u], 1u << (lid % 32u));
-    }
-    workgroupBarrier();
-    let word = start / 32u + lid;
-    if (lid < ${THREAD_WORKGROUP / 32}u && word < words) {
-      pts_heads[delta_bit_word(word)] = atomicLoad(&delta_bits_words[lid]);
-    }
-  }`,
+  let stride = item_stride;
+  ${classBitmap('pending')}`,
 )}
 ${teamKernel(
   'hop_pull',
@@ -1759,23 +1759,14 @@ ${teamKernel(
   ${sweep({
     item: 'r',
     count: 'n',
-    test: `find(r) == r && (edg_heads[${slot('points', 'r')}] != NONE || edg_heads[${slot('delta', 'r')}] != NONE)`,
+    test: hasSources,
     body: /* wgsl */ `${
       hopLimits.pointsElements === undefined
         ? ''
         : /* wgsl */ `
     // Only a representative whose P is short: subtracting a long P is a long walk for a few
     // pointees a round early.
-    {
-      var e = pts_team_u(pts_heads[${slot('points', 'r')}]);
-      var length = 0u;
-      loop {
-        if (e == NONE || length > ${hopLimits.pointsElements}u) { break; }
-        e = pts_team_u(pts_load(e, 31u));
-        length++;
-      }
-      if (length > ${hopLimits.pointsElements}u) { continue; }
-    }`
+    if (pts_team_u(select(0u, 1u, pts_elements_at_most(${slot('points', 'r')}, ${hopLimits.pointsElements}u))) == 0u) { continue; }`
     }
     var ordinal = 0u;
     let lo = 0u;
