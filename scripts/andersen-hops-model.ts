@@ -26,6 +26,11 @@ const hopPointsElements = Number(process.env.HOP_POINTS_ELEMENTS ?? Number.POSIT
 // are more than the budget or its lists longer than HOP_ELEMENTS), so that representatives with
 // the same sources gain the same pointees in the same round.
 const hopAll = process.env.HOP_ALL === '1';
+// HOP_LATCH=k: no more hops once a round has made more than k pulls (for the rest of the solve).
+const hopLatch = Number(process.env.HOP_LATCH ?? Number.POSITIVE_INFINITY);
+// HOP_TAIL=f: hop only in rounds whose pulls are at most f times the most of any round since the
+// second (the first pulls every initial set).
+const hopTail = Number(process.env.HOP_TAIL ?? Number.POSITIVE_INFINITY);
 
 async function model(bench: string, hops: number) {
   const { prep, n, objectSize, parent, find, P, D, N, E, F, G, get, update, hcdAndMerge } =
@@ -43,7 +48,14 @@ async function model(bench: string, hops: number) {
   let equalPulls = 0;
   let distinctDeltas = 0;
   const perRound: number[] = [];
+  const sharePerRound: string[] = [];
+  let latched = false;
+  let peakPulls = 0;
+  let tailHops = 0;
+  let latchedAt = 0;
   for (;;) {
+    const pullsBefore = pulls;
+    const equalBefore = equalPulls;
     rounds++;
     let roundActive = 0;
     for (let r = 0; r < n; r++) if (parent[r] === r && nonEmpty(D[r])) roundActive++;
@@ -116,9 +128,18 @@ async function model(bench: string, hops: number) {
         }
       }
     }
+    sharePerRound.push(`${equalPulls - equalBefore}/${pulls - pullsBefore}`);
     // More hops: what each source gathered in the hop before, across E and F.
     let gathered: NodeSets = N.map((s, v) => (nonEmpty(s) && parent[v] === v ? s.clone() : undefined));
-    for (let hop = 1; hop < hops; hop++) {
+    if (!latched && pulls - pullsBefore > hopLatch) {
+      latched = true;
+      latchedAt = rounds;
+    }
+    const roundPulls = pulls - pullsBefore;
+    const inTail = Number.isFinite(hopTail) ? rounds > 2 && roundPulls <= hopTail * peakPulls : true;
+    if (rounds > 1) peakPulls = Math.max(peakPulls, roundPulls);
+    if (inTail && !latched && hops > 1) tailHops++;
+    for (let hop = 1; hop < (latched || !inTail ? 1 : hops); hop++) {
       const next: NodeSets = new Array(n);
       for (let r = 0; r < n; r++) {
         if (parent[r] !== r) continue;
@@ -197,7 +218,7 @@ async function model(bench: string, hops: number) {
     total += P[r]?.count() ?? 0;
   }
   console.log(
-    `${bench} equal ΔP pulls ${equalPulls} of ${pulls}, distinct ΔPs ${distinctDeltas}; ${bench} hops ${hops} ${hopAll ? 'all-or-none ' : ''}budget ${hopBudget} elements ${hopElements} N ≤ ${hopSetElements} P ≤ ${hopPointsElements}: ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}`,
+    `${bench} equal ΔP pulls ${equalPulls} of ${pulls}, distinct ΔPs ${distinctDeltas}; ${bench} hops ${hops} ${hopAll ? 'all-or-none ' : ''}budget ${hopBudget} elements ${hopElements} N ≤ ${hopSetElements} P ≤ ${hopPointsElements} latch ${hopLatch} (at ${latchedAt}) tail ${hopTail} (${tailHops} rounds hopped): ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}; equal/pulls per round ${sharePerRound.join(' ')}`,
   );
 }
 

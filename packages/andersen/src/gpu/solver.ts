@@ -249,17 +249,24 @@ export interface GpuSolverOptions {
    */
   readonly ruleList?: boolean | undefined;
   /**
-   * The second copy hop of each round (off by default; an object turns it on, with `deltaBitmap`):
-   * after the worklist is merged, `hop_bits` marks the nodes whose class gathered a pending set N
-   * and `hop_pull` has each representative pull the N of up to `pulls` such sources, found in the
-   * first `slots` word slots of its F then E lists (defaults 2 and 60: two elements; with
-   * `setElements`, only sources whose N has at most that many elements, and with `pointsElements`
-   * only representatives whose P has at most that many), so that new pointees cross two copy
-   * edges a round. It runs in the rounds after one that pushed at most `maxPairs` worklist pairs
-   * (default 65,536). On the H100 it cut perl's rounds from 52 to 35 and its time by 18–43%,
-   * php's by up to 14% and gcc's by up to 12% (47 → 37 rounds), and made python's 20–35% slower
-   * in every variant tried, even between short sets only (packages/andersen/README.md, the fourth
-   * session of 2026-11-27), hence off.
+   * The second copy hop (default `{ tail: 1/16 }`: on in a solve's quiet tail; `false` turns it
+   * off, `{}` runs it after every round): after the worklist is merged, `hop_bits` marks the
+   * nodes whose class gathered a pending set N and `hop_pull` has each representative pull the N
+   * of up to `pulls` such sources, found in the first `slots` word slots of its F then E lists
+   * (defaults 2 and 60: two elements; with `setElements`, only sources whose N has at most that
+   * many elements, and with `pointsElements` only representatives whose P has at most that many),
+   * so that new pointees cross two copy edges a round. It runs after rounds that pushed at most
+   * `maxPairs` worklist pairs (default 65,536) and, with `tail`, at most `tail` times the most
+   * pairs of any round since the second.
+   *
+   * In every round it cut perl's rounds from 52 to 35 on the H100 but made python 20–35% slower:
+   * pointees that arrived together arrive a round apart, and python's ΔPs, most of them equal to
+   * another's (87% of its pulls are skipped as equal), stop being equal (the CPU model of the
+   * rounds, `scripts/andersen-hops-model.ts`, has python's pulls double even when the hop runs
+   * in its first seven rounds only). In the tail only the hop leaves python's pulls level: on
+   * the H100 linux took 129 rounds instead of 216 and 920 ms instead of 1,043, php 76 / 100 and
+   * 406 / 438, perl 45 / 52 and 44.7 / 48.5, python 61 / 63 and 123 / 125 (packages/andersen/README.md,
+   * the fifth session of 2026-11-27).
    * @internal Tests and A/B runs set it.
    */
   readonly hop?:
@@ -270,6 +277,7 @@ export interface GpuSolverOptions {
         readonly setElements?: number;
         readonly pointsElements?: number;
         readonly maxPairs?: number;
+        readonly tail?: number;
       }
     | undefined;
   /**
@@ -696,6 +704,13 @@ const LIST_READ: Partial<Record<SolverEntryPoint, keyof typeof ACTIVE_LIST>> = {
 const LIST_FLOOR_ITEMS = 8192;
 
 /**
+ * The second copy hop when the options leave it out: only after the rounds whose pairs are at
+ * most a sixteenth of the most pairs of a round since the second (see `GpuSolverOptions.hop`;
+ * an eighth made python slower on the H100, through its mid-solve dips).
+ */
+const DEFAULT_HOP: NonNullable<Exclude<GpuSolverOptions['hop'], false>> = { tail: 1 / 16 };
+
+/**
  * Events of {@link GpuSolver} (the CPU engine's, plus growth: `pool` is `pts` or `edg`, in
  * elements, or `worklist`, in pairs).
  *
@@ -951,7 +966,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // member_rules over the rule list, which pull_items builds from the delta_bits bitmap.
     const ruleList = this.#options.ruleList !== false && activeLists && deltaBitmap;
     // The second copy hop reuses the delta_bits bitmap's words.
-    const hopOption = this.#options.hop;
+    const hopOption = this.#options.hop ?? DEFAULT_HOP;
     const hop =
       hopOption === undefined || hopOption === false || !deltaBitmap
         ? undefined
@@ -1810,9 +1825,15 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const hopMaxPairs = hop === undefined || !hopOption ? 0 : (hopOption.maxPairs ?? 65_536);
     const hopTail: SolverEntryPoint[] = [...updateEntries, ...mergePlanEntries];
     const plainTail = hopTail.filter((entry) => entry !== 'hop_bits' && entry !== 'hop_pull');
-    let updateTail = hopTail;
+    // With hop.tail: the most pairs of a round since the second (the first pushes every initial set).
+    const hopTailShare = hopOption ? hopOption.tail : undefined;
+    let peakPairs = 0;
+    let updateTail = hopTailShare === undefined ? hopTail : plainTail;
     const chooseHop = (pairCount: number) => {
-      updateTail = pairCount <= hopMaxPairs ? hopTail : plainTail;
+      const inTail =
+        hopTailShare === undefined || (stats.rounds >= 2 && pairCount <= hopTailShare * peakPairs);
+      if (stats.rounds >= 2) peakPairs = Math.max(peakPairs, pairCount);
+      updateTail = pairCount <= hopMaxPairs && inTail ? hopTail : plainTail;
     };
     // begin_iteration also begins the iteration's first attempt (begin_attempt's resets).
     const firstAttemptEntries = rulesEntries.slice(1);
