@@ -1,5 +1,6 @@
 // Run: HOPS=1,2 HOP_BUDGET=2 HOP_ELEMENTS=2 npx tsx scripts/andersen-hops-model.ts gcc perl python
-// (optional: HOP_SET_ELEMENTS, HOP_POINTS_ELEMENTS bound the sets a hop pull may read and write)
+// (optional: HOP_SET_ELEMENTS, HOP_POINTS_ELEMENTS bound the sets a hop pull may read and write;
+// HOP_ALL, HOP_LATCH, HOP_TAIL and HOP_SINGLE choose which representatives and rounds hop)
 // (needs ../shared/data; see packages/andersen/README.md for what it showed).
 //
 // How many rounds the WebGPU engine's Jacobi iteration would take if a round carried new pointees
@@ -31,6 +32,9 @@ const hopLatch = Number(process.env.HOP_LATCH ?? Number.POSITIVE_INFINITY);
 // HOP_TAIL=f: hop only in rounds whose pulls are at most f times the most of any round since the
 // second (the first pulls every initial set).
 const hopTail = Number(process.env.HOP_TAIL ?? Number.POSITIVE_INFINITY);
+// HOP_SINGLE=1: only representatives with one source class (across E and F) hop, so that every
+// representative copied from that source alone gains its N in the same round.
+const hopSingle = process.env.HOP_SINGLE === '1';
 
 async function model(bench: string, hops: number) {
   const { prep, n, objectSize, parent, find, P, D, N, E, F, G, get, update, hcdAndMerge } =
@@ -174,6 +178,32 @@ async function model(bench: string, hops: number) {
           }
           continue;
         }
+        if (hopSingle) {
+          let only = -1;
+          let several = false;
+          for (const list of [F[r], E[r]]) {
+            if (!list || several) continue;
+            for (const m of list) {
+              const s = find(m);
+              if (s === r || s === only) continue;
+              if (only === -1) only = s;
+              else {
+                several = true;
+                break;
+              }
+            }
+          }
+          if (several || only === -1) continue;
+          const g = gathered[only];
+          if (!nonEmpty(g)) continue;
+          hopPulls++;
+          const add = (g as SparseBitVector).clone();
+          if (P[r]) add.subtract(P[r] as SparseBitVector);
+          if (N[r]) add.subtract(N[r] as SparseBitVector);
+          if (!add.isEmpty()) get(next, r).unionWith(add);
+          add.destroy();
+          continue;
+        }
         let budget = hopBudget;
         let elements = 0;
         for (const list of [F[r], E[r]]) {
@@ -218,7 +248,7 @@ async function model(bench: string, hops: number) {
     total += P[r]?.count() ?? 0;
   }
   console.log(
-    `${bench} equal ΔP pulls ${equalPulls} of ${pulls}, distinct ΔPs ${distinctDeltas}; ${bench} hops ${hops} ${hopAll ? 'all-or-none ' : ''}budget ${hopBudget} elements ${hopElements} N ≤ ${hopSetElements} P ≤ ${hopPointsElements} latch ${hopLatch} (at ${latchedAt}) tail ${hopTail} (${tailHops} rounds hopped): ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}; equal/pulls per round ${sharePerRound.join(' ')}`,
+    `${bench} equal ΔP pulls ${equalPulls} of ${pulls}, distinct ΔPs ${distinctDeltas}; ${bench} hops ${hops} ${hopAll ? 'all-or-none ' : ''}${hopSingle ? 'single-source ' : ''}budget ${hopBudget} elements ${hopElements} N ≤ ${hopSetElements} P ≤ ${hopPointsElements} latch ${hopLatch} (at ${latchedAt}) tail ${hopTail} (${tailHops} rounds hopped): ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}; equal/pulls per round ${sharePerRound.join(' ')}`,
   );
 }
 
