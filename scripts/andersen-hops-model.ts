@@ -1,6 +1,7 @@
 // Run: HOPS=1,2 HOP_BUDGET=2 HOP_ELEMENTS=2 npx tsx scripts/andersen-hops-model.ts gcc perl python
 // (optional: HOP_SET_ELEMENTS, HOP_POINTS_ELEMENTS bound the sets a hop pull may read and write;
-// HOP_ALL, HOP_LATCH, HOP_TAIL and HOP_SINGLE choose which representatives and rounds hop)
+// HOP_ALL, HOP_LATCH, HOP_TAIL, HOP_SINGLE and HOP_UNIQUE choose which representatives, sources
+// and rounds hop)
 // (needs ../shared/data; see packages/andersen/README.md for what it showed).
 //
 // How many rounds the WebGPU engine's Jacobi iteration would take if a round carried new pointees
@@ -35,6 +36,9 @@ const hopTail = Number(process.env.HOP_TAIL ?? Number.POSITIVE_INFINITY);
 // HOP_SINGLE=1: only representatives with one source class (across E and F) hop, so that every
 // representative copied from that source alone gains its N in the same round.
 const hopSingle = process.env.HOP_SINGLE === '1';
+// HOP_UNIQUE=1: only from sources whose N no other root's N equals (a source whose N is shared
+// keeps its copies in step with the other sources of that N).
+const hopUnique = process.env.HOP_UNIQUE === '1';
 
 async function model(bench: string, hops: number) {
   const { prep, n, objectSize, parent, find, P, D, N, E, F, G, get, update, hcdAndMerge } =
@@ -145,6 +149,25 @@ async function model(bench: string, hops: number) {
     if (inTail && !latched && hops > 1) tailHops++;
     for (let hop = 1; hop < (latched || !inTail ? 1 : hops); hop++) {
       const next: NodeSets = new Array(n);
+      // With HOP_UNIQUE: the roots whose gathered set equals another root's.
+      const shared = new Set<number>();
+      if (hopUnique) {
+        const byHash = new Map<number, number[]>();
+        for (let v = 0; v < n; v++) {
+          const g = gathered[v];
+          if (!nonEmpty(g)) continue;
+          const h = (g as SparseBitVector).hash();
+          const list = byHash.get(h) ?? [];
+          byHash.set(h, list);
+          for (const u of list) {
+            if ((gathered[u] as SparseBitVector).equals(g as SparseBitVector)) {
+              shared.add(u);
+              shared.add(v);
+            }
+          }
+          list.push(v);
+        }
+      }
       for (let r = 0; r < n; r++) {
         if (parent[r] !== r) continue;
         if ((P[r]?.elementCount ?? 0) > hopPointsElements) continue;
@@ -217,7 +240,7 @@ async function model(bench: string, hops: number) {
             if (elements > hopElements) break;
             const s = find(m);
             const g = gathered[s];
-            if (s === r || !nonEmpty(g) || budget <= 0) continue;
+            if (s === r || !nonEmpty(g) || budget <= 0 || shared.has(s)) continue;
             if ((N[s]?.elementCount ?? 0) > hopSetElements) continue;
             budget--;
             hopPulls++;
@@ -248,7 +271,7 @@ async function model(bench: string, hops: number) {
     total += P[r]?.count() ?? 0;
   }
   console.log(
-    `${bench} equal ΔP pulls ${equalPulls} of ${pulls}, distinct ΔPs ${distinctDeltas}; ${bench} hops ${hops} ${hopAll ? 'all-or-none ' : ''}${hopSingle ? 'single-source ' : ''}budget ${hopBudget} elements ${hopElements} N ≤ ${hopSetElements} P ≤ ${hopPointsElements} latch ${hopLatch} (at ${latchedAt}) tail ${hopTail} (${tailHops} rounds hopped): ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}; equal/pulls per round ${sharePerRound.join(' ')}`,
+    `${bench} equal ΔP pulls ${equalPulls} of ${pulls}, distinct ΔPs ${distinctDeltas}; ${bench} hops ${hops} ${hopAll ? 'all-or-none ' : ''}${hopSingle ? 'single-source ' : ''}${hopUnique ? 'unique-N ' : ''}budget ${hopBudget} elements ${hopElements} N ≤ ${hopSetElements} P ≤ ${hopPointsElements} latch ${hopLatch} (at ${latchedAt}) tail ${hopTail} (${tailHops} rounds hopped): ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}; equal/pulls per round ${sharePerRound.join(' ')}`,
   );
 }
 
