@@ -967,20 +967,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const ruleList = this.#options.ruleList !== false && activeLists && deltaBitmap;
     // The second copy hop reuses the delta_bits bitmap's words.
     const hopOption = this.#options.hop ?? DEFAULT_HOP;
+    const hopOn = hopOption !== false && deltaBitmap ? hopOption : undefined;
     const hop =
-      hopOption === undefined || hopOption === false || !deltaBitmap
+      hopOn === undefined
         ? undefined
         : {
-            pulls: Math.max(1, Math.floor(hopOption?.pulls ?? 2)),
-            slots: Math.max(1, Math.floor(hopOption?.slots ?? 60)),
+            pulls: Math.max(1, Math.floor(hopOn.pulls ?? 2)),
+            slots: Math.max(1, Math.floor(hopOn.slots ?? 60)),
             setElements:
-              hopOption?.setElements === undefined
-                ? undefined
-                : Math.max(1, Math.floor(hopOption.setElements)),
+              hopOn.setElements === undefined ? undefined : Math.max(1, Math.floor(hopOn.setElements)),
             pointsElements:
-              hopOption?.pointsElements === undefined
-                ? undefined
-                : Math.max(0, Math.floor(hopOption.pointsElements)),
+              hopOn.pointsElements === undefined ? undefined : Math.max(0, Math.floor(hopOn.pointsElements)),
           };
     const shareEqualSets = this.#options.shareEqualSets !== false;
     const ptsHeads = await this.#buffer(
@@ -1822,11 +1819,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let initialized = false;
     // With the second copy hop only after rounds that pushed at most hopMaxPairs pairs (see
     // GpuSolverOptions.hop): the update is recorded with or without it, as the last round chose.
-    const hopMaxPairs = hop === undefined || !hopOption ? 0 : (hopOption.maxPairs ?? 65_536);
+    const hopMaxPairs = hopOn === undefined ? 0 : (hopOn.maxPairs ?? 65_536);
     const hopTail: SolverEntryPoint[] = [...updateEntries, ...mergePlanEntries];
     const plainTail = hopTail.filter((entry) => entry !== 'hop_bits' && entry !== 'hop_pull');
-    // With hop.tail: the most pairs of a round since the second (the first pushes every initial set).
-    const hopTailShare = hopOption ? hopOption.tail : undefined;
+    // With hop.tail: the most pairs of a round since the second (the first round's rules read
+    // every initial set).
+    const hopTailShare = hopOn?.tail;
     let peakPairs = 0;
     let updateTail = hopTailShare === undefined ? hopTail : plainTail;
     const chooseHop = (pairCount: number) => {

@@ -573,22 +573,21 @@ ${body}
   // A hop pull of N(src) − P(r) into H(r), while the budget lasts (then the scan stops at its next
   // element). With hop.setElements, only of an N of at most that many elements (a pull's walk of N
   // is then a few loads; P(r) is walked either way).
-  const hopPull = (src: string) =>
-    hopLimits.setElements === undefined
-      ? /* wgsl */ `
-              if (budget > 0u) {
+  const hopPull = (src: string) => {
+    const pull = /* wgsl */ `
                 status |= pts_union_minus(${slot('hop', 'r')}, ${slot('pending', src)}, ${slot('points', 'r')});
                 budget--;
-                if (budget == 0u) { hi = 0u; }
-              }`
-      : /* wgsl */ `
-              if (budget > 0u) {
-                if (pts_team_u(select(0u, 1u, pts_elements_at_most(${slot('pending', src)}, ${hopLimits.setElements}u))) != 0u) {
-                  status |= pts_union_minus(${slot('hop', 'r')}, ${slot('pending', src)}, ${slot('points', 'r')});
-                  budget--;
-                  if (budget == 0u) { hi = 0u; }
-                }
+                if (budget == 0u) { hi = 0u; }`;
+    return /* wgsl */ `
+              if (budget > 0u) {${
+                hopLimits.setElements === undefined
+                  ? pull
+                  : `
+                if (pts_team_u(select(0u, 1u, pts_elements_at_most(${slot('pending', src)}, ${hopLimits.setElements}u))) != 0u) {${pull}
+                }`
+              }
               }`;
+  };
   const countDelta = (src: string) => /* wgsl */ `
               if (!pull_seen(pts_team_u(atomicLoad(&control[${A('deltaLeader')} + ${src}])))) { pulls++; }`;
   const countPoints = (_src: string) => /* wgsl */ `
@@ -632,8 +631,17 @@ ${body}
     if (pts_lane == 0u) { atomicStore(&control[${A('deltaLeader')} + s], lead); }`,
     });
 
-  // Node r is a representative with copy⁻¹ sources (E or F): pull_count's and hop_pull's teams.
-  const hasSources = `find(r) == r && (edg_heads[${slot('points', 'r')}] != NONE || edg_heads[${slot('delta', 'r')}] != NONE)`;
+  // The bound on a list walk that scanSources reads (a corrupt list stops there).
+  const listLimit = 'let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;';
+  // pull_count's and hop_pull's sweep: every representative r with copy⁻¹ sources (E or F).
+  const sourcesSweep = (args: { otherwise?: string; body: string }) => /* wgsl */ `
+  ${listLimit}
+  ${sweep({
+    item: 'r',
+    count: 'params.n',
+    test: `find(r) == r && (edg_heads[${slot('points', 'r')}] != NONE || edg_heads[${slot('delta', 'r')}] != NONE)`,
+    ...args,
+  })}`;
   // Node v has a pending points-to or copy⁻¹ set (the update's kernels work on those).
   const pendingTest = `pts_heads[${slot('pending', 'v')}] != NONE || edg_heads[${slot('pending', 'v')}] != NONE${
     hop ? ` || pts_heads[${slot('hop', 'v')}] != NONE` : ''
@@ -1370,12 +1378,7 @@ ${teamKernel(
   /* wgsl */ `
   // Per representative: how many pulls its E and F lists ask for, hence how many chunks (of about
   // params.pull_chunk pulls each, at most params.max_chunks) they are split into.
-  let n = params.n;
-  let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;
-  ${sweep({
-    item: 'r',
-    count: 'n',
-    test: hasSources,
+  ${sourcesSweep({
     otherwise: `atomicStore(&control[${A('pullChunks')} + r], 0u);
         atomicStore(&control[${A('pullSlots')} + r], 0u);`,
     body: /* wgsl */ `
@@ -1498,7 +1501,7 @@ ${teamKernel(
   // Units 0 … n−1 are chunk 0 of each representative (into N(r)), the rest its extra chunks (each
   // into its own partial set, so no two teams ever write one list).
   let n = params.n;
-  let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;
+  ${listLimit}
   let extras = pts_team_u(min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity));
   // Units before \`firsts\` are chunk 0 of a representative (every node, or the pull list's).
   let firsts = ${activeLists ? `pts_team_u(${listLength('pull')})` : 'n'};
@@ -1754,12 +1757,7 @@ ${teamKernel(
   // sources: in the CPU model of the rounds (scripts/andersen-hops-model.ts) two pulls from two
   // elements took as few rounds as unbounded hops (gcc 46 → 36, perl 51 → 34, python 62 → 43).
   // The pulls go into H(r), not N(r), which other teams read now; update_difference adds H to N.
-  let n = params.n;
-  let list_limit = pts_team_u(max(pts_header.capacity, edg_header.capacity)) + 1u;
-  ${sweep({
-    item: 'r',
-    count: 'n',
-    test: hasSources,
+  ${sourcesSweep({
     body: /* wgsl */ `${
       hopLimits.pointsElements === undefined
         ? ''
