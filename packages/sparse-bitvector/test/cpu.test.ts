@@ -150,6 +150,10 @@ describe('SparseBitVector against Set<number>', () => {
         expect(a.last()).toBe(sa.size ? Math.max(...sa) : undefined);
         expect([...a.toArray()]).toEqual(sorted(sa));
         expect(a.toString()).toBe(`{${sorted(sa).join(', ')}}`);
+        // Random pairs are seldom subsets of each other: test a true containment every run.
+        const union = pool.fromArray([...xs, ...ys]);
+        expect(union.contains(a) && union.contains(b)).toBe(true);
+        expect(a.contains(union)).toBe([...sb].every((m) => sa.has(m)));
       }),
       { numRuns: 300 },
     );
@@ -261,6 +265,16 @@ describe('algebraic laws', () => {
 });
 
 describe('edge cases', () => {
+  it('tests containment of members in the sign bit of a word (31, 959, 22079)', () => {
+    const pool = new SparseBitVectorPool();
+    for (const m of [31, 63, 959, 22_079]) {
+      const a = pool.fromArray([m]);
+      expect(a.contains(pool.fromArray([m]))).toBe(true);
+      expect(pool.fromArray([m, m - 1]).contains(a)).toBe(true);
+      expect(a.contains(pool.fromArray([m - 1]))).toBe(false);
+    }
+  });
+
   it('keeps 959, 960 and 961 in neighbouring elements', () => {
     const pool = new SparseBitVectorPool();
     const v = pool.fromArray([961, 959, 960]);
@@ -322,12 +336,20 @@ describe('edge cases', () => {
     expect(c.equals(pool.fromArray(spread))).toBe(true);
   });
 
-  it('property arbitraries straddle element boundaries', () => {
+  it('property arbitraries straddle element and word boundaries', () => {
     fc.assert(
       fc.property(boundaryMembers(), (xs) => {
-        for (const m of xs) expect([958, 959, 0, 1]).toContain(m % 960);
+        for (const m of xs) expect([30, 31, 0, 1]).toContain(m % 32);
       }),
     );
+    const seen = new Set(
+      fc
+        .sample(boundaryMembers(), 200)
+        .flat()
+        .map((m) => m % 960),
+    );
+    expect([...seen].some((r) => r === 959 || r === 0)).toBe(true); // element boundaries
+    expect([...seen].some((r) => r !== 959 && r !== 0 && r % 32 === 31)).toBe(true); // word ones
   });
 });
 

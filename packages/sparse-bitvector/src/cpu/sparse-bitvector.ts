@@ -589,8 +589,11 @@ export class SparseBitVector implements Iterable<number> {
       }
       if (a === NO_ELEMENT || words[a * ELEMENT_WORDS + BASE_WORD] !== base) return false;
       for (let i = 0; i < BITS_WORDS; i++) {
-        const theirs = otherWords[b * ELEMENT_WORDS + i] as number;
-        if (((words[a * ELEMENT_WORDS + i] as number) & theirs) !== theirs) return false;
+        // `theirs & ~mine` stays a signed int32 on both sides of the test; comparing
+        // `mine & theirs` with the unsigned word would miss bit 31.
+        const missing =
+          (otherWords[b * ELEMENT_WORDS + i] as number) & ~(words[a * ELEMENT_WORDS + i] as number);
+        if (missing !== 0) return false;
       }
     }
     return true;

@@ -30,9 +30,16 @@ export function clusteredMembers(
     .map((clusters) => clusters.flatMap(([c, offsets]) => offsets.map((o) => Math.min(MAX, c + o))));
 }
 
-/** Members at and around element boundaries (959, 960, 961, 1919, …). */
+/**
+ * Members at and around element boundaries (959, 960, 961, 1919, …) and word boundaries (31, 32,
+ * 63, …): the sign bit of a 32-bit word is where JavaScript's signed bit operators go wrong.
+ */
 export function boundaryMembers(options: { maxElements?: number; maxLength?: number } = {}) {
-  const boundary = fc.integer({ min: 1, max: options.maxElements ?? 40 }).map((k) => k * ELEMENT);
+  const elements = options.maxElements ?? 40;
+  const boundary = fc.oneof(
+    fc.integer({ min: 1, max: elements }).map((k) => k * ELEMENT),
+    fc.integer({ min: 1, max: elements * (ELEMENT / 32) }).map((k) => k * 32),
+  );
   return fc.array(
     fc.tuple(boundary, fc.integer({ min: -2, max: 1 })).map(([b, d]) => b + d),
     { maxLength: options.maxLength ?? 20 },
