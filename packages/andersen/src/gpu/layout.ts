@@ -96,7 +96,7 @@ export const STATUS_WORDS = 32;
  * node: `delta` (roots with a ΔP, built by `delta_bits`, read by `delta_leaders`), `pull`
  * (representatives with pulls, `pull_items`, read by `pull_sources`), `segments` (worklist keys
  * with a run of pairs, `mark_segments`, read by `apply_pairs`) and `pending` (nodes with a pending
- * or ΔP set, `pending_list`, read by `update_difference`, `update_union` and `update_commit`),
+ * or ΔP set, `pending_list`, read by `update_sets`),
  * and `rules` (the loads, stores and offsets whose read class has a ΔP, built by `pull_items` from
  * the `delta_bits` bitmap, read by `member_rules`; its array, one word per rule, is the control
  * buffer's last). Each of the others has a per-node array in the control buffer

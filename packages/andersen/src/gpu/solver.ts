@@ -668,9 +668,7 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   hop_bits: 'rules',
   hop_pull: 'rules',
   guard_update: 'update',
-  update_difference: 'update',
-  update_union: 'update',
-  update_commit: 'update',
+  update_sets: 'update',
   hcd_hook: 'hcd',
   compress: 'hcd',
   merge_rank: 'hcd',
@@ -690,9 +688,7 @@ const LIST_READ: Partial<Record<SolverEntryPoint, keyof typeof ACTIVE_LIST>> = {
   delta_leaders: 'delta',
   pull_sources: 'pull',
   apply_pairs: 'segments',
-  update_difference: 'pending',
-  update_union: 'pending',
-  update_commit: 'pending',
+  update_sets: 'pending',
   member_rules: 'rules',
 };
 
@@ -1776,9 +1772,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       ...(hop ? (['hop_bits', 'hop_pull'] as const) : []),
       'guard_update',
       ...(activeLists ? (['pending_list'] as const) : []),
-      'update_difference',
-      'update_union',
-      'update_commit',
+      'update_sets',
       'hcd_hook',
       // compress also links each merged node to its new root.
       'compress',

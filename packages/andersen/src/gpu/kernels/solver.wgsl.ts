@@ -102,7 +102,7 @@ export interface SolverKernelParams {
   readonly laneCount?: boolean | undefined;
   /**
    * The kernels that sweep every node for the few with work (`delta_leaders`, `pull_sources`,
-   * `apply_pairs`, `update_difference`, `update_union`, `update_commit`) run instead over compact
+   * `apply_pairs`, `update_sets`) run instead over compact
    * lists built on the GPU (`ACTIVE_LIST` in `layout.ts`), striding over whatever the list holds for the
    * teams the host launched (default true; `delta_leaders` only with `deltaBitmap`, whose kernel
    * builds its list). False for A/B runs.
@@ -121,7 +121,7 @@ export interface SolverKernelParams {
    * from the first `slots` word slots of its F then E lists, the pending sets N of up to `pulls`
    * sources (with `setElements`, only those whose N has at most that many elements; with
    * `pointsElements`, only representatives whose P has at most that many) into its set H, which
-   * `update_difference` adds to N. Needs `deltaBitmap` (its words are reused). Undefined: off.
+   * `update_sets` adds to N. Needs `deltaBitmap` (its words are reused). Undefined: off.
    */
   readonly hop?:
     | {
@@ -180,7 +180,7 @@ export function smallSortWorkgroupBytes(items: number): number {
  * the worklist's sort (the merge sort, or the radix sort, or `sort_small`), `merge_partials` once
  * per level of the partial-merge tree (the last team of each moves the level on),
  * `mark_segments`, `apply_pairs`, `guard_update`,
- * `pending_list`, `update_difference`, `update_union`, `update_commit`, `hcd_hook`,
+ * `pending_list`, `update_sets`, `hcd_hook`,
  * `compress` (which also links the merged nodes to their roots), then the merge plan
  * (`merge_rank`, `merge_count`, `guard_merge`, which also copies the pools' state out; the plan's
  * counts start at 0 in `guard_update`; a pool short of room for the folds grows and the plan
@@ -669,16 +669,19 @@ ${body}
     }
   }`;
   // The update's kernels: every node, or the nodes of the pending list.
+  // The nodes the update visits: those with a pending set (N, G or H) or a ΔP or F to drop — the
+  // pending list's nodes.
+  const updateTest = `${pendingTest} || pts_heads[${slot('delta', 'v')}] != NONE || edg_heads[${slot('delta', 'v')}] != NONE`;
   const updateSweep = (body: string) =>
     activeLists
       ? sweep({
           item: 'i',
           count: listLength('pending'),
-          test: `has_pending(atomicLoad(&control[${A('pendingList')} + i]))`,
+          test: 'true',
           body: `
     let v = pts_team_u(atomicLoad(&control[${A('pendingList')} + i]));${body}`,
         })
-      : sweep({ item: 'v', count: 'params.n', test: pendingTest, body });
+      : sweep({ item: 'v', count: 'params.n', test: updateTest, body });
 
   // Before each attempt's rules: the ΔP leader table, the rules' signature table and the worklist's
   // pair table (both words of every slot; none without dedupePairs, whose mask is then 0), in one
@@ -1694,9 +1697,7 @@ ${threadKernel(
   for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < params.n; start += item_stride) {
     let v = start + lid;
     var keep = false;
-    if (v < params.n) {
-      keep = has_pending(v) || pts_heads[${slot('delta', 'v')}] != NONE || edg_heads[${slot('delta', 'v')}] != NONE;
-    }
+    if (v < params.n) { keep = ${updateTest}; }
     list_append(${L('pending')}, ${A('pendingList')}, keep, v, lid);
   }`,
 )}
@@ -1756,7 +1757,7 @@ ${teamKernel(
   // the first ${hopLimits.slots} word slots of F then E and pulls from at most ${hopLimits.pulls}
   // sources: in the CPU model of the rounds (scripts/andersen-hops-model.ts) two pulls from two
   // elements took as few rounds as unbounded hops (gcc 46 → 36, perl 51 → 34, python 62 → 43).
-  // The pulls go into H(r), not N(r), which other teams read now; update_difference adds H to N.
+  // The pulls go into H(r), not N(r), which other teams read now; update_sets adds H to N.
   ${sourcesSweep({
     body: /* wgsl */ `${
       hopLimits.pointsElements === undefined
@@ -1805,66 +1806,53 @@ ${singleKernel(
   }`,
 )}
 ${teamKernel(
-  'update_difference',
+  'update_sets',
   /* wgsl */ `
+  // The update of one node, by one team: N ∪= H (the second hop's), N −= P, P ∪= N, then ΔP ← N
+  // and F ← G. Every step reads and writes only the node's own sets, so one kernel does what three
+  // dispatches did (update_difference, update_union, update_commit) until the sixth session of
+  // 2026-11-27. A node with a ΔP or F and nothing pending is visited too: its ΔP and F are dropped.
   if (pts_team_u(select(0u, 1u, skip_update())) != 0u) { return; }
-  ${updateSweep(/* wgsl */ `${
-    hop
-      ? /* wgsl */ `
+  ${updateSweep(/* wgsl */ `
+    var status = 0u;${
+      hop
+        ? /* wgsl */ `
     // What the second hop brought joins N (hop_pull counted its elements for guard_update).
     if (pts_team_u(pts_heads[${slot('hop', 'v')}]) != NONE) {
-      let status = pts_union(${slot('pending', 'v')}, ${slot('hop', 'v')});
-      if (pts_lane == 0u) {
-        pts_heads[${slot('hop', 'v')}] = NONE;
-        if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
-          atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
-        }
-      }
+      status |= pts_union(${slot('pending', 'v')}, ${slot('hop', 'v')});
+      if (pts_lane == 0u) { pts_heads[${slot('hop', 'v')}] = NONE; }
     }`
-      : ''
-  }
-    // N − P in place: what is really new.
+        : ''
+    }
+    // N − P in place: what is really new; then P ∪= N.
     if (pts_team_u(pts_heads[${slot('pending', 'v')}]) != NONE) {
       _ = pts_difference(${slot('pending', 'v')}, ${slot('points', 'v')});
     }
-    if (pts_team_u(edg_heads[${slot('pending', 'v')}]) != NONE) {
-      _ = edg_difference(${slot('pending', 'v')}, ${slot('points', 'v')});
-    }`)}`,
-)}
-${teamKernel(
-  'update_union',
-  /* wgsl */ `
-  if (pts_team_u(select(0u, 1u, skip_update())) != 0u) { return; }
-  ${updateSweep(/* wgsl */ `
-    var status = 0u;
     if (pts_team_u(pts_heads[${slot('pending', 'v')}]) != NONE) {
       status |= pts_union(${slot('points', 'v')}, ${slot('pending', 'v')});
+    }
+    if (pts_team_u(edg_heads[${slot('pending', 'v')}]) != NONE) {
+      _ = edg_difference(${slot('pending', 'v')}, ${slot('points', 'v')});
     }
     if (pts_team_u(edg_heads[${slot('pending', 'v')}]) != NONE) {
       status |= edg_union(${slot('points', 'v')}, ${slot('pending', 'v')});
       let added = edg_count(${slot('pending', 'v')});
       if (edg_lane == 0u) { atomicAdd(&control[${S('edgesAdded')}], added); }
     }
-    if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u && pts_lane == 0u) {
-      atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
-    }`)}`,
-)}
-${threadKernel(
-  'update_commit',
-  /* wgsl */ `
-  if (skip_update()) { return; }
-  for (var item = first_item; item < ${activeLists ? listLength('pending') : 'params.n'}; item += item_stride) {
-    let v = ${activeLists ? `atomicLoad(&control[${A('pendingList')} + item])` : 'item'};
     // ΔP ← N, F ← G; the previous ΔP and F are dropped (the bump pools never reuse elements).
-    let gained = pts_heads[${slot('pending', 'v')}];
-    pts_heads[${slot('delta', 'v')}] = gained;
-    pts_heads[${slot('pending', 'v')}] = NONE;
-    if (gained != NONE) { atomicAdd(&control[${S('active')}], 1u); }
-    let fresh = edg_heads[${slot('pending', 'v')}];
-    edg_heads[${slot('delta', 'v')}] = fresh;
-    edg_heads[${slot('pending', 'v')}] = NONE;
-    if (fresh != NONE) { atomicAdd(&control[${S('freshNodes')}], 1u); }
-  }`,
+    let gained = pts_team_u(pts_heads[${slot('pending', 'v')}]);
+    let fresh = pts_team_u(edg_heads[${slot('pending', 'v')}]);
+    if (pts_lane == 0u) {
+      pts_heads[${slot('delta', 'v')}] = gained;
+      pts_heads[${slot('pending', 'v')}] = NONE;
+      if (gained != NONE) { atomicAdd(&control[${S('active')}], 1u); }
+      edg_heads[${slot('delta', 'v')}] = fresh;
+      edg_heads[${slot('pending', 'v')}] = NONE;
+      if (fresh != NONE) { atomicAdd(&control[${S('freshNodes')}], 1u); }
+      if ((status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) {
+        atomicOr(&control[${S('fatal')}], select(FATAL_EXHAUSTED, FATAL_CORRUPT, (status & pts_CORRUPT) != 0u));
+      }
+    }`)}`,
 )}
 ${teamKernel(
   'hcd_hook',
@@ -2165,9 +2153,7 @@ const UPDATE_GATED: ReadonlySet<string> = new Set([
   'hop_pull',
   'guard_update',
   'pending_list',
-  'update_difference',
-  'update_union',
-  'update_commit',
+  'update_sets',
   'hcd_hook',
   'compress',
   'merge_rank',
@@ -2200,9 +2186,7 @@ export const SOLVER_ENTRY_POINTS = {
   hop_bits: 'thread',
   hop_pull: 'team',
   guard_update: 'single',
-  update_difference: 'team',
-  update_union: 'team',
-  update_commit: 'thread',
+  update_sets: 'team',
   hcd_hook: 'team',
   compress: 'thread',
   merge_rank: 'thread',
