@@ -227,8 +227,15 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       b.copy(pointers[(i * 7) % 40] as number, pointers[(i * 13 + 5) % 40] as number);
     const program = b.build();
     expect(program.constraints.length).toBeGreaterThan(smallSortCapacity(8));
-    for (const mergeSortPairs of [undefined, 0]) {
-      const { result } = await solve(program, { initialPoolElements: 2, mergeSortPairs });
+    // The merge sort in tiles of 2,048 (the default) and of 256 pairs (3,400 pairs: four merge
+    // passes), and the radix sort.
+    const variants = [
+      {},
+      { mergeSortTuning: { workgroupSize: 64, itemsPerThread: 4 } },
+      { mergeSortPairs: 0 },
+    ];
+    for (const variant of variants) {
+      const { result } = await solve(program, { initialPoolElements: 2, ...variant });
       // Each pointer's own 75 pairs name 15 distinct objects (31 · 40 ≡ 40 mod 600), before any copy.
       for (const pointer of pointers) expect(result.pointsTo(pointer).length).toBeGreaterThanOrEqual(15);
       await expectSameAsCpu(program, result);

@@ -20,6 +20,7 @@ import {
   createMergeSort,
   createRadixSort,
   type MergeSort,
+  type MergeSortTuning,
   type RadixSort,
   subgroupLayoutIsLinear,
 } from '@gpumorph/gpu-primitives';
@@ -232,6 +233,14 @@ export interface GpuSolverOptions {
    * adapter's workgroup memory is short). @internal Tests and A/B runs pick one.
    */
   readonly smallSortItems?: 4 | 8 | 16 | undefined;
+  /**
+   * Shape of the merge sort's tiles (gpu-primitives' `MergeSortTuning`: invocations per workgroup
+   * and pairs per invocation; default 256 × 8, tiles of 2,048 pairs). A tile of 4,096 (16 pairs an
+   * invocation, 32 KiB of workgroup memory) takes a sort of up to 4,096 pairs in one dispatch and
+   * saves a merge pass on every larger one: perl records 6.2 merge-sort dispatches a round, 5.4
+   * of them passes. @internal For A/B runs and tests.
+   */
+  readonly mergeSortTuning?: MergeSortTuning | undefined;
   /**
    * Teams launched for the merge tree's kernels (default: one per child the round merged).
    * @internal Tests force 1 to run every child of a round on one team.
@@ -744,6 +753,13 @@ const MAX_KEPT_SORTERS = 2;
 interface WorklistSorts {
   readonly radix: RadixSort;
   readonly merge: MergeSort;
+  /** The merge sort's tuning, as a key (`''`: the default). */
+  readonly mergeTuning: string;
+}
+
+/** A key of a merge sort's tuning for the kept sorters (`''`: the default shape). */
+function mergeTuningKey(tuning: MergeSortTuning | undefined): string {
+  return tuning === undefined ? '' : `${tuning.workgroupSize ?? ''}x${tuning.itemsPerThread ?? ''}`;
 }
 
 /** Default of GpuSolverOptions.mergeSortPairs: every size the merge sort's arrays allow. */
@@ -1136,9 +1152,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       ),
       BufferUsage.UNIFORM,
     );
-    const worklistSorts = keptSorters.get(ctx)?.pop() ?? {
+    const mergeTuning = mergeTuningKey(this.#options.mergeSortTuning);
+    const kept = keptSorters.get(ctx) ?? [];
+    const keptAt = kept.findIndex((sorts) => sorts.mergeTuning === mergeTuning);
+    const worklistSorts = (keptAt >= 0 ? kept.splice(keptAt, 1)[0] : undefined) ?? {
       radix: createRadixSort(ctx),
-      merge: createMergeSort(ctx),
+      merge: createMergeSort(
+        ctx,
+        this.#options.mergeSortTuning ? { tuning: this.#options.mergeSortTuning } : {},
+      ),
+      mergeTuning,
     };
     this.#sorter = worklistSorts;
     const sorter = worklistSorts.radix;
