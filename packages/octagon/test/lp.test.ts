@@ -71,9 +71,11 @@ function cellValue(point: readonly number[], i: number, j: number): number {
  * (0, 0, 0) it missed; a closed cell above HiGHS's optimum is held to such a witness instead.
  */
 function integerPointReaches(cons: readonly OctConstraint[], i: number, j: number, bound: number): boolean {
+  // Presolve off: HiGHS's MIP presolve also called a feasible row set infeasible (seed -1064417945,
+  // the test below); without it HiGHS finds the point. Only here, where a witness is rarely needed.
   const r = highs.solve(
     `Maximize\n obj: 0 x0\n${lpBody(cons, 'int', [` w: ${objective(i, j)} >= ${bound}`])}`,
-    { output_flag: false } as never,
+    { output_flag: false, presolve: 'off' } as never,
   );
   if (r.Status !== 'Optimal') return false;
   const columns = r.Columns as Record<string, { Primal: number }>;
@@ -128,5 +130,25 @@ it('holds a closed cell above a wrong MIP optimum of HiGHS to an integer point t
   // 2·x0 (cell V_0 − V_1) closes to 0, reached at (0, 0, 0); no integer point reaches 1.
   expect(integerPointReaches(cons, 1, 0, 0)).toBe(true);
   expect(integerPointReaches(cons, 1, 0, 2)).toBe(false);
+  expectTight(cons, 'int');
+});
+
+it('finds the integer witness where the MIP presolve of HiGHS calls the row set infeasible', () => {
+  // x0 + x2 ≤ 3, x0 − x1 ≤ 0, −x0 ≤ 0, −x0 − x2 ≤ 1, x0 + x1 ≤ 5, x1 − x0 ≤ 0 (found by the
+  // property above in a stress run, seed -1064417945): x0 = x1 ≤ 2, so x0 + x1 closes to 4, reached
+  // at (2, 2, −1). HiGHS's MIP gave 2 as the optimum, and with presolve called x0 + x1 ≥ 4
+  // infeasible.
+  const cons: OctConstraint[] = [
+    { i: 0, si: 1, j: 2, sj: 1, c: 3 },
+    { i: 0, si: 1, j: 1, sj: -1, c: 0 },
+    { i: 0, si: -1, sj: 1, c: 0 },
+    { i: 0, si: -1, j: 2, sj: -1, c: 1 },
+    { i: 1, si: 1, j: 0, sj: 1, c: 5 },
+    { i: 0, si: -1, j: 1, sj: 1, c: 0 },
+  ] as OctConstraint[];
+  expect(cons.every((c) => satisfies(c, [2, 2, -1]))).toBe(true);
+  // Cell V_1 − V_2 is x0 + x1 (V_1 = −x0, V_2 = x1).
+  expect(integerPointReaches(cons, 1, 2, 4)).toBe(true);
+  expect(integerPointReaches(cons, 1, 2, 5)).toBe(false);
   expectTight(cons, 'int');
 });

@@ -162,17 +162,45 @@ export class Rational {
     return this.num === o.num && this.den === o.den;
   }
 
-  /** The nearest double above (`'up'`) or below (`'down'`) this value, exactly this value when representable. */
+  /**
+   * The least double at or above (`'up'`) or the greatest at or below (`'down'`) this value, or
+   * the nearest (`'nearest'`, ties to even, as `Number()` rounds), exactly this value when
+   * representable. Past the doubles, `'up'` is +∞ and `'down'` −∞ (or ±`MAX_VALUE` on the side
+   * that holds).
+   */
   toNumber(direction: 'up' | 'down' | 'nearest' = 'nearest'): number {
     if (this.den === 0n) return Number.POSITIVE_INFINITY;
-    const x = this.den === 1n ? Number(this.num) : Number(this.num) / Number(this.den);
-    if (direction === 'nearest' || !Number.isFinite(x)) {
-      if (direction === 'down' && x === Number.POSITIVE_INFINITY) return Number.MAX_VALUE;
+    if (direction === 'nearest') return this.#nearest();
+    let x = approximateQuotient(this.num, this.den);
+    // x may be a few ulps off on either side (num and den each rounded, then the division): step
+    // onto the side asked for, then towards the value while the next double stays on that side.
+    // One step, as until 2026-11-27, left f64 bounds below the exact ones (e.g.
+    // 198.02404045714573 · 167/17).
+    const below = (y: number) => y === Number.NEGATIVE_INFINITY || Rational.fromNumber(y).compare(this) < 0;
+    const above = (y: number) => y === Number.POSITIVE_INFINITY || Rational.fromNumber(y).compare(this) > 0;
+    if (direction === 'up') {
+      if (x === Number.NEGATIVE_INFINITY) x = -Number.MAX_VALUE;
+      while (x !== Number.POSITIVE_INFINITY && below(x)) x = nextUp(x);
+      while (x !== -Number.MAX_VALUE && !below(nextDown(x))) x = nextDown(x);
       return x;
     }
-    const c = Rational.fromNumber(x).compare(this);
-    if (direction === 'up') return c >= 0 ? x : nextUp(x);
-    return c <= 0 ? x : nextDown(x);
+    if (x === Number.POSITIVE_INFINITY) x = Number.MAX_VALUE;
+    while (x !== Number.NEGATIVE_INFINITY && above(x)) x = nextDown(x);
+    while (x !== Number.MAX_VALUE && !above(nextUp(x))) x = nextUp(x);
+    return x;
+  }
+
+  /** The double nearest this value (ties to even), ±∞ past MAX_VALUE and half an ulp, as IEEE rounds. */
+  #nearest(): number {
+    const down = this.toNumber('down');
+    const up = this.toNumber('up');
+    if (down === up) return down;
+    if (up === Number.POSITIVE_INFINITY) return this.compare(OVERFLOW) >= 0 ? up : down;
+    if (down === Number.NEGATIVE_INFINITY) return this.compare(OVERFLOW.neg()) <= 0 ? down : up;
+    const c = this.sub(Rational.fromNumber(down)).compare(Rational.fromNumber(up).sub(this));
+    if (c !== 0) return c < 0 ? down : up;
+    scratch.setFloat64(0, down);
+    return (scratch.getUint32(4) & 1) === 0 ? down : up;
   }
 
   toString(): string {
@@ -181,6 +209,30 @@ export class Rational {
   }
 }
 
+/**
+ * `num / den` (`den > 0`) within a few ulps, also where `num` or `den` is past the doubles or the
+ * quotient is not a normal double (where `Number(num) / Number(den)` gives ∞, NaN or 0).
+ */
+function approximateQuotient(num: bigint, den: bigint): number {
+  const n = Number(num);
+  const d = Number(den);
+  const x = n / d;
+  if (Number.isFinite(n) && Number.isFinite(d) && (num === 0n || Math.abs(x) >= MIN_NORMAL)) return x;
+  // A quotient of 64 bits, then scaled by 2^shift in steps that stay exact until the last.
+  const magnitude = num < 0n ? -num : num;
+  const shift = magnitude.toString(2).length - den.toString(2).length - 64;
+  const q = shift >= 0 ? magnitude / (den << BigInt(shift)) : (magnitude << BigInt(-shift)) / den;
+  let y = Number(q);
+  let e = shift;
+  for (; e > 1000; e -= 1000) y *= 2 ** 1000;
+  for (; e < -1000; e += 1000) y *= 2 ** -1000;
+  y *= 2 ** e;
+  return num < 0n ? -y : y;
+}
+
+const MIN_NORMAL = 2 ** -1022;
+/** MAX_VALUE plus half its ulp: where round-to-nearest goes to +∞. */
+const OVERFLOW = Rational.of(2n ** 1024n - 2n ** 970n);
 const scratch = new DataView(new ArrayBuffer(8));
 
 /**
