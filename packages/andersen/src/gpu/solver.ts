@@ -236,9 +236,10 @@ export interface GpuSolverOptions {
   /**
    * Shape of the merge sort's tiles (gpu-primitives' `MergeSortTuning`: invocations per workgroup
    * and pairs per invocation; default 256 × 8, tiles of 2,048 pairs). A tile of 4,096 (16 pairs an
-   * invocation, 32 KiB of workgroup memory) takes a sort of up to 4,096 pairs in one dispatch and
-   * saves a merge pass on every larger one: perl records 6.2 merge-sort dispatches a round, 5.4
-   * of them passes. @internal For A/B runs and tests.
+   * invocation: 32,784 bytes of workgroup memory, which the H100's 48 KiB hold and lavapipe's 32
+   * do not, where the sort halves the pairs back to 8) takes a sort of up to 4,096 pairs in one
+   * dispatch and saves a merge pass on every larger one: perl records 6.2 merge-sort dispatches a
+   * round, 4.8 of them merge passes. @internal For A/B runs and tests.
    */
   readonly mergeSortTuning?: MergeSortTuning | undefined;
   /**

@@ -668,9 +668,8 @@ ${body}
       pts_heads[delta_bit_word(word)] = atomicLoad(&delta_bits_words[lid]);
     }
   }`;
-  // The update's kernels: every node, or the nodes of the pending list.
-  // The nodes the update visits: those with a pending set (N, G or H) or a ΔP or F to drop — the
-  // pending list's nodes.
+  // The nodes the update visits (every node's test, or the pending list built with it): those with
+  // a pending set (N, G or H), or a ΔP or F to drop.
   const updateTest = `${pendingTest} || pts_heads[${slot('delta', 'v')}] != NONE || edg_heads[${slot('delta', 'v')}] != NONE`;
   const updateSweep = (body: string) =>
     activeLists
@@ -1136,8 +1135,6 @@ fn push_pair(key: u32, source: u32) {
 }
 
 fn skip_update() -> bool { return atomicLoad(&control[${S('skipUpdate')}]) != 0u; }
-
-fn has_pending(v: u32) -> bool { return ${pendingTest}; }
 
 // The active lists (see ACTIVE_LIST): a workgroup's items are appended with one global atomic.
 var<workgroup> list_group_total: atomic<u32>;
