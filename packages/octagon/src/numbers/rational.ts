@@ -218,7 +218,8 @@ function approximateQuotient(num: bigint, den: bigint): number {
   const d = Number(den);
   const x = n / d;
   if (Number.isFinite(n) && Number.isFinite(d) && (num === 0n || Math.abs(x) >= MIN_NORMAL)) return x;
-  // A quotient of 64 bits, then scaled by 2^shift in steps that stay exact until the last.
+  // A quotient of 64 bits scaled by 2^shift, in steps exact while the value stays a normal double
+  // (below that they round, and the directed roundings step onto their side after).
   const magnitude = num < 0n ? -num : num;
   const shift = magnitude.toString(2).length - den.toString(2).length - 64;
   const q = shift >= 0 ? magnitude / (den << BigInt(shift)) : (magnitude << BigInt(-shift)) / den;
