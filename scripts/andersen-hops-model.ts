@@ -1,7 +1,7 @@
 // Run: HOPS=1,2 HOP_BUDGET=2 HOP_ELEMENTS=2 npx tsx scripts/andersen-hops-model.ts gcc perl python
 // (optional: HOP_SET_ELEMENTS, HOP_POINTS_ELEMENTS bound the sets a hop pull may read and write;
 // HOP_ALL, HOP_LATCH, HOP_TAIL, HOP_SINGLE and HOP_UNIQUE choose which representatives, sources
-// and rounds hop)
+// and rounds hop; each run also prints the copy edges each update added)
 // (needs ../shared/data; see packages/andersen/README.md for what it showed).
 //
 // How many rounds the WebGPU engine's Jacobi iteration would take if a round carried new pointees
@@ -61,6 +61,8 @@ async function model(bench: string, hops: number) {
   let peakPulls = 0;
   let tailHops = 0;
   let latchedAt = 0;
+  let newEdges = 0;
+  const newEdgesPerRound: number[] = [];
   for (;;) {
     const pullsBefore = pulls;
     const equalBefore = equalPulls;
@@ -261,6 +263,12 @@ async function model(bench: string, hops: number) {
     }
     for (const s of gathered) s?.destroy();
     const { active, fresh } = update();
+    // The copy edges the update added (F after it): what keeping the edges forwards as well would
+    // push again as pairs (see the andersen README, "What is left").
+    let edgesAdded = 0;
+    for (let v = 0; v < n; v++) edgesAdded += F[v]?.count() ?? 0;
+    newEdges += edgesAdded;
+    newEdgesPerRound.push(edgesAdded);
     const merged = hcdAndMerge();
     if (active === 0 && fresh === 0 && merged === 0) break;
     if (rounds > 2000) throw new Error('no fixpoint after 2000 rounds');
@@ -271,7 +279,7 @@ async function model(bench: string, hops: number) {
     total += P[r]?.count() ?? 0;
   }
   console.log(
-    `${bench} equal ΔP pulls ${equalPulls} of ${pulls}, distinct ΔPs ${distinctDeltas}; ${bench} hops ${hops} ${hopAll ? 'all-or-none ' : ''}${hopSingle ? 'single-source ' : ''}${hopUnique ? 'unique-N ' : ''}budget ${hopBudget} elements ${hopElements} N ≤ ${hopSetElements} P ≤ ${hopPointsElements} latch ${hopLatch} (at ${latchedAt}) tail ${hopTail} (${tailHops} rounds hopped): ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}; equal/pulls per round ${sharePerRound.join(' ')}`,
+    `${bench} equal ΔP pulls ${equalPulls} of ${pulls}, distinct ΔPs ${distinctDeltas}; ${bench} hops ${hops} ${hopAll ? 'all-or-none ' : ''}${hopSingle ? 'single-source ' : ''}${hopUnique ? 'unique-N ' : ''}budget ${hopBudget} elements ${hopElements} N ≤ ${hopSetElements} P ≤ ${hopPointsElements} latch ${hopLatch} (at ${latchedAt}) tail ${hopTail} (${tailHops} rounds hopped): ${rounds} rounds, Σ|pts| ${total}, pulls ${pulls}, hop pulls ${hopPulls}, copy edges added ${newEdges}, ${(performance.now() - started).toFixed(0)} ms; active per round ${perRound.join(' ')}; equal/pulls per round ${sharePerRound.join(' ')}; copy edges added per round ${newEdgesPerRound.join(' ')}`,
   );
 }
 
