@@ -170,37 +170,38 @@ export class Rational {
    */
   toNumber(direction: 'up' | 'down' | 'nearest' = 'nearest'): number {
     if (this.den === 0n) return Number.POSITIVE_INFINITY;
-    if (direction === 'nearest') return this.#nearest();
-    let x = approximateQuotient(this.num, this.den);
-    // x may be a few ulps off on either side (num and den each rounded, then the division): step
-    // onto the side asked for, then towards the value while the next double stays on that side.
-    // One step, as until 2026-11-27, left f64 bounds below the exact ones (e.g.
-    // 198.02404045714573 · 167/17).
-    const below = (y: number) => y === Number.NEGATIVE_INFINITY || Rational.fromNumber(y).compare(this) < 0;
-    const above = (y: number) => y === Number.POSITIVE_INFINITY || Rational.fromNumber(y).compare(this) > 0;
-    if (direction === 'up') {
-      if (x === Number.NEGATIVE_INFINITY) x = -Number.MAX_VALUE;
-      while (x !== Number.POSITIVE_INFINITY && below(x)) x = nextUp(x);
-      while (x !== -Number.MAX_VALUE && !below(nextDown(x))) x = nextDown(x);
-      return x;
-    }
-    if (x === Number.POSITIVE_INFINITY) x = Number.MAX_VALUE;
-    while (x !== Number.NEGATIVE_INFINITY && above(x)) x = nextDown(x);
-    while (x !== Number.MAX_VALUE && !above(nextUp(x))) x = nextUp(x);
-    return x;
-  }
-
-  /** The double nearest this value (ties to even), ±∞ past MAX_VALUE and half an ulp, as IEEE rounds. */
-  #nearest(): number {
-    const down = this.toNumber('down');
-    const up = this.toNumber('up');
-    if (down === up) return down;
+    const down = this.#greatestDoubleAtOrBelow();
+    if (direction === 'down') return down;
+    // The least double at or above: down itself when it is the value, else the next one up.
+    const up =
+      down === Number.NEGATIVE_INFINITY
+        ? -Number.MAX_VALUE
+        : Rational.fromNumber(down).compare(this) === 0
+          ? down
+          : nextUp(down);
+    if (direction === 'up' || down === up) return up;
+    // Nearest, ties to even; past MAX_VALUE and half an ulp, ±∞ (as IEEE rounds).
     if (up === Number.POSITIVE_INFINITY) return this.compare(OVERFLOW) >= 0 ? up : down;
     if (down === Number.NEGATIVE_INFINITY) return this.compare(OVERFLOW.neg()) <= 0 ? down : up;
     const c = this.sub(Rational.fromNumber(down)).compare(Rational.fromNumber(up).sub(this));
     if (c !== 0) return c < 0 ? down : up;
     scratch.setFloat64(0, down);
     return (scratch.getUint32(4) & 1) === 0 ? down : up;
+  }
+
+  /**
+   * The greatest double at or below this finite value (−∞ below −MAX_VALUE). The quotient may be a
+   * few ulps off on either side (num and den each rounded, then the division): it steps down onto
+   * the value's side, then up while the next double stays there. One step from the quotient, as
+   * until 2026-11-27, left f64 bounds below the exact ones (e.g. 198.02404045714573 · 167/17).
+   */
+  #greatestDoubleAtOrBelow(): number {
+    const above = (y: number) => Rational.fromNumber(y).compare(this) > 0;
+    let x = approximateQuotient(this.num, this.den);
+    if (x === Number.POSITIVE_INFINITY) x = Number.MAX_VALUE;
+    while (x !== Number.NEGATIVE_INFINITY && above(x)) x = nextDown(x);
+    while (x !== Number.MAX_VALUE && !above(nextUp(x))) x = nextUp(x);
+    return x;
   }
 
   toString(): string {
