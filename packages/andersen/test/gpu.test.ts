@@ -713,16 +713,30 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
 
   it.each([
     {
-      name: 'one pull per chunk, at most 7 chunks (a 3-level merge tree)',
+      name: 'one pull per chunk, at most 7 chunks (a 2-level merge tree of fan-in 4)',
       pullChunk: 1,
       maxPullChunks: 7,
       pullChunkCapacity: 1 << 16,
+    },
+    {
+      name: 'one pull per chunk, at most 7 chunks folded in pairs (a 3-level merge tree)',
+      pullChunk: 1,
+      maxPullChunks: 7,
+      pullChunkCapacity: 1 << 16,
+      partialMergeFanIn: 2 as const,
     },
     {
       name: 'three pulls per chunk, up to 1,024 chunks',
       pullChunk: 3,
       maxPullChunks: 1024,
       pullChunkCapacity: 1 << 16,
+    },
+    {
+      name: 'three pulls per chunk, up to 1,024 chunks folded 16 at a time',
+      pullChunk: 3,
+      maxPullChunks: 1024,
+      pullChunkCapacity: 1 << 16,
+      partialMergeFanIn: 16 as const,
     },
     {
       name: 'a chunk capacity of 10 (most representatives refused, run unsplit)',
@@ -744,6 +758,14 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       initialPoolElements: 2,
       pullChunkCapacity: 1 << 16,
     },
+    {
+      name: 'tiny pools, chunks folded 8 at a time',
+      pullChunk: 1,
+      maxPullChunks: 100,
+      initialPoolElements: 2,
+      pullChunkCapacity: 1 << 16,
+      partialMergeFanIn: 8 as const,
+    },
   ])(
     'splits a representative with 1,200 copy sources and 300 members over teams: $name',
     async (split) => {
@@ -763,6 +785,15 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     },
     120_000,
   );
+
+  it('refuses a partial-merge fan-in that is not 2, 4, 8 or 16', async () => {
+    const { program } = smallProgram();
+    for (const partialMergeFanIn of [0, 1, 3, 32]) {
+      await expect(
+        createGpuSolver(program, { gpu: gpu.ctx, partialMergeFanIn: partialMergeFanIn as 2 }),
+      ).rejects.toThrow(/partialMergeFanIn must be 2, 4, 8 or 16/);
+    }
+  });
 
   it('equals the CPU engine on random programs with pulls split into chunks and a tiny ΔP table', async () => {
     await fc.assert(
@@ -786,6 +817,10 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         // read back: a list that more than doubled is strided over by fewer teams than items), or
         // for at least the default 8,192 (more than these programs ever list).
         fc.constantFrom(1, undefined),
+        // The partial-merge tree's fan-in.
+        fc.constantFrom(2 as const, 4 as const, 8 as const, 16 as const),
+        // pull_sources and member_rules as one dispatch (pull_rules) or two.
+        fc.boolean(),
         async (
           program,
           mode,
@@ -796,6 +831,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           pairTableSlots,
           [laneCount, activeLists],
           listFloorItems,
+          partialMergeFanIn,
+          fusePullRules,
         ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const options = {
@@ -810,6 +847,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             laneCount,
             activeLists,
             listFloorItems,
+            partialMergeFanIn,
+            fusePullRules,
           };
           const { result } = await solve(program, options);
           await expectSameAsCpu(program, result, hcd);
@@ -1722,6 +1761,20 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
 describeGpu(
   'WebGPU Andersen engine',
   (gpu) => {
+    // Compiles every kernel for 32-invocation workgroup teams, whose barriers need workgroup-uniform
+    // control flow (three sweeps over the active lists lost it once; only the slow suite below saw it).
+    it('solves a small program with workgroup-memory teams (an adapter without subgroups)', async () => {
+      const { program, x, p } = smallProgram();
+      const solver = await createGpuSolver(program, { gpu: gpu.ctx, pullChunk: 1, maxPullChunks: 4 });
+      try {
+        const result = await solver.solve();
+        expect([...result.pointsTo(p)]).toEqual([x]);
+        await expectSameAsCpu(program, result);
+      } finally {
+        solver.destroy();
+      }
+    }, 600_000);
+
     it.skipIf(!slowGpuTests)(
       'equals the CPU engine on random programs and the split hub with workgroup-memory teams (GPUMORPH_SLOW_GPU_TESTS=1)',
       async () => {

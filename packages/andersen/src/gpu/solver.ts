@@ -259,6 +259,12 @@ export interface GpuSolverOptions {
    */
   readonly ruleList?: boolean | undefined;
   /**
+   * Run `pull_sources` and `member_rules`, which do not depend on one another, as one dispatch
+   * (`pull_rules`, default true): a dispatch fewer each round for the host to record and the GPU to
+   * drain, and the two kernels' slowest teams overlap. @internal A/B runs and tests turn it off.
+   */
+  readonly fusePullRules?: boolean | undefined;
+  /**
    * The second copy hop (default `{ tail: 1/16 }`: on in a solve's quiet tail; `false` turns it
    * off, `{}` runs it after every round): after the worklist is merged, `hop_bits` marks the
    * nodes whose class gathered a pending set N and `hop_pull` has each representative pull the N
@@ -339,6 +345,13 @@ export interface GpuSolverOptions {
    * ΔP the rule reads. @internal For A/B runs and tests.
    */
   readonly ruleSplit?: number | undefined;
+  /**
+   * Fan-in of the tree that folds a split representative's partial pulls into N(r) (2, 4, 8 or 16;
+   * default 4): each level is a `merge_partials` dispatch, so a representative of c chunks takes
+   * ⌈log_fanIn c⌉ of them instead of ⌈log2 c⌉, at the price of up to fanIn − 1 unions one after
+   * another on a level's team. @internal For A/B runs and tests.
+   */
+  readonly partialMergeFanIn?: 2 | 4 | 8 | 16 | undefined;
   /**
    * Teams per online pair in `hcd_hook` (default 16), each hooking the pointees of every
    * `hookSplit`-th element of the pointer's ΔP. @internal For A/B runs and tests.
@@ -671,6 +684,7 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   pull_items: 'rules',
   pull_sources: 'rules',
   member_rules: 'rules',
+  pull_rules: 'rules',
   merge_partials: 'rules',
   sort_small: 'sort',
   mark_segments: 'worklist',
@@ -813,6 +827,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   /** Use {@link createGpuSolver}. */
   constructor(program: ConstraintProgram, ctx: GpuContext, ownsContext: boolean, options: GpuSolverOptions) {
     super();
+    const fanIn = options.partialMergeFanIn;
+    if (fanIn !== undefined && ![2, 4, 8, 16].includes(fanIn)) {
+      throw new RangeError(`partialMergeFanIn must be 2, 4, 8 or 16, not ${fanIn}`);
+    }
     this.program = program;
     this.ctx = ctx;
     this.#ownsContext = ownsContext;
@@ -908,6 +926,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const team: TeamKind = (await subgroupLayoutIsLinear(ctx)) ? 'subgroup' : 'workgroup';
     // Teams per rule in member_rules and per online pair in hcd_hook (see the options).
     const ruleSplit = this.#options.ruleSplit ?? 4;
+    const partialMergeBits = Math.log2(this.#options.partialMergeFanIn ?? 4);
     const shareRules = this.#options.shareRules !== false;
     const hookSplit = this.#options.hookSplit ?? 16;
     let teamWorkgroupSize = 32;
@@ -1203,6 +1222,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           hcdSkipJoined: this.#options.hcdSkipJoined,
           ruleSplit,
           hookSplit,
+          partialMergeBits,
           teamHash: this.#options.teamHash,
           shareRules,
           batchAppend: this.#options.batchAppend,
@@ -1265,7 +1285,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const kind = entryKinds[entry];
       if (kind === 'single') return dispatchGrid(1, maxGrid);
       if (kind === 'team') {
-        return dispatchGrid(Math.min(1 << 15, Math.max(1, Math.ceil(items / teamsPerWorkgroup))), maxGrid);
+        const teams = dispatchGrid(
+          Math.min(1 << 15, Math.max(1, Math.ceil(items / teamsPerWorkgroup))),
+          maxGrid,
+        );
+        // pull_rules: z 0 runs pull_sources, z 1 member_rules (items: the larger of the two).
+        return entry === 'pull_rules' ? { ...teams, z: 2 } : teams;
       }
       return dispatchGrid(Math.min(1 << 14, Math.max(1, Math.ceil(items / THREAD_WORKGROUP))), maxGrid);
     };
@@ -1400,6 +1425,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
     };
     const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
+      if (entry === 'pull_rules') {
+        return Math.max(itemsOf('pull_sources', pairCount), itemsOf('member_rules', pairCount));
+      }
       const swept = sweptItemsOf(entry, pairCount);
       // delta_leaders runs over its list only where delta_bits builds it, member_rules only with
       // ruleList.
@@ -1784,8 +1812,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'delta_leaders',
       'pull_count',
       'pull_items',
-      'pull_sources',
-      'member_rules',
+      ...(this.#options.fusePullRules === false
+        ? (['pull_sources', 'member_rules'] as const)
+        : (['pull_rules'] as const)),
       'sort_gate',
     ];
     // The worklist's runs (and their list) merged into the pending sets.
@@ -2093,9 +2122,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       clearRulesSkipped();
     };
-    /** One level of the partial-merge tree per doubling of the most chunks one representative got. */
+    /** One level of the partial-merge tree per `partialMergeBits` doublings of the most chunks one representative got. */
     const partialMergeLevels = (status: Uint32Array) =>
-      Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number)));
+      Math.ceil(Math.ceil(Math.log2(Math.max(1, status[STATUS.pullMaxChunks] as number))) / partialMergeBits);
     /** Adds an attempt's pull and rule counts to the report; returns the partial-merge levels it needs. */
     const countAttempt = (status: Uint32Array, pairCount: number) => {
       pairsPushed += pairCount;

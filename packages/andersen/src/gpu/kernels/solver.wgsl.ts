@@ -68,6 +68,12 @@ export interface SolverKernelParams {
   readonly ruleSplit?: number | undefined;
   readonly hookSplit?: number | undefined;
   /**
+   * log2 of the partial-merge tree's fan-in (`merge_partials`): at each level a representative's
+   * chunks fold in groups of 2^bits, so ⌈log2 chunks / bits⌉ levels (dispatches) take them all
+   * (default 1: pairs).
+   */
+  readonly partialMergeBits?: number | undefined;
+  /**
    * The ΔP and final-set leader tables hash a set with the whole team (`pts_team_hash`) instead of
    * the library's one-lane `pts_hash` (default true). False for A/B runs.
    */
@@ -207,6 +213,7 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const shareEqualSets = params.shareEqualSets !== false;
   const skipJoined = params.hcdSkipJoined !== false;
   const ruleSplit = params.ruleSplit ?? 1;
+  const mergeBits = params.partialMergeBits ?? 1;
   const hookSplit = params.hookSplit ?? 1;
   const teamHash = params.teamHash !== false;
   const shareRules = params.shareRules !== false;
@@ -276,15 +283,39 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const groupRulesGate = /* wgsl */ `
   if (lid == 0u) { rules_gate_word = atomicLoad(&control[${S('rulesSkipped')}]); }
   if (workgroupUniformLoad(&rules_gate_word) != 0u) { return; }`;
-  const teamKernel = (name: string, body: string) => /* wgsl */ `
-@compute @workgroup_size(${wg})
-fn ${name}(${teamArgs}) {${teamPrelude}${
+  const teamGate = (name: string) =>
     gated(name)
       ? `
   if (pts_team_u(select(0u, 1u, ${rulesSkipped})) != 0u) { return; }`
-      : ''
-  }
+      : '';
+  // The bodies of the team kernels, for the fused entry points below.
+  const teamBodies = new Map<string, string>();
+  const teamKernel = (name: string, body: string) => {
+    teamBodies.set(name, body);
+    return /* wgsl */ `
+@compute @workgroup_size(${wg})
+fn ${name}(${teamArgs}) {${teamPrelude}${teamGate(name)}
 ${body}
+}`;
+  };
+  const teamArgNames = team === 'subgroup' ? 'lid, sg_lane, sg_size' : 'lid';
+  const teamParams = team === 'subgroup' ? 'lid: u32, sg_lane: u32, sg_size: u32' : 'lid: u32';
+  // Team kernels that do not depend on one another, run by one dispatch: part i takes the
+  // workgroups whose z is i, as if it had been dispatched alone on their x × y grid (its early
+  // returns end only its own function).
+  const fusedTeamKernel = (name: string, parts: readonly string[]) => /* wgsl */ `${parts
+    .map(
+      (part) => /* wgsl */ `
+fn ${part}_part(wid: vec3u, nwg: vec3u, ${teamParams}) {${teamPrelude}${teamGate(part)}
+${teamBodies.get(part) ?? ''}
+}`,
+    )
+    .join('')}
+@compute @workgroup_size(${wg})
+fn ${name}(${teamArgs}) {
+  let part_wid = vec3u(wid.xy, 0u);
+  let part_nwg = vec3u(nwg.xy, 1u);
+  ${parts.map((part, i) => `if (wid.z == ${i}u) { ${part}_part(part_wid, part_nwg, ${teamArgNames}); }`).join(' else ')}
 }`;
   const threadKernel = (name: string, body: string) => /* wgsl */ `
 @compute @workgroup_size(${THREAD_WORKGROUP})
@@ -602,7 +633,8 @@ ${body}
   const equalSetLeaders = (set: 'delta' | 'points', fromList = false) =>
     sweep({
       item: fromList ? 'i' : 's',
-      count: fromList ? listLength('delta') : 'params.n',
+      // Through the team's broadcast: a workgroup team's barriers need a uniform loop bound.
+      count: fromList ? `pts_team_u(${listLength('delta')})` : 'params.n',
       test: fromList ? 'true' : `find(s) == s && pts_heads[${slot(set, 's')}] != NONE`,
       otherwise: fromList ? '' : `atomicStore(&control[${A('deltaLeader')} + s], s);`,
       body: /* wgsl */ `${
@@ -675,7 +707,7 @@ ${body}
     activeLists
       ? sweep({
           item: 'i',
-          count: listLength('pending'),
+          count: `pts_team_u(${listLength('pending')})`,
           test: 'true',
           body: `
     let v = pts_team_u(atomicLoad(&control[${A('pendingList')} + i]));${body}`,
@@ -1326,7 +1358,7 @@ ${singleKernel(
   // the rules' counts) fall short. Then nothing is sorted or merged, the update is skipped, and
   // the host runs the missing levels, the right sort and the update in a submission of its own.
   let count = atomicLoad(&control[${S('pairCount')}]);
-  let levels_cover = params.guess_levels >= 31u || atomicLoad(&control[${S('pullMaxChunks')}]) <= (1u << params.guess_levels);
+  let levels_cover = params.guess_levels * ${mergeBits}u >= 31u || atomicLoad(&control[${S('pullMaxChunks')}]) <= (1u << (params.guess_levels * ${mergeBits}u));
   let fits = count <= params.pair_capacity && count <= params.guess_sort_capacity && levels_cover;
   atomicStore(&control[${S('sortedCount')}], select(0u, count, fits));
   atomicStore(&control[${S('guessMissed')}], select(1u, 0u, fits));
@@ -1547,25 +1579,36 @@ ${teamKernel(
 ${teamKernel(
   'merge_partials',
   /* wgsl */ `
-  // One level of the tree that folds a representative's chunks into N(r): at level L, chunk c whose
-  // lowest set bit is L adds its set to chunk c − 2^L (chunk 0 being N(r)). Each set is read or
-  // written by one team per level, and every chunk's set reaches chunk 0 after ⌈log2 chunks⌉ levels.
+  // One level of the tree that folds a representative's chunks into N(r), ${1 << mergeBits} to a group: at
+  // level L (shift = ${mergeBits}·L), the chunks c whose digit L (base ${1 << mergeBits}) is nonzero and whose lower
+  // digits are 0 fold into c with digit L cleared (chunk 0 being N(r)); the team of the group's
+  // first child (digit 1) adds its siblings' sets and its own, so each set is read or written by
+  // one team per level, and every chunk's set reaches chunk 0 after ⌈log2 chunks / ${mergeBits}⌉ levels.
   let level = pts_team_u(atomicLoad(&control[${S('pullLevel')}]));
+  let shift = min(level * ${mergeBits}u, 31u);
   // A level past what the most chunks of one representative need (queued on a guess) merges nothing.
-  if ((1u << min(level, 31u)) >= pts_team_u(atomicLoad(&control[${S('pullMaxChunks')}]))) { return; }
+  if ((1u << shift) >= pts_team_u(atomicLoad(&control[${S('pullMaxChunks')}]))) { return; }
   let extras = pts_team_u(min(atomicLoad(&control[${S('pullChunkCount')}]), params.chunk_capacity));
+  let step = 1u << shift;
   for (var i = first_team; i < extras; i += team_stride) {
     let r = pts_team_u(atomicLoad(&control[pull_owner_word(i)]));
     if (r == NONE) { continue; }
     let base = pts_team_u(atomicLoad(&control[${A('pullBase')} + r]));
     let c = i - base + 1u;
-    if (countTrailingZeros(c) != level) { continue; }
-    let to = c - (1u << level);
+    if ((c & (step - 1u)) != 0u || ((c >> shift) & ${(1 << mergeBits) - 1}u) != 1u) { continue; }
+    let to = c - step;
     var dst = ${slot('pending', 'r')};
     if (to > 0u) { dst = partial_slot(base + to - 1u); }
-    let src = partial_slot(i);
-    if (pts_team_u(pts_heads[src]) == NONE) { continue; }
-    let status = pts_union(dst, src);
+    // The group's children: c, c + step, … while they are r's chunks.
+    let chunks = pts_team_u(atomicLoad(&control[${A('pullChunks')} + r]));
+    var status = 0u;
+    for (var j = 0u; j < ${(1 << mergeBits) - 1}u; j++) {
+      let child = c + j * step;
+      if (child >= chunks) { break; }
+      let src = partial_slot(base + child - 1u);
+      if (pts_team_u(pts_heads[src]) == NONE) { continue; }
+      status |= pts_union(dst, src);
+    }
     if ((status & pts_CORRUPT) != 0u && pts_lane == 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }
   }${nextLevel('pullLevelDone', `atomicAdd(&control[${S('pullLevel')}], 1u);`)}`,
 )}
@@ -1705,7 +1748,7 @@ ${
         /* wgsl */ `
   ${sweep({
     item: activeLists ? 'i' : 'key',
-    count: activeLists ? listLength('segments') : '2u * params.n',
+    count: activeLists ? `pts_team_u(${listLength('segments')})` : '2u * params.n',
     test: activeLists ? 'true' : `atomicLoad(&control[${A('segmentStart')} + key]) != NONE`,
     body: /* wgsl */ `${
       activeLists
@@ -2114,7 +2157,8 @@ ${teamKernel(
   }`,
 )}
 `;
-  return code;
+  // pull_sources writes N(r) and the partial sets; member_rules reads only ΔP and pushes pairs.
+  return `${code}${fusedTeamKernel('pull_rules', ['pull_sources', 'member_rules'])}`;
 }
 
 /**
@@ -2176,6 +2220,7 @@ export const SOLVER_ENTRY_POINTS = {
   pull_items: 'thread',
   pull_sources: 'team',
   member_rules: 'team',
+  pull_rules: 'team',
   merge_partials: 'team',
   sort_small: 'single',
   mark_segments: 'thread',
