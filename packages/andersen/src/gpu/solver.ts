@@ -265,6 +265,12 @@ export interface GpuSolverOptions {
    */
   readonly fusePullRules?: boolean | undefined;
   /**
+   * Run `guard_update` and `pending_list` as one dispatch (`guard_pending`, default true; with
+   * `activeLists`): the pending list is then built even when the guard skips the update. @internal
+   * A/B runs and tests turn it off.
+   */
+  readonly fuseGuardPending?: boolean | undefined;
+  /**
    * The second copy hop (default `{ tail: 1/16 }`: on in a solve's quiet tail; `false` turns it
    * off, `{}` runs it after every round): after the worklist is merged, `hop_bits` marks the
    * nodes whose class gathered a pending set N and `hop_pull` has each representative pull the N
@@ -692,6 +698,7 @@ const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
   hop_bits: 'rules',
   hop_pull: 'rules',
   guard_update: 'update',
+  guard_pending: 'update',
   update_sets: 'update',
   hcd_hook: 'hcd',
   compress: 'hcd',
@@ -1823,8 +1830,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       ...applyEntries,
       // The second copy hop, whose pulls guard_update's room counts.
       ...(hop ? (['hop_bits', 'hop_pull'] as const) : []),
-      'guard_update',
-      ...(activeLists ? (['pending_list'] as const) : []),
+      ...(!activeLists
+        ? (['guard_update'] as const)
+        : this.#options.fuseGuardPending === false
+          ? (['guard_update', 'pending_list'] as const)
+          : (['guard_pending'] as const)),
       'update_sets',
       'hcd_hook',
       // compress also links each merged node to its new root.

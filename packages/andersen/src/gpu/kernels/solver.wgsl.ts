@@ -732,6 +732,34 @@ ${body}
     }
   }`;
 
+  const guardUpdateBody = /* wgsl */ `
+  // The update may copy every element gathered since the iteration began (and what the last
+  // merges left pending) once more; commit nothing unless that fits.
+  let pts_next = atomicLoad(&pts_header.next);
+  let edg_next = atomicLoad(&edg_header.next);
+  let pts_cap = pts_header.capacity;
+  let edg_cap = edg_header.capacity;
+  let pts_need = (min(pts_next, pts_cap) - atomicLoad(&control[${S('markPts')}])) + atomicLoad(&control[${S('mergeNeedPts')}]);
+  let edg_need = (min(edg_next, edg_cap) - atomicLoad(&control[${S('markEdges')}])) + atomicLoad(&control[${S('mergeNeedEdges')}]);
+  var skip = atomicLoad(&pts_header.exhausted) != 0u || atomicLoad(&edg_header.exhausted) != 0u;
+  skip = skip || atomicLoad(&control[${S('pairCount')}]) > params.pair_capacity;
+  skip = skip || atomicLoad(&control[${S('guessMissed')}]) != 0u;
+  skip = skip || pts_next >= pts_cap || pts_cap - pts_next < pts_need;
+  skip = skip || edg_next >= edg_cap || edg_cap - edg_next < edg_need;
+  atomicStore(&control[${S('skipUpdate')}], select(0u, 1u, skip));
+  // The merge plan's counts start again once the last merges' needs above are read: no kernel
+  // between here and merge_rank reads them.
+  if (!skip) {${mergeBegin}
+  }`;
+  // The pending list: the nodes with a pending or ΔP set (the update's kernels run over it; a node
+  // with neither is left alone by all of them).
+  const pendingListBody = /* wgsl */ `
+  for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < params.n; start += item_stride) {
+    let v = start + lid;
+    var keep = false;
+    if (v < params.n) { keep = ${updateTest}; }
+    list_append(${L('pending')}, ${A('pendingList')}, keep, v, lid);
+  }`;
   const code = /* wgsl */ `
 struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_key_bits: u32, sort_value_bits: u32, pair_table_mask: u32, guess_sort_capacity: u32, guess_levels: u32, grow_below: u32, fold_levels: u32 }
 ${params.layoutWgsl}
@@ -1730,16 +1758,16 @@ ${threadKernel(
 ${threadKernel(
   'pending_list',
   /* wgsl */ `
-  // The pending list: the nodes with a pending or ΔP set (the update's kernels run over it; a node
-  // with neither is left alone by all of them).
   if (lid == 0u) { list_group_count = select(0u, 1u, skip_update()); }
-  if (workgroupUniformLoad(&list_group_count) != 0u) { return; }
-  for (var start = gm_workgroup_index(wid, nwg) * ${THREAD_WORKGROUP}u; start < params.n; start += item_stride) {
-    let v = start + lid;
-    var keep = false;
-    if (v < params.n) { keep = ${updateTest}; }
-    list_append(${L('pending')}, ${A('pendingList')}, keep, v, lid);
-  }`,
+  if (workgroupUniformLoad(&list_group_count) != 0u) { return; }${pendingListBody}`,
+)}
+${threadKernel(
+  'guard_pending',
+  /* wgsl */ `
+  // guard_update and pending_list in one dispatch: the list is built whether or not the guard lets
+  // the update commit (a skipped update's kernels ignore it, and guard_merge closes it, so that the
+  // host's redo builds it afresh).
+  if (gm_workgroup_index(wid, nwg) == 0u && lid == 0u) { guard_update_part(); }${pendingListBody}`,
 )}
 ${
   subgroups
@@ -1823,28 +1851,9 @@ ${teamKernel(
     if (pts_lane == 0u && (status & pts_CORRUPT) != 0u) { atomicOr(&control[${S('fatal')}], FATAL_CORRUPT); }`,
   })}`,
 )}
-${singleKernel(
-  'guard_update',
-  /* wgsl */ `
-  // The update may copy every element gathered since the iteration began (and what the last
-  // merges left pending) once more; commit nothing unless that fits.
-  let pts_next = atomicLoad(&pts_header.next);
-  let edg_next = atomicLoad(&edg_header.next);
-  let pts_cap = pts_header.capacity;
-  let edg_cap = edg_header.capacity;
-  let pts_need = (min(pts_next, pts_cap) - atomicLoad(&control[${S('markPts')}])) + atomicLoad(&control[${S('mergeNeedPts')}]);
-  let edg_need = (min(edg_next, edg_cap) - atomicLoad(&control[${S('markEdges')}])) + atomicLoad(&control[${S('mergeNeedEdges')}]);
-  var skip = atomicLoad(&pts_header.exhausted) != 0u || atomicLoad(&edg_header.exhausted) != 0u;
-  skip = skip || atomicLoad(&control[${S('pairCount')}]) > params.pair_capacity;
-  skip = skip || atomicLoad(&control[${S('guessMissed')}]) != 0u;
-  skip = skip || pts_next >= pts_cap || pts_cap - pts_next < pts_need;
-  skip = skip || edg_next >= edg_cap || edg_cap - edg_next < edg_need;
-  atomicStore(&control[${S('skipUpdate')}], select(0u, 1u, skip));
-  // The merge plan's counts start again once the last merges' needs above are read: no kernel
-  // between here and merge_rank reads them.
-  if (!skip) {${mergeBegin}
-  }`,
-)}
+${singleKernel('guard_update', guardUpdateBody)}
+fn guard_update_part() {${guardUpdateBody}
+}
 ${teamKernel(
   'update_sets',
   /* wgsl */ `
@@ -2194,6 +2203,7 @@ const UPDATE_GATED: ReadonlySet<string> = new Set([
   'hop_pull',
   'guard_update',
   'pending_list',
+  'guard_pending',
   'update_sets',
   'hcd_hook',
   'compress',
@@ -2203,7 +2213,12 @@ const UPDATE_GATED: ReadonlySet<string> = new Set([
 ]);
 
 /** Thread kernels with workgroup barriers (list_append), whose gate must return in uniform control flow. */
-const BARRIER_KERNELS: ReadonlySet<string> = new Set(['mark_segments', 'pending_list', 'hop_bits']);
+const BARRIER_KERNELS: ReadonlySet<string> = new Set([
+  'mark_segments',
+  'pending_list',
+  'guard_pending',
+  'hop_bits',
+]);
 
 /** Entry points of {@link solverKernelsWgsl} and how each is dispatched. */
 export const SOLVER_ENTRY_POINTS = {
@@ -2228,6 +2243,7 @@ export const SOLVER_ENTRY_POINTS = {
   hop_bits: 'thread',
   hop_pull: 'team',
   guard_update: 'single',
+  guard_pending: 'thread',
   update_sets: 'team',
   hcd_hook: 'team',
   compress: 'thread',
