@@ -47,10 +47,15 @@ function lpBody(
   return `Subject To\n${[...rows, ...extraRows].join('\n')}\nBounds\n${vars.map((v) => ` ${v} free`).join('\n')}\n${kind === 'int' ? `Generals\n ${vars.join(' ')}\n` : ''}End`;
 }
 
-/** max of V_j − V_i subject to the constraints, by HiGHS (MIP for integers); null when unbounded. */
+/**
+ * max of V_j − V_i subject to the constraints, by HiGHS (MIP for integers, with its presolve off:
+ * the MIP presolve called feasible row sets infeasible, seeds -1064417945 and 1255341456); null
+ * when unbounded.
+ */
 function lpMax(cons: readonly OctConstraint[], i: number, j: number, kind: OctagonKind): number | null {
   const r = highs.solve(`Maximize\n obj: ${objective(i, j)}\n${lpBody(cons, kind)}`, {
     output_flag: false,
+    ...(kind === 'int' ? { presolve: 'off' } : {}),
   } as never);
   if (r.Status === 'Unbounded' || r.Status === 'Primal infeasible or unbounded') return null;
   if (r.Status === 'Infeasible') return Number.NaN;
@@ -150,5 +155,23 @@ it('finds the integer witness where the MIP presolve of HiGHS calls the row set 
   // Cell V_1 − V_2 is x0 + x1 (V_1 = −x0, V_2 = x1).
   expect(integerPointReaches(cons, 1, 2, 4)).toBe(true);
   expect(integerPointReaches(cons, 1, 2, 5)).toBe(false);
+  expectTight(cons, 'int');
+});
+
+it('takes the MIP optimum with presolve off, where the presolve of HiGHS called a feasible set infeasible', () => {
+  // −x2 − x1 ≤ 0, −x1 ≤ 1, −x0 − x1 ≤ 0, x2 + x1 ≤ 0, x1 − x2 ≤ 2, x0 − x2 ≤ 3 (drawn by the
+  // property above in a CI run, seed 1255341456): twelve integer points, among them (0, 0, 0), and
+  // every closed cell equals the best of them; with its presolve on, HiGHS's MIP called five of the
+  // thirty cells' problems infeasible (V_5 − V_2 = −x2 − x1 among them: 0 at (0, 0, 0)).
+  const cons: OctConstraint[] = [
+    { i: 2, si: -1, j: 1, sj: -1, c: 0 },
+    { i: 1, si: -1, sj: 1, c: 1 },
+    { i: 0, si: -1, j: 1, sj: -1, c: 0 },
+    { i: 2, si: 1, j: 1, sj: 1, c: 0 },
+    { i: 1, si: 1, j: 2, sj: -1, c: 2 },
+    { i: 0, si: 1, j: 2, sj: -1, c: 3 },
+  ] as OctConstraint[];
+  expect(cons.every((c) => satisfies(c, [0, 0, 0]))).toBe(true);
+  expect(lpMax(cons, 2, 5, 'int')).toBe(0);
   expectTight(cons, 'int');
 });

@@ -20,4 +20,5 @@ export {
   type GpuSolverOptions,
   type HostTimes,
   type SubmissionKind,
+  solverModuleWgsl,
 } from './solver';

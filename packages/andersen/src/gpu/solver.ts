@@ -45,6 +45,7 @@ import {
   deltaBitmapWords,
   SOLVER_ENTRY_POINTS,
   type SolverEntryPoint,
+  type SolverKernelParams,
   smallSortCapacity,
   smallSortWorkgroupBytes,
   solverEntryKinds,
@@ -1196,29 +1197,26 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const sortInOnePass = this.#options.sortInOnePass !== false;
 
     let compiled: Compiled | undefined;
+    // The entry points that a fused one runs in their place (never dispatched on their own).
+    const supersededEntries = new Set<SolverEntryPoint>([
+      ...(this.#options.fusePullRules === false ? [] : (['pull_sources', 'member_rules'] as const)),
+      ...(this.#options.fuseGuardPending === false || !activeLists
+        ? []
+        : (['guard_update', 'pending_list'] as const)),
+    ]);
     const kernelSets = new Map<string, Record<SolverEntryPoint, Kernel>>();
     const compiledKey = () =>
       `${points.generation}/${edges.generation}/${pairs.keys.label}/${pairs.values.label}`;
     const compile = async (): Promise<Compiled> => {
       const key = compiledKey();
       if (compiled?.key === key) return compiled;
-      const layout = solverLayout(points, edges);
       const bindings = this.#options.bindUsed === true ? 'used' : 'declared';
-      const library = (pool: ElementPool, name: 'pts' | 'edg') =>
-        sparseBitVectorLibraryWgsl({
-          name,
-          team,
-          laneWords,
-          alloc: pool.allocWgsl(team),
-          access: pool.accessWgsl(),
-          batchTail: this.#options.batchTail !== false,
-          loadAhead: this.#options.loadAhead !== false,
-        });
-      const code = linkWgsl(
-        solverKernelsWgsl({
+      const { code, layout } = solverModuleWgsl(
+        points,
+        edges,
+        {
           team,
           teamWorkgroupSize,
-          layoutWgsl: layout.wgsl(),
           laneWords,
           smallSortItems,
           deltaBitmap,
@@ -1238,13 +1236,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           laneCount: this.#options.laneCount !== false,
           activeLists,
           gateUpdate: pipeline,
-        }),
-        [gridWgsl, library(points, 'pts'), library(edges, 'edg')],
+        },
+        { batchTail: this.#options.batchTail !== false, loadAhead: this.#options.loadAhead !== false },
       );
       // A pool that grows within its binding windows keeps its WGSL: only the bind group changes.
       let kernels = kernelSets.get(code);
       if (!kernels) {
-        const entries = Object.keys(SOLVER_ENTRY_POINTS) as SolverEntryPoint[];
+        // Every entry point the solve may dispatch, less those a fused one stands for (pipelines
+        // cost time to build, most of all on a software adapter).
+        const entries = (Object.keys(SOLVER_ENTRY_POINTS) as SolverEntryPoint[]).filter(
+          (entry) => !supersededEntries.has(entry),
+        );
         const built = await Promise.all(
           entries.map((entryPoint) =>
             ctx.kernels.get({ label: `andersen ${entryPoint}`, code, layout, entryPoint, bindings }),
@@ -2810,6 +2812,44 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     }
     return { keys, values };
   }
+}
+
+/**
+ * The WebGPU engine's WGSL module for the pools `points` and `edges`, as the solver compiles it:
+ * {@link solverKernelsWgsl}'s kernels for `kernels` (the bind-group declarations come from the
+ * pools) linked with the grid helpers and each pool's sparse-bit-vector library, and the layout of
+ * its bindings. For checking the module on a device without running a solve (creating its
+ * pipelines takes minutes on a software adapter).
+ *
+ * @example
+ * ```ts
+ * const { code } = solverModuleWgsl(points, edges, { team: 'workgroup', teamWorkgroupSize: 32, laneWords: 1 });
+ * const info = await ctx.device.createShaderModule({ code }).getCompilationInfo();
+ * ```
+ */
+export function solverModuleWgsl(
+  points: ElementPool,
+  edges: ElementPool,
+  kernels: Omit<SolverKernelParams, 'layoutWgsl'>,
+  library: { readonly batchTail?: boolean; readonly loadAhead?: boolean } = {},
+): { readonly code: string; readonly layout: ReturnType<typeof solverLayout> } {
+  const layout = solverLayout(points, edges);
+  const libraryWgsl = (pool: ElementPool, name: 'pts' | 'edg') =>
+    sparseBitVectorLibraryWgsl({
+      name,
+      team: kernels.team,
+      laneWords: kernels.laneWords,
+      alloc: pool.allocWgsl(kernels.team),
+      access: pool.accessWgsl(),
+      batchTail: library.batchTail !== false,
+      loadAhead: library.loadAhead !== false,
+    });
+  const code = linkWgsl(solverKernelsWgsl({ ...kernels, layoutWgsl: layout.wgsl() }), [
+    gridWgsl,
+    libraryWgsl(points, 'pts'),
+    libraryWgsl(edges, 'edg'),
+  ]);
+  return { code, layout };
 }
 
 /**
