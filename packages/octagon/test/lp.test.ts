@@ -48,15 +48,17 @@ function lpBody(
 }
 
 /**
- * max of V_j − V_i subject to the constraints, by HiGHS (MIP for integers, with its presolve off:
- * the MIP presolve called feasible row sets infeasible, seeds -1064417945 and 1255341456); null
- * when unbounded.
+ * HiGHS's options for the integer problems: its MIP presolve called feasible row sets infeasible
+ * (seeds -1064417945 and 1255341456, the fixed tests below); without it HiGHS solves them.
  */
+const MIP_OPTIONS = { output_flag: false, presolve: 'off' } as never;
+
+/** max of V_j − V_i subject to the constraints, by HiGHS (MIP for integers); null when unbounded. */
 function lpMax(cons: readonly OctConstraint[], i: number, j: number, kind: OctagonKind): number | null {
-  const r = highs.solve(`Maximize\n obj: ${objective(i, j)}\n${lpBody(cons, kind)}`, {
-    output_flag: false,
-    ...(kind === 'int' ? { presolve: 'off' } : {}),
-  } as never);
+  const r = highs.solve(
+    `Maximize\n obj: ${objective(i, j)}\n${lpBody(cons, kind)}`,
+    kind === 'int' ? MIP_OPTIONS : ({ output_flag: false } as never),
+  );
   if (r.Status === 'Unbounded' || r.Status === 'Primal infeasible or unbounded') return null;
   if (r.Status === 'Infeasible') return Number.NaN;
   if (r.Status !== 'Optimal') throw new Error(`HiGHS: ${r.Status}`);
@@ -76,11 +78,9 @@ function cellValue(point: readonly number[], i: number, j: number): number {
  * (0, 0, 0) it missed; a closed cell above HiGHS's optimum is held to such a witness instead.
  */
 function integerPointReaches(cons: readonly OctConstraint[], i: number, j: number, bound: number): boolean {
-  // Presolve off: HiGHS's MIP presolve also called a feasible row set infeasible (seed -1064417945,
-  // the test below); without it HiGHS finds the point. Only here, where a witness is rarely needed.
   const r = highs.solve(
     `Maximize\n obj: 0 x0\n${lpBody(cons, 'int', [` w: ${objective(i, j)} >= ${bound}`])}`,
-    { output_flag: false, presolve: 'off' } as never,
+    MIP_OPTIONS,
   );
   if (r.Status !== 'Optimal') return false;
   const columns = r.Columns as Record<string, { Primal: number }>;

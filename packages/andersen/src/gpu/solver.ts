@@ -360,12 +360,6 @@ export interface GpuSolverOptions {
    */
   readonly partialMergeFanIn?: 2 | 4 | 8 | 16 | undefined;
   /**
-   * Fan-in of the tree that folds a class's new children after merges (2, 4, 8 or 16; default 2):
-   * each level is a `merge_level` dispatch, and a level's team folds up to fanIn − 1 children one
-   * after another. @internal For A/B runs and tests.
-   */
-  readonly mergeFanIn?: 2 | 4 | 8 | 16 | undefined;
-  /**
    * Teams per online pair in `hcd_hook` (default 16), each hooking the pointees of every
    * `hookSplit`-th element of the pointer's ΔP. @internal For A/B runs and tests.
    */
@@ -841,11 +835,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   /** Use {@link createGpuSolver}. */
   constructor(program: ConstraintProgram, ctx: GpuContext, ownsContext: boolean, options: GpuSolverOptions) {
     super();
-    for (const name of ['partialMergeFanIn', 'mergeFanIn'] as const) {
-      const fanIn = options[name];
-      if (fanIn !== undefined && ![2, 4, 8, 16].includes(fanIn)) {
-        throw new RangeError(`${name} must be 2, 4, 8 or 16, not ${fanIn}`);
-      }
+    const fanIn = options.partialMergeFanIn;
+    if (fanIn !== undefined && ![2, 4, 8, 16].includes(fanIn)) {
+      throw new RangeError(`partialMergeFanIn must be 2, 4, 8 or 16, not ${fanIn}`);
     }
     this.program = program;
     this.ctx = ctx;
@@ -943,9 +935,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // Teams per rule in member_rules and per online pair in hcd_hook (see the options).
     const ruleSplit = this.#options.ruleSplit ?? 4;
     const partialMergeBits = Math.log2(this.#options.partialMergeFanIn ?? 4);
-    const mergeTreeBits = Math.log2(this.#options.mergeFanIn ?? 2);
-    // The most levels of the children's tree: as many as cover 2^16 children.
-    const maxMergeLevels = Math.ceil(16 / mergeTreeBits);
     const shareRules = this.#options.shareRules !== false;
     const hookSplit = this.#options.hookSplit ?? 16;
     let teamWorkgroupSize = 32;
@@ -1208,12 +1197,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const sortInOnePass = this.#options.sortInOnePass !== false;
 
     let compiled: Compiled | undefined;
-    // The entry points that a fused one runs in their place (never dispatched on their own).
+    // The kernel pairs run as one dispatch (see the options), and the entry points the fused ones
+    // stand for (never dispatched on their own, so built into no pipeline).
+    const fusePullRules = this.#options.fusePullRules !== false;
+    const fuseGuardPending = activeLists && this.#options.fuseGuardPending !== false;
     const supersededEntries = new Set<SolverEntryPoint>([
-      ...(this.#options.fusePullRules === false ? [] : (['pull_sources', 'member_rules'] as const)),
-      ...(this.#options.fuseGuardPending === false || !activeLists
-        ? []
-        : (['guard_update', 'pending_list'] as const)),
+      ...(fusePullRules ? (['pull_sources', 'member_rules'] as const) : []),
+      ...(fuseGuardPending ? (['guard_update', 'pending_list'] as const) : []),
     ]);
     const kernelSets = new Map<string, Record<SolverEntryPoint, Kernel>>();
     const compiledKey = () =>
@@ -1239,7 +1229,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           ruleSplit,
           hookSplit,
           partialMergeBits,
-          mergeTreeBits,
           teamHash: this.#options.teamHash,
           shareRules,
           batchAppend: this.#options.batchAppend,
@@ -1833,9 +1822,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'delta_leaders',
       'pull_count',
       'pull_items',
-      ...(this.#options.fusePullRules === false
-        ? (['pull_sources', 'member_rules'] as const)
-        : (['pull_rules'] as const)),
+      ...(fusePullRules ? (['pull_rules'] as const) : (['pull_sources', 'member_rules'] as const)),
       'sort_gate',
     ];
     // The worklist's runs (and their list) merged into the pending sets.
@@ -1844,11 +1831,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       ...applyEntries,
       // The second copy hop, whose pulls guard_update's room counts.
       ...(hop ? (['hop_bits', 'hop_pull'] as const) : []),
-      ...(!activeLists
-        ? (['guard_update'] as const)
-        : this.#options.fuseGuardPending === false
+      ...(fuseGuardPending
+        ? (['guard_pending'] as const)
+        : activeLists
           ? (['guard_update', 'pending_list'] as const)
-          : (['guard_pending'] as const)),
+          : (['guard_update'] as const)),
       'update_sets',
       'hcd_hook',
       // compress also links each merged node to its new root.
@@ -1881,9 +1868,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         return;
       }
       const children = status[STATUS.mergeMaxChildren] as number;
-      const levelCount =
-        fixedMergeLevels ??
-        Math.min(maxMergeLevels, Math.ceil(Math.ceil(Math.log2(Math.max(1, children))) / mergeTreeBits));
+      const levelCount = fixedMergeLevels ?? Math.min(16, Math.ceil(Math.log2(Math.max(1, children))));
       lastFoldLevels = levelCount;
       mergeItems = fixedMergeTeams ?? Math.min(n, merged);
       pendingFolds = foldEntries(levelCount);
@@ -2055,9 +2040,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const started = performance.now();
       // After a round that merged: the folds of this round's merges too, on a guess of their levels
       // (rules_gate checks it); the rules recorded without them stay for the host.
-      const foldLevels = lastRoundMerged
-        ? (fixedMergeLevels ?? Math.min(maxMergeLevels, lastFoldLevels + 1))
-        : undefined;
+      const foldLevels = lastRoundMerged ? (fixedMergeLevels ?? Math.min(16, lastFoldLevels + 1)) : undefined;
       const queued =
         foldLevels === undefined && nextRules !== undefined
           ? nextRules
@@ -2083,7 +2066,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           ? NO_FOLDS
           : fixedMergeLevels !== undefined
             ? 31
-            : Math.min(31, mergeTreeBits * foldLevels + foldRootLevels);
+            : Math.min(31, foldLevels + foldRootLevels);
       if (levelsWord !== foldLevelsParam) {
         foldLevelsParam = levelsWord;
         ctx.queue.writeBuffer(params, FOLD_LEVELS_OFFSET, Uint32Array.of(levelsWord));

@@ -74,12 +74,6 @@ export interface SolverKernelParams {
    */
   readonly partialMergeBits?: number | undefined;
   /**
-   * log2 of the fan-in of the tree that folds a class's new children (`merge_level`): a level's
-   * stride grows 2^bits-fold, and the first child of each group folds the group's others after
-   * its own (default 1: pairs).
-   */
-  readonly mergeTreeBits?: number | undefined;
-  /**
    * The ΔP and final-set leader tables hash a set with the whole team (`pts_team_hash`) instead of
    * the library's one-lane `pts_hash` (default true). False for A/B runs.
    */
@@ -220,7 +214,6 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const skipJoined = params.hcdSkipJoined !== false;
   const ruleSplit = params.ruleSplit ?? 1;
   const mergeBits = params.partialMergeBits ?? 1;
-  const treeFanIn = 1 << (params.mergeTreeBits ?? 1);
   const hookSplit = params.hookSplit ?? 1;
   const teamHash = params.teamHash !== false;
   const shareRules = params.shareRules !== false;
@@ -2043,26 +2036,22 @@ ${teamKernel(
   if (pts_team_u(select(0u, 1u, skip_update() || atomicLoad(&control[${S('skipMerge')}]) != 0u)) != 0u) { return; }
   let stride = pts_team_u(atomicLoad(&control[${S('mergeStride')}]));
   if (stride >= pts_team_u(atomicLoad(&control[${S('mergeMaxChildren')}]))) { return; }
-  // One level of the tree: the child at position p (p a multiple of ${treeFanIn}·stride) absorbs the
-  // children at p + stride … p + ${treeFanIn - 1}·stride, one after another, so no set is written by two
-  // teams in a level; two teams per group, the even one the points-to sets, the odd one the edge
-  // sets.
+  // One level of the tree: the child at position p (p a multiple of 2·stride) absorbs the child at
+  // p + stride, so no team folds more than one set per level; two teams per pair, the even one
+  // the points-to sets, the odd one the edge sets.
   let count = pts_team_u(atomicLoad(&control[${S('merged')}]));
   for (var u = first_team; u < 2u * count; u += team_stride) {
     let i = u >> 1u;
     let a = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + i]));
     let r = pts_team_u(find(a));
     let p = i - pts_team_u(atomicLoad(&control[${A('mergeStart')} + r]));
-    let size = pts_team_u(atomicLoad(&control[${A('mergeSize')} + r]));
-    if (p % (${treeFanIn}u * stride) != 0u || p + stride >= size) { continue; }
+    if (p % (2u * stride) != 0u || p + stride >= pts_team_u(atomicLoad(&control[${A('mergeSize')} + r]))) { continue; }
+    let b = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + i + stride]));
     var status = 0u;
-    for (var q = p + stride; q < min(size, p + ${treeFanIn}u * stride); q += stride) {
-      let b = pts_team_u(atomicLoad(&control[${A('mergeOrder')} + i + (q - p)]));
-      if ((u & 1u) == 0u) {${foldPointsTo('a', 'b')}
-      } else {${foldEdges('a', 'b')}
-      }
+    if ((u & 1u) == 0u) {${foldPointsTo('a', 'b')}
+    } else {${foldEdges('a', 'b')}
     }${foldFailed}
-  }${nextLevel('mergeLevelDone', `atomicStore(&control[${S('mergeStride')}], select(${treeFanIn}u * stride, 0x80000000u, stride >= 0x80000000u / ${treeFanIn}u));`)}`,
+  }${nextLevel('mergeLevelDone', `atomicStore(&control[${S('mergeStride')}], 2u * stride);`)}`,
 )}
 ${teamKernel(
   'merge_data',
