@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { mergeDawnFlags } from '../src/context/acquire';
 import {
   acquireGpu,
@@ -499,6 +499,30 @@ describeGpu('typed arrays and readback', (gpu) => {
     } finally {
       toucher.destroy();
     }
+  });
+
+  it('keeps one set of page-touching workers a context, and ends them with the context', async () => {
+    const ctx = await acquireGpu({ require: true, retainBytes: 0 });
+    if (!ctx) throw new Error('unreachable: require');
+    const first = await ctx.pageToucher();
+    expect(first).toBeDefined();
+    if (!first) return;
+    // The same workers on every call: starting them is what the context saves its callers.
+    expect(await ctx.pageToucher()).toBe(first);
+    const into = await first.allocate(3 * 4096 + 8);
+    expect(into.every((b) => b === 0)).toBe(true);
+    const terminate = vi.fn();
+    // The workers' own terminate runs too; the spy only sees that destroy() reached them.
+    const destroy = first.destroy.bind(first);
+    first.destroy = () => {
+      terminate();
+      destroy();
+    };
+    ctx.destroy();
+    await Promise.resolve();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(terminate).toHaveBeenCalledTimes(1);
+    expect(() => ctx.pageToucher()).toThrow(GpuDeviceLostError);
   });
 
   it('rejects reads and writes past the end', async () => {

@@ -2,7 +2,6 @@ import {
   acquireGpu,
   BufferUsage,
   createElementPool,
-  createPageToucher,
   dispatchGrid,
   type ElementPool,
   encodeDispatch,
@@ -827,7 +826,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   /** The worklist's sorts (their scratch buffers): kept on the context by destroy(), or freed. */
   #sorter: WorklistSorts | undefined;
   #pools: ElementPool[] = [];
-  /** Page-touching workers for the final readback, started once the sets grow large. */
+  /** Kept buffers and the byte from which each is still to be cleared (see {@link #clearKept}). */
+  #keptToClear: { buffer: GPUBuffer; from: number }[] = [];
+  /** The context's page-touching workers for the final readback, asked for once the sets grow large. */
   #toucher: Promise<PageToucher | undefined> | undefined;
   /** What the last solve measured (undefined before `solve()` ends). */
   report: GpuSolveReport | undefined;
@@ -876,8 +877,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     if (this.#ownsContext) this.ctx.destroy();
   }
 
+  /** Lets go of the page toucher (the context keeps its workers for the next solve). */
   #endToucher(): void {
-    void this.#toucher?.then((toucher) => toucher?.destroy());
     this.#toucher = undefined;
   }
 
@@ -895,13 +896,19 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
    * of each solve on the H100 machine; a clear there is microseconds of GPU time.
    */
   async #buffer(label: string, data: Uint32Array, usage: number, size = data.byteLength): Promise<GPUBuffer> {
-    const buffer = await this.#reuse(label, Math.max(16, size), usage);
+    // Only the bytes after the data need clearing: the clear and the write touch different bytes,
+    // so they may reach the GPU in either order.
+    const buffer = await this.#reuse(label, Math.max(16, size), usage, data.byteLength);
     if (data.byteLength > 0) await this.ctx.writeBuffer(buffer, 0, data);
     return buffer;
   }
 
-  /** A kept buffer cleared to zero (queued before any later write), or a new one; freed by `destroy()`. */
-  async #reuse(label: string, size: number, usage: number): Promise<GPUBuffer> {
+  /**
+   * A kept buffer whose bytes from `keepBytes` on are to be cleared to zero (by
+   * {@link #clearKept}, which the caller awaits before anything reads them), or a new one; freed
+   * by `destroy()`.
+   */
+  async #reuse(label: string, size: number, usage: number, keepBytes = 0): Promise<GPUBuffer> {
     // The kernels bind whole buffers: a kept one may be larger than asked, not past one binding.
     const maxSize = Math.max(size, Math.min(2 * size, this.ctx.limits.maxStorageBufferBindingSize));
     const { buffer, reused } = await this.ctx.reuseBuffer({
@@ -911,14 +918,23 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       usage: usage | BufferUsage.COPY_DST,
     });
     this.#buffers.push(buffer);
-    if (reused) {
-      await this.ctx.guard(`clear ${label}`, () => {
-        const encoder = this.ctx.device.createCommandEncoder({ label: `clear ${label}` });
-        encoder.clearBuffer(buffer);
-        this.ctx.queue.submit([encoder.finish()]);
-      });
-    }
+    if (reused && keepBytes < buffer.size) this.#keptToClear.push({ buffer, from: keepBytes });
     return buffer;
+  }
+
+  /**
+   * Clears what {@link #reuse} left to clear, in one submission: one each cost the setup a
+   * submission and an error scope's round trip per buffer, eight of them a solve.
+   */
+  async #clearKept(): Promise<void> {
+    const clears = this.#keptToClear;
+    if (clears.length === 0) return;
+    this.#keptToClear = [];
+    await this.ctx.guard(`clear ${clears.length} kept buffers`, () => {
+      const encoder = this.ctx.device.createCommandEncoder({ label: 'andersen clear kept buffers' });
+      for (const { buffer, from } of clears) encoder.clearBuffer(buffer, from);
+      this.ctx.queue.submit([encoder.finish()]);
+    });
   }
 
   async #run(): Promise<AndersenResult> {
@@ -2465,6 +2481,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       dropQueuedRound();
     };
 
+    // The kept buffers' clears, before anything reads them.
+    await this.#clearKept();
     const setupMs = performance.now() - started;
     const iterateStarted = performance.now();
     for (;;) {
@@ -2527,10 +2545,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         await growAheadOf(points, pointsNext + growAhead.to * lastPoints);
       const edgesNext = status[STATUS.edgesNext] as number;
       const lastEdges = edgesNext - (status[STATUS.markEdges] as number);
-      // Sets that will take long to read back: start the page-touching workers now, so they are
-      // ready by the end (the live sets are at most what the pool holds).
+      // Sets that will take long to read back: start the context's page-touching workers now
+      // (once a context: starting them cost gcc's solves a millisecond of the main thread each),
+      // so they are ready by the end (the live sets are at most what the pool holds).
       if (this.#toucher === undefined && pointsNext * points.elementBytes >= touchFrom) {
-        this.#toucher = createPageToucher();
+        this.#toucher = ctx.pageToucher();
       }
       if (shortOfRoom(edges, edgesNext, status[STATUS.markEdges] as number))
         await growAheadOf(edges, edgesNext + growAhead.to * lastEdges);
@@ -2803,6 +2822,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // The labels name the capacities: the kernels' bind group is looked up by them (compiledKey).
     const keys = await this.#reuse(`andersen pair keys ${capacity}`, capacity * 4, usage);
     const values = await this.#reuse(`andersen pair sources ${valueCapacity}`, valueCapacity * 4, usage);
+    await this.#clearKept();
     if (old) {
       this.#buffers = this.#buffers.filter((b) => b !== old.keys && b !== old.values);
       // Work already submitted that reads them runs first (the queue's order).
@@ -2832,6 +2852,17 @@ export function solverModuleWgsl(
   kernels: Omit<SolverKernelParams, 'layoutWgsl'>,
   library: { readonly batchTail?: boolean; readonly loadAhead?: boolean } = {},
 ): { readonly code: string; readonly layout: ReturnType<typeof solverLayout> } {
+  const team = kernels.team;
+  // The pools' WGSL is small; what it and the options make is the module, built once per key.
+  const allocation = [points, edges].map((pool) => [pool.allocWgsl(team).code, pool.accessWgsl().code]);
+  const key = JSON.stringify([kernels, library, points.geometry, edges.geometry, allocation]);
+  const known = solverModules.get(key);
+  if (known) {
+    // Most recently used last, so that the oldest goes first.
+    solverModules.delete(key);
+    solverModules.set(key, known);
+    return known;
+  }
   const layout = solverLayout(points, edges);
   const libraryWgsl = (pool: ElementPool, name: 'pts' | 'edg') =>
     sparseBitVectorLibraryWgsl({
@@ -2848,8 +2879,23 @@ export function solverModuleWgsl(
     libraryWgsl(points, 'pts'),
     libraryWgsl(edges, 'edg'),
   ]);
-  return { code, layout };
+  const built = { code, layout };
+  solverModules.set(key, built);
+  if (solverModules.size > MAX_SOLVER_MODULES)
+    solverModules.delete(solverModules.keys().next().value as string);
+  return built;
 }
+
+/**
+ * Solver modules built before, by their options and pools' geometry: building one took 0.5–3 ms
+ * of the host's main thread a solve (gcc's solve is 37 ms on the H100), and a new string of its
+ * 150 KB costs the kernel cache a hash on every look-up, where the same string is hashed once.
+ */
+const solverModules = new Map<
+  string,
+  { readonly code: string; readonly layout: ReturnType<typeof solverLayout> }
+>();
+const MAX_SOLVER_MODULES = 16;
 
 /**
  * A new {@link GpuSolver} for `program` on `options.gpu`, or on a GPU it acquires (throws

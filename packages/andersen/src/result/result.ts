@@ -52,11 +52,14 @@ export class AndersenResult {
   constructor(nodeCount: number, parent: Uint32Array, sets: NodeSets, statistics: SolveStatistics) {
     this.nodeCount = nodeCount;
     this.statistics = statistics;
-    // Flatten the union-find so representative() is one read.
+    // Flatten the union-find so representative() is one read. A parent below v has its root
+    // already (the WebGPU engine's parents only decrease, so it never walks a chain); a parent
+    // above is followed to the root.
     const representative = new Uint32Array(nodeCount);
     for (let v = 0; v < nodeCount; v++) {
-      let r = v;
-      while (parent[r] !== r) r = parent[r] as number;
+      let r = parent[v] as number;
+      if (r < v) r = representative[r] as number;
+      else while (parent[r] !== r) r = parent[r] as number;
       representative[v] = r;
     }
     this.#representative = representative;

@@ -1,3 +1,4 @@
+import { createPageToucher, type PageToucher } from '../buffers/prefault';
 import { RetainedBuffers } from '../buffers/retained';
 import { StagingPool } from '../buffers/staging';
 import { UploadPool } from '../buffers/upload';
@@ -111,6 +112,7 @@ export class GpuContext {
   #instance: unknown;
   #lost: GpuDeviceLostError | undefined;
   #destroyed = false;
+  #pageToucher: Promise<PageToucher | undefined> | undefined;
   readonly #uncaptured: GpumorphError[] = [];
   readonly #listeners = new Set<ErrorListener>();
 
@@ -290,12 +292,34 @@ export class GpuContext {
   }
 
   /**
-   * Releases the staging buffers, kept buffers and pipelines; destroys the device if this context
-   * created it, and drops the Dawn instance so Node can exit.
+   * The context's page-touching worker threads (see {@link createPageToucher}), started on the
+   * first call and kept until {@link destroy}; `undefined` where there are no worker threads.
+   * Starting four workers costs the main thread about a millisecond, so a caller that reads large
+   * sets after every solve shares these rather than starting its own. Idle, they do not keep Node
+   * alive.
+   *
+   * @example
+   * ```ts
+   * const toucher = await ctx.pageToucher();
+   * const into = toucher ? await toucher.allocate(bytes) : new Uint8Array(bytes);
+   * await ctx.staging.readInto(buffer, 0, bytes, into);
+   * ```
+   */
+  pageToucher(): Promise<PageToucher | undefined> {
+    this.assertAlive();
+    this.#pageToucher ??= createPageToucher();
+    return this.#pageToucher;
+  }
+
+  /**
+   * Releases the staging buffers, kept buffers, page-touching workers and pipelines; destroys the
+   * device if this context created it, and drops the Dawn instance so Node can exit.
    */
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
+    void this.#pageToucher?.then((toucher) => toucher?.destroy());
+    this.#pageToucher = undefined;
     this.staging.destroy();
     this.uploads.destroy();
     this.retained.trim();
