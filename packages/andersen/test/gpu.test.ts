@@ -604,6 +604,41 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     for (const v of r) expect([...result.pointsTo(v)]).toEqual([s]);
   });
 
+  it('equals the CPU engine when every kernel is launched as one workgroup (grid caps of 1)', async () => {
+    // Every team and thread kernel strides over its items; one workgroup must still reach them
+    // all (a kernel that covered only its first grid's worth would lose nodes, pulls or pairs).
+    // Programs of 1,500 nodes or so: more items than a thread workgroup's 256 invocations.
+    const wideProgram = (seed: number) => {
+      let state = seed >>> 0;
+      const next = (bound: number) => {
+        state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+        return (state >>> 8) % bound;
+      };
+      const b = createConstraintBuilder();
+      const objects = Array.from({ length: 200 }, (_, i) => b.object(`o${i}`, { fields: 1 + (i % 3) }));
+      const vars = Array.from({ length: 1000 }, (_, i) => b.variable(`v${i}`));
+      const pick = () => vars[next(vars.length)] as number;
+      for (const v of vars) if (next(4) === 0) b.addressOf(v, objects[next(objects.length)] as number);
+      for (let i = 0; i < 1600; i++) {
+        const kind = next(10);
+        if (kind < 5) b.copy(pick(), pick());
+        else if (kind < 7) b.load(pick(), pick(), next(3));
+        else if (kind < 9) b.store(pick(), pick(), next(3));
+        else b.offset(pick(), pick(), next(3));
+      }
+      return b.build();
+    };
+    for (const [seed, gridCaps] of [
+      [1, { team: 1, thread: 1 }],
+      [2, { team: 2, thread: 3 }],
+      [3, { team: 1, thread: 1 }],
+    ] as const) {
+      const program = wideProgram(seed);
+      const { result } = await solve(program, { gridCaps });
+      await expectSameAsCpu(program, result);
+    }
+  });
+
   it('starts every active list again each round (lists that grew past their arrays over the rounds)', async () => {
     // A chain p0 → … → p39 whose every node also takes the address of an object of its own, and
     // loads and stores through it: in round k every node from p_k on gains a pointee, so each

@@ -186,6 +186,12 @@ export interface GpuSolverOptions {
    */
   readonly foldRootLevels?: number | undefined;
   /**
+   * The most workgroups a team kernel launches (default 2^15) and a kernel of one invocation per
+   * item (default 2^14); their teams and invocations stride over the rest. @internal For A/B runs
+   * and tests: any grid gives the same sets.
+   */
+  readonly gridCaps?: { readonly team?: number; readonly thread?: number } | undefined;
+  /**
    * Submit a round's worklist sort on its own, before the rest of its update (default true): Dawn
    * records the backend's commands of every dispatch in `queue.submit` (about 4.5 µs each on the
    * H100 machine), and the GPU starts only once a submission is recorded, so that it sorts while
@@ -1307,18 +1313,20 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
 
     const maxGrid = ctx.limits.maxComputeWorkgroupsPerDimension;
     const entryKinds = solverEntryKinds(team);
+    const teamGridCap = Math.max(1, Math.floor(this.#options.gridCaps?.team ?? 1 << 15));
+    const threadGridCap = Math.max(1, Math.floor(this.#options.gridCaps?.thread ?? 1 << 14));
     const grid = (entry: SolverEntryPoint, items: number) => {
       const kind = entryKinds[entry];
       if (kind === 'single') return dispatchGrid(1, maxGrid);
       if (kind === 'team') {
         const teams = dispatchGrid(
-          Math.min(1 << 15, Math.max(1, Math.ceil(items / teamsPerWorkgroup))),
+          Math.min(teamGridCap, Math.max(1, Math.ceil(items / teamsPerWorkgroup))),
           maxGrid,
         );
         // pull_rules: z 0 runs pull_sources, z 1 member_rules (items: the larger of the two).
         return entry === 'pull_rules' ? { ...teams, z: 2 } : teams;
       }
-      return dispatchGrid(Math.min(1 << 14, Math.max(1, Math.ceil(items / THREAD_WORKGROUP))), maxGrid);
+      return dispatchGrid(Math.min(threadGridCap, Math.max(1, Math.ceil(items / THREAD_WORKGROUP))), maxGrid);
     };
     const phaseMs: Record<GpuSolvePhase, number> = {
       rules: 0,
@@ -2054,6 +2062,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       if (guess === undefined && nextRules === undefined) return;
       const current = compiled;
       const started = performance.now();
+      // The encodeAhead calls below count their own time; this one's total replaces theirs.
+      const aheadBefore = host.encodeAhead;
       // After a round that merged: the folds of this round's merges too, on a guess of their levels
       // (rules_gate checks it); the rules recorded without them stay for the host.
       const foldLevels = lastRoundMerged ? (fixedMergeLevels ?? Math.min(16, lastFoldLevels + 1)) : undefined;
@@ -2106,7 +2116,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           tail.finish(),
         ]);
       });
-      host.encodeAhead += performance.now() - started;
+      host.encodeAhead = aheadBefore + (performance.now() - started);
       host.submissions++;
       const status = Promise.all([submitted, staged?.read()]).then(([, bytes]) => {
         if (bytes === undefined)
