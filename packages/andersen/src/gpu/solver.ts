@@ -40,6 +40,7 @@ import type { ConstraintProgram } from '../model/program';
 import type { HcdPairs } from '../offline/hcd-pairs';
 import { AndersenResult, type SolveStatistics } from '../result/result';
 import { takeHostArrays } from './host-arrays';
+import { compositeKeysInto, liveLayout, sharedSetCounts } from './host-loops';
 import {
   deltaBitmapWords,
   SOLVER_ENTRY_POINTS,
@@ -1137,14 +1138,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // one word when both fit.
       let keyWords = initialPairs.keys.subarray(0, initialPairs.count);
       if (compositeBits > 0) {
-        const compositeKeys = hostArrays.uint32('compositeKeys', keyWords.length);
-        for (let i = 0; i < keyWords.length; i++) {
-          compositeKeys[i] =
-            (((keyWords[i] as number) << compositeBits) |
-              ((initialPairs.sources[i] as number) >>> SOURCE_WORD_SHIFT)) >>>
-            0;
-        }
-        keyWords = compositeKeys;
+        keyWords = compositeKeysInto(
+          hostArrays.uint32('compositeKeys', keyWords.length),
+          keyWords,
+          initialPairs.sources,
+          keyWords.length,
+          compositeBits,
+          SOURCE_WORD_SHIFT,
+        );
       }
       await ctx.writeBuffer(pairs.keys, 0, keyWords);
       await ctx.writeBuffer(pairs.values, 0, initialPairs.sources.subarray(0, initialPairs.count));
@@ -2617,16 +2618,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const used = poolUse(pointsHeader);
     const lengths = new Uint32Array(countWords);
     const counts = new Uint32Array(n);
-    const heads = new Uint32Array(n).fill(NONE);
-    let live = 0;
-    for (let v = 0; v < n; v++) {
-      const count = lengths[v] as number;
-      if (count > 0) {
-        heads[v] = live;
-        counts[v] = live;
-        live += count;
-      }
-    }
+    const heads = new Uint32Array(n);
+    const live = liveLayout(lengths, counts, heads);
     const liveBytes = live * ELEMENT_WORDS * 4;
     let words: Uint32Array;
     let readbackBytes: number;
@@ -2692,13 +2685,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let pointsToElements = live;
     let sharedSets = 0;
     if (leaderOf) {
-      pointsToElements = 0;
-      for (let v = 0; v < n; v++) {
-        if (parent[v] !== v) continue;
-        const leader = leaderOf[v] as number;
-        pointsToElements += lengths[leader] as number;
-        if (leader !== v) sharedSets++;
-      }
+      ({ elements: pointsToElements, shared: sharedSets } = sharedSetCounts(parent, leaderOf, lengths));
     } else if (!compacted) {
       pointsToElements = 0;
       for (let v = 0; v < n; v++) if (parent[v] === v) pointsToElements += sets.at(v)?.elementCount ?? 0;
