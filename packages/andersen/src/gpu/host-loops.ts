@@ -1,8 +1,9 @@
 /**
  * The solver's loops over every node or pair, each in a function of its own. The solve's body
  * (`GpuSolver.#run`, thousands of lines with its closures) is too large for V8 to optimize, so a
- * loop inside it runs as baseline code every solve: on the H100 machine such loops took about
- * 6 ms of the main thread in a gcc solve of 30 ms (V8's profiler, `scripts/andersen-host-profile.mjs`).
+ * loop inside it runs as baseline code every solve: on the H100 machine the solve's body took
+ * 6.4 ms of the main thread's own time in a profiled gcc solve, 2.0 with these loops moved out
+ * (`scripts/andersen-host-profile.mjs`; gcc's whole solve is about 30 ms).
  * A small function is optimized once it is hot, as `prepare.ts`'s passes are.
  */
 import { NO_ELEMENT } from '@gpumorph/sparse-bitvector';

@@ -2885,7 +2885,7 @@ export function solverModuleWgsl(
 
 /**
  * Solver modules built before, by their options and pools' geometry: building one took 0.5–3 ms
- * of the host's main thread a solve (gcc's solve is 37 ms on the H100), and a new string of its
+ * of the host's main thread a solve (a gcc solve is about 30 ms on the H100), and a new string of its
  * 150 KB costs the kernel cache a hash on every look-up, where the same string is hashed once.
  */
 const solverModules = new Map<
