@@ -607,7 +607,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
   it('equals the CPU engine when every kernel is launched as one workgroup (grid caps of 1)', async () => {
     // Every team and thread kernel strides over its items; one workgroup must still reach them
     // all (a kernel that covered only its first grid's worth would lose nodes, pulls or pairs).
-    // Programs of 1,500 nodes or so: more items than a thread workgroup's 256 invocations.
+    // Programs of about 1,400 nodes: more items than a thread workgroup's 256 invocations.
     const wideProgram = (seed: number) => {
       let state = seed >>> 0;
       const next = (bound: number) => {

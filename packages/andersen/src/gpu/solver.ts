@@ -2851,8 +2851,16 @@ export function solverModuleWgsl(
 ): { readonly code: string; readonly layout: ReturnType<typeof solverLayout> } {
   const team = kernels.team;
   // The pools' WGSL is small; what it and the options make is the module, built once per key.
-  const allocation = [points, edges].map((pool) => [pool.allocWgsl(team).code, pool.accessWgsl().code]);
-  const key = JSON.stringify([kernels, library, points.geometry, edges.geometry, allocation]);
+  const wgslOf = (pool: ElementPool) => ({ alloc: pool.allocWgsl(team), access: pool.accessWgsl() });
+  const pointsWgsl = wgslOf(points);
+  const edgesWgsl = wgslOf(edges);
+  const key = JSON.stringify([
+    kernels,
+    library,
+    points.geometry,
+    edges.geometry,
+    [pointsWgsl, edgesWgsl].map(({ alloc, access }) => [alloc.code, access.code]),
+  ]);
   const known = solverModules.get(key);
   if (known) {
     // Most recently used last, so that the oldest goes first.
@@ -2861,20 +2869,20 @@ export function solverModuleWgsl(
     return known;
   }
   const layout = solverLayout(points, edges);
-  const libraryWgsl = (pool: ElementPool, name: 'pts' | 'edg') =>
+  const libraryWgsl = (name: 'pts' | 'edg', { alloc, access }: ReturnType<typeof wgslOf>) =>
     sparseBitVectorLibraryWgsl({
       name,
-      team: kernels.team,
+      team,
       laneWords: kernels.laneWords,
-      alloc: pool.allocWgsl(kernels.team),
-      access: pool.accessWgsl(),
+      alloc,
+      access,
       batchTail: library.batchTail !== false,
       loadAhead: library.loadAhead !== false,
     });
   const code = linkWgsl(solverKernelsWgsl({ ...kernels, layoutWgsl: layout.wgsl() }), [
     gridWgsl,
-    libraryWgsl(points, 'pts'),
-    libraryWgsl(edges, 'edg'),
+    libraryWgsl('pts', pointsWgsl),
+    libraryWgsl('edg', edgesWgsl),
   ]);
   const built = { code, layout };
   solverModules.set(key, built);
