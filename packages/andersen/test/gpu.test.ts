@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { BufferUsage, createElementPool } from '@gpumorph/gpu-allocator';
 import { describeGpu } from '@gpumorph/gpu-allocator/testing';
+import { MEMBERS_PER_ELEMENT } from '@gpumorph/sparse-bitvector';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -246,6 +247,31 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       for (const pointer of pointers) expect(result.pointsTo(pointer).length).toBeGreaterThanOrEqual(15);
       await expectSameAsCpu(program, result);
     }
+  });
+
+  it('lays the final sets out again when they outgrow the worklist, and reads them back whole either way', async () => {
+    const b = createConstraintBuilder();
+    const objects = Array.from({ length: 4 * MEMBERS_PER_ELEMENT }, (_, i) => b.object(`o${i}`));
+    // 200 distinct sets of four elements each (an object from each element's range of members),
+    // and 20 copies of them that share their copy: 800 elements of 32 words.
+    const pointers = Array.from({ length: 200 }, (_, i) => {
+      const p = b.variable(`p${i}`);
+      for (let k = 0; k < 4; k++) b.addressOf(p, objects[MEMBERS_PER_ELEMENT * k + i] as number);
+      return p;
+    });
+    for (let i = 0; i < 20; i++) b.copy(b.variable(`q${i}`), pointers[i * 7] as number);
+    const program = b.build();
+    // The default worklist (4 words a node: 16,240) is too small for them; one of 2^15 is not.
+    const layouts: number[] = [];
+    for (const initialPairCapacity of [undefined, 2 ** 15]) {
+      const { result, solver } = await solve(program, { initialPairCapacity });
+      for (const pointer of pointers) expect(result.pointsTo(pointer).length).toBe(4);
+      expect(solver.report?.sharedSets).toBe(20);
+      expect(result.statistics.pointsToElements).toBe(220 * 4);
+      await expectSameAsCpu(program, result);
+      layouts.push(solver.report?.liveLayouts ?? 0);
+    }
+    expect(layouts).toEqual([2, 1]);
   });
 
   it('equals the CPU engine on random programs, with and without HCD, from tiny pools and worklists', async () => {

@@ -8,7 +8,7 @@ export {
 } from './buffers/array';
 export { createPageToucher, PageToucher } from './buffers/prefault';
 export { RetainedBuffers } from './buffers/retained';
-export { type StagedRead, StagingPool } from './buffers/staging';
+export { type MappedRead, type StagedRead, StagingPool } from './buffers/staging';
 export { UploadPool } from './buffers/upload';
 export { type AcquireGpuOptions, acquireGpu, wrapDevice } from './context/acquire';
 export {

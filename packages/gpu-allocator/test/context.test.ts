@@ -11,6 +11,7 @@ import {
   GpuLimitError,
   GpuUnavailableError,
   GpuValidationError,
+  type MappedRead,
   type StagedRead,
   StagingPool,
   UploadPool,
@@ -427,6 +428,45 @@ describeGpu('typed arrays and readback', (gpu) => {
     expect(ctx.staging.created).toBe(created);
     const encoder = ctx.device.createCommandEncoder();
     expect(() => ctx.staging.recordRead(encoder, source, 4, data.byteLength)).toThrow(RangeError);
+    source.destroy();
+  });
+
+  it('maps a recorded read and copies out as many of its bytes as asked, once', async () => {
+    const ctx = gpu.ctx;
+    const data = Uint32Array.from({ length: 64 }, (_, i) => (i * 7919 + 13) >>> 0);
+    const source = await ctx.createBuffer({
+      label: 'mapped',
+      size: data.byteLength,
+      usage: BufferUsage.COPY_SRC | BufferUsage.COPY_DST,
+    });
+    await ctx.writeBuffer(source, 0, data);
+    const mapTwo = async () => {
+      let staged: StagedRead[] = [];
+      const submitted = ctx.guard('mapped reads', () => {
+        const encoder = ctx.device.createCommandEncoder();
+        staged = [
+          ctx.staging.recordRead(encoder, source, 0, 8),
+          ctx.staging.recordRead(encoder, source, 16, 128),
+        ];
+        ctx.queue.submit([encoder.finish()]);
+      });
+      const [, count, rest] = await Promise.all([submitted, ...staged.map((read) => read.mapped())]);
+      return { count: count as MappedRead, rest: rest as MappedRead };
+    };
+    const { count, rest } = await mapTwo();
+    expect(rest.byteLength).toBe(128);
+    // The first read's words say how many of the second's to keep (here: data[0] % 32 words).
+    const words = new Uint32Array(count.take())[0] as number;
+    const kept = new Uint32Array(rest.take(4 * (words % 32)));
+    expect([...kept]).toEqual([...data.subarray(4, 4 + (words % 32))]);
+    expect(() => rest.take()).toThrow(/taken twice/);
+    // Both staging buffers went back to the pool: the same reads again create none.
+    const created = ctx.staging.created;
+    const again = await mapTwo();
+    expect(() => again.rest.take(132)).toThrow(RangeError);
+    expect(new Uint32Array(again.rest.take(0)).length).toBe(0);
+    again.count.take();
+    expect(ctx.staging.created).toBe(created);
     source.destroy();
   });
 

@@ -233,6 +233,13 @@ describe('bulk transfer layout (CPU side)', () => {
       RangeError,
     );
     expect(adoptVectors(new Uint32Array(0), Uint32Array.of(NO_ELEMENT)).vectors[0]?.isEmpty()).toBe(true);
+    // Laid out and checked by the writer: no lengths, and each head checked when first asked for.
+    const laid = adoptVectorTable(two.words.slice(), Uint32Array.of(two.heads[0] as number, NO_ELEMENT, 4), {
+      laidOut: true,
+    });
+    expect([...(laid.at(0) as SparseBitVector)]).toEqual([1, 2000, 5000]);
+    expect(laid.at(1)?.isEmpty()).toBe(true);
+    expect(() => laid.at(2)).toThrow(/head 4 does not lie in the 4 elements/);
   });
 });
 

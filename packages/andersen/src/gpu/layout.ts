@@ -85,10 +85,23 @@ export const STATUS = {
   pullLevelDone: 30,
   /** The same for `merge_level`, whose last team doubles {@link STATUS.mergeStride} (was `merge_next_level`). */
   mergeLevelDone: 31,
+  /**
+   * After the last iteration: the elements `live_count` has laid out for the readback so far (each
+   * distinct set reserves its elements of the worklist's source buffer here; 0 until then).
+   */
+  liveElements: 32,
+  /**
+   * After `live_stats`: the representatives' P elements, a shared copy counted for every
+   * representative that reads it (the low and high words of a 64-bit count), and how many
+   * representatives read another's copy.
+   */
+  liveCountLow: 33,
+  liveCountHigh: 34,
+  liveShared: 35,
 } as const;
 
 /** Words of {@link STATUS} (the control buffer's first words; the host reads them all back each iteration). */
-export const STATUS_WORDS = 32;
+export const STATUS_WORDS = 36;
 
 /**
  * The compact lists the solver builds on the GPU each round (with `activeLists`), so that the

@@ -11,6 +11,7 @@ import {
   gridWgsl,
   type Kernel,
   linkWgsl,
+  type MappedRead,
   type PageToucher,
   POOL_HEADER_WORDS,
   type StagedRead,
@@ -40,7 +41,7 @@ import type { ConstraintProgram } from '../model/program';
 import type { HcdPairs } from '../offline/hcd-pairs';
 import { AndersenResult, type SolveStatistics } from '../result/result';
 import { takeHostArrays } from './host-arrays';
-import { compositeKeysInto, liveLayout, sharedSetCounts } from './host-loops';
+import { compositeKeysInto } from './host-loops';
 import {
   deltaBitmapWords,
   SOLVER_ENTRY_POINTS,
@@ -550,6 +551,11 @@ export interface GpuSolveReport {
    * share one copy; 0 with `shareEqualSets: false` or when the whole pool was read).
    */
   readonly sharedSets: number;
+  /**
+   * Times the GPU laid the live sets out for the readback: 1, or 2 when they did not fit the
+   * worklist's source buffer, which then grew (0 when the whole pool was read).
+   */
+  readonly liveLayouts: number;
   /** Whether they went into memory that worker threads had touched (see `touchedReadbackBytes`). */
   readonly touchedReadback: boolean;
   /** Adapter the solve ran on. */
@@ -664,8 +670,12 @@ const NO_FOLDS = 0xffff_ffff;
 /** Final readbacks from this size on go into memory that worker threads touched first. */
 const TOUCHED_READ_BYTES = 16 * 2 ** 20;
 
-/** Reads up to this size ride along with the submission that produced them (one staging buffer). */
-const READ_WITH_SUBMISSION_BYTES = 64 * 2 ** 20;
+/**
+ * A worklist source buffer of up to this size is copied out whole with the submission that lays
+ * the live sets out in it, of which the host keeps the bytes they took (one round trip, where a
+ * larger buffer is read after it, only as far as the sets reach).
+ */
+const LIVE_READ_WITH_LAYOUT_BYTES = 16 * 2 ** 20;
 
 /** Host milliseconds of a solve by activity; see {@link GpuSolveReport.host}. */
 export interface HostTimes {
@@ -1630,6 +1640,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       readonly beforeSort?: readonly SolverEntryPoint[];
       /** Small ranges copied out with the status words (each takes a staging buffer of its own). */
       readonly reads?: readonly { buffer: GPUBuffer; byteOffset: number; byteLength: number }[];
+      /**
+       * Ranges copied out after `reads` and returned mapped, of which the caller copies out as
+       * many bytes as the status or the reads say (it must take each once).
+       */
+      readonly mappedReads?: readonly { buffer: GPUBuffer; byteOffset: number; byteLength: number }[];
       /** Command buffers recorded earlier by {@link encodeAhead}, submitted after `entries` in order. */
       readonly ahead?: readonly Ahead[];
       /** Runs on the host once the work is submitted, before the wait. */
@@ -1655,12 +1670,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         pairCount = 0,
         beforeSort = [],
         reads = [],
+        mappedReads = [],
         ahead = [],
         whileRunning,
         kind = 'other',
         submitFirst,
       }: RunOptions = {},
-    ): Promise<{ status: Uint32Array; reads: ArrayBuffer[] }> => {
+    ): Promise<{ status: Uint32Array; reads: ArrayBuffer[]; mapped: MappedRead[] }> => {
       const prepareStarted = performance.now();
       // Unchanged pools and worklist keep their kernels and bind group: no await (each one yields
       // to the event loop) on the path every submission takes.
@@ -1684,6 +1700,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       host.prepare += encodeStarted - prepareStarted;
       let encodeEnded = encodeStarted;
       const staged: StagedRead[] = [];
+      const stagedMapped: StagedRead[] = [];
       const span = takeSpan(kind);
       // With submitFirst: when the first part went up.
       let firstSubmitted: number | undefined;
@@ -1727,6 +1744,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         for (const read of reads) {
           staged.push(ctx.staging.recordRead(tail, read.buffer, read.byteOffset, read.byteLength));
         }
+        for (const read of mappedReads) {
+          stagedMapped.push(ctx.staging.recordRead(tail, read.buffer, read.byteOffset, read.byteLength));
+        }
         buffers.push(tail.finish());
         const submitStarted = performance.now();
         ctx.queue.submit(buffers);
@@ -1742,7 +1762,20 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const aheadBefore = host.encodeAhead;
       whileRunning?.();
       // The error scopes and the copies resolve together: one wait on the device per submission.
-      const [, ...bytes] = await Promise.all([submitted, ...staged.map((read) => read.read())]);
+      const mappedAll = Promise.all(stagedMapped.map((read) => read.mapped()));
+      const [, mapped, ...bytes] = await Promise.all([
+        submitted,
+        mappedAll,
+        ...staged.map((read) => read.read()),
+      ]).catch((error: unknown) => {
+        // The mapped reads no one will take go back to the pool (or, unmappable, are gone).
+        for (const read of stagedMapped)
+          read.mapped().then(
+            (m) => m.take(0),
+            () => undefined,
+          );
+        throw error;
+      });
       const statusAt = performance.now();
       host.wait += statusAt - encodeEnded - (host.encodeAhead - aheadBefore);
       if (kind === 'rules') rulesStatusAt = statusAt;
@@ -1762,7 +1795,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       const status = new Uint32Array(bytes[0] as ArrayBuffer);
       if (activeLists) readListItems(status);
-      return { status, reads: bytes.slice(1) as ArrayBuffer[] };
+      return { status, reads: bytes.slice(1) as ArrayBuffer[], mapped };
     };
     /**
      * Submits `entries`, then the kernels of `ahead` (recorded for the current kernels), with no
@@ -2578,91 +2611,111 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // the GPU first copies the live lists one after another into the worklist's source buffer, so
     // that only they cross the bus; the whole pool is read only when they would not fit a binding.
     const transferStarted = performance.now();
-    if (pairCapacity < n) {
-      pairCapacity = n;
+    const compactOption = this.#options.compactReadback !== false;
+    const elementBytes = ELEMENT_WORDS * 4;
+    // live_count writes each set's head and length into the worklist's keys: 2n words.
+    if (pairCapacity < 2 * n) {
+      pairCapacity = 2 * n;
       pairs = await this.#createPairs(pairCapacity, pairs);
     }
-    // One submission counts the live elements and copies out the union–find, the counts and both
-    // pool headers; a second lays the live lists out one after another and copies them out.
+    // One submission lays the live sets out (live_count reserves each distinct set's elements,
+    // live_copy copies them there, unless they do not fit the buffer), flattens the union–find
+    // and copies out the union–find, the heads, both pool headers and the leaders; and, where the
+    // worklist's source buffer is small, the buffer itself, of which the host keeps the bytes the
+    // sets took. Until the ninth session of 2026-11-27 the host laid the sets out between two
+    // submissions, and walked every node three times more after them.
     const headerBytes = POOL_HEADER_WORDS * 4;
-    // Representatives whose P sets are equal (most of them on gcc and python) are laid out and
-    // read once: live_leaders names one of them, the leader, for the others to share.
-    const counted = await run(
-      'andersen live sets (count)',
-      shareEqualSets ? ['delta_clear', 'live_leaders', 'live_count'] : ['live_count'],
-      {
-        reads: [
-          { buffer: control, byteOffset: arrayAt('parent') * 4, byteLength: n * 4 },
-          { buffer: pairs.keys, byteOffset: 0, byteLength: n * 4 },
-          { buffer: points.header, byteOffset: 0, byteLength: headerBytes },
-          { buffer: edges.header, byteOffset: 0, byteLength: headerBytes },
-          ...(shareEqualSets
-            ? [{ buffer: control, byteOffset: arrayAt('deltaLeader') * 4, byteLength: n * 4 }]
-            : []),
+    const layOut = (valuesBytes: number) =>
+      run(
+        'andersen live sets',
+        [
+          ...(shareEqualSets ? (['delta_clear', 'live_leaders'] as const) : []),
+          'live_count',
+          ...(compactOption ? (['live_copy'] as const) : []),
         ],
-      },
-    );
-    const [parentWords, countWords, pointsHeader, edgesHeader, leaderWords] = counted.reads as [
+        {
+          reads: [
+            { buffer: control, byteOffset: arrayAt('parent') * 4, byteLength: n * 4 },
+            { buffer: pairs.keys, byteOffset: 0, byteLength: n * 4 },
+            { buffer: points.header, byteOffset: 0, byteLength: headerBytes },
+            { buffer: edges.header, byteOffset: 0, byteLength: headerBytes },
+            ...(shareEqualSets
+              ? [{ buffer: control, byteOffset: arrayAt('deltaLeader') * 4, byteLength: n * 4 }]
+              : []),
+          ],
+          mappedReads:
+            valuesBytes > 0 ? [{ buffer: pairs.values, byteOffset: 0, byteLength: valuesBytes }] : [],
+        },
+      );
+    // A buffer that could hold sets large enough for touched memory is read after the layout,
+    // only as far as they reach.
+    const valuesWithLayout = (bytes: number) =>
+      compactOption && bytes <= LIVE_READ_WITH_LAYOUT_BYTES && bytes < touchFrom ? bytes : 0;
+    let laid = await layOut(valuesWithLayout(pairs.values.size));
+    // live_copy checked every list it laid out (a corrupt one is fatal here).
+    checkFatal(laid.status);
+    const live = laid.status[STATUS.liveElements] as number;
+    const liveBytes = live * elementBytes;
+    const compacted =
+      compactOption &&
+      liveBytes <= Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize);
+    const valuesRoom = Math.floor(pairs.values.size / elementBytes);
+    let liveLayouts = compacted ? 1 : 0;
+    if (compacted && live > valuesRoom) {
+      liveLayouts++;
+      // The sets did not fit, so live_copy left them: lay them out again in a buffer that holds them.
+      for (const mapped of laid.mapped) mapped.take(0);
+      pairs = await this.#createPairs(pairCapacity, pairs, Math.max(pairCapacity, live * ELEMENT_WORDS));
+      await ctx.writeBuffer(control, STATUS.liveElements * 4, new Uint32Array(4));
+      laid = await layOut(0);
+      checkFatal(laid.status);
+    }
+    const [parentWords, headWords, pointsHeader, edgesHeader, leaderWords] = laid.reads as [
       ArrayBuffer,
       ArrayBuffer,
       ArrayBuffer,
       ArrayBuffer,
       ArrayBuffer | undefined,
     ];
-    // Besides the sets: the union–find and the counts, and the leaders when sets are shared.
+    // Besides the sets: the union–find and the heads, and the leaders when sets are shared.
     const indexBytes = (leaderWords ? 12 : 8) * n;
     const poolUse = (header: ArrayBuffer) => {
       const words = new Uint32Array(header);
       return Math.min(words[0] as number, words[1] as number);
     };
     const used = poolUse(pointsHeader);
-    const lengths = new Uint32Array(countWords);
-    const counts = new Uint32Array(n);
-    const heads = new Uint32Array(n);
-    const live = liveLayout(lengths, counts, heads);
-    const liveBytes = live * ELEMENT_WORDS * 4;
+    let heads = new Uint32Array(headWords);
     let words: Uint32Array;
     let readbackBytes: number;
     let touchedReadback = false;
-    const compacted =
-      this.#options.compactReadback !== false &&
-      liveBytes <= Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize);
+    const valuesMapped = laid.mapped[0];
     if (compacted) {
-      if (live * ELEMENT_WORDS > pairCapacity) {
-        pairs = await this.#createPairs(pairCapacity, pairs, live * ELEMENT_WORDS);
-      }
-      await ctx.writeBuffer(pairs.keys, 0, counts);
-      // Large sets go into memory whose pages worker threads touch while the GPU copies (a copy
-      // into fresh memory pays a page fault per 4 KiB); small ones ride along with the copy.
-      const toucher = liveBytes >= touchFrom ? await this.#toucher : undefined;
-      const destination = toucher?.allocate(liveBytes);
-      // Awaited below; a failure meanwhile (memory) must not count as an unhandled rejection.
-      destination?.catch(() => undefined);
-      const inline = destination === undefined && liveBytes <= READ_WITH_SUBMISSION_BYTES;
-      const copied = await run('andersen live sets (copy)', ['live_copy'], {
-        reads: inline && live > 0 ? [{ buffer: pairs.values, byteOffset: 0, byteLength: liveBytes }] : [],
-      });
-      // live_copy checked every list it laid out (a corrupt one is fatal here).
-      checkFatal(copied.status);
-      if (live === 0) {
+      if (valuesMapped) {
+        words = new Uint32Array(valuesMapped.take(liveBytes));
+      } else if (live === 0) {
         words = new Uint32Array(0);
-      } else if (destination) {
-        touchedReadback = true;
-        const into = await destination;
-        await ctx.staging.readInto(pairs.values, 0, liveBytes, into);
-        words = new Uint32Array(into.buffer, into.byteOffset, liveBytes / 4);
       } else {
-        words = new Uint32Array(
-          inline ? (copied.reads[0] as ArrayBuffer) : await ctx.readBuffer(pairs.values, 0, liveBytes),
-        );
+        // Large sets go into memory whose pages worker threads touch while the GPU copies (a copy
+        // into fresh memory pays a page fault per 4 KiB).
+        const toucher = liveBytes >= touchFrom ? await this.#toucher : undefined;
+        const destination = toucher?.allocate(liveBytes);
+        if (destination) {
+          touchedReadback = true;
+          const into = await destination;
+          await ctx.staging.readInto(pairs.values, 0, liveBytes, into);
+          words = new Uint32Array(into.buffer, into.byteOffset, liveBytes / 4);
+        } else {
+          words = new Uint32Array(await ctx.readBuffer(pairs.values, 0, liveBytes));
+        }
       }
       readbackBytes = liveBytes + indexBytes;
     } else {
+      valuesMapped?.take(0);
       const [poolHeads, poolWords] = await Promise.all([
         ctx.readBuffer(ptsHeads, 0, n * 4),
         points.readElements(0, used),
       ]);
-      heads.set(new Uint32Array(poolHeads));
+      heads = new Uint32Array(poolHeads);
       const parentOf = new Uint32Array(parentWords);
       for (let v = 0; v < n; v++) if (parentOf[v] !== v) heads[v] = NONE;
       words = poolWords;
@@ -2671,8 +2724,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     }
     const transferReadMs = performance.now() - transferStarted;
     // The sets stay in the array read back (no copy), and a node's set object is made when the
-    // node is asked for, not a million of them at once.
-    const table = adoptVectorTable(words, heads, compacted ? { checkedLengths: lengths } : {});
+    // node is asked for, not a million of them at once. live_copy laid each list out from its
+    // head over consecutive elements and checked it; the whole pool's lists are walked and checked.
+    const table = adoptVectorTable(words, heads, compacted ? { laidOut: true } : {});
+    // live_count made every node's parent its root.
     const parent = new Uint32Array(parentWords);
     // A representative that shares its leader's set reads the leader's list.
     const leaderOf = compacted && leaderWords ? new Uint32Array(leaderWords) : undefined;
@@ -2681,12 +2736,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     this.#endToucher();
 
     // The representatives' elements (each shared set counted for every representative that has
-    // it); the whole-pool path walks the lists.
-    let pointsToElements = live;
-    let sharedSets = 0;
-    if (leaderOf) {
-      ({ elements: pointsToElements, shared: sharedSets } = sharedSetCounts(parent, leaderOf, lengths));
-    } else if (!compacted) {
+    // it), which live_copy counted; the whole-pool path walks the lists.
+    let pointsToElements =
+      (laid.status[STATUS.liveCountLow] as number) + (laid.status[STATUS.liveCountHigh] as number) * 2 ** 32;
+    const sharedSets = leaderOf ? (laid.status[STATUS.liveShared] as number) : 0;
+    if (!compacted) {
       pointsToElements = 0;
       for (let v = 0; v < n; v++) if (parent[v] === v) pointsToElements += sets.at(v)?.elementCount ?? 0;
     }
@@ -2719,6 +2773,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       transferReadMs,
       readbackBytes,
       sharedSets,
+      liveLayouts,
       touchedReadback,
       adapter: String(ctx),
       pullSplit,
@@ -2734,7 +2789,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     querySet?.destroy();
     spanSet?.destroy();
-    const result = new AndersenResult(n, parent, sets, statistics);
+    const result = new AndersenResult(n, parent, sets, statistics, { flat: true });
     this.emit('phase', 'done', stats.rounds);
     this.emit('done', statistics);
     return result;

@@ -29,6 +29,22 @@ export interface NodeSets {
 }
 
 /**
+ * Each node's root in the union–find `parent`, so that `representative()` is one read. A parent
+ * below v has its root already (the WebGPU engine's parents only decrease, so it never walks a
+ * chain); a parent above is followed to the root.
+ */
+function flattened(nodeCount: number, parent: Uint32Array): Uint32Array {
+  const representative = new Uint32Array(nodeCount);
+  for (let v = 0; v < nodeCount; v++) {
+    let r = parent[v] as number;
+    if (r < v) r = representative[r] as number;
+    else while (parent[r] !== r) r = parent[r] as number;
+    representative[v] = r;
+  }
+  return representative;
+}
+
+/**
  * The answer of a points-to solve: for every node, the objects it may point to. Nodes merged with
  * others (cycles, HCD, offline passes) share their representative's set.
  *
@@ -48,21 +64,21 @@ export class AndersenResult {
   readonly #sets: NodeSets;
   #edges: number | undefined;
 
-  /** @internal Engines build results; users receive them. */
-  constructor(nodeCount: number, parent: Uint32Array, sets: NodeSets, statistics: SolveStatistics) {
+  /**
+   * @internal Engines build results; users receive them. With `flat` every parent is its node's
+   * root already (the WebGPU engine's readback kernel flattens the union–find) and `parent` becomes
+   * the result's.
+   */
+  constructor(
+    nodeCount: number,
+    parent: Uint32Array,
+    sets: NodeSets,
+    statistics: SolveStatistics,
+    { flat = false }: { flat?: boolean } = {},
+  ) {
     this.nodeCount = nodeCount;
     this.statistics = statistics;
-    // Flatten the union-find so representative() is one read. A parent below v has its root
-    // already (the WebGPU engine's parents only decrease, so it never walks a chain); a parent
-    // above is followed to the root.
-    const representative = new Uint32Array(nodeCount);
-    for (let v = 0; v < nodeCount; v++) {
-      let r = parent[v] as number;
-      if (r < v) r = representative[r] as number;
-      else while (parent[r] !== r) r = parent[r] as number;
-      representative[v] = r;
-    }
-    this.#representative = representative;
+    this.#representative = flat ? parent : flattened(nodeCount, parent);
     this.#sets = sets;
   }
 

@@ -18,7 +18,25 @@ const MAX_CACHED_BYTES = 256 * 1024 * 1024;
 
 /** A read recorded by {@link StagingPool.recordRead}; `read()` resolves once the submission carrying it has run. */
 export interface StagedRead {
+  /** The bytes read, copied out of the staging buffer, which goes back to the pool. */
   read(): Promise<ArrayBuffer>;
+  /**
+   * The staging buffer mapped, for a caller that learns only from the submission's other reads
+   * how many of the bytes it needs: {@link MappedRead.take} copies those out. Call one of `read`
+   * and `mapped`, once.
+   */
+  mapped(): Promise<MappedRead>;
+}
+
+/** A {@link StagedRead}'s staging buffer, mapped. */
+export interface MappedRead {
+  /** The bytes recorded. */
+  readonly byteLength: number;
+  /**
+   * Copies out the first `byteLength` bytes (default: all) and gives the staging buffer back to
+   * the pool; call it once (with 0 when none are needed), as the buffer stays mapped until then.
+   */
+  take(byteLength?: number): ArrayBuffer;
 }
 
 function checkRange(source: GPUBuffer, byteOffset: number, byteLength: number): void {
@@ -98,31 +116,42 @@ export class StagingPool {
     const staging = this.#takeNow(size);
     encoder.copyBufferToBuffer(source, byteOffset, staging, 0, byteLength);
     const ctx = this.#ctx;
-    let done: Promise<ArrayBuffer> | undefined;
-    const map = async (): Promise<ArrayBuffer> => {
+    let done: Promise<MappedRead> | undefined;
+    const map = async (): Promise<MappedRead> => {
       try {
-        try {
-          await staging.mapAsync(MapMode.READ, 0, size);
-        } catch (cause) {
-          ctx.assertAlive();
-          throw new GpuDeviceLostError(`readback of ${source.label} failed to map`, 'unknown', { cause });
-        }
-        const bytes = new Uint8Array(byteLength);
-        bytes.set(new Uint8Array(staging.getMappedRange(0, size), 0, byteLength));
-        staging.unmap();
-        this.#free.give(staging);
-        return bytes.buffer;
-      } catch (error) {
+        await staging.mapAsync(MapMode.READ, 0, size);
+      } catch (cause) {
         staging.destroy();
-        throw error;
+        ctx.assertAlive();
+        throw new GpuDeviceLostError(`readback of ${source.label} failed to map`, 'unknown', { cause });
       }
+      let taken = false;
+      return {
+        byteLength,
+        take: (length = byteLength) => {
+          if (taken) throw new Error(`readback of ${source.label} taken twice`);
+          if (!Number.isInteger(length) || length < 0 || length > byteLength) {
+            throw new RangeError(`readback of ${source.label}: ${length} of its ${byteLength} bytes`);
+          }
+          taken = true;
+          try {
+            const bytes = new Uint8Array(length);
+            if (length > 0) bytes.set(new Uint8Array(staging.getMappedRange(0, size), 0, length));
+            staging.unmap();
+            this.#free.give(staging);
+            return bytes.buffer;
+          } catch (error) {
+            staging.destroy();
+            throw error;
+          }
+        },
+      };
     };
-    return {
-      read: () => {
-        done ??= map();
-        return done;
-      },
+    const mapped = () => {
+      done ??= map();
+      return done;
     };
+    return { mapped, read: async () => (await mapped()).take() };
   }
 
   /**

@@ -339,8 +339,10 @@ export interface AdoptedVectorTable {
  *
  * `checkedLengths` skips the walk over every list: pass it only when whoever laid the lists out
  * has checked them (canonical, and each laid out from its head over that many consecutive
- * elements, linked in order), as the Andersen GPU engine's readback kernel does; then only that
- * each list's elements lie in `words` is checked.
+ * elements, linked in order); then only that each list's elements lie in `words` is checked.
+ * `laidOut` skips that too, for a writer that also checked that every list lies in `words`, as
+ * the Andersen GPU engine's readback kernel does: then no lengths are needed, and a head is only
+ * checked to lie in `words` when its vector is first asked for.
  *
  * @example
  * ```ts
@@ -351,12 +353,15 @@ export interface AdoptedVectorTable {
 export function adoptVectorTable(
   words: Uint32Array,
   heads: ArrayLike<number>,
-  options: { firstVector?: number; checkedLengths?: ArrayLike<number> } = {},
+  options: { firstVector?: number; checkedLengths?: ArrayLike<number>; laidOut?: boolean } = {},
 ): AdoptedVectorTable {
   const firstVector = options.firstVector ?? 0;
-  const lengths = options.checkedLengths
-    ? checkedRanges(words, heads, options.checkedLengths, firstVector)
-    : checkLists(words, heads, firstVector).lengths;
+  const elements = Math.floor(words.length / ELEMENT_WORDS);
+  const lengths = options.laidOut
+    ? undefined
+    : options.checkedLengths
+      ? checkedRanges(words, heads, options.checkedLengths, firstVector)
+      : checkLists(words, heads, firstVector).lengths;
   const pool = new SparseBitVectorPool(
     words.length >= ELEMENT_WORDS
       ? { adopt: words.subarray(0, words.length - (words.length % ELEMENT_WORDS)) }
@@ -371,8 +376,18 @@ export function adoptVectorTable(
       if (!Number.isInteger(index) || index < 0 || index >= length) return undefined;
       let vector = made[index];
       if (vector === undefined) {
+        const head = heads[index] as number;
+        if (lengths === undefined) {
+          if (head !== NO_ELEMENT && !(head < elements)) {
+            throw new SparseBitVectorLayoutError(
+              `vector ${firstVector + index}: head ${head} does not lie in the ${elements} elements read`,
+              firstVector + index,
+            );
+          }
+        }
         vector = pool.create();
-        if ((lengths[index] as number) > 0) vector.adoptList(heads[index] as number);
+        if (lengths === undefined ? head !== NO_ELEMENT : (lengths[index] as number) > 0)
+          vector.adoptList(head);
         made[index] = vector;
       }
       return vector;

@@ -190,9 +190,9 @@ export function smallSortWorkgroupBytes(items: number): number {
  * `compress` (which also links the merged nodes to their roots), then the merge plan
  * (`merge_rank`, `merge_count`, `guard_merge`, which also copies the pools' state out; the plan's
  * counts start at 0 in `guard_update`; a pool short of room for the folds grows and the plan
- * stands). Each of those doubles saves a dispatch a round. After the last iteration
- * `delta_clear`, `live_leaders` and `live_count`, then `live_copy`, lay the distinct
- * representatives' P sets out for the readback.
+ * stands). Each of those doubles saves a dispatch a round. After the last iteration one
+ * submission runs `delta_clear`, `live_leaders`, `live_count` and `live_copy`, which lay the
+ * distinct representatives' P sets out for the readback, count them and flatten the union–find.
  * With `rulesAhead` the first submission of a round (from `begin_iteration` on, no folds) may go up
  * right behind the update before it, with `rules_gate` first: every kernel of it returns at once
  * when the gate sets `rulesSkipped`.
@@ -2118,24 +2118,51 @@ ${teamKernel(
 ${threadKernel(
   'live_count',
   /* wgsl */ `
-  // Each representative's P elements (0 for the others and, after live_leaders, for a set equal
-  // to its leader's), for the host to lay the sets out one after another.
+  // Lays the distinct P sets out for the readback: a representative with elements (none for one
+  // that reads an equal set's copy, see live_leaders) reserves as many consecutive elements of
+  // pair_values from STATUS.liveElements on, and writes where they start to pair_keys[v] (NONE for
+  // none) and how many there are to pair_keys[n + v]. Each node's parent becomes its root, so that
+  // the union–find read back is flat (a root written over a parent only shortens other finds).
   for (var v = first_item; v < params.n; v += item_stride) {
+    let r = find(v);
+    atomicStore(&control[${A('parent')} + v], r);
     var count = 0u;
-    if (find(v) == v && live_leader(v) == v) { count = pts_elements(${slot('points', 'v')}); }
-    pair_keys[v] = count;
+    var head = NONE;
+    if (r == v && live_leader(v) == v) {
+      count = pts_elements(${slot('points', 'v')});
+      if (count > 0u) { head = atomicAdd(&control[${S('liveElements')}], count); }
+    }
+    pair_keys[v] = head;
+    pair_keys[params.n + v] = count;
   }`,
 )}
 ${teamKernel(
   'live_copy',
   /* wgsl */ `
-  // Copies each representative's P list to pair_values from element pair_keys[v] on (the offsets
-  // the host wrote), contiguous and relinked there, so that only the live sets are read back. On
-  // the way it checks that each list is canonical (bases strictly increasing, no empty element,
-  // no member past 2^32 - 1), which the host then need not walk the lists again to check.
+  // Copies each set live_count laid out to pair_values from element pair_keys[v] on, contiguous and
+  // relinked there, so that only the live sets are read back; nothing when they do not all fit
+  // (the host, seeing STATUS.liveElements, makes room and lays them out again). On the way it
+  // checks that each list is canonical (bases strictly increasing, no empty element, no member past
+  // 2^32 - 1), which the host then need not walk the lists again to check.
+  //
+  // It also counts, for the report, the representatives' elements (a shared copy counted for each
+  // representative that reads it; 64 bits, as linux's would pass 2^32 with enough sharing) and the
+  // representatives that read another's copy, per team first so that few atomics reach each word.
+  let room = arrayLength(&pair_values) / 32u;
+  if (pts_team_u(atomicLoad(&control[${S('liveElements')}])) > room) { return; }
+  var counted_low = 0u;
+  var counted_high = 0u;
+  var sharing = 0u;
   for (var v = first_team; v < params.n; v += team_stride) {
-    if (pts_team_u(select(0u, 1u, find(v) == v && live_leader(v) == v)) == 0u) { continue; }
+    if (pts_team_u(atomicLoad(&control[${A('parent')} + v])) == v) {
+      let leader = pts_team_u(live_leader(v));
+      let sum = counted_low + pair_keys[params.n + leader];
+      counted_high += select(0u, 1u, sum < counted_low);
+      counted_low = sum;
+      sharing += select(0u, 1u, leader != v);
+    }
     var k = pts_team_u(pair_keys[v]);
+    if (k == NONE) { continue; }
     var e = pts_team_u(pts_heads[${slot('points', 'v')}]);
     var later = false;
     var previous_base = 0u;
@@ -2163,6 +2190,14 @@ ${teamKernel(
       k++;
       e = next;
     }
+  }
+  if (pts_lane == 0u) {
+    if (counted_low != 0u) {
+      let before = atomicAdd(&control[${S('liveCountLow')}], counted_low);
+      counted_high += select(0u, 1u, before + counted_low < before);
+    }
+    if (counted_high != 0u) { atomicAdd(&control[${S('liveCountHigh')}], counted_high); }
+    if (sharing != 0u) { atomicAdd(&control[${S('liveShared')}], sharing); }
   }`,
 )}
 `;
