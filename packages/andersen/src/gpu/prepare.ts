@@ -47,7 +47,9 @@ export interface InitialPairs {
  * pairs.
  *
  * The arrays come from `arrays` (kept from an earlier solve, see {@link HostArrays}; new ones when
- * not given): they are valid until the caller releases it.
+ * not given): they are valid until the caller releases it. The union–find goes into `parentInto`
+ * when given (n words: the solver's upload of the control buffer's head, so that it is not copied
+ * there).
  *
  * @example
  * ```ts
@@ -59,6 +61,7 @@ export function prepareProgram(
   program: ConstraintProgram,
   hcd: HcdPairs | undefined,
   arrays: HostArrays = takeHostArrays({}, { keep: false }),
+  parentInto?: Uint32Array,
 ): PreparedProgram {
   // Each pass is a small function over typed arrays held in locals: a program is usually prepared
   // once per process (the CLI, a compiler pass), so these loops mostly run before V8 has optimized
@@ -69,7 +72,10 @@ export function prepareProgram(
   // no kernel read more than the object size, so the program's own array is uploaded, and the
   // rules stay in constraint order, built in the same pass as the pairs.
   const n = program.nodeCount;
-  const parent = arrays.uint32('parent', n);
+  if (parentInto !== undefined && parentInto.length !== n) {
+    throw new RangeError(`parentInto holds ${parentInto.length} words for ${n} nodes`);
+  }
+  const parent = parentInto ?? arrays.uint32('parent', n);
   const offlineMerges = mergeOffline(parent, hcd?.offlineMerges);
   flattenParents(parent);
 

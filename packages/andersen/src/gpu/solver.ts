@@ -961,8 +961,19 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     this.emit('phase', 'setup', 0);
     // Host memory for the uploads, given back once they are queued (see host-arrays.ts).
     const hostArrays = takeHostArrays(ctx, { keep: this.#options.reuseHostArrays !== false });
-    const prepared = prepareProgram(this.program, this.#options.hcd, hostArrays);
-    const n = prepared.nodeCount;
+    // The status words, the active lists' words (all 0 at first), then the union–find (the first
+    // per-node array), which prepareProgram writes in place.
+    const n = this.program.nodeCount;
+    const controlHead = hostArrays.uint32('controlHead', CONTROL_HEAD_WORDS + n);
+    const prepared = prepareProgram(
+      this.program,
+      this.#options.hcd,
+      hostArrays,
+      controlHead.subarray(
+        CONTROL_HEAD_WORDS + CONTROL_ARRAYS.parent * n,
+        CONTROL_HEAD_WORDS + (CONTROL_ARRAYS.parent + 1) * n,
+      ),
+    );
     const programMs = performance.now() - started;
     const team: TeamKind = (await subgroupLayoutIsLinear(ctx)) ? 'subgroup' : 'workgroup';
     // Teams per rule in member_rules and per online pair in hcd_hook (see the options).
@@ -1082,11 +1093,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         )
       : 0;
     const arrayAt = (name: keyof typeof CONTROL_ARRAYS) => CONTROL_HEAD_WORDS + CONTROL_ARRAYS[name] * n;
-    // The status words, the active lists' words (all 0 at first), then the union–find (the first
-    // per-node array).
-    const controlHead = hostArrays.uint32('controlHead', CONTROL_HEAD_WORDS + n);
     controlHead.fill(0, 0, CONTROL_HEAD_WORDS);
-    controlHead.set(prepared.parent, arrayAt('parent'));
     // The initial sets sit in the pending slots like the sets merges leave there: the first update
     // may copy them once, so the guard counts them (at most one element a pair). The pairs are the
     // first submission's worklist.
