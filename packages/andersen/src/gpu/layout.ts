@@ -98,10 +98,14 @@ export const STATUS = {
   liveCountLow: 33,
   liveCountHigh: 34,
   liveShared: 35,
+  /** Classes the offline merges joined, counted by `prep_merge` when the GPU prepares the program. */
+  offlineMerges: 36,
+  /** Rules `prep_emit` has written to the rule table so far (the GPU's preparation). */
+  preparedRules: 37,
 } as const;
 
 /** Words of {@link STATUS} (the control buffer's first words; the host reads them all back each iteration). */
-export const STATUS_WORDS = 36;
+export const STATUS_WORDS = 38;
 
 /**
  * The compact lists the solver builds on the GPU each round (with `activeLists`), so that the

@@ -40,7 +40,7 @@ import { EngineUnavailableError, SolveAbortedError } from '../errors';
 import type { ConstraintProgram } from '../model/program';
 import type { HcdPairs } from '../offline/hcd-pairs';
 import { AndersenResult, type SolveStatistics } from '../result/result';
-import { takeHostArrays } from './host-arrays';
+import { type HostArrays, takeHostArrays } from './host-arrays';
 import { compositeKeysInto } from './host-loops';
 import {
   deltaBitmapWords,
@@ -70,6 +70,15 @@ import {
   WORDS_PER_LIST,
 } from './layout';
 import { prepareProgram } from './prepare';
+import {
+  countForGpu,
+  encodePrepare,
+  gpuPrepared,
+  type PreparedCounts,
+  prepareKernels,
+  programWords,
+  uploadProgram,
+} from './prepare-gpu';
 
 /**
  * The GPU solver failed in a way growing a pool cannot fix (a corrupt list, a guard that did not hold).
@@ -475,6 +484,13 @@ export interface GpuSolverOptions {
    * pool is read when they exceed a binding). @internal Tests force false to cover the pool path.
    */
   readonly compactReadback?: boolean | undefined;
+  /**
+   * The GPU prepares the program (default true): it unites the offline merges, and turns the
+   * constraints into the initial pairs and the rules, from the constraint arrays uploaded as
+   * they are (`prepare.wgsl.ts`); false prepares it on the host (`prepareProgram`, the CPU
+   * reference), as before the ninth session of 2026-11-27. For A/B runs and tests.
+   */
+  readonly prepareOnGpu?: boolean | undefined;
   /**
    * Final readbacks of at least this many bytes go into memory whose pages worker threads touched
    * while the GPU copied (Node; default 16 MiB). @internal Tests force 0 to cover that path.
@@ -940,6 +956,33 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   }
 
   /**
+   * The rule table when the GPU prepares the program: `prep_emit` writes its first `ruleCount`
+   * rules, the host uploads the HCD online pairs `(y, x, 0, 0)` after them, and a kept buffer is
+   * cleared past those.
+   */
+  async #onlineRules(ruleCount: number, hcdCount: number, arrays: HostArrays): Promise<GPUBuffer> {
+    const words = 4 * Math.max(1, ruleCount + hcdCount);
+    const buffer = await this.#reuse(
+      'andersen rules',
+      4 * words,
+      BufferUsage.STORAGE | BufferUsage.COPY_SRC,
+      16 * (ruleCount + hcdCount),
+    );
+    const online = this.#options.hcd?.online;
+    if (hcdCount > 0 && online !== undefined) {
+      const tail = arrays.uint32('onlineRules', 4 * hcdCount);
+      for (let i = 0; i < hcdCount; i++) {
+        tail[4 * i] = online[2 * i] as number;
+        tail[4 * i + 1] = online[2 * i + 1] as number;
+        tail[4 * i + 2] = 0;
+        tail[4 * i + 3] = 0;
+      }
+      await this.ctx.writeBuffer(buffer, 16 * ruleCount, tail);
+    }
+    return buffer;
+  }
+
+  /**
    * Clears what {@link #reuse} left to clear, in one submission: one each cost the setup a
    * submission and an error scope's round trip per buffer, eight of them a solve.
    */
@@ -961,19 +1004,26 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     this.emit('phase', 'setup', 0);
     // Host memory for the uploads, given back once they are queued (see host-arrays.ts).
     const hostArrays = takeHostArrays(ctx, { keep: this.#options.reuseHostArrays !== false });
-    // The status words, the active lists' words (all 0 at first), then the union–find (the first
-    // per-node array), which prepareProgram writes in place.
+    // The status words, the active lists' words (all 0 at first), then, when the host prepares
+    // the program, the union–find (the first per-node array), which prepareProgram writes in place.
     const n = this.program.nodeCount;
-    const controlHead = hostArrays.uint32('controlHead', CONTROL_HEAD_WORDS + n);
-    const prepared = prepareProgram(
-      this.program,
-      this.#options.hcd,
-      hostArrays,
-      controlHead.subarray(
-        CONTROL_HEAD_WORDS + CONTROL_ARRAYS.parent * n,
-        CONTROL_HEAD_WORDS + (CONTROL_ARRAYS.parent + 1) * n,
-      ),
-    );
+    const hcdTable = this.#options.hcd;
+    // The GPU prepares the program (prepare.wgsl.ts) unless told not to: the host only counts the
+    // constraint kinds. On the H100 machines the host's preparation took 1.6–3.4 ms of gcc's
+    // solve (warm, scripts in the A/B file of the ninth session of 2026-11-27).
+    const prepareOnGpu = this.#options.prepareOnGpu !== false;
+    const controlHead = hostArrays.uint32('controlHead', CONTROL_HEAD_WORDS + (prepareOnGpu ? 0 : n));
+    const prepared: PreparedCounts = prepareOnGpu
+      ? gpuPrepared(countForGpu(this.program, hcdTable), this.program)
+      : prepareProgram(
+          this.program,
+          hcdTable,
+          hostArrays,
+          controlHead.subarray(
+            CONTROL_HEAD_WORDS + CONTROL_ARRAYS.parent * n,
+            CONTROL_HEAD_WORDS + (CONTROL_ARRAYS.parent + 1) * n,
+          ),
+        );
     const programMs = performance.now() - started;
     const team: TeamKind = (await subgroupLayoutIsLinear(ctx)) ? 'subgroup' : 'workgroup';
     // Teams per rule in member_rules and per online pair in hcd_hook (see the options).
@@ -1077,7 +1127,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       4 * EDGE_SET_SLOTS * n,
     );
     const nodes = await this.#buffer('andersen nodes', prepared.objectSize, storage);
-    const rules = await this.#buffer('andersen rules', prepared.rules, storage);
+    const rules =
+      prepared.rules !== undefined
+        ? await this.#buffer('andersen rules', prepared.rules, storage)
+        : await this.#onlineRules(prepared.ruleCount, prepared.hcdCount, hostArrays);
     // Status, the per-node arrays, the extra pull chunks' owners, then the ΔP leader table (a power
     // of two of at least twice the nodes, and twice the rules, so that the signature table of the
     // same size has room too and probe sequences stay short).
@@ -1099,8 +1152,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // first submission's worklist.
     controlHead[STATUS.mergeNeedPts] = pointsElements;
     controlHead[STATUS.mergeNeedEdges] = edgeElements;
-    controlHead[STATUS.pairCount] = initialPairs.count;
-    controlHead[STATUS.sortedCount] = initialPairs.count;
+    // The GPU's preparation counts its pairs into these words as it appends them.
+    controlHead[STATUS.pairCount] = prepareOnGpu ? 0 : initialPairs.count;
+    controlHead[STATUS.sortedCount] = prepareOnGpu ? 0 : initialPairs.count;
     const control = await this.#buffer(
       'andersen control',
       controlHead,
@@ -1150,22 +1204,33 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const smallSortPairs =
       !smallSortOn || !sortSmallFits(smallSortItems) ? 0 : smallSortCapacity(smallSortItems);
     let pairs = await this.#createPairs(pairCapacity);
-    if (initialPairs.count > 0) {
+    // The program as the GPU's preparation reads it (written whole: nothing of it is cleared).
+    let programBuffer: GPUBuffer | undefined;
+    if (prepareOnGpu) {
+      const programBytes = 4 * programWords(this.program, hcdTable);
+      programBuffer = await this.#reuse('andersen program', programBytes, storage, programBytes);
+      await uploadProgram(ctx, programBuffer, this.program, hcdTable, hostArrays, compositeBits);
+    } else if (
+      initialPairs.keys !== undefined &&
+      initialPairs.sources !== undefined &&
+      initialPairs.count > 0
+    ) {
       // In the worklist's layout (see push_pair): the sort key is (key, source's word group) in
       // one word when both fit.
+      const sources = initialPairs.sources;
       let keyWords = initialPairs.keys.subarray(0, initialPairs.count);
       if (compositeBits > 0) {
         keyWords = compositeKeysInto(
           hostArrays.uint32('compositeKeys', keyWords.length),
           keyWords,
-          initialPairs.sources,
+          sources,
           keyWords.length,
           compositeBits,
           SOURCE_WORD_SHIFT,
         );
       }
       await ctx.writeBuffer(pairs.keys, 0, keyWords);
-      await ctx.writeBuffer(pairs.values, 0, initialPairs.sources.subarray(0, initialPairs.count));
+      await ctx.writeBuffer(pairs.values, 0, sources.subarray(0, initialPairs.count));
     }
     // Every upload of them is queued (writeBuffer copies its data when called).
     hostArrays.release();
@@ -2532,8 +2597,34 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       dropQueuedRound();
     };
 
-    // The kept buffers' clears, before anything reads them.
+    // The kept buffers' clears, before anything reads them; then the GPU's preparation, whose
+    // errors are awaited with the held-back checks at the end.
     await this.#clearKept();
+    if (programBuffer !== undefined) {
+      const kernels = await prepareKernels(ctx);
+      const buffers = {
+        control,
+        program: programBuffer,
+        pairKeys: pairs.keys,
+        pairValues: pairs.values,
+        rules,
+      };
+      heldBackChecks.push(
+        ctx.guard('andersen prepare', () => {
+          const encoder = ctx.device.createCommandEncoder({ label: 'andersen prepare' });
+          const span = takeSpan('other');
+          stampSpan(encoder, span, false);
+          encodePrepare(encoder, kernels, buffers, {
+            nodes: n,
+            merges: Math.floor((hcdTable?.offlineMerges?.length ?? 0) / 2),
+            constraints: this.program.constraints.length,
+          });
+          stampSpan(encoder, span, true);
+          ctx.queue.submit([encoder.finish()]);
+        }),
+      );
+      host.submissions++;
+    }
     const setupMs = performance.now() - started;
     const iterateStarted = performance.now();
     for (;;) {
@@ -2753,7 +2844,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     }
     const statistics: SolveStatistics = {
       rounds: stats.rounds,
-      offlineMerges: prepared.offlineMerges,
+      offlineMerges: prepared.offlineMerges ?? (laid.status[STATUS.offlineMerges] as number),
       cycleMerges: 0,
       hcdMerges: stats.hcdMerges,
       copyEdgesAdded: Math.max(0, stats.edgesAdded - initialEdgeCount),
