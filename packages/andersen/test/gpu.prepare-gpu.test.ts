@@ -16,23 +16,10 @@ import {
 import { readHardekopf } from '../src/io/read';
 import type { ConstraintProgram } from '../src/model/program';
 import type { HcdPairs } from '../src/offline/hcd-pairs';
-import { constraintProgram } from '../src/testing/index';
+import { programWithHcdPairs } from './hcd-programs';
 
 const DATA = new URL('../../../../shared/data/andersen/hardekopf/', import.meta.url).pathname;
 const haveEx = existsSync(`${DATA}ex_nodes.txt.gz`);
-
-/** A program with offline merges (chains and repeats among them) and online pairs over its nodes. */
-const programWithMerges = (maxNodes: number) =>
-  constraintProgram({ maxNodes, maxConstraints: 3 * maxNodes, names: false }).chain((program) => {
-    const node = fc.nat({ max: program.nodeCount - 1 });
-    const pairs = fc.array(fc.tuple(node, node), { maxLength: program.nodeCount });
-    return fc
-      .tuple(fc.constant(program), pairs, pairs)
-      .map(([p, merges, online]): [ConstraintProgram, HcdPairs] => [
-        p,
-        { offlineMerges: Uint32Array.from(merges.flat()), online: Uint32Array.from(online.flat()) },
-      ]);
-  });
 
 describeGpu('the GPU preparation of a program (prepare.wgsl.ts)', (gpu) => {
   /** Runs the preparation alone and reads back what it wrote. */
@@ -116,7 +103,7 @@ describeGpu('the GPU preparation of a program (prepare.wgsl.ts)', (gpu) => {
 
   it('unites the offline merges and emits the pairs and rules the host does, on random programs', async () => {
     await fc.assert(
-      fc.asyncProperty(programWithMerges(40), fc.constantFrom(0, 4), async ([program, hcd], bits) => {
+      fc.asyncProperty(programWithHcdPairs(40), fc.constantFrom(0, 4), async ([program, hcd], bits) => {
         await expectSameAsHost(program, hcd, bits);
       }),
       { numRuns: 40 },

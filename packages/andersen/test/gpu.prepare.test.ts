@@ -3,22 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { takeHostArrays } from '../src/gpu/host-arrays';
 import { RULE_KIND } from '../src/gpu/layout';
 import { type PreparedProgram, prepareProgram } from '../src/gpu/prepare';
-import { ConstraintKind, type ConstraintProgram } from '../src/model/program';
-import type { HcdPairs } from '../src/offline/hcd-pairs';
-import { constraintProgram } from '../src/testing/index';
-
-/** A program with offline merges and online pairs drawn over its nodes. */
-const programWithPairs = (maxNodes: number) =>
-  constraintProgram({ maxNodes, maxConstraints: 3 * maxNodes, names: false }).chain((program) => {
-    const node = fc.nat({ max: program.nodeCount - 1 });
-    const pairs = fc.array(fc.tuple(node, node), { maxLength: program.nodeCount });
-    return fc
-      .tuple(fc.constant(program), pairs, pairs)
-      .map(([p, merges, online]): [ConstraintProgram, HcdPairs] => [
-        p,
-        { offlineMerges: Uint32Array.from(merges.flat()), online: Uint32Array.from(online.flat()) },
-      ]);
-  });
+import { ConstraintKind } from '../src/model/program';
+import { programWithHcdPairs } from './hcd-programs';
 
 /** What the uploads read of a prepared program (its arrays may be longer views' prefixes). */
 function uploaded(prepared: PreparedProgram) {
@@ -78,7 +64,7 @@ describe('host arrays kept between solves', () => {
 
   it('prepares a program in arrays another program left dirty exactly as in new ones', () => {
     fc.assert(
-      fc.property(programWithPairs(40), programWithPairs(25), ([before, beforeHcd], [program, hcd]) => {
+      fc.property(programWithHcdPairs(40), programWithHcdPairs(25), ([before, beforeHcd], [program, hcd]) => {
         const owner = {};
         const dirty = takeHostArrays(owner);
         const left = prepareProgram(before, beforeHcd, dirty);
@@ -96,7 +82,7 @@ describe('host arrays kept between solves', () => {
 
   it('puts every class under its smallest id, however the merges are ordered', () => {
     fc.assert(
-      fc.property(programWithPairs(40), ([program, hcd]) => {
+      fc.property(programWithHcdPairs(40), ([program, hcd]) => {
         const prepared = prepareProgram(program, hcd);
         const n = program.nodeCount;
         // The reference: each merge's two classes become one whose representative is its smallest id.
@@ -121,7 +107,7 @@ describe('host arrays kept between solves', () => {
   it('lists the loads, stores and offsets as rules in constraint order, then the online pairs', () => {
     const kindOf = { [ConstraintKind.Load]: RULE_KIND.load, [ConstraintKind.Store]: RULE_KIND.store };
     fc.assert(
-      fc.property(programWithPairs(40), ([program, hcd]) => {
+      fc.property(programWithHcdPairs(40), ([program, hcd]) => {
         const prepared = prepareProgram(program, hcd);
         const c = program.constraints;
         const expected: number[] = [];
