@@ -27,7 +27,7 @@ describeGpu('the GPU preparation of a program (prepare.wgsl.ts)', (gpu) => {
     const ctx = gpu.ctx;
     const n = program.nodeCount;
     const counts = countForGpu(program, hcd);
-    const pairRoom = Math.max(1, counts.pointsPairs + counts.copyPairsAtMost);
+    const pairRoom = Math.max(1, counts.initialPairs.count);
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
     const make = (label: string, words: number) =>
       ctx.createBuffer({ label, size: 4 * Math.max(4, words), usage: storage });
@@ -40,8 +40,13 @@ describeGpu('the GPU preparation of a program (prepare.wgsl.ts)', (gpu) => {
     const pairValues = await make('values', pairRoom);
     const rules = await make('rules', 4 * Math.max(1, counts.ruleCount));
     const arrays = takeHostArrays({}, { keep: false });
-    await uploadProgram(ctx, programBuffer, program, hcd, arrays, compositeBits);
+    const sizes = await uploadProgram(ctx, programBuffer, program, hcd, arrays, compositeBits);
     arrays.release();
+    expect(sizes).toEqual({
+      nodes: n,
+      merges: hcd.offlineMerges.length / 2,
+      constraints: program.constraints.length,
+    });
     const kernels = await prepareKernels(ctx);
     await ctx.guard('prepare', () => {
       const encoder = ctx.device.createCommandEncoder();
@@ -49,7 +54,7 @@ describeGpu('the GPU preparation of a program (prepare.wgsl.ts)', (gpu) => {
         encoder,
         kernels,
         { control, program: programBuffer, pairKeys, pairValues, rules },
-        { nodes: n, merges: hcd.offlineMerges.length / 2, constraints: program.constraints.length },
+        sizes,
       );
       ctx.queue.submit([encoder.finish()]);
     });
@@ -94,7 +99,7 @@ describeGpu('the GPU preparation of a program (prepare.wgsl.ts)', (gpu) => {
     expect(got.status[STATUS.preparedRules]).toBe(host.ruleCount);
     expect(ruleList(got.rules, host.ruleCount)).toEqual(ruleList(host.rules, host.ruleCount));
     // Every address-of pair is there, and no copy pair between one class.
-    expect(got.counts.pointsPairs).toBe(pairs.points);
+    expect(got.counts.initialPairs.points).toBe(pairs.points);
     for (let i = 0; i < got.keys.length; i++) {
       const key = (got.keys[i] as number) >>> compositeBits;
       if ((key & 1) === PAIR_POOL.edges) expect(got.values[i]).not.toBe(key >>> 1);

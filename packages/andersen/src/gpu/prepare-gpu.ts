@@ -12,38 +12,26 @@ import {
 } from './kernels/prepare.wgsl';
 
 /**
- * What the host knows of a program the GPU prepares (see {@link prepareWgsl}): counts from one
- * pass over the constraint kinds, none of which needs the offline merges.
- */
-export interface ProgramCounts {
-  readonly nodeCount: number;
-  /** Loads, stores and offsets: the rules `prep_emit` writes. */
-  readonly ruleCount: number;
-  /** HCD online pairs, the rules after them (the host uploads those). */
-  readonly hcdCount: number;
-  /** `x = &o` constraints: one initial pair each. */
-  readonly pointsPairs: number;
-  /** `x = y` constraints: at most one initial pair each (none where the offline merges joined x and y). */
-  readonly copyPairsAtMost: number;
-}
-
-/**
  * What the solver takes of a prepared program: the host's whole preparation
- * (`PreparedProgram`), or, when the GPU prepares it, the counts alone (no rules, union–find or
- * pairs; the initial pairs' count is then an upper bound, the sorts taking the exact one from the
- * GPU).
+ * (`PreparedProgram`), or, when the GPU prepares it, the counts alone ({@link countForGpu}: no
+ * rules, union–find or pairs; the initial pairs' count is then an upper bound, the sorts taking the
+ * exact one from the GPU).
  */
 export interface PreparedCounts {
   readonly nodeCount: number;
   readonly objectSize: Uint32Array;
+  /** Loads, stores and offsets: the rules (`prep_emit` writes them when the GPU prepares). */
   readonly ruleCount: number;
+  /** HCD online pairs, the rules after them. */
   readonly hcdCount: number;
   /** Classes the offline merges joined (the GPU counts them into `STATUS.offlineMerges`). */
   readonly offlineMerges?: number;
   /** The rules, then the HCD online pairs, as the host laid them out. */
   readonly rules?: Uint32Array;
   readonly initialPairs: {
+    /** The initial pairs; for the GPU, every address-of and copy constraint (copies within one class give none). */
     readonly count: number;
+    /** Of them, the address-of constraints' pairs. */
     readonly points: number;
     readonly keys?: Uint32Array;
     readonly sources?: Uint32Array;
@@ -51,39 +39,23 @@ export interface PreparedCounts {
 }
 
 /**
- * The solver's view of a program the GPU prepares, from its counts.
- *
- * @example
- * ```ts
- * gpuPrepared(countForGpu(program, hcd), program).initialPairs.count; // address-of + copy constraints
- * ```
- */
-export function gpuPrepared(counts: ProgramCounts, program: ConstraintProgram): PreparedCounts {
-  return {
-    nodeCount: counts.nodeCount,
-    objectSize: program.objectSize.subarray(0, counts.nodeCount),
-    ruleCount: counts.ruleCount,
-    hcdCount: counts.hcdCount,
-    initialPairs: { count: counts.pointsPairs + counts.copyPairsAtMost, points: counts.pointsPairs },
-  };
-}
-
-/**
- * Counts a program's constraints by what they become on the GPU.
+ * What the host knows of a program the GPU prepares (see {@link prepareWgsl}): counts from one
+ * pass over the constraint kinds, none of which needs the offline merges.
  *
  * @example
  * ```ts
  * countForGpu(program, hcd).ruleCount; // loads + stores + offsets
  * ```
  */
-export function countForGpu(program: ConstraintProgram, hcd: HcdPairs | undefined): ProgramCounts {
+export function countForGpu(program: ConstraintProgram, hcd: HcdPairs | undefined): PreparedCounts {
+  const n = program.nodeCount;
   const { addressOf, copies } = countPairKinds(program.constraints.kind, program.constraints.length);
   return {
-    nodeCount: program.nodeCount,
+    nodeCount: n,
+    objectSize: program.objectSize.subarray(0, n),
     ruleCount: program.constraints.length - addressOf - copies,
     hcdCount: Math.floor((hcd?.online.length ?? 0) / 2),
-    pointsPairs: addressOf,
-    copyPairsAtMost: copies,
+    initialPairs: { count: addressOf + copies, points: addressOf },
   };
 }
 
@@ -111,10 +83,11 @@ export function programWords(program: ConstraintProgram, hcd: HcdPairs | undefin
  * {@link programWords} words): the header, the constraint kinds packed four to a word, the
  * destinations, sources and offsets, and the offline merges' pairs. Only the header and the kinds
  * pass through host memory (`arrays`); the other arrays are uploaded from the program's own.
+ * Returns the sizes {@link encodePrepare} dispatches for.
  *
  * @example
  * ```ts
- * await uploadProgram(ctx, buffer, program, hcd, takeHostArrays(ctx), 0);
+ * const sizes = await uploadProgram(ctx, buffer, program, hcd, takeHostArrays(ctx), 0);
  * ```
  */
 export async function uploadProgram(
@@ -124,7 +97,7 @@ export async function uploadProgram(
   hcd: HcdPairs | undefined,
   arrays: HostArrays,
   compositeBits: number,
-): Promise<void> {
+): Promise<PrepareSizes> {
   const constraints = program.constraints;
   const c = constraints.length;
   const mergeWords = 2 * Math.floor((hcd?.offlineMerges?.length ?? 0) / 2);
@@ -154,6 +127,14 @@ export async function uploadProgram(
   if (mergeWords > 0 && hcd?.offlineMerges) {
     await ctx.writeBuffer(buffer, 4 * mergesAt, hcd.offlineMerges.subarray(0, mergeWords));
   }
+  return { nodes: program.nodeCount, merges: mergeWords / 2, constraints: c };
+}
+
+/** The items of the preparation's kernels, as {@link uploadProgram} wrote them into the header. */
+export interface PrepareSizes {
+  readonly nodes: number;
+  readonly merges: number;
+  readonly constraints: number;
 }
 
 /** The preparation's pipelines on one context (see {@link prepareWgsl}). */
@@ -192,7 +173,7 @@ const MAX_PREPARE_WORKGROUPS = 4096;
  *
  * @example
  * ```ts
- * encodePrepare(encoder, kernels, { control, program, pairKeys, pairValues, rules }, counts, merges, constraints);
+ * encodePrepare(encoder, kernels, { control, program, pairKeys, pairValues, rules }, sizes);
  * ```
  */
 export function encodePrepare(
@@ -205,7 +186,7 @@ export function encodePrepare(
     readonly pairValues: GPUBuffer;
     readonly rules: GPUBuffer;
   },
-  sizes: { readonly nodes: number; readonly merges: number; readonly constraints: number },
+  sizes: PrepareSizes,
 ): void {
   const group = kernels.prep_init.bindGroup(
     {

@@ -100,12 +100,7 @@ export function prepareProgram(
   );
   const ruleCount = counted.rules;
   const rules = ruleRoom.subarray(0, 4 * Math.max(1, ruleCount + hcdCount));
-  for (let i = 0; i < hcdCount; i++) {
-    rules[4 * (ruleCount + i)] = online[2 * i] as number;
-    rules[4 * (ruleCount + i) + 1] = online[2 * i + 1] as number;
-    rules[4 * (ruleCount + i) + 2] = 0;
-    rules[4 * (ruleCount + i) + 3] = 0;
-  }
+  writeOnlineRules(rules.subarray(4 * ruleCount), online, hcdCount);
   // The unused word of a program without rules or pairs is uploaded too: zero, not a stale word.
   if (ruleCount + hcdCount === 0) rules.fill(0);
   return {
@@ -123,6 +118,25 @@ export function prepareProgram(
       points: counted.points,
     },
   };
+}
+
+/**
+ * The HCD online pairs `(y, x)` as the rules after the loads, stores and offsets: `(y, x, 0, 0)`
+ * each, the first `count` of `online` into `into` from its start (also the GPU's preparation,
+ * which uploads them after the rules it writes).
+ *
+ * @example
+ * ```ts
+ * writeOnlineRules(rules.subarray(4 * ruleCount), hcd.online, hcd.online.length / 2);
+ * ```
+ */
+export function writeOnlineRules(into: Uint32Array, online: Uint32Array, count: number): void {
+  for (let i = 0; i < count; i++) {
+    into[4 * i] = online[2 * i] as number;
+    into[4 * i + 1] = online[2 * i + 1] as number;
+    into[4 * i + 2] = 0;
+    into[4 * i + 3] = 0;
+  }
 }
 
 /**

@@ -69,12 +69,12 @@ import {
   teamWorkgroupSize as teamWorkgroupSizeFor,
   WORDS_PER_LIST,
 } from './layout';
-import { prepareProgram } from './prepare';
+import { prepareProgram, writeOnlineRules } from './prepare';
 import {
   countForGpu,
   encodePrepare,
-  gpuPrepared,
   type PreparedCounts,
+  type PrepareSizes,
   prepareKernels,
   programWords,
   uploadProgram,
@@ -971,12 +971,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const online = this.#options.hcd?.online;
     if (hcdCount > 0 && online !== undefined) {
       const tail = arrays.uint32('onlineRules', 4 * hcdCount);
-      for (let i = 0; i < hcdCount; i++) {
-        tail[4 * i] = online[2 * i] as number;
-        tail[4 * i + 1] = online[2 * i + 1] as number;
-        tail[4 * i + 2] = 0;
-        tail[4 * i + 3] = 0;
-      }
+      writeOnlineRules(tail, online, hcdCount);
       await this.ctx.writeBuffer(buffer, 16 * ruleCount, tail);
     }
     return buffer;
@@ -1014,7 +1009,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const prepareOnGpu = this.#options.prepareOnGpu !== false;
     const controlHead = hostArrays.uint32('controlHead', CONTROL_HEAD_WORDS + (prepareOnGpu ? 0 : n));
     const prepared: PreparedCounts = prepareOnGpu
-      ? gpuPrepared(countForGpu(this.program, hcdTable), this.program)
+      ? countForGpu(this.program, hcdTable)
       : prepareProgram(
           this.program,
           hcdTable,
@@ -1206,10 +1201,18 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     let pairs = await this.#createPairs(pairCapacity);
     // The program as the GPU's preparation reads it (written whole: nothing of it is cleared).
     let programBuffer: GPUBuffer | undefined;
+    let prepareSizes: PrepareSizes | undefined;
     if (prepareOnGpu) {
       const programBytes = 4 * programWords(this.program, hcdTable);
       programBuffer = await this.#reuse('andersen program', programBytes, storage, programBytes);
-      await uploadProgram(ctx, programBuffer, this.program, hcdTable, hostArrays, compositeBits);
+      prepareSizes = await uploadProgram(
+        ctx,
+        programBuffer,
+        this.program,
+        hcdTable,
+        hostArrays,
+        compositeBits,
+      );
     } else if (
       initialPairs.keys !== undefined &&
       initialPairs.sources !== undefined &&
@@ -2600,7 +2603,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // The kept buffers' clears, before anything reads them; then the GPU's preparation, whose
     // errors are awaited with the held-back checks at the end.
     await this.#clearKept();
-    if (programBuffer !== undefined) {
+    if (programBuffer !== undefined && prepareSizes !== undefined) {
+      const sizes = prepareSizes;
       const kernels = await prepareKernels(ctx);
       const buffers = {
         control,
@@ -2614,11 +2618,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           const encoder = ctx.device.createCommandEncoder({ label: 'andersen prepare' });
           const span = takeSpan('other');
           stampSpan(encoder, span, false);
-          encodePrepare(encoder, kernels, buffers, {
-            nodes: n,
-            merges: Math.floor((hcdTable?.offlineMerges?.length ?? 0) / 2),
-            constraints: this.program.constraints.length,
-          });
+          encodePrepare(encoder, kernels, buffers, sizes);
           stampSpan(encoder, span, true);
           ctx.queue.submit([encoder.finish()]);
         }),
@@ -2764,7 +2764,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       // The sets did not fit, so live_copy left them: lay them out again in a buffer that holds them.
       for (const mapped of laid.mapped) mapped.take(0);
       pairs = await this.#createPairs(pairCapacity, pairs, Math.max(pairCapacity, live * ELEMENT_WORDS));
-      await ctx.writeBuffer(control, STATUS.liveElements * 4, new Uint32Array(4));
+      // Its counters start again at 0: liveElements and the counts after it, through liveShared.
+      await ctx.writeBuffer(
+        control,
+        STATUS.liveElements * 4,
+        new Uint32Array(STATUS.liveShared - STATUS.liveElements + 1),
+      );
       laid = await layOut(0);
       checkFatal(laid.status);
     }
