@@ -64,7 +64,14 @@ export {
   type SourceVar,
   type SourceVarKind,
 } from './frontend/expand';
-export { HIGHER_ORDER, PRIMITIVES } from './frontend/primitives';
+export { CALLING, type CalledArgument, type CallingProcedure, PRELUDE } from './frontend/prelude';
+export {
+  BASIC_PRIMITIVES,
+  CONSTRUCTORS,
+  PRIMITIVES,
+  type PrimitiveEffect,
+  primitiveEffect,
+} from './frontend/primitives';
 export { type Datum, datumToString, readScheme } from './frontend/reader';
 export { runTrampoline, type Tramp } from './frontend/trampoline';
 export { type VhmVariant, vanHornMairson, vanHornMairsonFile } from './generator/vhm';

@@ -9,7 +9,9 @@
  * @module
  */
 import { SchemeSyntaxError, type SourcePos } from '../errors';
-import { HIGHER_ORDER, PRIMITIVES } from './primitives';
+import { Gensym, rewriteDefinition, rewriteExpression } from './derived';
+import { CALLING, PRELUDE, PRELUDE_NAMES } from './prelude';
+import { PRIMITIVES, primitiveEffect } from './primitives';
 import { type Datum, datumToString, readScheme } from './reader';
 import { runTrampoline, type Tramp } from './trampoline';
 
@@ -102,42 +104,31 @@ const SPECIAL = new Set([
   'call/cc',
   'call-with-current-continuation',
   'apply',
-  'error',
+  '%halt',
   'else',
   '=>',
   'named-lambda',
   'delay',
-  'force',
+  'delay-force',
+  'cons-stream',
   'define-syntax',
   'let-syntax',
   'letrec-syntax',
   'syntax-rules',
   'let-values',
-  'call-with-values',
-  'dynamic-wind',
+  'let*-values',
+  'receive',
   'define-record-type',
   'guard',
   'parameterize',
+  'make-parameter',
   'case-lambda',
   'define-values',
   'assert',
 ]);
-const UNSUPPORTED = new Set([
-  'delay',
-  'force',
-  'define-syntax',
-  'let-syntax',
-  'letrec-syntax',
-  'syntax-rules',
-  'let-values',
-  'call-with-values',
-  'dynamic-wind',
-  'define-record-type',
-  'guard',
-  'parameterize',
-  'case-lambda',
-  'define-values',
-]);
+const UNSUPPORTED = new Set(['define-syntax', 'let-syntax', 'letrec-syntax', 'syntax-rules']);
+/** Definitions that the body splices (rewritten by `rewriteDefinition`). */
+const DEFINITIONS = new Set(['define-record-type', 'define-values']);
 
 /**
  * Reads and expands a Scheme program (a sequence of top-level forms; `define`s are mutually
@@ -151,10 +142,49 @@ const UNSUPPORTED = new Set([
  */
 export function expandProgram(text: string, file = '<input>'): ExpandedProgram {
   const data = readScheme(text, file);
-  const expander = new Expander();
+  const expander = new Expander(assignedNames(data));
   const start = data[0]?.pos ?? { file, line: 1, column: 1 };
   const body = runTrampoline(expander.body(data, start));
-  return { body, variables: expander.variables, callSites: expander.callSites };
+  return { body: expander.withPrelude(body), variables: expander.variables, callSites: expander.callSites };
+}
+
+/** Names that some `(set! name …)` of the program assigns (primitives among them become variables). */
+function assignedNames(data: readonly Datum[]): Set<string> {
+  const names = new Set<string>();
+  const stack = [...data];
+  while (stack.length > 0) {
+    const d = stack.pop() as Datum;
+    if (d.t === 'vec') stack.push(...d.items);
+    if (d.t !== 'list') continue;
+    const [head, target] = d.items;
+    if (isSym(head, 'set!') && isSym(target)) names.add(target.name);
+    stack.push(...d.items);
+    if (d.tail) stack.push(d.tail);
+  }
+  return names;
+}
+
+let preludeForms: Map<string, Datum> | undefined;
+/** The prelude's definitions by name, read once. */
+function preludeDefinitions(): Map<string, Datum> {
+  if (preludeForms === undefined) {
+    preludeForms = new Map();
+    for (const d of readScheme(PRELUDE, '<prelude>')) {
+      const target = isList(d) ? d.items[1] : undefined;
+      const name = isList(target) ? target.items[0] : target;
+      if (isSym(name)) preludeForms.set(name.name, d);
+    }
+  }
+  return preludeForms;
+}
+
+/** The prelude definition of a {@link CALLING} procedure used as a value: it calls every heap value. */
+function callingDefinition(name: string): Datum {
+  const calls = (CALLING[name] as { calls: readonly { args: number | 'lists' }[] }).calls.map((c) =>
+    c.args === 'lists' ? '(set! %heap (apply %heap args))' : `(set! %heap (%heap${' %heap'.repeat(c.args)}))`,
+  );
+  const result = CALLING[name]?.result === 'heap' ? '%heap' : '0';
+  return readScheme(`(define (${name} . args) ${calls.join(' ')} ${result})`, '<prelude>')[0] as Datum;
 }
 
 const isSym = (d: Datum | undefined, name?: string): d is Extract<Datum, { t: 'sym' }> =>
@@ -167,13 +197,94 @@ class Expander {
   readonly callSites: SourceCallSite[] = [];
   readonly #env = new Map<string, Binding[]>();
   #tmp = 0;
+  readonly #gensym = new Gensym();
+  /** Primitive names the program assigns: they are prelude variables, not inline primitives. */
+  readonly #assigned: ReadonlySet<string>;
+  /** Prelude variables in the order they were first needed, and their definitions. */
+  readonly #prelude = new Map<string, SourceVar>();
+  readonly #preludeQueue: string[] = [];
+  /** The prelude definition being expanded (its lambdas are `primitive`, the others internal). */
+  #inPrelude: string | null = null;
+
+  constructor(assigned: ReadonlySet<string>) {
+    this.#assigned = assigned;
+  }
+
+  /** The prelude variable `name` (its definition is expanded by {@link withPrelude}). */
+  preludeVar(name: string): SourceVar {
+    let v = this.#prelude.get(name);
+    if (!v) {
+      v = this.fresh(name, { file: '<prelude>', line: 1, column: 1 }, 'synthetic');
+      this.#prelude.set(name, v);
+      this.#preludeQueue.push(name);
+    }
+    return v;
+  }
+
+  /** The program-wide heap cell (every value stored in a data structure). */
+  heap(): SourceVar {
+    const v = this.preludeVar('%heap');
+    v.mutable = true;
+    return v;
+  }
+
+  /** Binds every prelude variable the program needed around it (letrec*: the prelude's order is free). */
+  withPrelude(program: Core): Core {
+    const inits: { v: SourceVar; init: Core }[] = [];
+    const saved = this.#env.size;
+    void saved;
+    for (let i = 0; i < this.#preludeQueue.length; i++) {
+      const name = this.#preludeQueue[i] as string;
+      const v = this.#prelude.get(name) as SourceVar;
+      const pos = { file: '<prelude>', line: 1, column: 1 };
+      let init: Core;
+      if (name === '%heap') init = { k: 'const', value: 'basic', pos };
+      else if (PRELUDE_NAMES.has(name) || CALLING[name] !== undefined) {
+        const form = PRELUDE_NAMES.has(name)
+          ? (preludeDefinitions().get(name) as Datum)
+          : callingDefinition(name);
+        this.#inPrelude = name;
+        init = runTrampoline(this.expr(this.parseDefine(form as Extract<Datum, { t: 'list' }>).value, name));
+        this.#inPrelude = null;
+      } else if (PRIMITIVES.has(name)) init = this.primitiveValue(name, pos);
+      else init = { k: 'const', value: 'basic', pos }; // a record field's cell
+      inits.push({ v, init });
+    }
+    let result = program;
+    for (let i = inits.length - 1; i >= 0; i--) {
+      const { v, init } = inits[i] as { v: SourceVar; init: Core };
+      result = { k: 'bind', v, init, body: result };
+    }
+    return result;
+  }
+
+  /** The origin of a lambda expanded here (inside the prelude: its definition's, or internal). */
+  lambdaOrigin(pos: SourcePos, name: string | undefined): LambdaOrigin {
+    if (this.#inPrelude === null) return { kind: 'lambda', pos, name };
+    if (name === this.#inPrelude) return { kind: 'primitive', pos, name };
+    return { kind: 'thunk', pos };
+  }
+
+  /** Records a source call site (none inside the prelude). */
+  site(pos: SourcePos, operator: string, argumentCount: number): SourceCallSite | undefined {
+    if (this.#inPrelude !== null) return undefined;
+    const site: SourceCallSite = { id: this.callSites.length, pos, operator, argumentCount };
+    this.callSites.push(site);
+    return site;
+  }
 
   fail(pos: SourcePos, reason: string): never {
     throw new SchemeSyntaxError(pos, reason);
   }
 
   fresh(name: string, pos: SourcePos, kind: SourceVarKind): SourceVar {
-    const v: SourceVar = { name, id: this.variables.length, pos, kind, mutable: false };
+    const v: SourceVar = {
+      name,
+      id: this.variables.length,
+      pos,
+      kind: this.#inPrelude === null ? kind : 'synthetic',
+      mutable: false,
+    };
     this.variables.push(v);
     return v;
   }
@@ -194,7 +305,10 @@ class Expander {
   lookup(name: string): Binding | undefined {
     const list = this.#env.get(name);
     if (list && list.length > 0) return list[list.length - 1];
-    return PRIMITIVES.has(name) ? 'primitive' : undefined;
+    if (name.startsWith('%prelude:')) return this.preludeVar(name.slice('%prelude:'.length));
+    const inline = PRIMITIVES.has(name) || CALLING[name] !== undefined;
+    if (PRELUDE_NAMES.has(name) || (inline && this.#assigned.has(name))) return this.preludeVar(name);
+    return inline ? 'primitive' : undefined;
   }
 
   /** Whether `name` at the head of a form means the special form (not shadowed by a variable). */
@@ -221,8 +335,13 @@ class Expander {
     const stack = [...forms].reverse();
     while (stack.length > 0) {
       const f = stack.pop() as Datum;
-      if (isList(f) && isSym(f.items[0], 'begin') && this.special('begin') && f.tail === null) {
-        for (let i = f.items.length - 1; i >= 1; i--) stack.push(f.items[i] as Datum);
+      const head = isList(f) && f.tail === null ? f.items[0] : undefined;
+      if (isSym(head, 'begin') && this.special('begin')) {
+        const items = (f as Extract<Datum, { t: 'list' }>).items;
+        for (let i = items.length - 1; i >= 1; i--) stack.push(items[i] as Datum);
+      } else if (isSym(head) && DEFINITIONS.has(head.name) && this.special(head.name)) {
+        const forms = rewriteDefinition(head.name, f as Extract<Datum, { t: 'list' }>, this.#gensym) ?? [];
+        for (let i = forms.length - 1; i >= 0; i--) stack.push(forms[i] as Datum);
       } else flat.push(f);
     }
     const defined: { v: SourceVar; init: Datum | null; lambda: Datum | null; form: Datum }[] = [];
@@ -323,7 +442,7 @@ class Expander {
       case 'bool':
         return { k: 'const', value: d.value ? 'true' : 'false', pos: d.pos };
       case 'sym': {
-        if (d.name === '%void') return { k: 'const', value: 'basic', pos: d.pos };
+        if (d.name === '%void' || d.name === '%unknown') return { k: 'const', value: 'basic', pos: d.pos };
         const b = this.lookup(d.name);
         if (b === undefined) {
           if (SPECIAL.has(d.name)) this.fail(d.pos, `'${d.name}' is a special form, not a value`);
@@ -342,42 +461,77 @@ class Expander {
     const items = this.items(d, 'application');
     if (isSym(head) && this.lookup(head.name) === 'primitive') {
       const args = (yield this.exprs(items.slice(1))) as Core[];
-      const ho = HIGHER_ORDER[head.name];
-      if (ho !== undefined && args[ho.fn] !== undefined) return this.higherOrder(head.name, ho, args, d.pos);
-      return { k: 'prim', name: head.name, args, pos: d.pos };
+      if (CALLING[head.name] !== undefined) return this.calling(head.name, args, d.pos);
+      return this.primApp(head.name, args, d.pos);
     }
     const fn = (yield this.expr(head)) as Core;
     const args = (yield this.exprs(items.slice(1))) as Core[];
-    const site: SourceCallSite = {
-      id: this.callSites.length,
-      pos: d.pos,
-      operator: datumToString(head).slice(0, 40),
-      argumentCount: args.length,
-    };
-    this.callSites.push(site);
+    const site = this.site(d.pos, datumToString(head).slice(0, 40), args.length);
     return curriedApp(fn, args, d.pos, site);
   }
 
-  /** A primitive used as a value: a procedure of any arity returning a basic value. */
-  primitiveValue(name: string, pos: SourcePos): Core {
-    return this.restLambda([], this.temp(pos), { k: 'const', value: 'basic', pos }, pos, {
-      kind: 'primitive',
-      pos,
-      name,
-    });
+  heapRef(pos: SourcePos): Core {
+    return { k: 'ref', v: this.heap(), pos };
   }
 
-  /** `(map f l …)` and the like: the procedure is called with basic values, the result is basic. */
-  higherOrder(name: string, ho: { fn: number; arity: number }, args: Core[], pos: SourcePos): Core {
-    const arity = ho.arity < 0 ? Math.max(1, args.length - 1) : ho.arity;
-    const fn = args[ho.fn] as Core;
-    const basics: Core[] = Array.from(
-      { length: arity },
-      () => ({ k: 'const', value: 'basic', pos }) as const,
+  /** `(set! %heap e)`, or `e` alone when its value is basic or read from the heap already. */
+  store(e: Core, pos: SourcePos): Core {
+    if (e.k === 'const' || e.k === 'prim') return e;
+    if (e.k === 'seq' && e.rest.k === 'ref' && e.rest.v === this.#prelude.get('%heap')) return e;
+    return { k: 'set', v: this.heap(), e, pos };
+  }
+
+  /** An inline primitive application: its arguments are stored as {@link primitiveEffect} says. */
+  primApp(name: string, args: readonly Core[], pos: SourcePos): Core {
+    const effect = primitiveEffect(name);
+    if (effect === 'basic') return { k: 'prim', name, args, pos };
+    const prim: Core = { k: 'prim', name, args: args.map((a) => this.store(a, pos)), pos };
+    return effect === 'construct' ? prim : { k: 'seq', first: prim, rest: this.heapRef(pos) };
+  }
+
+  /**
+   * `(map f l …)` and the other {@link CALLING} procedures: each procedure argument is called with
+   * heap values (as many as the table says) and its result is stored in the heap.
+   */
+  calling(name: string, args: readonly Core[], pos: SourcePos): Core {
+    const spec = CALLING[name] as (typeof CALLING)[string];
+    const temps = args.map(() => this.temp(pos));
+    const parts: Core[] = [];
+    for (const c of spec.calls) {
+      const fn = temps[c.index];
+      if (fn === undefined) continue;
+      const count = c.args === 'lists' ? Math.max(1, args.length - 1) : c.args;
+      const callArgs = Array.from({ length: count }, () => this.heapRef(pos));
+      parts.push({
+        k: 'set',
+        v: this.heap(),
+        e: curriedApp({ k: 'ref', v: fn, pos }, callArgs, pos, undefined),
+        pos,
+      });
+    }
+    const stored = temps.map((t): Core => this.store({ k: 'ref', v: t, pos }, pos));
+    let result: Core = { k: 'prim', name, args: [...parts, ...stored], pos };
+    if (spec.result === 'heap') result = { k: 'seq', first: result, rest: this.heapRef(pos) };
+    for (let i = temps.length - 1; i >= 0; i--)
+      result = { k: 'bind', v: temps[i] as SourceVar, init: args[i] as Core, body: result };
+    return result;
+  }
+
+  /**
+   * A primitive used as a value: a procedure of any arity that stores its arguments and returns
+   * what applying the primitive would.
+   */
+  primitiveValue(name: string, pos: SourcePos): Core {
+    const effect = primitiveEffect(name);
+    const body: Core = effect === 'access' ? this.heapRef(pos) : { k: 'const', value: 'basic', pos };
+    return this.restLambda(
+      [],
+      this.temp(pos),
+      body,
+      pos,
+      { kind: 'primitive', pos, name },
+      effect !== 'basic',
     );
-    const call = curriedApp(fn, basics, pos, undefined);
-    const others = args.filter((_, i) => i !== ho.fn);
-    return { k: 'prim', name, args: [...others, call], pos };
   }
 
   /**
@@ -386,7 +540,14 @@ class Expander {
    * argument and makes the same choice again, so a call with any number of extra arguments
    * reaches the body with the right continuation.
    */
-  restLambda(params: SourceVar[], rest: SourceVar, body: Core, pos: SourcePos, origin: LambdaOrigin): Core {
+  restLambda(
+    params: SourceVar[],
+    rest: SourceVar,
+    body: Core,
+    pos: SourcePos,
+    origin: LambdaOrigin,
+    storeRest = true,
+  ): Core {
     const thunk = this.temp(pos);
     const absorb = this.temp(pos);
     const x = this.temp(pos);
@@ -408,12 +569,30 @@ class Expander {
         body: {
           k: 'bind',
           v: absorb,
-          init: { k: 'lam', params: [x], body: choose(), pos, origin: { kind: 'absorb', pos } },
+          init: {
+            k: 'lam',
+            params: [x],
+            body: storeRest
+              ? {
+                  k: 'seq',
+                  first: { k: 'set', v: this.heap(), e: { k: 'ref', v: x, pos }, pos },
+                  rest: choose(),
+                }
+              : choose(),
+            pos,
+            origin: { kind: 'absorb', pos },
+          },
           body: choose(),
         },
       },
     };
-    return { k: 'lam', params: params.length > 0 ? params : [this.temp(pos)], body: inner, pos, origin };
+    if (params.length > 0) return { k: 'lam', params, body: inner, pos, origin };
+    // No fixed parameter: the first argument is the rest list's first element.
+    const first = this.temp(pos);
+    const stored: Core = storeRest
+      ? { k: 'seq', first: { k: 'set', v: this.heap(), e: { k: 'ref', v: first, pos }, pos }, rest: inner }
+      : inner;
+    return { k: 'lam', params: [first], body: stored, pos, origin };
   }
 
   *lambda(
@@ -442,7 +621,7 @@ class Expander {
     for (const v of all) this.bind(v);
     const body = (yield this.body(bodyForms, d.pos)) as Core;
     this.unbind(all);
-    const origin: LambdaOrigin = { kind: 'lambda', pos: d.pos, name };
+    const origin = this.lambdaOrigin(d.pos, name);
     if (rest) return this.restLambda(params, rest, body, d.pos, origin);
     return { k: 'lam', params, body, pos: d.pos, origin };
   }
@@ -451,6 +630,8 @@ class Expander {
     const pos = d.pos;
     if (UNSUPPORTED.has(name)) this.fail(pos, `unsupported form '${name}'`);
     const items = this.items(d, name);
+    const rewritten = rewriteExpression(name, d, this.#gensym);
+    if (rewritten !== undefined) return (yield this.expr(rewritten, defName)) as Core;
     const basic: Core = { k: 'const', value: 'basic', pos };
     switch (name) {
       case 'quote': {
@@ -528,7 +709,7 @@ class Expander {
         for (const v of params) this.bind(v);
         const body = (yield this.body(items.slice(2), pos)) as Core;
         this.unbind(params);
-        const lam: Core = { k: 'lam', params, body, pos, origin: { kind: 'lambda', pos, name: 'let' } };
+        const lam: Core = { k: 'lam', params, body, pos, origin: this.lambdaOrigin(pos, 'let') };
         return curriedApp(lam, inits, pos, undefined);
       }
       case 'let*': {
@@ -622,8 +803,21 @@ class Expander {
       }
       case 'apply':
         return (yield this.apply(items, pos)) as Core;
-      case 'error':
+      case '%halt':
         return { k: 'halt', args: (yield this.exprs(items.slice(1))) as Core[], pos };
+      case 'delay':
+      case 'delay-force': {
+        // The promise's thunk joins every other promise's in %promise-thunk; force calls them all.
+        if (items.length !== 2) this.fail(pos, `${name}: expected one expression`);
+        const body = (yield this.expr(items[1] as Datum)) as Core;
+        const cell = this.preludeVar('%promise-thunk');
+        cell.mutable = true;
+        const thunk: Core = { k: 'lam', params: [], body, pos, origin: { kind: 'thunk', pos } };
+        return { k: 'seq', first: { k: 'set', v: cell, e: thunk, pos }, rest: basic };
+      }
+      case 'define-record-type':
+      case 'define-values':
+        return this.fail(pos, `${name} is only allowed at the top level or at the start of a body`);
       case 'assert':
         return { k: 'prim', name: 'assert', args: (yield this.exprs(items.slice(1))) as Core[], pos };
     }
@@ -666,13 +860,7 @@ class Expander {
     };
     const lam = (yield this.lambda(d, formals, items.slice(3), loopName.name)) as Core;
     this.unbind([loop]);
-    const site: SourceCallSite = {
-      id: this.callSites.length,
-      pos,
-      operator: loopName.name,
-      argumentCount: inits.length,
-    };
-    this.callSites.push(site);
+    const site = this.site(pos, loopName.name, inits.length);
     return { k: 'bind', v: loop, init: lam, body: curriedApp({ k: 'ref', v: loop, pos }, inits, pos, site) };
   }
 
@@ -701,13 +889,7 @@ class Expander {
       if (parts.length !== 3) this.fail(clause.pos, 'cond: expected (test => receiver)');
       const receiver = (yield this.expr(parts[2] as Datum)) as Core;
       const t = this.temp(clause.pos);
-      const site: SourceCallSite = {
-        id: this.callSites.length,
-        pos: clause.pos,
-        operator: datumToString(parts[2] as Datum).slice(0, 40),
-        argumentCount: 1,
-      };
-      this.callSites.push(site);
+      const site = this.site(clause.pos, datumToString(parts[2] as Datum).slice(0, 40), 1);
       const call = curriedApp(receiver, [{ k: 'ref', v: t, pos: clause.pos }], clause.pos, site);
       return {
         k: 'bind',
@@ -789,14 +971,8 @@ class Expander {
     const basic: Core = { k: 'const', value: 'basic', pos };
     const loop = this.temp(pos);
     const r = this.temp(pos);
-    const site: SourceCallSite = {
-      id: this.callSites.length,
-      pos,
-      operator: datumToString(items[1] as Datum).slice(0, 40),
-      argumentCount: -1,
-    };
-    this.callSites.push(site);
-    // loop = (lambda (r) (if ? r (loop (r basic))))
+    const site = this.site(pos, datumToString(items[1] as Datum).slice(0, 40), -1);
+    // loop = (lambda (r) (if ? r (loop (r heap)))): the list's elements are heap values.
     const loopLam: Core = {
       k: 'lam',
       params: [r],
@@ -806,7 +982,7 @@ class Expander {
         t: { k: 'ref', v: r, pos },
         e: curriedApp(
           { k: 'ref', v: loop, pos },
-          [curriedApp({ k: 'ref', v: r, pos }, [basic], pos, undefined)],
+          [curriedApp({ k: 'ref', v: r, pos }, [this.heapRef(pos)], pos, undefined)],
           pos,
           undefined,
         ),
@@ -826,7 +1002,7 @@ class Expander {
             t: curriedApp(gRef, [], pos, site),
             e: curriedApp(
               { k: 'ref', v: loop, pos },
-              [curriedApp(gRef, [basic], pos, undefined)],
+              [curriedApp(gRef, [this.heapRef(pos)], pos, undefined)],
               pos,
               undefined,
             ),
