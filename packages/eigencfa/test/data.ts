@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe } from 'vitest';
 
-const here = dirname(fileURLToPath(import.meta.url));
+export const here = dirname(fileURLToPath(import.meta.url));
 /** The monorepo root. */
 export const repoRoot = resolve(here, '../../..');
 /** The EigenCFA benchmark folder (../shared/data or $GPUMORPH_DATA), or undefined. */

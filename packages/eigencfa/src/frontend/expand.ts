@@ -642,6 +642,10 @@ class Expander {
       }
       case 'quasiquote': {
         if (items.length !== 2) this.fail(pos, 'quasiquote: expected one datum');
+        const template = items[1] as Datum;
+        // `,e is e itself.
+        if (isList(template) && isSym(template.items[0], 'unquote') && template.items.length === 2)
+          return (yield this.expr(template.items[1] as Datum)) as Core;
         const unquoted: Datum[] = [];
         const walk: { d: Datum; depth: number }[] = [{ d: items[1] as Datum, depth: 1 }];
         while (walk.length > 0) {
@@ -662,7 +666,7 @@ class Expander {
           if (x.tail) walk.push({ d: x.tail, depth: inner });
         }
         unquoted.reverse();
-        return { k: 'prim', name: 'quasiquote', args: (yield this.exprs(unquoted)) as Core[], pos };
+        return this.primApp('quasiquote', (yield this.exprs(unquoted)) as Core[], pos);
       }
       case 'unquote':
       case 'unquote-splicing':

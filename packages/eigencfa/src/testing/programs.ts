@@ -1,7 +1,9 @@
 /**
  * Random Scheme programs for property tests: closed programs over lambdas (fixed and rest
- * arguments), applications, `if`, `let`, `letrec`, `set!`, `call/cc`, `apply`, constants and
- * primitives, drawn from a seed so a failure can be replayed.
+ * arguments), applications, `if`, `let`, `letrec`, `set!`, `call/cc`, `apply`, constants,
+ * primitives, and values passed through data structures (pairs, vectors, boxes, hash tables,
+ * promises, multiple values, raised objects) and higher-order procedures (`map`, `for-each`,
+ * `sort`, `vector-map`, `dynamic-wind`), drawn from a seed so a failure can be replayed.
  * @module
  */
 
@@ -78,6 +80,18 @@ export function randomSchemeProgram(seed: number, size: number): string {
           `(apply ${expr(scope, d)} ${expr(scope, d)} '())`,
           `(car (cons ${expr(scope, d)} ${expr(scope, d)}))`,
           `(map ${expr(scope, d)} '(1 2))`,
+          `(vector-ref (vector ${expr(scope, d)} ${expr(scope, d)}) 1)`,
+          `(unbox (let ((b (box 0))) (set-box! b ${expr(scope, d)}) b))`,
+          `(let ((h (make-equal-hash-table))) (hash-table-set! h 1 ${expr(scope, d)}) (hash-table-ref/default h 1 ${expr(scope, d)}))`,
+          `(force (delay ${expr(scope, d)}))`,
+          `(call-with-values (lambda () (values ${expr(scope, d)} ${expr(scope, d)})) ${expr(scope, d)})`,
+          `(guard (e (#t e)) (raise ${expr(scope, d)}))`,
+          `(apply ${expr(scope, d)} (list ${expr(scope, d)}))`,
+          `(for-each ${expr(scope, d)} (list ${expr(scope, d)}))`,
+          `(vector-map ${expr(scope, d)} (vector ${expr(scope, d)}))`,
+          `(sort (list ${expr(scope, d)} ${expr(scope, d)}) ${expr(scope, d)})`,
+          `(cdr (assq 'k (list (cons 'k ${expr(scope, d)}))))`,
+          `(dynamic-wind (lambda () 0) (lambda () ${expr(scope, d)}) (lambda () 0))`,
         ]);
       }
     }

@@ -1,0 +1,12 @@
+;; SICP sequence operations: accumulate, flatmap, permutations, with operators as values.
+(define (accumulate op initial seq) (if (null? seq) initial (op (car seq) (accumulate op initial (cdr seq)))))
+(define (flatmap proc seq) (accumulate append '() (map proc seq)))
+(define (remove1 x s) (filter (lambda (y) (not (= x y))) s))
+(define (permutations s)
+  (if (null? s) (list '())
+      (flatmap (lambda (x) (map (lambda (p) (cons x p)) (permutations (remove1 x s)))) s)))
+(display (permutations '(1 2 3)))
+(display (accumulate + 0 '(1 2 3)))
+(display (accumulate (lambda (x y) (cons (* x x) y)) '() '(1 2 3)))
+(define ops (list + * max))
+(display (map (lambda (op) (accumulate op 1 '(2 3))) ops))

@@ -1,0 +1,12 @@
+;; assoc and member with an equality procedure; any, every, find, fold on lists of closures.
+(define (close? a b) (< (abs (- a b)) 0.1))
+(define table (list (cons 1.0 (lambda () 'one)) (cons 2.0 (lambda () 'two))))
+(display ((cdr (assoc 1.01 table close?))))
+(display (member 2.05 '(1.0 2.0) close?))
+(define preds (list (lambda (x) (> x 0)) (lambda (x) (< x 10))))
+(display (every (lambda (p) (p 5)) preds))
+(display (any (lambda (p) (p -1)) preds))
+(display ((find (lambda (p) (p 20)) preds) 3))
+(display (fold-left (lambda (acc p) (if (p 3) (+ acc 1) acc)) 0 preds))
+(display (fold-right (lambda (p acc) (cons (p 3) acc)) '() preds))
+(display (reduce (lambda (f g) (lambda (x) (and (f x) (g x)))) (lambda (x) #t) preds))

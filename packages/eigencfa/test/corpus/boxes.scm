@@ -1,0 +1,13 @@
+;; Boxes and set-car!/set-cdr!/vector-set! moving closures between structures.
+(define b (box (lambda (x) 'first)))
+(define cell (cons 1 2))
+(set-car! cell (unbox b))
+(set-box! b (lambda (x) 'second))
+(set-cdr! cell (unbox b))
+(define v (make-vector 2 (car cell)))
+(vector-set! v 1 (cdr cell))
+(display (list ((vector-ref v 0) 0) ((vector-ref v 1) 0)))
+(define lv (vector->list v))
+(display ((cadr lv) 1))
+(define vl (list->vector (list (lambda (y) y))))
+(display ((vector-ref vl 0) 9))

@@ -1,0 +1,12 @@
+;; Church numerals and booleans, converted back to numbers.
+(define zero (lambda (f) (lambda (x) x)))
+(define (succ n) (lambda (f) (lambda (x) (f ((n f) x)))))
+(define (plus m n) (lambda (f) (lambda (x) ((m f) ((n f) x)))))
+(define (mult m n) (lambda (f) (m (n f))))
+(define (to-int n) ((n (lambda (k) (+ k 1))) 0))
+(define true (lambda (a b) a))
+(define false (lambda (a b) b))
+(define (is-zero n) ((n (lambda (_) false)) true))
+(define three (succ (succ (succ zero))))
+(display (to-int (mult three (plus three three))))
+(display ((is-zero zero) 'yes 'no))

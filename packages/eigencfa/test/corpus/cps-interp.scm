@@ -1,0 +1,12 @@
+;; A CPS interpreter with first-class continuations for a tiny language with call/cc.
+(define (ev e env k)
+  (cond ((number? e) (k e))
+        ((symbol? e) (k (cdr (assq e env))))
+        ((eq? (car e) 'lambda)
+         (k (lambda (arg k2) (ev (caddr e) (cons (cons (caadr e) arg) env) k2))))
+        ((eq? (car e) 'callcc)
+         (ev (cadr e) env (lambda (f) (f (lambda (v k3) (k v)) k))))
+        ((eq? (car e) '+) (ev (cadr e) env (lambda (a) (ev (caddr e) env (lambda (b) (k (+ a b)))))))
+        (else (ev (car e) env (lambda (f) (ev (cadr e) env (lambda (a) (f a k))))))))
+(display (ev '(+ 1 (callcc (lambda (k) (+ 10 (k 5))))) '() (lambda (v) v)))
+(display (ev '((lambda (x) (+ x x)) 21) '() (lambda (v) v)))

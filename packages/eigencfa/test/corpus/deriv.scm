@@ -1,0 +1,11 @@
+;; Symbolic differentiation, dispatching on the operator through an association list of procedures.
+(define (deriv-sum a) (cons '+ (map deriv (cdr a))))
+(define (deriv-product a)
+  (list '* a (cons '+ (map (lambda (x) (list '/ (deriv x) x)) (cdr a)))))
+(define (deriv-difference a) (cons '- (map deriv (cdr a))))
+(define table (list (cons '+ deriv-sum) (cons '* deriv-product) (cons '- deriv-difference)))
+(define (deriv a)
+  (cond ((not (pair? a)) (if (eq? a 'x) 1 0))
+        ((assq (car a) table) => (lambda (entry) ((cdr entry) a)))
+        (else (error "no deriv for" a))))
+(display (deriv '(+ (* 3 x x) (* a x x) (- (* b x) 5))))

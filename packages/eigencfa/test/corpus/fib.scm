@@ -1,0 +1,11 @@
+;; Fibonacci three ways: plain, memoised in a hash table, and through a fixed-point combinator.
+(define (fib n) (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))
+(define memo (make-equal-hash-table))
+(define (mfib n)
+  (or (hash-table-ref/default memo n #f)
+      (let ((v (if (< n 2) n (+ (mfib (- n 1)) (mfib (- n 2))))))
+        (hash-table-set! memo n v)
+        v)))
+(define (Y f) ((lambda (x) (f (lambda (v) ((x x) v)))) (lambda (x) (f (lambda (v) ((x x) v))))))
+(define yfib (Y (lambda (self) (lambda (n) (if (< n 2) n (+ (self (- n 1)) (self (- n 2))))))))
+(display (list (fib 15) (mfib 40) (yfib 12)))

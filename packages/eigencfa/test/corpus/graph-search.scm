@@ -1,0 +1,12 @@
+;; Breadth-first search with the neighbour function and goal test passed as closures.
+(define graph '((a b c) (b d) (c d e) (d f) (e f) (f)))
+(define (neighbours n) (cdr (assq n graph)))
+(define (bfs start goal? next)
+  (let loop ((frontier (list (list start))) (seen '()))
+    (cond ((null? frontier) #f)
+          ((goal? (caar frontier)) (reverse (car frontier)))
+          ((memq (caar frontier) seen) (loop (cdr frontier) seen))
+          (else (loop (append (cdr frontier) (map (lambda (n) (cons n (car frontier))) (next (caar frontier))))
+                      (cons (caar frontier) seen))))))
+(display (bfs 'a (lambda (n) (eq? n 'f)) neighbours))
+(display (bfs 'a (lambda (n) #f) (lambda (n) (if (eq? n 'a) '(b) '()))))

@@ -1,0 +1,11 @@
+;; An event system: handlers registered in a hash table by event name, walked and updated.
+(define handlers (make-equal-hash-table))
+(define (on! name h) (hash-table-update!/default handlers name (lambda (hs) (cons h hs)) '()))
+(define (emit name x) (map (lambda (h) (h x)) (hash-table-ref/default handlers name '())))
+(on! "click" (lambda (x) (list 'clicked x)))
+(on! "click" (lambda (x) (* x 2)))
+(on! "key" (lambda (x) (list 'key x)))
+(display (emit "click" 4))
+(hash-table-walk handlers (lambda (k hs) (display (list k (length hs)))))
+(display (map (lambda (hs) ((car hs) 1)) (hash-table-values handlers)))
+(display (length (hash-table-keys handlers)))

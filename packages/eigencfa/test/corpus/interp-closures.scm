@@ -1,0 +1,12 @@
+;; An interpreter that compiles expressions to closures first ("closure generation").
+(define (comp e env)
+  (cond ((number? e) (lambda (r) e))
+        ((symbol? e) (let ((i (index e env))) (lambda (r) (list-ref r i))))
+        ((eq? (car e) 'lambda)
+         (let ((body (comp (caddr e) (cons (caadr e) env))))
+           (lambda (r) (lambda (v) (body (cons v r))))))
+        ((eq? (car e) '+)
+         (let ((a (comp (cadr e) env)) (b (comp (caddr e) env))) (lambda (r) (+ (a r) (b r)))))
+        (else (let ((f (comp (car e) env)) (x (comp (cadr e) env))) (lambda (r) ((f r) (x r)))))))
+(define (index x env) (let loop ((env env) (i 0)) (if (eq? (car env) x) i (loop (cdr env) (+ i 1)))))
+(display ((comp '((lambda (x) (+ x 1)) 41) '()) '()))

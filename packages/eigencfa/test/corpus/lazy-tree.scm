@@ -1,0 +1,13 @@
+;; A game tree built lazily with promises; evaluation with a pluggable scoring closure.
+(define (make-node value children-thunk) (cons value (delay (children-thunk))))
+(define (children n) (force (cdr n)))
+(define (tree depth value)
+  (make-node value (lambda () (if (= depth 0) '() (list (tree (- depth 1) (* value 2)) (tree (- depth 1) (+ value 1)))))))
+(define (minimax n depth maximize? score)
+  (let ((cs (children n)))
+    (if (or (= depth 0) (null? cs)) (score (car n))
+        (let ((vals (map (lambda (c) (minimax c (- depth 1) (not maximize?) score)) cs)))
+          (apply (if maximize? max min) vals)))))
+(display (minimax (tree 4 1) 4 #t (lambda (v) (- v 3))))
+(define scorers (list (lambda (v) v) (lambda (v) (- v))))
+(display (map (lambda (s) (minimax (tree 3 1) 3 #f s)) scorers))

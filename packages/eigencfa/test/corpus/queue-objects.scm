@@ -1,0 +1,12 @@
+;; Message-passing objects: a closure dispatches on a symbol; methods are kept in a list.
+(define (make-stack)
+  (let ((items '()))
+    (define (push! x) (set! items (cons x items)))
+    (define (pop!) (let ((x (car items))) (set! items (cdr items)) x))
+    (define methods (list (cons 'push push!) (cons 'pop pop!)))
+    (lambda (msg . args) (apply (cdr (assq msg methods)) args))))
+(define s (make-stack))
+(s 'push (lambda (x) (* x 10)))
+(s 'push (lambda (x) (+ x 10)))
+(display ((s 'pop) 1))
+(display ((s 'pop) 2))

@@ -1,0 +1,10 @@
+;; Sieve of Eratosthenes with a filter built from nested predicate closures.
+(define (interval a b) (if (> a b) '() (cons a (interval (+ a 1) b))))
+(define (sieve lst)
+  (if (null? lst) '()
+      (let ((p (car lst)))
+        (cons p (sieve (filter (lambda (x) (not (= 0 (remainder x p)))) (cdr lst)))))))
+(define (compose . fs) (if (null? fs) (lambda (x) x) (lambda (x) ((car fs) ((apply compose (cdr fs)) x)))))
+(define inc (lambda (x) (+ x 1)))
+(display (sieve (interval 2 60)))
+(display ((compose inc inc (lambda (x) (* x 3))) 4))

@@ -1,0 +1,16 @@
+;; Sorting with comparison closures: the standard sort, a hand-written merge sort, and list-sort.
+(define (merge a b less?)
+  (cond ((null? a) b) ((null? b) a)
+        ((less? (car b) (car a)) (cons (car b) (merge a (cdr b) less?)))
+        (else (cons (car a) (merge (cdr a) b less?)))))
+(define (msort l less?)
+  (if (or (null? l) (null? (cdr l))) l
+      (let loop ((l l) (a '()) (b '()))
+        (if (null? l) (merge (msort a less?) (msort b less?) less?) (loop (cdr l) b (cons (car l) a))))))
+(define (by key) (lambda (x y) (< (key x) (key y))))
+(define people '((ann . 31) (bob . 25) (cy . 40)))
+(display (msort people (by cdr)))
+(display (sort (list 5 2 9 1) (lambda (a b) (> a b))))
+(display (list-sort (lambda (a b) (< a b)) (list 3 2 1)))
+(define cmps (vector (lambda (a b) (< a b)) (lambda (a b) (> a b))))
+(display (msort '(4 1 3) (vector-ref cmps 1)))

@@ -1,0 +1,12 @@
+;; A state machine whose states are closures kept in a vector, driven by a string port.
+(define states (make-vector 3 #f))
+(define (state i) (vector-ref states i))
+(vector-set! states 0 (lambda (c) (if (char=? c #\a) (state 1) (state 0))))
+(vector-set! states 1 (lambda (c) (if (char=? c #\b) (state 2) (state 0))))
+(vector-set! states 2 (lambda (c) (state 2)))
+(define (run-machine str)
+  (let ((port (open-input-string str)))
+    (let loop ((s (state 0)))
+      (let ((c (read-char port)))
+        (if (eof-object? c) (eq? s (state 2)) (loop (s c)))))))
+(display (list (run-machine "xxabyy") (run-machine "aaa")))

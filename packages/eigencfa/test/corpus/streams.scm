@@ -1,0 +1,10 @@
+;; Streams with delay and force (SICP style); the elements are closures.
+(define (stream-car s) (car s))
+(define (stream-cdr s) (force (cdr s)))
+(define (integers-from n) (cons n (delay (integers-from (+ n 1)))))
+(define (stream-map f s) (cons (f (stream-car s)) (delay (stream-map f (stream-cdr s)))))
+(define (stream-take s n) (if (= n 0) '() (cons (stream-car s) (stream-take (stream-cdr s) (- n 1)))))
+(define adders (stream-map (lambda (n) (lambda (x) (+ x n))) (integers-from 1)))
+(display (map (lambda (f) (f 100)) (stream-take adders 5)))
+(define p (make-promise (lambda (y) (* y y))))
+(display ((force p) 7))

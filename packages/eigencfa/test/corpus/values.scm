@@ -1,0 +1,10 @@
+;; Multiple values: let-values, let*-values, receive, define-values with procedures among the values.
+(define (split-ops) (values (lambda (a b) (+ a b)) (lambda (a b) (- a b))))
+(let-values (((add sub) (split-ops)) ((n) (values 10)))
+  (display (list (add n 1) (sub n 1))))
+(let*-values (((f) (values (lambda (x) (* x x)))) ((g) (values (lambda (y) (f (f y))))))
+  (display (g 3)))
+(define-values (inc dec) (values (lambda (x) (+ x 1)) (lambda (x) (- x 1))))
+(display (inc (dec 5)))
+(define (rest-first . xs) (values (car xs) (cdr xs)))
+(receive (head . tail) (rest-first (lambda (z) z) 1 2) (display (head tail)))

@@ -1,0 +1,11 @@
+;; vector-map, vector-for-each, string-for-each, list-tabulate and apply with closures.
+(define fs (vector (lambda (x) (+ x 1)) (lambda (x) (* x 3))))
+(display (vector-map (lambda (f) (f 2)) fs))
+(vector-for-each (lambda (f) (display (f 10))) fs)
+(define acc '())
+(string-for-each (lambda (c) (set! acc (cons c acc))) "abc")
+(display acc)
+(define adders (list-tabulate 3 (lambda (i) (lambda (x) (+ x i)))))
+(display (map (lambda (a) (a 10)) adders))
+(display (apply (lambda (a b . r) (a (length r))) (lambda (n) (* n n)) 0 '(1 2 3)))
+(display (apply max 1 2 '(3)))
