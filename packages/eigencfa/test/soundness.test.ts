@@ -14,7 +14,9 @@ import { checkSoundness } from './concrete/check';
 import { here } from './data';
 
 const corpusDir = resolve(here, 'corpus');
-const corpus = readdirSync(corpusDir).filter((f) => f.endsWith('.scm')).sort();
+const corpus = readdirSync(corpusDir)
+  .filter((f) => f.endsWith('.scm'))
+  .sort();
 const runs = Number(process.env.GPUMORPH_SOUNDNESS_RUNS ?? '300');
 
 describe('the concrete-run oracle on the corpus', () => {
@@ -24,7 +26,10 @@ describe('the concrete-run oracle on the corpus', () => {
 
   it.each(corpus)('%s: runs to its end and every recorded fact is in the analysis', (name) => {
     const report = checkSoundness(readFileSync(resolve(corpusDir, name), 'utf8'), name, 5_000_000);
-    expect({ end: report.facts.end, detail: report.facts.detail }).toEqual({ end: 'done', detail: undefined });
+    expect({ end: report.facts.end, detail: report.facts.detail }).toEqual({
+      end: 'done',
+      detail: undefined,
+    });
     expect(report.facts.calls.size).toBeGreaterThan(0);
     expect(report.missed).toEqual([]);
   });
