@@ -89,6 +89,21 @@ describe('the reader', () => {
     const compiled = compileScheme(vanHornMairson(4096));
     expect(compiled.matrices.lams).toBe(4096 * 31 + 12);
   });
+
+  it('compiles 20,000 nested applications of lambdas; call sites name their operator in ≤ 40 characters', () => {
+    const n = 20_000;
+    let text = '1';
+    for (let i = n; i >= 1; i--) text = `((lambda (x${i}) ${text}) (lambda (y${i}) y${i}))`;
+    const compiled = compileScheme(text, { file: 'deep.scm' });
+    expect(compiled.callSites).toHaveLength(n);
+    const outer = compiled.callSites.find((c) => c.site.pos.column === 1);
+    expect(outer?.site.operator).toBe('(lambda (x1) ((lambda (x2) ((lambda (x3)');
+    expect(compiled.callSites.every((c) => c.site.operator.length <= 40)).toBe(true);
+    const r = sourceResults(compiled, solveCpuSparse(compiled.matrices).store);
+    expect(r.variables.find((v) => v.name === `x${n}`)?.flow.map(flowValueText)).toEqual([
+      `λ@deep.scm:1:${text.indexOf(`(lambda (y${n})`) + 1}`,
+    ]);
+  });
 });
 
 describe('the expander', () => {

@@ -417,7 +417,7 @@ class Expander {
       body = [lam];
       target = head;
     }
-    if (!isSym(target)) this.fail(target.pos, `define: expected a name, got ${datumToString(target)}`);
+    if (!isSym(target)) this.fail(target.pos, `define: expected a name, got ${datumToString(target, 80)}`);
     if (body.length === 0)
       return { name: target.name, namePos: target.pos, value: { t: 'sym', name: '%void', pos: f.pos } };
     if (body.length > 1) this.fail(f.pos, 'define: more than one expression');
@@ -466,7 +466,7 @@ class Expander {
     }
     const fn = (yield this.expr(head)) as Core;
     const args = (yield this.exprs(items.slice(1))) as Core[];
-    const site = this.site(d.pos, datumToString(head).slice(0, 40), args.length);
+    const site = this.site(d.pos, datumToString(head, 40), args.length);
     return curriedApp(fn, args, d.pos, site);
   }
 
@@ -606,7 +606,7 @@ class Expander {
     let rest: SourceVar | null = null;
     const names = new Set<string>();
     const param = (p: Datum): SourceVar => {
-      if (!isSym(p)) this.fail(p.pos, `lambda: parameter must be a name, got ${datumToString(p)}`);
+      if (!isSym(p)) this.fail(p.pos, `lambda: parameter must be a name, got ${datumToString(p, 80)}`);
       if (names.has(p.name)) this.fail(p.pos, `lambda: duplicate parameter '${p.name}'`);
       names.add(p.name);
       return this.fresh(p.name, p.pos, 'parameter');
@@ -615,7 +615,7 @@ class Expander {
     else if (isList(formals)) {
       for (const p of formals.items) params.push(param(p));
       if (formals.tail !== null) rest = param(formals.tail);
-    } else this.fail(formals.pos, `lambda: bad parameter list ${datumToString(formals)}`);
+    } else this.fail(formals.pos, `lambda: bad parameter list ${datumToString(formals, 80)}`);
     if (bodyForms.length === 0) this.fail(d.pos, 'lambda: empty body');
     const all = rest ? [...params, rest] : params;
     for (const v of all) this.bind(v);
@@ -843,7 +843,7 @@ class Expander {
     if (!isList(d)) this.fail(d?.pos ?? pos, `${form}: expected a list of bindings`);
     return this.items(d, form).map((b) => {
       if (!isList(b) || !isSym(b.items[0]) || b.items.length > 2)
-        this.fail(b.pos, `${form}: bad binding ${datumToString(b)}`);
+        this.fail(b.pos, `${form}: bad binding ${datumToString(b, 80)}`);
       const n = b.items[0] as Extract<Datum, { t: 'sym' }>;
       return { name: n.name, pos: n.pos, init: b.items[1] ?? { t: 'sym', name: '%void', pos: b.pos } };
     });
@@ -893,7 +893,7 @@ class Expander {
       if (parts.length !== 3) this.fail(clause.pos, 'cond: expected (test => receiver)');
       const receiver = (yield this.expr(parts[2] as Datum)) as Core;
       const t = this.temp(clause.pos);
-      const site = this.site(clause.pos, datumToString(parts[2] as Datum).slice(0, 40), 1);
+      const site = this.site(clause.pos, datumToString(parts[2] as Datum, 40), 1);
       const call = curriedApp(receiver, [{ k: 'ref', v: t, pos: clause.pos }], clause.pos, site);
       return {
         k: 'bind',
@@ -975,7 +975,7 @@ class Expander {
     const basic: Core = { k: 'const', value: 'basic', pos };
     const loop = this.temp(pos);
     const r = this.temp(pos);
-    const site = this.site(pos, datumToString(items[1] as Datum).slice(0, 40), -1);
+    const site = this.site(pos, datumToString(items[1] as Datum, 40), -1);
     // loop = (lambda (r) (if ? r (loop (r heap)))): the list's elements are heap values.
     const loopLam: Core = {
       k: 'lam',

@@ -242,37 +242,43 @@ export function readScheme(text: string, file = '<input>'): Datum[] {
 }
 
 /**
- * Writes a datum back as text (for error messages and tests).
+ * Writes a datum back as text (for error messages and tests), at most `limit` characters (the walk
+ * stops there, so naming a huge operator costs no more than a short one).
  *
  * @example
  * ```ts
  * datumToString(readScheme('(a . (b))')[0]); // '(a . (b))'
  * ```
  */
-export function datumToString(d: Datum): string {
+export function datumToString(d: Datum, limit = Number.POSITIVE_INFINITY): string {
   const parts: string[] = [];
   const stack: (Datum | string)[] = [d];
-  while (stack.length > 0) {
+  let length = 0;
+  const emit = (text: string) => {
+    parts.push(text);
+    length += text.length;
+  };
+  while (stack.length > 0 && length < limit) {
     const x = stack.pop() as Datum | string;
     if (typeof x === 'string') {
-      parts.push(x);
+      emit(x);
       continue;
     }
     switch (x.t) {
       case 'sym':
-        parts.push(x.name);
+        emit(x.name);
         break;
       case 'num':
-        parts.push(x.text);
+        emit(x.text);
         break;
       case 'str':
-        parts.push(JSON.stringify(x.value));
+        emit(JSON.stringify(x.value));
         break;
       case 'char':
-        parts.push(`#\\${x.value}`);
+        emit(`#\\${x.value}`);
         break;
       case 'bool':
-        parts.push(x.value ? '#t' : '#f');
+        emit(x.value ? '#t' : '#f');
         break;
       case 'vec':
       case 'list': {
@@ -288,5 +294,6 @@ export function datumToString(d: Datum): string {
       }
     }
   }
-  return parts.join('');
+  const text = parts.join('');
+  return text.length > limit ? text.slice(0, limit) : text;
 }
