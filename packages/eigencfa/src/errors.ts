@@ -51,6 +51,30 @@ export class SchemeSyntaxError extends EigenCfaError {
   }
 }
 
+/**
+ * Every error the front end found in one file (sorted by position); `pos` and `reason` are the
+ * first one's, the message lists them all, one per line.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   compileScheme('(f 1)\n(g 2)', { file: 'a.scm' });
+ * } catch (error) {
+ *   if (error instanceof SchemeSyntaxErrors) error.errors.map((e) => e.message); // ["a.scm:1:2: unbound …", "a.scm:2:2: …"]
+ * }
+ * ```
+ */
+export class SchemeSyntaxErrors extends SchemeSyntaxError {
+  override name = 'SchemeSyntaxErrors';
+  readonly errors: readonly SchemeSyntaxError[];
+  constructor(errors: readonly SchemeSyntaxError[]) {
+    const first = errors[0] as SchemeSyntaxError;
+    super(first.pos, first.reason);
+    this.message = errors.map((e) => e.message).join('\n');
+    this.errors = errors;
+  }
+}
+
 /** A `.mat`, `program-params.lst` or `expected-store.rkt` file is malformed or inconsistent. */
 export class MatrixFormatError extends EigenCfaError {
   override name = 'MatrixFormatError';

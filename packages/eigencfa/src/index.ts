@@ -27,6 +27,7 @@ export {
   formatPos,
   MatrixFormatError,
   SchemeSyntaxError,
+  SchemeSyntaxErrors,
   type SourcePos,
 } from './errors';
 export {
@@ -64,6 +65,7 @@ export {
   type SourceVar,
   type SourceVarKind,
 } from './frontend/expand';
+export { Libraries, type LibraryResolver, type LibrarySource } from './frontend/libraries';
 export { CALLING, type CalledArgument, type CallingProcedure, PRELUDE } from './frontend/prelude';
 export {
   BASIC_PRIMITIVES,

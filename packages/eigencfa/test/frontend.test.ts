@@ -11,6 +11,7 @@ import {
   readScheme,
   runTrampoline,
   SchemeSyntaxError,
+  SchemeSyntaxErrors,
   solveCpuSparse,
   sourceResults,
   type Tramp,
@@ -143,5 +144,48 @@ describe('the expander', () => {
     const basicBooleans = compileScheme('(define b #t) b', { booleans: 'basic' });
     const b = sourceResults(basicBooleans, solveCpuSparse(basicBooleans.matrices).store).variables[0];
     expect(b?.flow.map(flowValueText)).toEqual(['basic']);
+  });
+});
+
+describe('R7RS programs', () => {
+  it('reports every error of a file at once, in order', () => {
+    const text = '(define (f x) (g x))\n(h 1)\n(let ((y 1)) (if))\n(display (k 2))';
+    let caught: unknown;
+    try {
+      expandProgram(text, 'm.scm');
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(SchemeSyntaxErrors);
+    expect((caught as SchemeSyntaxErrors).errors.map((e) => e.message)).toEqual([
+      "m.scm:1:16: unbound variable 'g'",
+      "m.scm:2:2: unbound variable 'h'",
+      'm.scm:3:14: if: expected (if test then [else])',
+      "m.scm:4:11: unbound variable 'k'",
+    ]);
+  });
+
+  it('reads #T, #F, #true and bytevectors; imports standard and user libraries', () => {
+    const lib =
+      '(define-library (util twice) (export twice) (import (scheme base)) (begin (define (twice f) (lambda (x) (f (f x))))))';
+    const program = `(import (scheme base) (scheme write) (only (util twice) twice))
+(define flags (list #T #F #true #u8(1 2)))
+(display ((twice (lambda (n) (+ n 1))) 0))`;
+    const requested: unknown[] = [];
+    const compiled = compileScheme(program, {
+      file: 'main.scm',
+      resolveLibrary: (request, from) => {
+        requested.push({ request, from });
+        return 'library' in request && request.library.join(' ') === 'util twice'
+          ? { text: lib, file: 'util/twice.sld' }
+          : undefined;
+      },
+    });
+    expect(requested).toEqual([{ request: { library: ['util', 'twice'] }, from: 'main.scm' }]);
+    const r = sourceResults(compiled, solveCpuSparse(compiled.matrices).store);
+    expect(r.variables.find((v) => v.name === 'f')?.flow.map(flowValueText)).toEqual(['λ@main.scm:3:18']);
+    expect(() => compileScheme('(import (no such))', { file: 'n.scm' })).toThrow(
+      'n.scm:1:9: import: library (no such) not found',
+    );
   });
 });

@@ -8,6 +8,7 @@ import type { CfaMatrices } from '../matrix/program';
 import type { CfaStore } from '../store';
 import { type CpsLam, type CpsOptions, type CpsOrigin, convertToCps, numberProgram } from './cps';
 import { expandProgram, type SourceCallSite, type SourceVar } from './expand';
+import type { LibraryResolver } from './libraries';
 
 /** A source variable and the store row that holds its flow set. */
 export interface SourceVariableRow {
@@ -36,6 +37,8 @@ export interface CompiledScheme {
 export interface CompileOptions extends CpsOptions {
   /** Named in positions and errors. */
   readonly file?: string;
+  /** Finds user libraries that `import` names and files that `include` names (none by default). */
+  readonly resolveLibrary?: LibraryResolver;
 }
 
 /**
@@ -50,7 +53,11 @@ export interface CompileOptions extends CpsOptions {
  */
 export function compileScheme(text: string, options: CompileOptions = {}): CompiledScheme {
   const file = options.file ?? '<input>';
-  const expanded = expandProgram(text, file);
+  const expanded = expandProgram(
+    text,
+    file,
+    options.resolveLibrary ? { resolveLibrary: options.resolveLibrary } : {},
+  );
   const cps = convertToCps(expanded.body, options);
   const numbered = numberProgram(cps);
   const L = numbered.matrices.lams;

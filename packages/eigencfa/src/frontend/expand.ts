@@ -8,8 +8,9 @@
  * primitive application, `call/cc` and halting (`error`, `exit`).
  * @module
  */
-import { SchemeSyntaxError, type SourcePos } from '../errors';
+import { SchemeSyntaxError, SchemeSyntaxErrors, type SourcePos } from '../errors';
 import { Gensym, rewriteDefinition, rewriteExpression } from './derived';
+import { Libraries, type LibraryResolver } from './libraries';
 import { CALLING, PRELUDE, PRELUDE_NAMES } from './prelude';
 import { PRIMITIVES, primitiveEffect } from './primitives';
 import { type Datum, datumToString, readScheme } from './reader';
@@ -119,6 +120,8 @@ const SPECIAL = new Set([
   'let*-values',
   'receive',
   'define-record-type',
+  'import',
+  'define-library',
   'guard',
   'parameterize',
   'make-parameter',
@@ -140,11 +143,21 @@ const DEFINITIONS = new Set(['define-record-type', 'define-values']);
  * p.variables.map((v) => v.name); // ['id', 'x']
  * ```
  */
-export function expandProgram(text: string, file = '<input>'): ExpandedProgram {
+export function expandProgram(
+  text: string,
+  file = '<input>',
+  options: { readonly resolveLibrary?: LibraryResolver } = {},
+): ExpandedProgram {
   const data = readScheme(text, file);
-  const expander = new Expander(assignedNames(data));
+  const expander = new Expander(assignedNames(data), new Libraries(options.resolveLibrary));
   const start = data[0]?.pos ?? { file, line: 1, column: 1 };
   const body = runTrampoline(expander.body(data, start));
+  if (expander.errors.length > 0) {
+    const errors = [...expander.errors].sort(
+      (a, b) => a.pos.line - b.pos.line || a.pos.column - b.pos.column,
+    );
+    throw errors.length === 1 ? errors[0] : new SchemeSyntaxErrors(errors);
+  }
   return { body: expander.withPrelude(body), variables: expander.variables, callSites: expander.callSites };
 }
 
@@ -206,8 +219,11 @@ class Expander {
   /** The prelude definition being expanded (its lambdas are `primitive`, the others internal). */
   #inPrelude: string | null = null;
 
-  constructor(assigned: ReadonlySet<string>) {
+  readonly #libraries: Libraries;
+
+  constructor(assigned: ReadonlySet<string>, libraries: Libraries) {
     this.#assigned = assigned;
+    this.#libraries = libraries;
   }
 
   /** The prelude variable `name` (its definition is expanded by {@link withPrelude}). */
@@ -277,6 +293,31 @@ class Expander {
     throw new SchemeSyntaxError(pos, reason);
   }
 
+  /** Errors found so far (each body form is expanded on its own, so one file reports them all). */
+  readonly errors: SchemeSyntaxError[] = [];
+
+  /** Runs `f`; a syntax error is recorded and undefined returned. */
+  recover<T>(f: () => T): T | undefined {
+    try {
+      return f();
+    } catch (error) {
+      if (!(error instanceof SchemeSyntaxError)) throw error;
+      this.errors.push(error);
+      return undefined;
+    }
+  }
+
+  /** Expands one body form; a syntax error in it is recorded and the form becomes the basic value. */
+  *recovering(step: Tramp<Core>, pos: SourcePos): Tramp<Core> {
+    try {
+      return (yield step) as Core;
+    } catch (error) {
+      if (!(error instanceof SchemeSyntaxError)) throw error;
+      this.errors.push(error);
+      return { k: 'const', value: 'basic', pos };
+    }
+  }
+
   fresh(name: string, pos: SourcePos, kind: SourceVarKind): SourceVar {
     const v: SourceVar = {
       name,
@@ -339,8 +380,18 @@ class Expander {
       if (isSym(head, 'begin') && this.special('begin')) {
         const items = (f as Extract<Datum, { t: 'list' }>).items;
         for (let i = items.length - 1; i >= 1; i--) stack.push(items[i] as Datum);
+      } else if ((isSym(head, 'import') || isSym(head, 'define-library')) && this.special(head.name)) {
+        const list = f as Extract<Datum, { t: 'list' }>;
+        const forms =
+          this.recover(() =>
+            head.name === 'import' ? this.#libraries.importForms(list) : this.#libraries.libraryForms(list),
+          ) ?? [];
+        for (let i = forms.length - 1; i >= 0; i--) stack.push(forms[i] as Datum);
       } else if (isSym(head) && DEFINITIONS.has(head.name) && this.special(head.name)) {
-        const forms = rewriteDefinition(head.name, f as Extract<Datum, { t: 'list' }>, this.#gensym) ?? [];
+        const forms =
+          this.recover(() =>
+            rewriteDefinition(head.name, f as Extract<Datum, { t: 'list' }>, this.#gensym),
+          ) ?? [];
         for (let i = forms.length - 1; i >= 0; i--) stack.push(forms[i] as Datum);
       } else flat.push(f);
     }
@@ -349,7 +400,9 @@ class Expander {
     const seen = new Map<string, number>();
     for (const f of flat) {
       if (isList(f) && isSym(f.items[0], 'define') && this.special('define')) {
-        const { name, namePos, value } = this.parseDefine(f);
+        const parsed = this.recover(() => this.parseDefine(f));
+        if (parsed === undefined) continue;
+        const { name, namePos, value } = parsed;
         const again = seen.get(name);
         if (again !== undefined) {
           // A second define of the same name is an assignment.
@@ -376,9 +429,9 @@ class Expander {
     for (const item of order) {
       if ('def' in item) {
         const d = defined[item.def] as (typeof defined)[number];
-        const init = (yield this.expr(d.init as Datum, d.v.name)) as Core;
+        const init = (yield this.recovering(this.expr(d.init as Datum, d.v.name), pos)) as Core;
         parts.push({ bind: d.v, init });
-      } else parts.push({ expr: (yield this.expr(item.expr)) as Core });
+      } else parts.push({ expr: (yield this.recovering(this.expr(item.expr), pos)) as Core });
     }
     this.unbind(vars);
     let result: Core;
@@ -446,7 +499,8 @@ class Expander {
         const b = this.lookup(d.name);
         if (b === undefined) {
           if (SPECIAL.has(d.name)) this.fail(d.pos, `'${d.name}' is a special form, not a value`);
-          this.fail(d.pos, `unbound variable '${d.name}'`);
+          this.errors.push(new SchemeSyntaxError(d.pos, `unbound variable '${d.name}'`));
+          return { k: 'const', value: 'basic', pos: d.pos };
         }
         if (b === 'primitive') return this.primitiveValue(d.name, d.pos);
         return { k: 'ref', v: b, pos: d.pos };
@@ -821,6 +875,8 @@ class Expander {
       }
       case 'define-record-type':
       case 'define-values':
+      case 'import':
+      case 'define-library':
         return this.fail(pos, `${name} is only allowed at the top level or at the start of a body`);
       case 'assert':
         return { k: 'prim', name: 'assert', args: (yield this.exprs(items.slice(1))) as Core[], pos };

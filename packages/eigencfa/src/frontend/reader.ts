@@ -133,8 +133,9 @@ export function readScheme(text: string, file = '<input>'): Datum[] {
       stack.push({ kind: 'list', items: [], tail: null, dotted: false, close: c === '(' ? ')' : ']', pos });
       continue;
     }
-    if (c === '#' && text[i + 1] === '(') {
-      advance(2);
+    if (c === '#' && (text[i + 1] === '(' || /^#u8\(/i.test(text.slice(i, i + 4)))) {
+      // A vector, or a bytevector #u8( … ) (read as a vector of its bytes).
+      advance(text[i + 1] === '(' ? 2 : 4);
       stack.push({ kind: 'vec', items: [], tail: null, dotted: false, close: ')', pos });
       continue;
     }
@@ -209,11 +210,12 @@ export function readScheme(text: string, file = '<input>'): Datum[] {
       emit({ t: 'char', value: atom.slice(2), pos });
       continue;
     }
-    if (atom === '#t' || atom === '#true') {
+    const lower = atom.toLowerCase();
+    if (lower === '#t' || lower === '#true') {
       emit({ t: 'bool', value: true, pos });
       continue;
     }
-    if (atom === '#f' || atom === '#false') {
+    if (lower === '#f' || lower === '#false') {
       emit({ t: 'bool', value: false, pos });
       continue;
     }
