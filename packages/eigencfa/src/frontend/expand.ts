@@ -11,6 +11,7 @@
 import { SchemeSyntaxError, SchemeSyntaxErrors, type SourcePos } from '../errors';
 import { Gensym, rewriteDefinition, rewriteExpression } from './derived';
 import { Libraries, type LibraryResolver } from './libraries';
+import { expandMacro, type Macro, parseSyntaxRules } from './macros';
 import { CALLING, PRELUDE, PRELUDE_NAMES } from './prelude';
 import { PRIMITIVES, primitiveEffect } from './primitives';
 import { type Datum, datumToString, readScheme } from './reader';
@@ -79,7 +80,14 @@ export interface ExpandedProgram {
   readonly callSites: readonly SourceCallSite[];
 }
 
-type Binding = SourceVar | 'primitive';
+/** A `syntax-rules` macro in scope. */
+interface MacroBinding {
+  readonly kind: 'macro';
+  readonly name: string;
+  readonly macro: Macro;
+}
+type Binding = SourceVar | 'primitive' | MacroBinding;
+const isMacro = (b: Binding | undefined): b is MacroBinding => typeof b === 'object' && 'macro' in b;
 
 const SPECIAL = new Set([
   'quote',
@@ -129,7 +137,7 @@ const SPECIAL = new Set([
   'define-values',
   'assert',
 ]);
-const UNSUPPORTED = new Set(['define-syntax', 'let-syntax', 'letrec-syntax', 'syntax-rules']);
+const UNSUPPORTED = new Set(['syntax-rules']);
 /** Definitions that the body splices (rewritten by `rewriteDefinition`). */
 const DEFINITIONS = new Set(['define-record-type', 'define-values']);
 
@@ -330,7 +338,7 @@ class Expander {
     return v;
   }
 
-  bind(v: SourceVar): void {
+  bind(v: SourceVar | MacroBinding): void {
     let list = this.#env.get(v.name);
     if (!list) {
       list = [];
@@ -339,7 +347,7 @@ class Expander {
     list.push(v);
   }
 
-  unbind(vs: readonly SourceVar[]): void {
+  unbind(vs: readonly (SourceVar | MacroBinding)[]): void {
     for (const v of vs) this.#env.get(v.name)?.pop();
   }
 
@@ -374,10 +382,24 @@ class Expander {
     // Splice `begin`s at body level, collect the defined names.
     const flat: Datum[] = [];
     const stack = [...forms].reverse();
+    const macros: MacroBinding[] = [];
     while (stack.length > 0) {
       const f = stack.pop() as Datum;
       const head = isList(f) && f.tail === null ? f.items[0] : undefined;
-      if (isSym(head, 'begin') && this.special('begin')) {
+      const headBinding = isSym(head) ? this.lookup(head.name) : undefined;
+      if (isMacro(headBinding)) {
+        // A macro use at body level may expand into definitions.
+        const expanded = this.recover(() =>
+          this.expandMacro(headBinding, f as Extract<Datum, { t: 'list' }>),
+        );
+        if (expanded !== undefined) stack.push(expanded);
+      } else if (isSym(head, 'define-syntax') && this.special('define-syntax')) {
+        const m = this.recover(() => this.defineSyntax(f as Extract<Datum, { t: 'list' }>));
+        if (m) {
+          macros.push(m);
+          this.bind(m);
+        }
+      } else if (isSym(head, 'begin') && this.special('begin')) {
         const items = (f as Extract<Datum, { t: 'list' }>).items;
         for (let i = items.length - 1; i >= 1; i--) stack.push(items[i] as Datum);
       } else if ((isSym(head, 'import') || isSym(head, 'define-library')) && this.special(head.name)) {
@@ -434,6 +456,7 @@ class Expander {
       } else parts.push({ expr: (yield this.recovering(this.expr(item.expr), pos)) as Core });
     }
     this.unbind(vars);
+    this.unbind(macros);
     let result: Core;
     const last = parts[parts.length - 1];
     if (last === undefined || 'bind' in last) result = { k: 'const', value: 'basic', pos };
@@ -449,6 +472,18 @@ class Expander {
           : { k: 'seq', first: p.expr, rest: result };
     }
     return result;
+  }
+
+  /** `(define-syntax name (syntax-rules …))`. */
+  defineSyntax(f: Extract<Datum, { t: 'list' }>): MacroBinding {
+    const [, name, spec] = f.items;
+    if (!isSym(name) || spec === undefined || f.items.length !== 3)
+      this.fail(f.pos, 'define-syntax: expected (define-syntax name (syntax-rules …))');
+    return { kind: 'macro', name: name.name, macro: parseSyntaxRules(name.name, spec) };
+  }
+
+  expandMacro(b: MacroBinding, d: Extract<Datum, { t: 'list' }>): Datum {
+    return expandMacro(b.macro, d, (name) => this.#gensym.next(`${name}%m`));
   }
 
   parseDefine(f: Extract<Datum, { t: 'list' }>): { name: string; namePos: SourcePos; value: Datum } {
@@ -503,6 +538,7 @@ class Expander {
           return { k: 'const', value: 'basic', pos: d.pos };
         }
         if (b === 'primitive') return this.primitiveValue(d.name, d.pos);
+        if (isMacro(b)) this.fail(d.pos, `macro '${d.name}' used as a value`);
         return { k: 'ref', v: b, pos: d.pos };
       }
       case 'list':
@@ -511,6 +547,8 @@ class Expander {
     const head = d.items[0];
     if (head === undefined) this.fail(d.pos, 'empty combination ()');
     if (isSym(head) && this.special(head.name)) return (yield this.special_(head.name, d, name)) as Core;
+    const headBinding = isSym(head) ? this.lookup(head.name) : undefined;
+    if (isMacro(headBinding)) return (yield this.expr(this.expandMacro(headBinding, d), name)) as Core;
     // Application.
     const items = this.items(d, 'application');
     if (isSym(head) && this.lookup(head.name) === 'primitive') {
@@ -563,7 +601,11 @@ class Expander {
         pos,
       });
     }
-    const stored = temps.map((t): Core => this.store({ k: 'ref', v: t, pos }, pos));
+    // Arguments are stored (a default value may be returned), except the procedures it calls.
+    const called = new Set(spec.calls.map((c) => c.index));
+    const stored = temps.map(
+      (t, i): Core => (called.has(i) ? { k: 'ref', v: t, pos } : this.store({ k: 'ref', v: t, pos }, pos)),
+    );
     let result: Core = { k: 'prim', name, args: [...parts, ...stored], pos };
     if (spec.result === 'heap') result = { k: 'seq', first: result, rest: this.heapRef(pos) };
     for (let i = temps.length - 1; i >= 0; i--)
@@ -754,6 +796,7 @@ class Expander {
         if (b === undefined) this.fail(target.pos, `set!: unbound variable '${target.name}'`);
         const e = (yield this.expr(items[2] as Datum)) as Core;
         if (b === 'primitive') return { k: 'prim', name: 'set!', args: [e], pos };
+        if (isMacro(b)) this.fail(target.pos, `set!: '${target.name}' is a macro`);
         b.mutable = true;
         return { k: 'set', v: b, e, pos };
       }
@@ -873,6 +916,21 @@ class Expander {
         const thunk: Core = { k: 'lam', params: [], body, pos, origin: { kind: 'thunk', pos } };
         return { k: 'seq', first: { k: 'set', v: cell, e: thunk, pos }, rest: basic };
       }
+      case 'let-syntax':
+      case 'letrec-syntax': {
+        const bindings = items[1];
+        if (!isList(bindings)) this.fail(pos, `${name}: expected (${name} ((name transformer) …) body …)`);
+        const macros = bindings.items.map((b) => {
+          const [n, spec] = isList(b) ? b.items : [];
+          if (!isSym(n) || spec === undefined) return this.fail(b.pos, `${name}: bad binding`);
+          return { kind: 'macro', name: n.name, macro: parseSyntaxRules(n.name, spec) } as MacroBinding;
+        });
+        for (const m of macros) this.bind(m);
+        const body = (yield this.body(items.slice(2), pos)) as Core;
+        this.unbind(macros);
+        return body;
+      }
+      case 'define-syntax':
       case 'define-record-type':
       case 'define-values':
       case 'import':

@@ -140,7 +140,7 @@ export class Libraries {
           break;
         case 'cond-expand': {
           // The `else` clause if there is one, else the first (the front end is no implementation).
-          const clauses = decl.items.slice(1).filter(isList);
+          const clauses = decl.items.slice(1).filter((c): c is Extract<Datum, { t: 'list' }> => isList(c));
           const chosen = clauses.find((c) => isSym(c.items[0], 'else')) ?? clauses[0];
           if (chosen) this.#declarations(chosen.items.slice(1), out);
           break;
