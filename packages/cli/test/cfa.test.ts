@@ -53,10 +53,12 @@ describe('gpumorph cfa', () => {
 
   it('names file, line and column of an unsupported form, without a stack trace', async () => {
     const bad = join(dir, 'bad.scm');
-    await writeFile(bad, '(define (f x)\n  (delay x))\n');
+    await writeFile(bad, '(define (f x)\n  (define-syntax m (lambda (y) y)) x)\n');
     const run = await spawnCli(['cfa', bad, '--engine', 'cpu']);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`${bad}:2:3: unsupported form 'delay'`);
+    expect(run.stderr).toContain(
+      `${bad}:2:20: define-syntax: only syntax-rules transformers are supported (m)`,
+    );
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
@@ -64,5 +66,37 @@ describe('gpumorph cfa', () => {
     const none = await runCliCaptured(['cfa']);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('give a Scheme file or --matrices <dir>');
+  });
+});
+
+describe('gpumorph cfa on rejected programs', () => {
+  it('--json prints every error as JSON and exits with status 2', async () => {
+    const file = join(dir, 'unbound.scm');
+    await writeFile(file, '(define (f x) (g x))\n(h 1)\n');
+    const run = await runCliCaptured(['cfa', file, '--engine', 'cpu', '--json']);
+    expect(run.code).toBe(2);
+    expect(JSON.parse(run.stdout)).toEqual({
+      command: 'cfa',
+      input: { kind: 'scheme', path: file },
+      ok: false,
+      errors: [
+        { file, line: 1, column: 16, message: "unbound variable 'g'" },
+        { file, line: 2, column: 2, message: "unbound variable 'h'" },
+      ],
+    });
+    expect(run.stderr).toContain(`${file}:1:16: unbound variable 'g'`);
+  });
+
+  it('imports a user library from a file beside the program', async () => {
+    await writeFile(
+      join(dir, 'twice.sld'),
+      '(define-library (twice) (export twice) (import (scheme base)) (begin (define (twice f) (lambda (x) (f (f x))))))',
+    );
+    const file = join(dir, 'main.scm');
+    await writeFile(file, '(import (scheme base) (twice))\n((twice (lambda (n) n)) 1)\n');
+    const run = await runCliCaptured(['cfa', file, '--engine', 'cpu', '--json']);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as CfaReport;
+    expect(report.result.variables?.find((v) => v.name === 'f')?.flow).toEqual([`λ@${file}:2:9`]);
   });
 });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import {
   analyzeScheme,
   type CfaEngine,
@@ -5,7 +7,10 @@ import {
   type CfaStatistics,
   type FlowValue,
   flowValueText,
+  type LibrarySource,
   readMatricesDir,
+  SchemeSyntaxError,
+  SchemeSyntaxErrors,
   type SourceResults,
   solveCfa,
 } from '@gpumorph/eigencfa';
@@ -54,6 +59,41 @@ export type CfaReport = AnalysisReport<
     readonly callSites?: { operator: string; pos: string; call: number; callees: string[] }[];
   }
 >;
+
+/**
+ * User libraries and included files beside the file that names them: `(import (util lists))` reads
+ * `util/lists.sld`, then `util/lists.scm`; `(include "x.scm")` reads `x.scm`.
+ */
+function resolveLibraryBeside(
+  request: { readonly library: readonly string[] } | { readonly include: string },
+  from: string,
+): LibrarySource | undefined {
+  const base = dirname(from);
+  const candidates =
+    'include' in request
+      ? [join(base, request.include)]
+      : ['.sld', '.scm'].map((ext) => `${join(base, ...request.library)}${ext}`);
+  for (const file of candidates) {
+    try {
+      return { text: readFileSync(file, 'utf8'), file };
+    } catch {
+      // the next candidate
+    }
+  }
+  return undefined;
+}
+
+/** `--json` for a program the front end rejected: `{"command": "cfa", "ok": false, "errors": […]}`. */
+function writeSchemeErrors(io: CliIo, file: string, error: SchemeSyntaxError): void {
+  const errors = error instanceof SchemeSyntaxErrors ? error.errors : [error];
+  const report = {
+    command: 'cfa',
+    input: { kind: 'scheme', path: file },
+    ok: false,
+    errors: errors.map((e) => ({ ...e.pos, message: e.reason })),
+  };
+  io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+}
 
 async function gpuFor(engine: CfaEngine): Promise<GpuContext | null> {
   if (engine === 'cpu') return null;
@@ -108,9 +148,14 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
           {
             ...hooks,
             file,
+            resolveLibrary: resolveLibraryBeside,
             ...(options.booleans ? { booleans: options.booleans } : {}),
           } as never,
-        );
+        ).catch((error: unknown) => {
+          // With --json, a rejected program still prints one JSON object: its errors, all of them.
+          if (options.json && error instanceof SchemeSyntaxError) writeSchemeErrors(io, file, error);
+          throw error;
+        });
         result = analysis;
         source = analysis.source;
         compileMs = analysis.compileMs;

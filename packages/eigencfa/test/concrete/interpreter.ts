@@ -434,6 +434,7 @@ export const SPECIAL = new Set([
   'receive',
   'assert',
   'make-parameter',
+  'import',
 ]);
 
 function definedName(f: List): Extract<Datum, { t: 'sym' }> | undefined {

@@ -518,6 +518,14 @@ export function installPrimitives(it: Interpreter): void {
     return new MString(p.text);
   });
   def('void', () => VOID);
+  def('current-jiffy', () => it.steps);
+  def('current-second', () => it.steps / 1000);
+  def('jiffies-per-second', () => 1000);
+  def('round', (a) => Math.round(num(a[0])));
+  def(
+    'string-map',
+    (a) => new MString([...str(a[1]).s].map((c) => chr(call(a[0] as Value, new Char(c))).c).join('')),
+  );
   def('exit', () => {
     throw new StopRun('done', 'exit');
   });
