@@ -49,6 +49,8 @@ export interface CfaStatistics {
   readonly readbackMs: number;
   /** Engine-specific counters (steps, edges, rounds, …). */
   readonly counters: Readonly<Record<string, number>>;
+  /** `auto` only: why the WebGPU engine could not run this program (the CPU engine ran instead). */
+  readonly fallback?: string;
 }
 
 /** Events of {@link CfaSolver}. */
@@ -119,35 +121,62 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
   async solve(): Promise<CfaResult> {
     if (this.#started) throw new Error('CfaSolver.solve() may be called once; create another solver');
     this.#started = true;
-    const m = this.matrices;
     const signal = this.#options.signal;
     if (signal?.aborted) throw new CfaAbortedError('CFA cancelled', { cause: signal.reason });
     const engine = this.engine;
     const start = performance.now();
-    const base = { engine, lams: m.lams, vars: m.vars, calls: m.calls, terms: termCount(m) };
     let result: CfaResult;
     this.emit('phase', 'setup');
-    if (engine === 'cpu') {
-      this.emit('phase', 'solve');
-      const t = performance.now();
-      const { store, statistics } = solveCpuSparse(m, {
-        signal,
-        onProgress: (steps, pending) =>
-          this.emit('iteration', { engine, iteration: steps, pending, elapsedMs: performance.now() - start }),
-      });
-      const solveMs = performance.now() - t;
-      result = {
-        store,
-        statistics: {
-          ...base,
-          storeEntries: store.size,
-          solveMs,
-          setupMs: 0,
-          readbackMs: 0,
-          counters: { ...statistics },
-        },
-      };
-    } else {
+    if (engine === 'cpu') result = this.#solveCpu(start);
+    else {
+      try {
+        result = await this.#solveWebGpu(start);
+      } catch (error) {
+        // `auto` falls back to the CPU engine when the WebGPU engine cannot run this program here.
+        if ((this.#options.engine ?? 'auto') !== 'auto' || !(error instanceof CfaEngineError)) throw error;
+        result = this.#solveCpu(start, error.message);
+      }
+    }
+    this.emit('phase', 'done');
+    this.emit('done', result.statistics);
+    return result;
+  }
+
+  #base() {
+    const m = this.matrices;
+    return { lams: m.lams, vars: m.vars, calls: m.calls, terms: termCount(m) };
+  }
+
+  #solveCpu(start: number, fallback?: string): CfaResult {
+    const engine = 'cpu';
+    this.emit('phase', 'solve');
+    const t = performance.now();
+    const { store, statistics } = solveCpuSparse(this.matrices, {
+      signal: this.#options.signal,
+      onProgress: (steps, pending) =>
+        this.emit('iteration', { engine, iteration: steps, pending, elapsedMs: performance.now() - start }),
+    });
+    const solveMs = performance.now() - t;
+    return {
+      store,
+      statistics: {
+        engine,
+        ...this.#base(),
+        storeEntries: store.size,
+        solveMs,
+        setupMs: 0,
+        readbackMs: 0,
+        counters: { ...statistics },
+        ...(fallback !== undefined ? { fallback } : {}),
+      },
+    };
+  }
+
+  async #solveWebGpu(start: number): Promise<CfaResult> {
+    const engine = 'webgpu';
+    const m = this.matrices;
+    const signal = this.#options.signal;
+    {
       const gpu = this.#options.gpu;
       if (!gpu)
         throw new CfaEngineError('the WebGPU engine needs a GPU context (acquireGpu() found no adapter?)');
@@ -181,14 +210,19 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
             });
       this.emit('phase', 'readback');
       const { solveMs, setupMs, readbackMs, ...counters } = statistics;
-      result = {
+      return {
         store,
-        statistics: { ...base, storeEntries: store.size, solveMs, setupMs, readbackMs, counters },
+        statistics: {
+          engine,
+          ...this.#base(),
+          storeEntries: store.size,
+          solveMs,
+          setupMs,
+          readbackMs,
+          counters,
+        },
       };
     }
-    this.emit('phase', 'done');
-    this.emit('done', result.statistics);
-    return result;
   }
 }
 

@@ -4,9 +4,11 @@ import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import {
+  CfaEngineError,
   type CfaMatrices,
   compileScheme,
   createCfaBufferPool,
+  createCfaMatrices,
   createCfaSolver,
   firstDifference,
   parseExpectedStore,
@@ -276,5 +278,27 @@ describeGpu('WebGPU engine', (gpu) => {
     await expect(solveCfa(m, { engine: 'webgpu', gpu: gpu.ctx, signal: controller.signal })).rejects.toThrow(
       /cancelled/,
     );
+  });
+
+  it('auto runs the CPU engine when the store needs more storage buffers than the device binds', async () => {
+    // A long chain (λl's body applies its first formal to its second) with enough lambdas that the
+    // store does not fit the binding limit of this device.
+    const limit = gpu.ctx.limits.maxStorageBuffersPerShaderStage;
+    const maxBinding = Math.min(gpu.ctx.limits.maxStorageBufferBindingSize, gpu.ctx.limits.maxBufferSize);
+    let lams = 1 << 14;
+    while (storeGeometry(lams, lams + 1, maxBinding).chunks + 6 <= limit) lams *= 2;
+    const fun = new Uint32Array(lams + 1);
+    const arg1 = new Uint32Array(lams + 1);
+    const arg2 = new Uint32Array(lams + 1);
+    [fun[0], arg1[0], arg2[0]] = [0, 1, 0];
+    for (let l = 0; l < lams; l++)
+      [fun[l + 1], arg1[l + 1], arg2[l + 1]] = [lams + l, 2 * lams + l, lams + l];
+    const m = createCfaMatrices({ lams, fun, arg1, arg2 });
+    await expect(solveCfa(m, { engine: 'webgpu', gpu: gpu.ctx })).rejects.toThrow(CfaEngineError);
+    const { store, statistics } = await solveCfa(m, { engine: 'auto', gpu: gpu.ctx });
+    expect(statistics.engine).toBe('cpu');
+    expect(statistics.fallback).toMatch(/storage buffers/);
+    expect(firstDifference(store, solveCpuSparse(m).store)).toBeUndefined();
+    expect(Array.from(store.row(lams))).toEqual([1]);
   });
 });

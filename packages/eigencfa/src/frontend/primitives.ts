@@ -65,7 +65,7 @@ real-time current-time current-second current-jiffy jiffies-per-second random ge
 generate-uninterned-symbol exit emergency-exit assert hash-table? hash-table-contains?
 hash-table-exists? hash-table-count hash-table-size hash-table-delete! hash-table-clear! hash-table/count
 hash-table/remove! hash-table/clean! box? promise? default-object? features command-line
-get-environment-variable error-object? error-object-message file-error? read-error?
+get-environment-variable error-object? file-error? read-error?
 record? condition/report-string char-ascii? exact-floor exact-round exact-ceiling exact-truncate
 list-set! vector-fill! vector-grow subvector vector-head vector-tail
 `;
@@ -84,7 +84,7 @@ const ACCESS = `
 car cdr ${CXR.join(' ')} list-ref first second third fourth fifth sixth seventh eighth ninth tenth
 last vector-ref vector-first vector-last unbox hash-table-ref/default hash-table/get hash-table-ref
 hash-table-keys hash-table/key-list hash-table-values hash-table/datum-list hash-table->alist
-hash-table-copy values error-object-irritants condition/report-string access-condition
+hash-table-copy values error-object-message error-object-irritants condition/report-string access-condition
 `;
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
