@@ -5,138 +5,38 @@
  *
  * Core forms: variable reference, `lambda` with fixed parameters, unary application (n-ary calls
  * are curried here), `if`, `set!`, sequential binding (`letrec`/`define`), sequencing, constants,
- * primitive application, `call/cc` and halting (`error`, `exit`).
+ * primitive application, `call/cc` and halting (`raise` without a handler).
  * @module
  */
 import { SchemeSyntaxError, SchemeSyntaxErrors, type SourcePos } from '../errors';
-import { Gensym, rewriteDefinition, rewriteExpression } from './derived';
+import { type Core, curriedApp, type ExpandedProgram, isList, isSym, type SourceVar } from './core';
+import { rewriteDefinition, rewriteExpression } from './derived';
 import { Libraries, type LibraryResolver } from './libraries';
-import { expandMacro, type Macro, parseSyntaxRules } from './macros';
-import { CALLING, PRELUDE, PRELUDE_NAMES } from './prelude';
-import { PRIMITIVES, primitiveEffect } from './primitives';
+import { expandMacro, parseSyntaxRules } from './macros';
+import { CALLING, PRELUDE_NAMES } from './prelude';
+import { PRIMITIVES } from './primitives';
 import { type Datum, datumToString, readScheme } from './reader';
+import {
+  assignedNames,
+  callingDefinition,
+  isMacro,
+  type MacroBinding,
+  preludeDefinitions,
+  Scope,
+  SPECIAL,
+} from './scope';
 import { runTrampoline, type Tramp } from './trampoline';
 
-/** What a source variable was bound by. */
-export type SourceVarKind = 'parameter' | 'let' | 'define' | 'synthetic';
+export {
+  type Core,
+  curriedApp,
+  type ExpandedProgram,
+  type LambdaOrigin,
+  type SourceCallSite,
+  type SourceVar,
+  type SourceVarKind,
+} from './core';
 
-/** A variable after alpha-renaming: one per binding occurrence in the source. */
-export interface SourceVar {
-  readonly name: string;
-  /** Unique among the program's variables. */
-  readonly id: number;
-  readonly pos: SourcePos;
-  readonly kind: SourceVarKind;
-  /** Assigned by some `set!` (such variables are read through a write procedure, §5.2.2). */
-  mutable: boolean;
-}
-
-/** Where a lambda term of the core (and then of the CPS program) comes from. */
-export type LambdaOrigin =
-  | { readonly kind: 'lambda'; readonly pos: SourcePos; readonly name?: string | undefined }
-  | { readonly kind: 'primitive'; readonly pos: SourcePos; readonly name: string }
-  | { readonly kind: 'absorb'; readonly pos: SourcePos }
-  | { readonly kind: 'thunk'; readonly pos: SourcePos };
-
-/** A source call site (an application in the program text). */
-export interface SourceCallSite {
-  readonly id: number;
-  readonly pos: SourcePos;
-  /** The operator as written (shortened). */
-  readonly operator: string;
-  readonly argumentCount: number;
-}
-
-/** The core language. */
-export type Core =
-  | { readonly k: 'ref'; readonly v: SourceVar; readonly pos: SourcePos }
-  | {
-      readonly k: 'lam';
-      readonly params: readonly SourceVar[];
-      readonly body: Core;
-      readonly pos: SourcePos;
-      readonly origin: LambdaOrigin;
-    }
-  | {
-      readonly k: 'app';
-      readonly fn: Core;
-      readonly arg: Core | null;
-      readonly pos: SourcePos;
-      readonly site?: SourceCallSite;
-    }
-  | { readonly k: 'if'; readonly c: Core; readonly t: Core; readonly e: Core; readonly pos: SourcePos }
-  | { readonly k: 'set'; readonly v: SourceVar; readonly e: Core; readonly pos: SourcePos }
-  | { readonly k: 'bind'; readonly v: SourceVar; readonly init: Core; readonly body: Core }
-  | { readonly k: 'seq'; readonly first: Core; readonly rest: Core }
-  | { readonly k: 'const'; readonly value: 'basic' | 'true' | 'false'; readonly pos: SourcePos }
-  | { readonly k: 'prim'; readonly name: string; readonly args: readonly Core[]; readonly pos: SourcePos }
-  | { readonly k: 'callcc'; readonly f: Core; readonly pos: SourcePos }
-  | { readonly k: 'halt'; readonly args: readonly Core[]; readonly pos: SourcePos };
-
-/** What {@link expandProgram} returns. */
-export interface ExpandedProgram {
-  readonly body: Core;
-  readonly variables: readonly SourceVar[];
-  readonly callSites: readonly SourceCallSite[];
-}
-
-/** A `syntax-rules` macro in scope. */
-interface MacroBinding {
-  readonly kind: 'macro';
-  readonly name: string;
-  readonly macro: Macro;
-}
-type Binding = SourceVar | 'primitive' | MacroBinding;
-const isMacro = (b: Binding | undefined): b is MacroBinding => typeof b === 'object' && 'macro' in b;
-
-const SPECIAL = new Set([
-  'quote',
-  'quasiquote',
-  'unquote',
-  'unquote-splicing',
-  'lambda',
-  'define',
-  'let',
-  'let*',
-  'letrec',
-  'letrec*',
-  'if',
-  'cond',
-  'case',
-  'and',
-  'or',
-  'when',
-  'unless',
-  'do',
-  'begin',
-  'set!',
-  'call/cc',
-  'call-with-current-continuation',
-  'apply',
-  '%halt',
-  'else',
-  '=>',
-  'named-lambda',
-  'delay',
-  'delay-force',
-  'cons-stream',
-  'define-syntax',
-  'let-syntax',
-  'letrec-syntax',
-  'syntax-rules',
-  'let-values',
-  'let*-values',
-  'receive',
-  'define-record-type',
-  'import',
-  'define-library',
-  'guard',
-  'parameterize',
-  'make-parameter',
-  'case-lambda',
-  'define-values',
-  'assert',
-]);
 const UNSUPPORTED = new Set(['syntax-rules']);
 /** Definitions that the body splices (rewritten by `rewriteDefinition`). */
 const DEFINITIONS = new Set(['define-record-type', 'define-values']);
@@ -169,97 +69,15 @@ export function expandProgram(
   return { body: expander.withPrelude(body), variables: expander.variables, callSites: expander.callSites };
 }
 
-/** Names that some `(set! name …)` of the program assigns (primitives among them become variables). */
-function assignedNames(data: readonly Datum[]): Set<string> {
-  const names = new Set<string>();
-  const stack = [...data];
-  while (stack.length > 0) {
-    const d = stack.pop() as Datum;
-    if (d.t === 'vec') stack.push(...d.items);
-    if (d.t !== 'list') continue;
-    const [head, target] = d.items;
-    if (isSym(head, 'set!') && isSym(target)) names.add(target.name);
-    stack.push(...d.items);
-    if (d.tail) stack.push(d.tail);
-  }
-  return names;
-}
-
-let preludeForms: Map<string, Datum> | undefined;
-/** The prelude's definitions by name, read once. */
-function preludeDefinitions(): Map<string, Datum> {
-  if (preludeForms === undefined) {
-    preludeForms = new Map();
-    for (const d of readScheme(PRELUDE, '<prelude>')) {
-      const target = isList(d) ? d.items[1] : undefined;
-      const name = isList(target) ? target.items[0] : target;
-      if (isSym(name)) preludeForms.set(name.name, d);
-    }
-  }
-  return preludeForms;
-}
-
-/** The prelude definition of a {@link CALLING} procedure used as a value: it calls every heap value. */
-function callingDefinition(name: string): Datum {
-  const calls = (CALLING[name] as { calls: readonly { args: number | 'lists' }[] }).calls.map((c) =>
-    c.args === 'lists' ? '(set! %heap (apply %heap args))' : `(set! %heap (%heap${' %heap'.repeat(c.args)}))`,
-  );
-  const result = CALLING[name]?.result === 'heap' ? '%heap' : '0';
-  return readScheme(`(define (${name} . args) ${calls.join(' ')} ${result})`, '<prelude>')[0] as Datum;
-}
-
-const isSym = (d: Datum | undefined, name?: string): d is Extract<Datum, { t: 'sym' }> =>
-  d !== undefined && d.t === 'sym' && (name === undefined || d.name === name);
-const isList = (d: Datum | undefined): d is Extract<Datum, { t: 'list' }> =>
-  d !== undefined && d.t === 'list';
-
-class Expander {
-  readonly variables: SourceVar[] = [];
-  readonly callSites: SourceCallSite[] = [];
-  readonly #env = new Map<string, Binding[]>();
-  #tmp = 0;
-  readonly #gensym = new Gensym();
-  /** Primitive names the program assigns: they are prelude variables, not inline primitives. */
-  readonly #assigned: ReadonlySet<string>;
-  /** Prelude variables in the order they were first needed, and their definitions. */
-  readonly #prelude = new Map<string, SourceVar>();
-  readonly #preludeQueue: string[] = [];
-  /** The prelude definition being expanded (its lambdas are `primitive`, the others internal). */
-  #inPrelude: string | null = null;
-
-  readonly #libraries: Libraries;
-
-  constructor(assigned: ReadonlySet<string>, libraries: Libraries) {
-    this.#assigned = assigned;
-    this.#libraries = libraries;
-  }
-
-  /** The prelude variable `name` (its definition is expanded by {@link withPrelude}). */
-  preludeVar(name: string): SourceVar {
-    let v = this.#prelude.get(name);
-    if (!v) {
-      v = this.fresh(name, { file: '<prelude>', line: 1, column: 1 }, 'synthetic');
-      this.#prelude.set(name, v);
-      this.#preludeQueue.push(name);
-    }
-    return v;
-  }
-
-  /** The program-wide heap cell (every value stored in a data structure). */
-  heap(): SourceVar {
-    const v = this.preludeVar('%heap');
-    v.mutable = true;
-    return v;
-  }
-
+class Expander extends Scope {
   /** Binds every prelude variable the program needed around it (letrec*: the prelude's order is free). */
   withPrelude(program: Core): Core {
     const inits: { v: SourceVar; init: Core }[] = [];
-    const saved = this.#env.size;
+    const saved = this.env_.size;
     void saved;
-    for (let i = 0; i < this.#preludeQueue.length; i++) {
-      const name = this.#preludeQueue[i] as string;
-      const v = this.#prelude.get(name) as SourceVar;
+    for (let i = 0; i < this.preludeQueue_.length; i++) {
+      const name = this.preludeQueue_[i] as string;
+      const v = this.prelude_.get(name) as SourceVar;
       const pos = { file: '<prelude>', line: 1, column: 1 };
       let init: Core;
       if (name === '%heap') init = { k: 'const', value: 'basic', pos };
@@ -267,9 +85,9 @@ class Expander {
         const form = PRELUDE_NAMES.has(name)
           ? (preludeDefinitions().get(name) as Datum)
           : callingDefinition(name);
-        this.#inPrelude = name;
+        this.inPrelude_ = name;
         init = runTrampoline(this.expr(this.parseDefine(form as Extract<Datum, { t: 'list' }>).value, name));
-        this.#inPrelude = null;
+        this.inPrelude_ = null;
       } else if (PRIMITIVES.has(name)) init = this.primitiveValue(name, pos);
       else init = { k: 'const', value: 'basic', pos }; // a record field's cell
       inits.push({ v, init });
@@ -280,100 +98,6 @@ class Expander {
       result = { k: 'bind', v, init, body: result };
     }
     return result;
-  }
-
-  /** The origin of a lambda expanded here (inside the prelude: its definition's, or internal). */
-  lambdaOrigin(pos: SourcePos, name: string | undefined): LambdaOrigin {
-    if (this.#inPrelude === null) return { kind: 'lambda', pos, name };
-    if (name === this.#inPrelude) return { kind: 'primitive', pos, name };
-    return { kind: 'thunk', pos };
-  }
-
-  /** Records a source call site (none inside the prelude). */
-  site(pos: SourcePos, operator: string, argumentCount: number): SourceCallSite | undefined {
-    if (this.#inPrelude !== null) return undefined;
-    const site: SourceCallSite = { id: this.callSites.length, pos, operator, argumentCount };
-    this.callSites.push(site);
-    return site;
-  }
-
-  fail(pos: SourcePos, reason: string): never {
-    throw new SchemeSyntaxError(pos, reason);
-  }
-
-  /** Errors found so far (each body form is expanded on its own, so one file reports them all). */
-  readonly errors: SchemeSyntaxError[] = [];
-
-  /** Runs `f`; a syntax error is recorded and undefined returned. */
-  recover<T>(f: () => T): T | undefined {
-    try {
-      return f();
-    } catch (error) {
-      if (!(error instanceof SchemeSyntaxError)) throw error;
-      this.errors.push(error);
-      return undefined;
-    }
-  }
-
-  /** Expands one body form; a syntax error in it is recorded and the form becomes the basic value. */
-  *recovering(step: Tramp<Core>, pos: SourcePos): Tramp<Core> {
-    try {
-      return (yield step) as Core;
-    } catch (error) {
-      if (!(error instanceof SchemeSyntaxError)) throw error;
-      this.errors.push(error);
-      return { k: 'const', value: 'basic', pos };
-    }
-  }
-
-  fresh(name: string, pos: SourcePos, kind: SourceVarKind): SourceVar {
-    const v: SourceVar = {
-      name,
-      id: this.variables.length,
-      pos,
-      kind: this.#inPrelude === null ? kind : 'synthetic',
-      mutable: false,
-    };
-    this.variables.push(v);
-    return v;
-  }
-
-  bind(v: SourceVar | MacroBinding): void {
-    let list = this.#env.get(v.name);
-    if (!list) {
-      list = [];
-      this.#env.set(v.name, list);
-    }
-    list.push(v);
-  }
-
-  unbind(vs: readonly (SourceVar | MacroBinding)[]): void {
-    for (const v of vs) this.#env.get(v.name)?.pop();
-  }
-
-  lookup(name: string): Binding | undefined {
-    const list = this.#env.get(name);
-    if (list && list.length > 0) return list[list.length - 1];
-    if (name.startsWith('%prelude:')) return this.preludeVar(name.slice('%prelude:'.length));
-    const inline = PRIMITIVES.has(name) || CALLING[name] !== undefined;
-    if (PRELUDE_NAMES.has(name) || (inline && this.#assigned.has(name))) return this.preludeVar(name);
-    return inline ? 'primitive' : undefined;
-  }
-
-  /** Whether `name` at the head of a form means the special form (not shadowed by a variable). */
-  special(name: string): boolean {
-    if (!SPECIAL.has(name)) return false;
-    const list = this.#env.get(name);
-    return !list || list.length === 0;
-  }
-
-  temp(pos: SourcePos): SourceVar {
-    return this.fresh(`%t${this.#tmp++}`, pos, 'synthetic');
-  }
-
-  items(d: Extract<Datum, { t: 'list' }>, what: string): Datum[] {
-    if (d.tail !== null) this.fail(d.tail.pos, `${what}: unexpected dotted list`);
-    return d.items;
   }
 
   // ---- bodies: internal defines become sequential (letrec*) bindings ------------------------------
@@ -406,13 +130,13 @@ class Expander {
         const list = f as Extract<Datum, { t: 'list' }>;
         const forms =
           this.recover(() =>
-            head.name === 'import' ? this.#libraries.importForms(list) : this.#libraries.libraryForms(list),
+            head.name === 'import' ? this.libraries_.importForms(list) : this.libraries_.libraryForms(list),
           ) ?? [];
         for (let i = forms.length - 1; i >= 0; i--) stack.push(forms[i] as Datum);
       } else if (isSym(head) && DEFINITIONS.has(head.name) && this.special(head.name)) {
         const forms =
           this.recover(() =>
-            rewriteDefinition(head.name, f as Extract<Datum, { t: 'list' }>, this.#gensym),
+            rewriteDefinition(head.name, f as Extract<Datum, { t: 'list' }>, this.gensym_),
           ) ?? [];
         for (let i = forms.length - 1; i >= 0; i--) stack.push(forms[i] as Datum);
       } else flat.push(f);
@@ -483,7 +207,7 @@ class Expander {
   }
 
   expandMacro(b: MacroBinding, d: Extract<Datum, { t: 'list' }>): Datum {
-    return expandMacro(b.macro, d, (name) => this.#gensym.next(`${name}%m`));
+    return expandMacro(b.macro, d, (name) => this.gensym_.next(`${name}%m`));
   }
 
   parseDefine(f: Extract<Datum, { t: 'list' }>): { name: string; namePos: SourcePos; value: Datum } {
@@ -562,135 +286,6 @@ class Expander {
     return curriedApp(fn, args, d.pos, site);
   }
 
-  heapRef(pos: SourcePos): Core {
-    return { k: 'ref', v: this.heap(), pos };
-  }
-
-  /** `(set! %heap e)`, or `e` alone when its value is basic or read from the heap already. */
-  store(e: Core, pos: SourcePos): Core {
-    if (e.k === 'const' || e.k === 'prim') return e;
-    if (e.k === 'seq' && e.rest.k === 'ref' && e.rest.v === this.#prelude.get('%heap')) return e;
-    return { k: 'set', v: this.heap(), e, pos };
-  }
-
-  /** An inline primitive application: its arguments are stored as {@link primitiveEffect} says. */
-  primApp(name: string, args: readonly Core[], pos: SourcePos): Core {
-    const effect = primitiveEffect(name);
-    if (effect === 'basic') return { k: 'prim', name, args, pos };
-    const prim: Core = { k: 'prim', name, args: args.map((a) => this.store(a, pos)), pos };
-    return effect === 'construct' ? prim : { k: 'seq', first: prim, rest: this.heapRef(pos) };
-  }
-
-  /**
-   * `(map f l …)` and the other {@link CALLING} procedures: each procedure argument is called with
-   * heap values (as many as the table says) and its result is stored in the heap.
-   */
-  calling(name: string, args: readonly Core[], pos: SourcePos): Core {
-    const spec = CALLING[name] as (typeof CALLING)[string];
-    const temps = args.map(() => this.temp(pos));
-    const parts: Core[] = [];
-    for (const c of spec.calls) {
-      const fn = temps[c.index];
-      if (fn === undefined) continue;
-      const count = c.args === 'lists' ? Math.max(1, args.length - 1) : c.args;
-      const callArgs = Array.from({ length: count }, () => this.heapRef(pos));
-      parts.push({
-        k: 'set',
-        v: this.heap(),
-        e: curriedApp({ k: 'ref', v: fn, pos }, callArgs, pos, undefined),
-        pos,
-      });
-    }
-    // Arguments are stored (a default value may be returned), except the procedures it calls.
-    const called = new Set(spec.calls.map((c) => c.index));
-    const stored = temps.map(
-      (t, i): Core => (called.has(i) ? { k: 'ref', v: t, pos } : this.store({ k: 'ref', v: t, pos }, pos)),
-    );
-    let result: Core = { k: 'prim', name, args: [...parts, ...stored], pos };
-    if (spec.result === 'heap') result = { k: 'seq', first: result, rest: this.heapRef(pos) };
-    for (let i = temps.length - 1; i >= 0; i--)
-      result = { k: 'bind', v: temps[i] as SourceVar, init: args[i] as Core, body: result };
-    return result;
-  }
-
-  /**
-   * A primitive used as a value: a procedure of any arity that stores its arguments and returns
-   * what applying the primitive would.
-   */
-  primitiveValue(name: string, pos: SourcePos): Core {
-    const effect = primitiveEffect(name);
-    const body: Core = effect === 'access' ? this.heapRef(pos) : { k: 'const', value: 'basic', pos };
-    return this.restLambda(
-      [],
-      this.temp(pos),
-      body,
-      pos,
-      { kind: 'primitive', pos, name },
-      effect !== 'basic',
-    );
-  }
-
-  /**
-   * `(lambda (p … . rest) body)`: rest arguments are lists, i.e. basic values. After the fixed
-   * parameters the procedure either runs its body or returns an absorber that takes one more
-   * argument and makes the same choice again, so a call with any number of extra arguments
-   * reaches the body with the right continuation.
-   */
-  restLambda(
-    params: SourceVar[],
-    rest: SourceVar,
-    body: Core,
-    pos: SourcePos,
-    origin: LambdaOrigin,
-    storeRest = true,
-  ): Core {
-    const thunk = this.temp(pos);
-    const absorb = this.temp(pos);
-    const x = this.temp(pos);
-    const choose = (): Core => ({
-      k: 'if',
-      c: { k: 'const', value: 'basic', pos },
-      t: curriedApp({ k: 'ref', v: thunk, pos }, [], pos, undefined),
-      e: { k: 'ref', v: absorb, pos },
-      pos,
-    });
-    const inner: Core = {
-      k: 'bind',
-      v: rest,
-      init: { k: 'const', value: 'basic', pos },
-      body: {
-        k: 'bind',
-        v: thunk,
-        init: { k: 'lam', params: [], body, pos, origin: { kind: 'thunk', pos } },
-        body: {
-          k: 'bind',
-          v: absorb,
-          init: {
-            k: 'lam',
-            params: [x],
-            body: storeRest
-              ? {
-                  k: 'seq',
-                  first: { k: 'set', v: this.heap(), e: { k: 'ref', v: x, pos }, pos },
-                  rest: choose(),
-                }
-              : choose(),
-            pos,
-            origin: { kind: 'absorb', pos },
-          },
-          body: choose(),
-        },
-      },
-    };
-    if (params.length > 0) return { k: 'lam', params, body: inner, pos, origin };
-    // No fixed parameter: the first argument is the rest list's first element.
-    const first = this.temp(pos);
-    const stored: Core = storeRest
-      ? { k: 'seq', first: { k: 'set', v: this.heap(), e: { k: 'ref', v: first, pos }, pos }, rest: inner }
-      : inner;
-    return { k: 'lam', params: [first], body: stored, pos, origin };
-  }
-
   *lambda(
     d: Extract<Datum, { t: 'list' }>,
     formals: Datum | undefined,
@@ -726,7 +321,7 @@ class Expander {
     const pos = d.pos;
     if (UNSUPPORTED.has(name)) this.fail(pos, `unsupported form '${name}'`);
     const items = this.items(d, name);
-    const rewritten = rewriteExpression(name, d, this.#gensym);
+    const rewritten = rewriteExpression(name, d, this.gensym_);
     if (rewritten !== undefined) return (yield this.expr(rewritten, defName)) as Core;
     const basic: Core = { k: 'const', value: 'basic', pos };
     switch (name) {
@@ -1058,7 +653,7 @@ class Expander {
     const exit = items[2];
     if (!isList(specs) || !isList(exit) || exit.items.length === 0)
       this.fail(pos, 'do: expected (do ((var init step) …) (test result …) body …)');
-    const loop: Datum = { t: 'sym', name: `%do${this.#tmp++}`, pos };
+    const loop: Datum = { t: 'sym', name: `%do${this.tmp_++}`, pos };
     const bindings: Datum[] = [];
     const steps: Datum[] = [];
     for (const s of specs.items) {
@@ -1133,27 +728,4 @@ class Expander {
       body: { k: 'seq', first: list, rest: { k: 'bind', v: loop, init: loopLam, body: start } },
     };
   }
-}
-
-/**
- * `(f a b c)` → `(((f a) b) c)`; `(f)` → `(f <void>)`. The first application carries the source site.
- *
- * @example
- * ```ts
- * curriedApp(f, [a, b], pos, undefined); // { k: 'app', fn: { k: 'app', fn: f, arg: a, … }, arg: b, … }
- * ```
- */
-export function curriedApp(
-  fn: Core,
-  args: readonly Core[],
-  pos: SourcePos,
-  site: SourceCallSite | undefined,
-): Core {
-  if (args.length === 0)
-    return site ? { k: 'app', fn, arg: null, pos, site } : { k: 'app', fn, arg: null, pos };
-  let result: Core = site
-    ? { k: 'app', fn, arg: args[0] as Core, pos, site }
-    : { k: 'app', fn, arg: args[0] as Core, pos };
-  for (let i = 1; i < args.length; i++) result = { k: 'app', fn: result, arg: args[i] as Core, pos };
-  return result;
 }
