@@ -164,6 +164,8 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
       progress.stop();
     }
     const s: CfaStatistics = result.statistics;
+    if (s.fallback !== undefined)
+      log(`cfa: the WebGPU engine cannot run this program here (${s.fallback}); the CPU engine ran`);
     const report: CfaReport = {
       command: 'cfa',
       input,

@@ -1,0 +1,17 @@
+;; Standard procedures as first-class values: apply, error, call/cc, values, force, map and car
+;; stored in data structures and called through them.
+(define table (list (cons 'apply apply) (cons 'callcc call-with-current-continuation)
+                    (cons 'values values) (cons 'force force) (cons 'map map) (cons 'car car)))
+(define (op name) (cdr (assq name table)))
+(display ((op 'apply) (lambda (a b) (+ a b)) '(1 2)))
+(display ((op 'callcc) (lambda (k) (k (lambda (x) (* x 3))))))
+(display (((op 'callcc) (lambda (k) (k (lambda (x) (* x 3))))) 5))
+(call-with-values (lambda () ((op 'values) (lambda (y) y) 2)) (lambda (f n) (display (f n))))
+(display (((op 'force) (delay (lambda (z) (- z)))) 4))
+(display ((op 'map) (lambda (f) (f 1)) (list (lambda (u) (+ u 1)) (lambda (u) (* u 2)))))
+(display (((op 'car) (list (lambda (v) v))) 'v))
+(define fail error)
+(display (guard (e (#t ((car (error-object-irritants e)) 9))) (fail "boom" (lambda (w) (* w w)))))
+(define (compose . fs) (if (null? fs) (lambda (x) x) (lambda (x) ((car fs) ((apply compose (cdr fs)) x)))))
+(display ((apply compose (list (lambda (a) (+ a 1)) (lambda (b) (* b 2)))) 5))
+(display (apply map list '((1 2) (3 4))))
