@@ -128,3 +128,17 @@ describe('random programs', () => {
     );
   });
 });
+
+describe('the heap cell', () => {
+  it('a cell written at n sites costs O(n) store entries, not one set per write site', () => {
+    const n = 3000;
+    let list = "'()";
+    for (let i = n; i >= 1; i--) list = `(cons (lambda (x${i}) x${i}) ${list})`;
+    const compiled = compileScheme(`(define l ${list}) ((car l) 1)`, { file: 'cells.scm' });
+    const { store } = solveCpuSparse(compiled.matrices);
+    const r = sourceResults(compiled, store);
+    expect(r.callSites[0]?.callees.filter((v) => v.kind === 'lambda')).toHaveLength(n);
+    // Each write site's continuation used to receive the whole cell: n² entries.
+    expect(store.size).toBeLessThan(50 * n);
+  });
+});

@@ -14,7 +14,7 @@
  * Abstract Church encodings (§4): halt is Ω, `(λ (a b) ((λ (f g) (f f ID)) (λ (f g) (f f ID)) ID))`;
  * basic values are one such lambda bound to a program-wide variable; `if` drops its test and binds
  * both branches' thunks to one variable through a write procedure (alphatized form of §4.5 and
- * §5.2.2); `set!` goes through the variable's write procedure `(λ (v q) (q v ID))`; `letrec` is `let`
+ * §5.2.2); `set!` goes through the variable's write procedure `(λ (v q) (q ID ID))`; `letrec` is `let`
  * (§4.3) with recursive scope; `#t`/`#f` are Church booleans `(λ (x) (λ (y) x))`/`(λ (x) (λ (y) y))`
  * (the data folder's choice; `booleans: 'basic'` makes them basic values instead).
  * @module
@@ -187,12 +187,14 @@ class Converter {
 
   /**
    * Binds source variable v to `value` before `rest`: directly when v is immutable (v is the
-   * formal `binderVar`), through the write procedure `(λ (v q) (q v ID))` when it is mutable.
+   * formal `binderVar`), through the write procedure `(λ (v q) (q ID ID))` when it is mutable.
    */
   bindMutable(v: SourceVar, value: CpsExp, rest: CpsCall): CpsCall {
     const cell = this.varOf(v);
     const q = newVar('q');
-    const writeProc = lam(cell, q, call(ref(q), ref(cell), pad()), { kind: 'write' });
+    // The continuation gets a padding lambda, not the cell: the cell's values would otherwise join
+    // the continuation formal of every write site (quadratic for a cell written at many sites).
+    const writeProc = lam(cell, q, call(ref(q), pad(), pad()), { kind: 'write' });
     const w = this.writerOf(v);
     const body = call(ref(w), value, lam(newVar('_'), newVar('_'), rest, ADMIN));
     return call(lam(w, newVar('_'), body, ADMIN), writeProc, pad());
