@@ -257,9 +257,12 @@ export class Scope {
     return { k: 'ref', v: this.heap(), pos };
   }
 
-  /** `(set! %heap e)`, or `e` alone when its value is basic or read from the heap already. */
+  /**
+   * `(set! %heap e)`, or `e` alone when its value is basic (a basic constant, a primitive's result)
+   * or read from the heap already. Church booleans are stored like any other lambda.
+   */
   store(e: Core, pos: SourcePos): Core {
-    if (e.k === 'const' || e.k === 'prim') return e;
+    if ((e.k === 'const' && e.value === 'basic') || e.k === 'prim') return e;
     if (e.k === 'seq' && e.rest.k === 'ref' && e.rest.v === this.prelude_.get('%heap')) return e;
     return { k: 'set', v: this.heap(), e, pos };
   }
@@ -322,7 +325,8 @@ export class Scope {
   }
 
   /**
-   * `(lambda (p … . rest) body)`: rest arguments are lists, i.e. basic values. After the fixed
+   * `(lambda (p … . rest) body)`: the rest list is a basic value whose elements are written to
+   * `%heap` (`storeRest`; a basic primitive used as a value keeps nothing). After the fixed
    * parameters the procedure either runs its body or returns an absorber that takes one more
    * argument and makes the same choice again, so a call with any number of extra arguments
    * reaches the body with the right continuation.

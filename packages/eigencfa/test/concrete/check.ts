@@ -44,7 +44,10 @@ export function checkSoundness(
       set = new Set();
       flows.set(key, set);
     }
-    for (const c of v.flow) if (c.kind === 'lambda') set.add(c.pos);
+    for (const c of v.flow) {
+      if (c.kind === 'lambda') set.add(c.pos);
+      if (c.kind === 'basic' || c.kind === 'true' || c.kind === 'false') set.add('data');
+    }
   }
   const missed: string[] = [];
   for (const fact of facts.calls) {

@@ -6,7 +6,18 @@ import type { SourcePos } from '../../src/errors';
 import type { Datum } from '../../src/frontend/reader';
 import { GuardEscape, type Interpreter, isList, isSym, quoted, TailCall } from './interpreter';
 import { equalValues, truthy } from './primitives';
-import { type Closure, Env, list, NIL, Pair, Parameter, PromiseValue, type Value, VOID } from './values';
+import {
+  type Closure,
+  Env,
+  list,
+  NIL,
+  Pair,
+  Parameter,
+  PromiseValue,
+  UNASSIGNED,
+  type Value,
+  VOID,
+} from './values';
 
 type List = Extract<Datum, { t: 'list' }>;
 type SymD = Extract<Datum, { t: 'sym' }>;
@@ -168,7 +179,7 @@ export function evalForm(
     case 'letrec*': {
       const e = new Env(env);
       const bindings = (items[1] as List).items as List[];
-      for (const b of bindings) e.vars.set((b.items[0] as SymD).name, { value: VOID, key: null });
+      for (const b of bindings) e.vars.set((b.items[0] as SymD).name, { value: UNASSIGNED, key: null });
       for (const b of bindings)
         it.define(e, b.items[0] as SymD, it.ev(b.items[1] as Datum, e, (b.items[0] as SymD).name));
       return it.body(items.slice(2), e);

@@ -27,6 +27,7 @@ import {
   PromiseValue,
   RecordValue,
   Sym,
+  UNASSIGNED,
   type Value,
   Values,
   VOID,
@@ -116,8 +117,19 @@ export class Interpreter {
   // ---- facts ------------------------------------------------------------------------------------
 
   bindFact(key: string | null, value: Value): void {
-    if (key !== null && value instanceof Closure && value.spec.source)
-      this.facts.flows.add(`${key} ← ${value.spec.id}`);
+    if (key === null) return;
+    if (value instanceof Closure) {
+      if (value.spec.source) this.facts.flows.add(`${key} ← ${value.spec.id}`);
+    } else if (
+      // Several values where one is expected (an error in R7RS) are no value of the analysis.
+      !(
+        value instanceof Primitive ||
+        value instanceof Continuation ||
+        value instanceof Parameter ||
+        value instanceof Values
+      )
+    )
+      this.facts.flows.add(`${key} ← data`); // a number, boolean, string, structure: some basic value or boolean
   }
 
   define(env: Env, name: Extract<Datum, { t: 'sym' }>, value: Value): void {
@@ -146,7 +158,7 @@ export class Interpreter {
     for (const f of flat) {
       const target = isList(f) && isSym(f.items[0], 'define') ? definedName(f) : undefined;
       if (target && !frame.vars.has(target.name))
-        frame.vars.set(target.name, { value: VOID, key: `${target.name}@${formatPos(target.pos)}` });
+        frame.vars.set(target.name, { value: UNASSIGNED, key: `${target.name}@${formatPos(target.pos)}` });
     }
     let result: Value | TailCall = VOID;
     for (let i = 0; i < flat.length; i++) {
@@ -372,6 +384,7 @@ export class Interpreter {
       case 'sym': {
         const b = env.find(d.name);
         if (!b) return this.fail(`unbound ${d.name}`);
+        if (b.value === UNASSIGNED) return this.fail(`${d.name} read before its definition ran`);
         return b.value;
       }
       case 'list':

@@ -65,6 +65,8 @@ export class Port {
 export const NIL = { nil: true } as const;
 export const VOID = { void: true } as const;
 export const EOF = { eof: true } as const;
+/** A letrec* variable before its initialiser ran (reading it is an error). */
+export const UNASSIGNED = { unassigned: true } as const;
 
 /** The environment: a frame of bindings, each remembering its binding occurrence. */
 export interface Binding {
@@ -137,6 +139,7 @@ export type Value =
   | typeof NIL
   | typeof VOID
   | typeof EOF
+  | typeof UNASSIGNED
   | Uint8Array;
 
 export const list = (xs: Value[], tail: Value = NIL): Value => {
