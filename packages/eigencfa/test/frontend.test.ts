@@ -234,3 +234,18 @@ describe('syntax-rules', () => {
     ).toThrow("m.scm:2:1: no syntax-rules pattern of 'm' matches (m 1 2)");
   });
 });
+
+describe('standard names', () => {
+  it('MIT streams and constants, SRFI hash functions, R7RS symbol=? compile', () => {
+    const text = `(define s (cons-stream (lambda (x) x) the-empty-stream))
+(define f (stream-car s))
+(define r (stream-cdr s))
+(display (list (symbol=? 'a 'b) (string-hash "x") (stream-pair? s) true false (bit-and 1 3)))
+(f 1)`;
+    const compiled = compileScheme(text, { file: 'names.scm' });
+    const r = sourceResults(compiled, solveCpuSparse(compiled.matrices).store);
+    expect(r.callSites.find((c) => c.operator === 'f')?.callees.map(flowValueText)).toContain(
+      'λ@names.scm:1:24',
+    );
+  });
+});

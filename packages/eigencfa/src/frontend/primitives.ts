@@ -67,7 +67,9 @@ hash-table-exists? hash-table-count hash-table-size hash-table-delete! hash-tabl
 hash-table/remove! hash-table/clean! box? promise? default-object? features command-line
 get-environment-variable error-object? file-error? read-error?
 record? condition/report-string char-ascii? exact-floor exact-round exact-ceiling exact-truncate
-list-set! vector-fill! vector-grow subvector vector-head vector-tail
+list-set! vector-fill! vector-grow subvector vector-head vector-tail symbol=? bit-and bit-or bit-xor
+hash string-hash equal-hash eq-hash eqv-hash pp read-bytevector! get-environment-variables
+stream-pair? stream-null? empty-stream? char-ascii? exact-floor
 `;
 
 const CONSTRUCT = `
@@ -85,6 +87,7 @@ car cdr ${CXR.join(' ')} list-ref first second third fourth fifth sixth seventh 
 last vector-ref vector-first vector-last unbox hash-table-ref/default hash-table/get hash-table-ref
 hash-table-keys hash-table/key-list hash-table-values hash-table/datum-list hash-table->alist
 hash-table-copy values error-object-message error-object-irritants condition/report-string access-condition
+stream-car stream-first
 `;
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
