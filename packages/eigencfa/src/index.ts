@@ -61,6 +61,7 @@ export {
   type ExpandedProgram,
   expandProgram,
   type LambdaOrigin,
+  type OutsideModel,
   type SourceCallSite,
   type SourceVar,
   type SourceVarKind,
@@ -70,6 +71,7 @@ export { CALLING, type CalledArgument, type CallingProcedure, PRELUDE } from './
 export {
   BASIC_PRIMITIVES,
   CONSTRUCTORS,
+  OUTSIDE_MODEL,
   PRIMITIVES,
   type PrimitiveEffect,
   primitiveEffect,

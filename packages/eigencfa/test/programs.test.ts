@@ -142,3 +142,15 @@ describe('the heap cell', () => {
     expect(store.size).toBeLessThan(50 * n);
   });
 });
+
+describe('outside the model', () => {
+  it('a program that calls eval says so in its results', () => {
+    const compiled = compileScheme("(define (f x) x)\n(display (eval '(f 1) (interaction-environment)))", {
+      file: 'eval.scm',
+    });
+    const r = sourceResults(compiled, solveCpuSparse(compiled.matrices).store);
+    expect(r.unknown).toEqual(['interaction-environment at eval.scm:2:23', 'eval at eval.scm:2:10']);
+    const plain = compileScheme('(define (f x) x) (f 1)');
+    expect(sourceResults(plain, solveCpuSparse(plain.matrices).store).unknown).toEqual([]);
+  });
+});

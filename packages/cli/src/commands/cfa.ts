@@ -57,6 +57,8 @@ export type CfaReport = AnalysisReport<
     /** Scheme input only: flow sets of source variables and callees of source call sites. */
     readonly variables?: { name: string; pos: string; row: number; flow: string[] }[];
     readonly callSites?: { operator: string; pos: string; call: number; callees: string[] }[];
+    /** Uses of what the analysis does not model (`eval at f.scm:3:1`): flows may be missing. */
+    readonly unknown?: readonly string[];
   }
 >;
 
@@ -164,6 +166,8 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
       progress.stop();
     }
     const s: CfaStatistics = result.statistics;
+    if (source && source.unknown.length > 0)
+      log(`cfa: outside the model, results may miss flows: ${source.unknown.join(', ')}`);
     if (s.fallback !== undefined)
       log(`cfa: the WebGPU engine cannot run this program here (${s.fallback}); the CPU engine ran`);
     const report: CfaReport = {
@@ -190,6 +194,7 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
                 call: k.call,
                 callees: k.callees.map(flowValueText),
               })),
+              unknown: source.unknown,
             }
           : {}),
       },

@@ -6,6 +6,7 @@
 import { formatPos, type SourcePos } from '../errors';
 import type { CfaMatrices } from '../matrix/program';
 import type { CfaStore } from '../store';
+import type { OutsideModel } from './core';
 import { type CpsLam, type CpsOptions, type CpsOrigin, convertToCps, numberProgram } from './cps';
 import { expandProgram, type SourceCallSite, type SourceVar } from './expand';
 import type { LibraryResolver } from './libraries';
@@ -31,6 +32,8 @@ export interface CompiledScheme {
   readonly origins: readonly CpsOrigin[];
   readonly variables: readonly SourceVariableRow[];
   readonly callSites: readonly SourceCallRow[];
+  /** Uses of what the analysis does not model (`eval`, `load`, …): flows may be missing. */
+  readonly unknown: readonly OutsideModel[];
 }
 
 /** Options of {@link compileScheme}. */
@@ -77,6 +80,7 @@ export function compileScheme(text: string, options: CompileOptions = {}): Compi
     origins: numbered.lambdas.map((l: CpsLam) => l.origin),
     variables,
     callSites,
+    unknown: expanded.unknown,
   };
 }
 
@@ -167,6 +171,11 @@ export interface SourceResults {
     readonly call: number;
     readonly callees: readonly FlowValue[];
   }[];
+  /**
+   * Empty when the result is complete; else each use of a procedure outside the model
+   * (`eval at f.scm:3:1`), after which any call site and variable may miss flows.
+   */
+  readonly unknown: readonly string[];
 }
 
 /**
@@ -198,5 +207,6 @@ export function sourceResults(compiled: CompiledScheme, store: CfaStore): Source
         (v) => v.kind !== 'internal',
       ),
     })),
+    unknown: compiled.unknown.map((u) => `${u.name} at ${pos(u.pos)}`),
   };
 }

@@ -67,6 +67,14 @@ export interface ExpandedProgram {
   readonly body: Core;
   readonly variables: readonly SourceVar[];
   readonly callSites: readonly SourceCallSite[];
+  /** Uses of what the analysis does not model (`eval`, `load`, …): its results may miss flows. */
+  readonly unknown: readonly OutsideModel[];
+}
+
+/** A use of a procedure the analysis does not model. */
+export interface OutsideModel {
+  readonly name: string;
+  readonly pos: SourcePos;
 }
 
 export const isSym = (d: Datum | undefined, name?: string): d is Extract<Datum, { t: 'sym' }> =>

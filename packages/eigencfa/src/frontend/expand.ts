@@ -32,6 +32,7 @@ export {
   curriedApp,
   type ExpandedProgram,
   type LambdaOrigin,
+  type OutsideModel,
   type SourceCallSite,
   type SourceVar,
   type SourceVarKind,
@@ -66,7 +67,12 @@ export function expandProgram(
     );
     throw errors.length === 1 ? errors[0] : new SchemeSyntaxErrors(errors);
   }
-  return { body: expander.withPrelude(body), variables: expander.variables, callSites: expander.callSites };
+  return {
+    body: expander.withPrelude(body),
+    variables: expander.variables,
+    callSites: expander.callSites,
+    unknown: expander.unknown,
+  };
 }
 
 class Expander extends Scope {

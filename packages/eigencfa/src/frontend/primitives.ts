@@ -93,6 +93,28 @@ stream-car stream-first
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
 
 /**
+ * Procedures whose effect the analysis cannot model: they run code the program does not contain
+ * (`eval`, `load`) or hand out environments. They are access primitives (arguments stored, any
+ * heap value returned), and every use is listed in the results' `unknown`: flows there may be
+ * missing.
+ *
+ * @example
+ * ```ts
+ * OUTSIDE_MODEL.has('eval'); // true
+ * ```
+ */
+export const OUTSIDE_MODEL: ReadonlySet<string> = new Set([
+  'eval',
+  'load',
+  'environment',
+  'interaction-environment',
+  'scheme-report-environment',
+  'null-environment',
+  'system-global-environment',
+  'the-environment',
+]);
+
+/**
  * Primitives whose result is a basic value and that keep none of their arguments.
  *
  * @example
@@ -128,6 +150,7 @@ export const PRIMITIVES: ReadonlySet<string> = new Set([
   ...words(BASIC),
   ...words(CONSTRUCT),
   ...words(ACCESS),
+  ...OUTSIDE_MODEL,
 ]);
 
 /** How applying primitive `name` touches the heap. */

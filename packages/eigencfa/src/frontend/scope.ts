@@ -11,6 +11,7 @@ import {
   isList,
   isSym,
   type LambdaOrigin,
+  type OutsideModel,
   type SourceCallSite,
   type SourceVar,
   type SourceVarKind,
@@ -19,7 +20,7 @@ import { Gensym } from './derived';
 import type { Libraries } from './libraries';
 import type { Macro } from './macros';
 import { CALLING, PRELUDE, PRELUDE_NAMES } from './prelude';
-import { PRIMITIVES, primitiveEffect } from './primitives';
+import { OUTSIDE_MODEL, PRIMITIVES, primitiveEffect } from './primitives';
 import { type Datum, readScheme } from './reader';
 import type { Tramp } from './trampoline';
 
@@ -178,6 +179,9 @@ export class Scope {
     throw new SchemeSyntaxError(pos, reason);
   }
 
+  /** Uses of procedures outside the model (see {@link OUTSIDE_MODEL}). */
+  readonly unknown: OutsideModel[] = [];
+
   /** Errors found so far (each body form is expanded on its own, so one file reports them all). */
   readonly errors: SchemeSyntaxError[] = [];
 
@@ -269,6 +273,7 @@ export class Scope {
 
   /** An inline primitive application: its arguments are stored as {@link primitiveEffect} says. */
   primApp(name: string, args: readonly Core[], pos: SourcePos): Core {
+    if (OUTSIDE_MODEL.has(name)) this.unknown.push({ name, pos });
     const effect = primitiveEffect(name);
     if (effect === 'basic') return { k: 'prim', name, args, pos };
     const prim: Core = { k: 'prim', name, args: args.map((a) => this.store(a, pos)), pos };
@@ -312,6 +317,7 @@ export class Scope {
    * what applying the primitive would.
    */
   primitiveValue(name: string, pos: SourcePos): Core {
+    if (OUTSIDE_MODEL.has(name)) this.unknown.push({ name, pos });
     const effect = primitiveEffect(name);
     const body: Core = effect === 'access' ? this.heapRef(pos) : { k: 'const', value: 'basic', pos };
     return this.restLambda(
