@@ -79,8 +79,6 @@ class Expander extends Scope {
   /** Binds every prelude variable the program needed around it (letrec*: the prelude's order is free). */
   withPrelude(program: Core): Core {
     const inits: { v: SourceVar; init: Core }[] = [];
-    const saved = this.env_.size;
-    void saved;
     for (let i = 0; i < this.preludeQueue_.length; i++) {
       const name = this.preludeQueue_[i] as string;
       const v = this.prelude_.get(name) as SourceVar;
