@@ -3,6 +3,7 @@
  * `named-lambda`).
  */
 import type { SourcePos } from '../../src/errors';
+import { parseSyntaxRules } from '../../src/frontend/macros';
 import type { Datum } from '../../src/frontend/reader';
 import { GuardEscape, type Interpreter, isList, isSym, quoted, TailCall } from './interpreter';
 import { equalValues, truthy } from './primitives';
@@ -10,6 +11,7 @@ import {
   type Closure,
   Env,
   list,
+  MacroValue,
   NIL,
   Pair,
   Parameter,
@@ -325,6 +327,18 @@ export function evalForm(
     }
     case 'import':
       return VOID;
+    case 'let-syntax':
+    case 'letrec-syntax': {
+      const e = new Env(env);
+      for (const b of (items[1] as List).items as List[]) {
+        const n = b.items[0] as SymD;
+        e.vars.set(n.name, {
+          value: new MacroValue(parseSyntaxRules(n.name, b.items[1] as Datum)),
+          key: null,
+        });
+      }
+      return it.body(items.slice(2), e);
+    }
     case 'assert':
       if (!truthy(it.ev(items[1] as Datum, env))) it.error('assertion failed');
       return VOID;

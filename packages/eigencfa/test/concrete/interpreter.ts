@@ -9,6 +9,7 @@
  * budget is spent; what it recorded up to there are facts all the same.
  */
 import { formatPos } from '../../src/errors';
+import { expandMacro, parseSyntaxRules } from '../../src/frontend/macros';
 import { type Datum, readScheme } from '../../src/frontend/reader';
 import { installPrimitives } from './primitives';
 import {
@@ -19,6 +20,7 @@ import {
   ErrorObject,
   type LambdaSpec,
   list,
+  MacroValue,
   MString,
   NIL,
   Pair,
@@ -117,7 +119,8 @@ export class Interpreter {
   // ---- facts ------------------------------------------------------------------------------------
 
   bindFact(key: string | null, value: Value): void {
-    if (key === null) return;
+    // Variables a macro template introduces are renamed differently here and in the front end.
+    if (key === null || key.includes('%i')) return;
     if (value instanceof Closure) {
       if (value.spec.source) this.facts.flows.add(`${key} ← ${value.spec.id}`);
     } else if (
@@ -162,8 +165,19 @@ export class Interpreter {
     }
     let result: Value | TailCall = VOID;
     for (let i = 0; i < flat.length; i++) {
-      const f = flat[i] as Datum;
-      const head = isList(f) ? f.items[0] : undefined;
+      let f = flat[i] as Datum;
+      let head = isList(f) ? f.items[0] : undefined;
+      // A macro use at body level may expand into definitions (or a begin of them).
+      for (let m = isSym(head) ? frame.find(head.name)?.value : undefined; m instanceof MacroValue; ) {
+        f = this.expand(m, f as List);
+        if (isList(f) && isSym(f.items[0], 'begin') && this.special('begin', frame)) {
+          flat.splice(i, 1, ...f.items.slice(1));
+          f = flat[i] as Datum;
+        }
+        head = isList(f) ? f.items[0] : undefined;
+        m = isSym(head) ? frame.find(head.name)?.value : undefined;
+      }
+      if (f === undefined) break;
       if (isSym(head) && DEFINITIONS.has(head.name) && this.special(head.name, frame)) {
         this.definition(f as List, frame);
         result = VOID;
@@ -172,8 +186,21 @@ export class Interpreter {
     return result;
   }
 
+  #renames = 0;
+  expand(m: MacroValue, d: List): Datum {
+    return expandMacro(m.macro, d, (n) => `${n}%i${this.#renames++}`);
+  }
+
   definition(f: List, env: Env): void {
     const head = (f.items[0] as Extract<Datum, { t: 'sym' }>).name;
+    if (head === 'define-syntax') {
+      const name = f.items[1] as Extract<Datum, { t: 'sym' }>;
+      env.vars.set(name.name, {
+        value: new MacroValue(parseSyntaxRules(name.name, f.items[2] as Datum)),
+        key: null,
+      });
+      return;
+    }
     if (head === 'define') {
       let target = f.items[1] as Datum;
       let body = f.items.slice(2);
@@ -392,6 +419,8 @@ export class Interpreter {
     }
     const head = d.items[0];
     if (isSym(head) && this.special(head.name, env)) return this.form(head.name, d, env, name);
+    const macro = isSym(head) ? env.find(head.name)?.value : undefined;
+    if (macro instanceof MacroValue) return this.evTail(this.expand(macro, d), env, name);
     const fn = this.ev(head as Datum, env);
     const args = d.items.slice(1).map((x) => this.ev(x, env));
     this.callFact(d, fn, args);
@@ -413,7 +442,7 @@ export class Interpreter {
 
 import { CASE_LAMBDAS, evalForm } from './forms';
 
-const DEFINITIONS = new Set(['define', 'define-values', 'define-record-type']);
+const DEFINITIONS = new Set(['define', 'define-values', 'define-record-type', 'define-syntax']);
 export const SPECIAL = new Set([
   'quote',
   'quasiquote',
@@ -448,6 +477,9 @@ export const SPECIAL = new Set([
   'assert',
   'make-parameter',
   'import',
+  'define-syntax',
+  'let-syntax',
+  'letrec-syntax',
 ]);
 
 function definedName(f: List): Extract<Datum, { t: 'sym' }> | undefined {

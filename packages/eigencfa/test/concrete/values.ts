@@ -1,6 +1,7 @@
 /**
  * Values of the concrete interpreter (the soundness oracle of the tests).
  */
+import type { Macro } from '../../src/frontend/macros';
 import type { Datum } from '../../src/frontend/reader';
 
 export class Sym {
@@ -140,7 +141,13 @@ export type Value =
   | typeof VOID
   | typeof EOF
   | typeof UNASSIGNED
+  | MacroValue
   | Uint8Array;
+
+/** A syntax-rules macro (expanded with the front end's expander of templates). */
+export class MacroValue {
+  constructor(readonly macro: Macro) {}
+}
 
 export const list = (xs: Value[], tail: Value = NIL): Value => {
   let r = tail;
