@@ -249,3 +249,15 @@ describe('standard names', () => {
     );
   });
 });
+
+describe('cond-expand', () => {
+  it('takes the first clause whose features hold, at top level and in expressions', () => {
+    const text = `(cond-expand (chicken (define (f x) 'chicken)) ((and r7rs (library (scheme base))) (define (f x) x)))
+(define g (cond-expand ((not r7rs) 0) (else (lambda (y) y))))
+(f g)`;
+    const compiled = compileScheme(text, { file: 'ce.scm' });
+    const r = sourceResults(compiled, solveCpuSparse(compiled.matrices).store);
+    expect(r.variables.filter((v) => v.name === 'x').map((v) => v.pos)).toEqual(['ce.scm:1:95']);
+    expect(r.variables.find((v) => v.name === 'g')?.flow.map(flowValueText)).toEqual(['λ@ce.scm:2:45']);
+  });
+});

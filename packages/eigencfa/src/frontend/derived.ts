@@ -173,6 +173,8 @@ export function rewriteExpression(name: string, d: List, g: Gensym): Datum | und
         list(pos, sym('let', pos), list(pos, list(pos, cell, list(pos, c, v))), inner),
       );
     }
+    case 'cond-expand':
+      return list(pos, sym('begin', pos), ...condExpandForms(d));
     case 'cons-stream': {
       if (items.length !== 3) return fail(pos, 'cons-stream: expected (cons-stream a b)');
       return list(pos, sym('cons', pos), items[1] as Datum, list(pos, sym('delay', pos), items[2] as Datum));
@@ -271,4 +273,43 @@ export function rewriteDefinition(name: string, d: List, g: Gensym): Datum[] | u
   } else if (!(ctor.t === 'bool' && !ctor.value))
     return fail(ctor.pos, 'define-record-type: bad constructor spec');
   return out;
+}
+
+/** Features `cond-expand` takes as present: R7RS-small's, and every `(library (scheme …))`. */
+const FEATURES = new Set(['r7rs', 'exact-closed', 'exact-complex', 'ieee-float', 'full-unicode', 'ratios']);
+
+function featureHolds(req: Datum): boolean {
+  if (isSym(req)) return req.name === 'else' || FEATURES.has(req.name);
+  if (!isList(req) || !isSym(req.items[0])) return false;
+  const args = req.items.slice(1);
+  switch (req.items[0].name) {
+    case 'and':
+      return args.every(featureHolds);
+    case 'or':
+      return args.some(featureHolds);
+    case 'not':
+      return args[0] !== undefined && !featureHolds(args[0]);
+    case 'library': {
+      const name = args[0];
+      return isList(name) && isSym(name.items[0]) && ['scheme', 'srfi'].includes(name.items[0].name);
+    }
+  }
+  return false;
+}
+
+/**
+ * The forms of the first `cond-expand` clause whose feature requirement holds (R7RS-small's
+ * features and standard libraries; `else`), or none.
+ *
+ * @example
+ * ```ts
+ * condExpandForms(readScheme('(cond-expand (chicken 1) (r7rs 2))')[0]); // [2]
+ * ```
+ */
+export function condExpandForms(d: List): Datum[] {
+  for (const clause of d.items.slice(1)) {
+    if (!isList(clause) || clause.items.length === 0) return fail(clause.pos, 'cond-expand: bad clause');
+    if (featureHolds(clause.items[0] as Datum)) return clause.items.slice(1);
+  }
+  return [];
 }

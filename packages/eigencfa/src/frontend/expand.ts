@@ -10,7 +10,7 @@
  */
 import { SchemeSyntaxError, SchemeSyntaxErrors, type SourcePos } from '../errors';
 import { type Core, curriedApp, type ExpandedProgram, isList, isSym, type SourceVar } from './core';
-import { rewriteDefinition, rewriteExpression } from './derived';
+import { condExpandForms, rewriteDefinition, rewriteExpression } from './derived';
 import { Libraries, type LibraryResolver } from './libraries';
 import { expandMacro, parseSyntaxRules } from './macros';
 import { CALLING, PRELUDE_NAMES } from './prelude';
@@ -130,6 +130,9 @@ class Expander extends Scope {
       } else if (isSym(head, 'begin') && this.special('begin')) {
         const items = (f as Extract<Datum, { t: 'list' }>).items;
         for (let i = items.length - 1; i >= 1; i--) stack.push(items[i] as Datum);
+      } else if (isSym(head, 'cond-expand') && this.special('cond-expand')) {
+        const forms = this.recover(() => condExpandForms(f as Extract<Datum, { t: 'list' }>)) ?? [];
+        for (let i = forms.length - 1; i >= 0; i--) stack.push(forms[i] as Datum);
       } else if ((isSym(head, 'import') || isSym(head, 'define-library')) && this.special(head.name)) {
         const list = f as Extract<Datum, { t: 'list' }>;
         const forms =

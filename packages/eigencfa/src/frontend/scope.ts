@@ -74,6 +74,7 @@ export const SPECIAL = new Set([
   'define-record-type',
   'import',
   'define-library',
+  'cond-expand',
   'guard',
   'parameterize',
   'make-parameter',
