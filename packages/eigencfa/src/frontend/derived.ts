@@ -23,11 +23,14 @@ const fail = (pos: SourcePos, reason: string): never => {
   throw new SchemeSyntaxError(pos, reason);
 };
 
-/** Fresh names for the rewrites (`%` names a program does not write). */
+/**
+ * Fresh names for the rewrites: `%base 7` — the space keeps them apart from every name the reader
+ * can produce, and marks their variables as synthetic (left out of the results).
+ */
 export class Gensym {
   #n = 0;
   next(base: string): string {
-    return `%${base}${this.#n++}`;
+    return `%${base} ${this.#n++}`;
   }
 }
 

@@ -213,7 +213,8 @@ export class Scope {
       name,
       id: this.variables.length,
       pos,
-      kind: this.inPrelude_ === null ? kind : 'synthetic',
+      // Prelude variables and the rewrites' fresh names (see Gensym) are not source variables.
+      kind: this.inPrelude_ === null && !name.includes(' ') ? kind : 'synthetic',
       mutable: false,
     };
     this.variables.push(v);
