@@ -301,7 +301,7 @@ export interface GpuSolverOptions {
    * In every round it cut perl's rounds from 52 to 35 on the H100 but made python 20–35% slower:
    * pointees that arrived together arrive a round apart, and python's ΔPs, most of them equal to
    * another's (87% of its pulls are skipped as equal), stop being equal (the CPU model of the
-   * rounds, `scripts/andersen-hops-model.ts`, has python's pulls double even when the hop runs
+   * rounds has python's pulls double even when the hop runs
    * in its first seven rounds only). In the tail only the hop leaves python's pulls level: on
    * the H100 linux took 129 rounds instead of 216 and 920 ms instead of 1,043, php 76 / 100 and
    * 406 / 438, perl 45 / 52 and 44.7 / 48.5, python 61 / 63 and 123 / 125
@@ -421,7 +421,7 @@ export interface GpuSolverOptions {
    * one) instead of every kernel to one group of all 17 (default false). Dawn tracks each binding
    * of the bound group at every dispatch, but setting a group costs more than the bindings it
    * leaves out: on the H100 machine a dispatch cost 4.3 µs to record with 16 bindings set once and
-   * 4.9 µs with 2 bindings and a group set at each dispatch (`scripts/gpu-dispatch-costs.mjs`), and
+   * 4.9 µs with 2 bindings and a group set at each dispatch, and
    * medians of 10 interleaved runs showed no gain (perl 83.6 against 81.1 ms, host encoding 22
    * against 22; docs/decisions/removed-variants.md). @internal For A/B runs and tests.
    */

@@ -21,7 +21,7 @@ export interface KernelDescriptor<S extends BindingSpecs = BindingSpecs> {
    * binding of the bound group at each dispatch (on the H100 machine, recording a dispatch took
    * 2.2 µs with 1 binding and 4.3 µs with 16), but setting a group costs more than that: kernels
    * that take turns with groups of their own cost 4.9 µs a dispatch with 2 bindings each
-   * (`scripts/gpu-dispatch-costs.mjs`). So it pays where many dispatches in a row use the same
+   * (measured on the H100). So it pays where many dispatches in a row use the same
    * few bindings, not for one module's kernels each with a group of its own.
    */
   readonly bindings?: 'declared' | 'used';

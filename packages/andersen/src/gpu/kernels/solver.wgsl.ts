@@ -1823,7 +1823,7 @@ ${teamKernel(
   // reaches the representatives it is copied into in the same round, not the next. Any part of
   // this is exact (N(s) ⊆ pts(s) ⊆ pts(r) for a source s of r), so each representative reads only
   // the first ${hopLimits.slots} word slots of F then E and pulls from at most ${hopLimits.pulls}
-  // sources: in the CPU model of the rounds (scripts/andersen-hops-model.ts) two pulls from two
+  // sources: in a CPU model of the rounds two pulls from two
   // elements took as few rounds as unbounded hops (gcc 46 → 36, perl 51 → 34, python 62 → 43).
   // The pulls go into H(r), not N(r), which other teams read now; update_sets adds H to N.
   ${sourcesSweep({
