@@ -16,6 +16,13 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'scripts',
+          environment: 'node',
+          include: ['test/check-size.test.ts'],
+        },
+      },
+      {
+        test: {
           name: 'packaging',
           environment: 'node',
           include: ['test/packaging.test.ts'],
