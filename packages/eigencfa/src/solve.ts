@@ -14,7 +14,6 @@ import { type CfaMatrices, termCount } from './matrix/program';
 import type { CfaStore } from './store';
 import type { CfaBufferPool } from './webgpu/buffer-pool';
 import { solveWebGpu } from './webgpu/delta';
-import { solveWebGpuRounds } from './webgpu/engine';
 
 /** Which engine to run. */
 export type CfaEngine = 'cpu' | 'webgpu' | 'auto';
@@ -67,12 +66,10 @@ export interface CfaSolveOptions {
   readonly gpu?: GpuContext | null | undefined;
   readonly signal?: AbortSignal | undefined;
   /**
-   * WebGPU tuning. `method`: `delta` (default: word-level difference propagation, many rounds per
-   * dispatch in one workgroup) or `rounds` (the first engine: whole-row joins, three dispatches per
-   * round); store buffer rows; rounds per dispatch or command buffer.
+   * WebGPU tuning: store buffer rows; rounds per dispatch or command buffer; a buffer pool that
+   * keeps the store between solves.
    */
   readonly webgpu?: {
-    method?: 'delta' | 'rounds';
     rowsPerChunk?: number;
     roundsPerBatch?: number;
     maxRoundsPerBatch?: number;
@@ -152,7 +149,7 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
       if (!gpu)
         throw new CfaEngineError('the WebGPU engine needs a GPU context (acquireGpu() found no adapter?)');
       let solving = false;
-      const { method = 'delta', ...tuning } = this.#options.webgpu ?? {};
+      const tuning = this.#options.webgpu ?? {};
       const onBatch = (rounds: number, changed: boolean) => {
         if (!solving) {
           solving = true;
@@ -165,20 +162,12 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
           elapsedMs: performance.now() - start,
         });
       };
-      const { store, statistics } =
-        method === 'rounds'
-          ? await solveWebGpuRounds(gpu, m, {
-              signal,
-              ...tuning,
-              onBatch,
-              onGrow: (from, to) => this.emit('grow', 'pairs', from, to),
-            })
-          : await solveWebGpu(gpu, m, {
-              signal,
-              ...tuning,
-              onBatch,
-              onGrow: (what, from, to) => this.emit('grow', what, from, to),
-            });
+      const { store, statistics } = await solveWebGpu(gpu, m, {
+        signal,
+        ...tuning,
+        onBatch,
+        onGrow: (what, from, to) => this.emit('grow', what, from, to),
+      });
       this.emit('phase', 'readback');
       const { solveMs, setupMs, readbackMs, ...counters } = statistics;
       result = {
