@@ -6,6 +6,7 @@ import {
   analyzeProgram,
   OctagonParseError,
 } from '@gpumorph/octagon';
+import { gpuOptionsFromEnvironment } from '../environment';
 import { EXIT_FAILURE } from '../errors';
 import { type CliIo, colorsFor } from '../io';
 import { progressFor } from '../progress';
@@ -64,7 +65,11 @@ export async function runOctagon(options: OctagonCommandOptions, io: CliIo): Pro
   try {
     if (options.engine === 'auto' || options.engine === 'webgpu') {
       progress.update(0, 'octagon: looking for a WebGPU adapter');
-      ctx = await acquireGpu({ require: options.engine === 'webgpu' });
+      const environment = gpuOptionsFromEnvironment();
+      ctx = await acquireGpu({
+        ...environment,
+        require: options.engine === 'webgpu' || environment.require === true,
+      });
       if (ctx) engine = 'webgpu';
     }
     progress.update(1, `octagon: analyzing on ${engine}`);
