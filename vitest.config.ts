@@ -16,9 +16,9 @@ export default defineConfig({
       },
       {
         test: {
-          name: 'scripts',
+          name: 'repository',
           environment: 'node',
-          include: ['test/check-size.test.ts'],
+          include: ['test/check-size.test.ts', 'test/api-contract.test.ts'],
         },
       },
       {

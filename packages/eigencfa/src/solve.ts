@@ -54,7 +54,7 @@ export interface CfaStatistics {
 export type CfaSolverEvents = {
   phase: (phase: CfaPhase) => void;
   iteration: (event: CfaIterationEvent) => void;
-  /** The WebGPU engine grew a buffer: `items` or `members` (delta method), `pairs` (rounds method). */
+  /** The WebGPU engine grew a buffer: `items` or `members`. */
   grow: (what: string, from: number, to: number) => void;
   done: (statistics: CfaStatistics) => void;
 };
@@ -80,6 +80,8 @@ export interface CfaSolveOptions {
 
 /** The fixpoint and how it was computed. */
 export interface CfaResult {
+  /** The engine that ran (also `statistics.engine`), as in the other analyses' results. */
+  readonly engine: 'cpu' | 'webgpu';
   readonly store: CfaStore;
   readonly statistics: CfaStatistics;
 }
@@ -134,6 +136,7 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
       });
       const solveMs = performance.now() - t;
       result = {
+        engine,
         store,
         statistics: {
           ...base,
@@ -171,6 +174,7 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
       this.emit('phase', 'readback');
       const { solveMs, setupMs, readbackMs, ...counters } = statistics;
       result = {
+        engine,
         store,
         statistics: { ...base, storeEntries: store.size, solveMs, setupMs, readbackMs, counters },
       };

@@ -28,12 +28,21 @@ describeEngines('analyzer examples', ['webgpu'], (fixture) => {
   it.each(cases.slice(0, 3))(
     '%s on the GPU engine gives the CPU verdicts and invariants',
     async (name, verdicts) => {
-      const r = await analyzeProgram(read(name), { engine: 'webgpu', ctx: fixture.ctx, file: name });
+      const r = await analyzeProgram(read(name), { engine: 'webgpu', gpu: fixture.ctx, file: name });
       expect(r.assertions.map((a) => a.proved)).toEqual(verdicts);
       const cpu = await analyzeProgram(read(name), { engine: 'exact', file: name });
       expect(r.points.map((p) => p.invariant)).toEqual(cpu.points.map((p) => p.invariant));
     },
   );
+
+  it('still takes the GPU as `ctx`, the deprecated name of `gpu`', async () => {
+    const [name] = cases[0] ?? [];
+    if (!name) throw new Error('no example program');
+    const viaCtx = await analyzeProgram(read(name), { engine: 'webgpu', ctx: fixture.ctx, file: name });
+    const viaGpu = await analyzeProgram(read(name), { engine: 'webgpu', gpu: fixture.ctx, file: name });
+    expect(viaCtx.engine).toBe('webgpu');
+    expect(viaCtx.points.map((p) => p.invariant)).toEqual(viaGpu.points.map((p) => p.invariant));
+  });
 });
 
 describe('analyzer front end', () => {

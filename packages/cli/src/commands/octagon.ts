@@ -73,7 +73,7 @@ export async function runOctagon(options: OctagonCommandOptions, io: CliIo): Pro
       if (ctx) engine = 'webgpu';
     }
     progress.update(1, `octagon: analyzing on ${engine}`);
-    const result = await analyzeProgram(source, { engine, ctx, file: options.file }).finally(() =>
+    const result = await analyzeProgram(source, { engine, gpu: ctx, file: options.file }).finally(() =>
       progress.stop(),
     );
     const failed = result.assertions.filter((a) => !a.proved).length;

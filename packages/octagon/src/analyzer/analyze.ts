@@ -11,8 +11,13 @@ export type AnalyzerEngine = 'exact' | 'f64' | 'webgpu';
 /** Options of {@link analyzeProgram}. */
 export interface AnalyzeOptions {
   readonly engine?: AnalyzerEngine;
-  /** Required for `webgpu`. */
-  readonly ctx?: GpuContext | null;
+  /** The GPU of the `webgpu` engine (required for it): the same option as in the other analyses. */
+  readonly gpu?: GpuContext | null | undefined;
+  /**
+   * The former name of {@link gpu}.
+   * @deprecated Use `gpu`; `ctx` will be removed in the next release.
+   */
+  readonly ctx?: GpuContext | null | undefined;
   /** Joins before widening at a loop head (default 2). */
   readonly wideningDelay?: number;
   /** Narrowing iterations after a loop's fixpoint (default 2). */
@@ -87,12 +92,13 @@ export async function analyzeProgram(
   let gpu: OctagonGpu | null = null;
   let backend: Backend;
   if (engine === 'webgpu') {
-    if (!options.ctx)
+    const context = options.gpu ?? options.ctx;
+    if (!context)
       throw new OctagonParseError(
         { file: program.file, line: 1, column: 1 },
         'the webgpu engine needs a GPU context',
       );
-    const g = createOctagonGpu(options.ctx);
+    const g = createOctagonGpu(context);
     gpu = g;
     backend = {
       domain: createOctagonDomain({ engine: 'f64', kind: 'int' }) as OctagonDomain<unknown>,
