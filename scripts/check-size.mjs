@@ -50,7 +50,6 @@ export const EXCEPTIONS = {
   'packages/octagon/src/bench/index.ts#run': 'the bench workspace move',
   // Parsers and front ends written as one recursive-descent function or one module per language;
   // their owners split them with the front-end work in progress.
-  'packages/andersen/src/io/json.ts#parseConstraintJson': 'parser, to split per section',
   'packages/andersen/src/io/text.ts#parseConstraintText': 'parser, to split per directive',
   'packages/andersen/src/llvm/extract.ts': 'LLVM front end, to split per instruction family',
   'packages/andersen/src/llvm/parser.ts': 'LLVM front end, to split per IR construct',
@@ -60,8 +59,6 @@ export const EXCEPTIONS = {
   'packages/octagon/src/analyzer/parse.ts#parseProgram': 'parser, to split per statement',
   'packages/cli/src/cli.ts#createProgram': 'command definitions, to split per command',
   // Engines and hosts a little past the limits.
-  'packages/andersen/src/offline/hvn.ts#computeHvn': 'to split into graph building and numbering',
-  'packages/eigencfa/src/cpu/sparse.ts#solveCpuSparse': 'one line over; to split setup from the loop',
   'packages/eigencfa/src/webgpu/delta.ts#solveWebGpu': 'to split setup, batches and readback',
   'packages/gpu-primitives/src/sort/radix-sort.ts': 'to move the pass planning out',
   'packages/gpu-primitives/src/sort/radix-sort.ts#encode': 'to move the pass planning out',
