@@ -65,11 +65,7 @@ export async function runOctagon(options: OctagonCommandOptions, io: CliIo): Pro
   try {
     if (options.engine === 'auto' || options.engine === 'webgpu') {
       progress.update(0, 'octagon: looking for a WebGPU adapter');
-      const environment = gpuOptionsFromEnvironment();
-      ctx = await acquireGpu({
-        ...environment,
-        require: options.engine === 'webgpu' || environment.require === true,
-      });
+      ctx = await acquireGpu({ ...gpuOptionsFromEnvironment(), require: options.engine === 'webgpu' });
       if (ctx) engine = 'webgpu';
     }
     progress.update(1, `octagon: analyzing on ${engine}`);
