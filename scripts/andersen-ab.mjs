@@ -17,8 +17,10 @@
 // one built at an earlier commit) runs that build's solver; a variant's `uploadMinBytes` gives its
 // context's writes an upload pool of its own that takes writes from that size (1e15: none, every
 // write through `queue.writeBuffer`); the other options go to `createGpuSolver`.
-// The figures in packages/andersen/README.md marked "A/B" come from this script; the bench
-// (`gpumorph bench andersen`) is the record.
+// The measured reasons in docs/decisions/ come from this script; the bench
+// (`gpumorph bench andersen`) is the record. To compare this tree with an earlier commit, build
+// that commit's packages/andersen in another worktree and name its dist in a variant:
+//   VARIANTS='{"new":{},"old":{"dist":"../old/packages/andersen/dist"}}'
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as A from '@gpumorph/andersen';
