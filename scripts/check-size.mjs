@@ -25,7 +25,7 @@ export const MAX_FUNCTION_LINES = 150;
  * @type {Record<string, string>}
  */
 export const EXCEPTIONS = {
-  // The Andersen GPU engine: one session function and one WGSL template. The engine split makes
+  // The Andersen GPU engine: one solve function (#run) and one WGSL template. The engine split makes
   // phase folders of them (prepare, rules, merge, update, worklist, readback).
   'packages/andersen/src/gpu/solver.ts': 'the Andersen engine split',
   'packages/andersen/src/gpu/solver.ts##run': 'the Andersen engine split',
