@@ -31,6 +31,7 @@ describe('one API across the analyses', () => {
     expectTypeOf<AnalyzeOptions['ctx']>().toEqualTypeOf<AnalyzeOptions['gpu']>();
     expectTypeOf<NonNullable<SolveAndersenOptions['signal']>>().toEqualTypeOf<AbortSignal>();
     expectTypeOf<NonNullable<CfaSolveOptions['signal']>>().toEqualTypeOf<AbortSignal>();
+    expectTypeOf<NonNullable<AnalyzeOptions['signal']>>().toEqualTypeOf<AbortSignal>();
   });
 
   it('results: `engine` says which engine ran; `statistics` where the analysis iterates', () => {

@@ -30,7 +30,13 @@ export {
   signedNode,
   toRational,
 } from './dbm/octagon';
-export { OctagonDimensionError, OctagonError, OctagonParseError, type SourcePosition } from './errors';
+export {
+  OctagonAbortedError,
+  OctagonDimensionError,
+  OctagonError,
+  OctagonParseError,
+  type SourcePosition,
+} from './errors';
 export {
   createOctagonGpu,
   decodeBound,

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeEngines } from '@gpumorph/gpu-allocator/testing';
 import { describe, expect, it } from 'vitest';
-import { analyzeProgram, OctagonParseError, parseProgram } from '../src/index';
+import { analyzeProgram, OctagonAbortedError, OctagonParseError, parseProgram } from '../src/index';
 
 const examples = join(dirname(fileURLToPath(import.meta.url)), '../../../examples/octagon');
 const read = (name: string) => readFileSync(join(examples, name), 'utf8');
@@ -42,6 +42,28 @@ describeEngines('analyzer examples', ['webgpu'], (fixture) => {
     const viaGpu = await analyzeProgram(read(name), { engine: 'webgpu', gpu: fixture.ctx, file: name });
     expect(viaCtx.engine).toBe('webgpu');
     expect(viaCtx.points.map((p) => p.invariant)).toEqual(viaGpu.points.map((p) => p.invariant));
+  });
+});
+
+describe('analyzer cancellation', () => {
+  const source = 'i = 0; while (i < 100) { i = i + 1; } assert(i == 100);';
+
+  it('rejects with OctagonAbortedError when the signal is aborted mid-analysis, the reason as cause', async () => {
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    const analysis = analyzeProgram(source, { engine: 'exact', signal: controller.signal });
+    controller.abort(reason);
+    const error = await analysis.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(OctagonAbortedError);
+    expect((error as OctagonAbortedError).cause).toBe(reason);
+  });
+
+  it('runs to the end with a signal that is never aborted', async () => {
+    const r = await analyzeProgram(source, { engine: 'exact', signal: new AbortController().signal });
+    expect(r.assertions.map((a) => a.proved)).toEqual([true]);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { GpuContext } from '@gpumorph/gpu-allocator';
 import { createOctagonDomain, type LinearExpr, type Octagon, type OctagonDomain } from '../dbm/octagon';
-import { OctagonParseError, type SourcePosition } from '../errors';
+import { OctagonAbortedError, OctagonParseError, type SourcePosition } from '../errors';
 import { createOctagonGpu, type OctagonGpu } from '../gpu/engine';
 import type { Rational } from '../numbers/rational';
 import { type Cond, type Expr, type Program, parseProgram, type RelOp, type Stmt } from './parse';
@@ -18,6 +18,12 @@ export interface AnalyzeOptions {
    * @deprecated Use `gpu`; `ctx` will be removed in the next release.
    */
   readonly ctx?: GpuContext | null | undefined;
+  /**
+   * Cancels the analysis: it stops before its next statement or loop iteration with
+   * {@link OctagonAbortedError} (the signal's reason as `cause`), returning to the event loop at
+   * least every 50 ms so that a timer can fire.
+   */
+  readonly signal?: AbortSignal | undefined;
   /** Joins before widening at a loop head (default 2). */
   readonly wideningDelay?: number;
   /** Narrowing iterations after a loop's fixpoint (default 2). */
@@ -138,6 +144,8 @@ class Analyzer {
   readonly #thresholds: bigint[];
   readonly #delay: number;
   readonly #narrowing: number;
+  readonly #signal: AbortSignal | undefined;
+  #lastYield = performance.now();
 
   constructor(
     readonly program: Program,
@@ -191,6 +199,7 @@ class Analyzer {
     this.#thresholds = options.thresholds === false ? [] : [...constants].sort((x, y) => (x < y ? -1 : 1));
     this.#delay = options.wideningDelay ?? 2;
     this.#narrowing = options.narrowing ?? 2;
+    this.#signal = options.signal;
   }
 
   #var(name: string): number {
@@ -229,7 +238,19 @@ class Analyzer {
     return s;
   }
 
+  /** Throws when the signal was aborted; yields to the event loop every 50 ms so that it can be. */
+  async #checkAborted(): Promise<void> {
+    if (!this.#signal) return;
+    if (performance.now() - this.#lastYield > 50) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      this.#lastYield = performance.now();
+    }
+    if (this.#signal.aborted)
+      throw new OctagonAbortedError('analysis cancelled', { cause: this.#signal.reason });
+  }
+
   async #stmt(st: Stmt, s0: Oct, rec: boolean): Promise<Oct> {
+    await this.#checkAborted();
     let s = s0;
     if (rec && st.kind !== 'while') {
       s = await this.be.closed(s);
@@ -273,6 +294,7 @@ class Analyzer {
         const step = async (h: Oct) =>
           this.be.join(entry, await this.#block(st.body, await this.#guard(st.cond, h), false));
         for (let iter = 0; ; iter++) {
+          await this.#checkAborted();
           const next = await this.be.closed(await step(head));
           if (next.includedIn(head)) break;
           head =
