@@ -1,6 +1,6 @@
 // The registry of GPUMORPH_* variables: what the CLI makes of them, and the README's table.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ENVIRONMENT_VARIABLES, gpuOptionsFromEnvironment, readCliEnvironment } from '../src/environment';
 
@@ -48,6 +48,31 @@ describe('environment registry', () => {
       description: m[3],
     }));
     expect(rows).toEqual(ENVIRONMENT_VARIABLES.map((v) => ({ ...v })));
+  });
+
+  it('lists every GPUMORPH_ variable the code names, and no other', () => {
+    const root = join(import.meta.dirname, '..', '..', '..');
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => {
+        const path = join(dir, name);
+        if (name === 'node_modules' || name === 'dist' || name === '.git') return [];
+        if (statSync(path).isDirectory()) return files(path);
+        return /\.(ts|mts|mjs|sh)$/.test(name) || name === 'run' ? [path] : [];
+      });
+    const sources = [
+      ...readdirSync(join(root, 'packages')).flatMap((name) => files(join(root, 'packages', name))),
+      ...files(join(root, 'test')),
+      ...files(join(root, 'scripts')),
+      ...files(join(root, 'examples')),
+      ...files(join(root, '.ci')),
+    ].filter((path) => relative(root, path) !== join('packages', 'cli', 'src', 'environment.ts'));
+    const named = new Map<string, string>();
+    for (const path of sources)
+      for (const [name] of readFileSync(path, 'utf8').matchAll(/GPUMORPH_[A-Z0-9_]*[A-Z0-9]/g))
+        if (!named.has(name)) named.set(name, relative(root, path));
+    const listed = new Set<string>(ENVIRONMENT_VARIABLES.map((v) => v.name));
+    expect([...named].filter(([name]) => !listed.has(name))).toEqual([]);
+    expect([...listed].filter((name) => !named.has(name))).toEqual([]);
   });
 
   it('lists every GPUMORPH_ variable once', () => {
