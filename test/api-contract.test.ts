@@ -15,7 +15,7 @@ import type {
   CfaSolverEvents,
   CfaStatistics,
 } from '@gpumorph/eigencfa';
-import type { GpuContext } from '@gpumorph/gpu-allocator';
+import type { AnalysisTimings, GpuContext } from '@gpumorph/gpu-allocator';
 import type { AnalysisResult, AnalyzeOptions } from '@gpumorph/octagon';
 import { describe, expectTypeOf, it } from 'vitest';
 
@@ -34,10 +34,13 @@ describe('one API across the analyses', () => {
     expectTypeOf<NonNullable<AnalyzeOptions['signal']>>().toEqualTypeOf<AbortSignal>();
   });
 
-  it('results: `engine` says which engine ran; `statistics` where the analysis iterates', () => {
+  it('results: `engine` says which engine ran, `timings` where the time went, `statistics` where the analysis iterates', () => {
     expectTypeOf<SolvedAndersen['engine']>().toEqualTypeOf<'cpu' | 'webgpu'>();
     expectTypeOf<CfaResult['engine']>().toEqualTypeOf<'cpu' | 'webgpu'>();
     expectTypeOf<'webgpu'>().toExtend<AnalysisResult['engine']>();
+    expectTypeOf<SolvedAndersen['timings']>().toEqualTypeOf<AnalysisTimings>();
+    expectTypeOf<CfaResult['timings']>().toEqualTypeOf<AnalysisTimings>();
+    expectTypeOf<AnalysisResult['timings']>().toEqualTypeOf<AnalysisTimings>();
     expectTypeOf<SolvedAndersen['statistics']>().toEqualTypeOf<SolveStatistics>();
     expectTypeOf<CfaResult['statistics']>().toEqualTypeOf<CfaStatistics>();
   });

@@ -3,7 +3,7 @@
  * and {@link solveCfa}, which picks the engine (`auto`: WebGPU when a context is given, else CPU).
  * @module
  */
-import type { GpuContext } from '@gpumorph/gpu-allocator';
+import type { AnalysisTimings, GpuContext } from '@gpumorph/gpu-allocator';
 import { EventEmitter } from 'events';
 // A namespace import: typed-emitter is CommonJS with `export default`, which a default import
 // mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
@@ -83,6 +83,8 @@ export interface CfaResult {
   /** The engine that ran (also `statistics.engine`), as in the other analyses' results. */
   readonly engine: 'cpu' | 'webgpu';
   readonly store: CfaStore;
+  /** Where the time went, in the shape every analysis reports (from `statistics`, plus the whole call). */
+  readonly timings: AnalysisTimings;
   readonly statistics: CfaStatistics;
 }
 
@@ -124,7 +126,7 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
     const engine = this.engine;
     const start = performance.now();
     const base = { engine, lams: m.lams, vars: m.vars, calls: m.calls, terms: termCount(m) };
-    let result: CfaResult;
+    let result: Omit<CfaResult, 'timings'>;
     this.emit('phase', 'setup');
     if (engine === 'cpu') {
       this.emit('phase', 'solve');
@@ -179,9 +181,11 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
         statistics: { ...base, storeEntries: store.size, solveMs, setupMs, readbackMs, counters },
       };
     }
+    const { setupMs, solveMs, readbackMs } = result.statistics;
+    const timings = { totalMs: performance.now() - start, setupMs, solveMs, readbackMs };
     this.emit('phase', 'done');
     this.emit('done', result.statistics);
-    return result;
+    return { ...result, timings };
   }
 }
 
