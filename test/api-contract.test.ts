@@ -16,7 +16,7 @@ import type {
   CfaStatistics,
 } from '@gpumorph/eigencfa';
 import type { AnalysisTimings, GpuContext } from '@gpumorph/gpu-allocator';
-import type { AnalysisResult, AnalyzeOptions } from '@gpumorph/octagon';
+import type { AnalysisResult, AnalysisStatistics, AnalyzeOptions } from '@gpumorph/octagon';
 import { describe, expectTypeOf, it } from 'vitest';
 
 describe('one API across the analyses', () => {
@@ -43,6 +43,10 @@ describe('one API across the analyses', () => {
     expectTypeOf<AnalysisResult['timings']>().toEqualTypeOf<AnalysisTimings>();
     expectTypeOf<SolvedAndersen['statistics']>().toEqualTypeOf<SolveStatistics>();
     expectTypeOf<CfaResult['statistics']>().toEqualTypeOf<CfaStatistics>();
+    expectTypeOf<AnalysisResult['statistics']>().toEqualTypeOf<AnalysisStatistics>();
+    // Every analysis's statistics say which engine ran, as the result does.
+    expectTypeOf<CfaStatistics['engine']>().toEqualTypeOf<CfaResult['engine']>();
+    expectTypeOf<AnalysisStatistics['engine']>().toEqualTypeOf<AnalysisResult['engine']>();
   });
 
   it('events: phase, iteration and done (and grow on the GPU), iteration with elapsedMs', () => {

@@ -1,5 +1,6 @@
 export {
   type AnalysisResult,
+  type AnalysisStatistics,
   type AnalyzeOptions,
   type AnalyzerEngine,
   type AssertionResult,

@@ -66,6 +66,13 @@ describe('analyzer cancellation', () => {
     expect(r.assertions.map((a) => a.proved)).toEqual([true]);
     // The timings every analysis reports: all of octagon's time counts as solving.
     expect(r.timings).toEqual({ totalMs: r.timeMs, setupMs: 0, solveMs: r.timeMs, readbackMs: 0 });
+    // One loop: its head iterates at least twice (the entry, then the widened state), and the
+    // closures and joins it needed are counted.
+    expect(r.statistics.engine).toBe('exact');
+    expect(r.statistics.variables).toBe(1);
+    expect(r.statistics.loopIterations).toBeGreaterThanOrEqual(2);
+    expect(r.statistics.closures).toBeGreaterThan(0);
+    expect(r.statistics.joins).toBeGreaterThan(0);
   });
 });
 

@@ -50,6 +50,20 @@ export interface AssertionResult {
   readonly proved: boolean;
 }
 
+/** Counters of one analysis (`result.statistics`), as the other analyses report theirs. */
+export interface AnalysisStatistics {
+  /** The engine that ran. */
+  readonly engine: AnalyzerEngine;
+  /** Variables of the program (array elements included as one variable per array). */
+  readonly variables: number;
+  /** Iterations of loop heads until their fixpoint, over all loops (widening included). */
+  readonly loopIterations: number;
+  /** Closures computed (on the GPU with `webgpu`). */
+  readonly closures: number;
+  /** Joins computed. */
+  readonly joins: number;
+}
+
 /** What {@link analyzeProgram} found. */
 export interface AnalysisResult {
   readonly file: string;
@@ -64,6 +78,8 @@ export interface AnalysisResult {
    * closures (on the GPU with `webgpu`) with the rest, so all of it counts as solving.
    */
   readonly timings: AnalysisTimings;
+  /** Counters of the analysis. */
+  readonly statistics: AnalysisStatistics;
 }
 
 type Oct = Octagon<unknown>;
@@ -125,6 +141,20 @@ export async function analyzeProgram(
     ) as OctagonDomain<unknown>;
     backend = { domain, closed: async (o) => o.close(), join: async (a, b) => a.join(b) };
   }
+  // Count the backend's work for the statistics.
+  const counted = { closures: 0, joins: 0 };
+  const inner = backend;
+  backend = {
+    domain: inner.domain,
+    closed: (o) => {
+      if (!o.isClosed) counted.closures++;
+      return inner.closed(o);
+    },
+    join: (a, b) => {
+      counted.joins++;
+      return inner.join(a, b);
+    },
+  };
   try {
     const a = new Analyzer(program, backend, options);
     await a.run();
@@ -137,6 +167,13 @@ export async function analyzeProgram(
       assertions: a.assertions,
       timeMs,
       timings: { totalMs: timeMs, setupMs: 0, solveMs: timeMs, readbackMs: 0 },
+      statistics: {
+        engine,
+        variables: a.names.length,
+        loopIterations: a.loopIterations,
+        closures: counted.closures,
+        joins: counted.joins,
+      },
     };
   } finally {
     gpu?.destroy();
@@ -153,6 +190,8 @@ class Analyzer {
   readonly #delay: number;
   readonly #narrowing: number;
   readonly #signal: AbortSignal | undefined;
+  /** Iterations of loop heads so far (see {@link AnalysisStatistics.loopIterations}). */
+  loopIterations = 0;
   #lastYield = performance.now();
 
   constructor(
@@ -303,6 +342,7 @@ class Analyzer {
           this.be.join(entry, await this.#block(st.body, await this.#guard(st.cond, h), false));
         for (let iter = 0; ; iter++) {
           await this.#checkAborted();
+          this.loopIterations++;
           const next = await this.be.closed(await step(head));
           if (next.includedIn(head)) break;
           head =
