@@ -16,6 +16,13 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'repository',
+          environment: 'node',
+          include: ['test/check-size.test.ts', 'test/api-contract.test.ts'],
+        },
+      },
+      {
+        test: {
           name: 'packaging',
           environment: 'node',
           include: ['test/packaging.test.ts'],

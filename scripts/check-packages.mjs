@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { workspaces } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+/** @param {string} name */
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
 const failures = [];
@@ -21,11 +22,13 @@ for (const workspace of workspaces) {
     continue;
   }
   // --strict: publint's warnings fail too; its suggestions are printed but never fail.
-  for (const [tool, args] of [
-    ['publint', [bin('publint'), '--strict', dir]],
-    ['attw', [bin('attw'), '--pack', dir, '--format', 'ascii']],
-  ]) {
-    const run = spawnSync(args[0], args.slice(1), { cwd: dir, encoding: 'utf8' });
+  /** @type {[tool: string, command: string, args: string[]][]} */
+  const checks = [
+    ['publint', bin('publint'), ['--strict', dir]],
+    ['attw', bin('attw'), ['--pack', dir, '--format', 'ascii']],
+  ];
+  for (const [tool, command, args] of checks) {
+    const run = spawnSync(command, args, { cwd: dir, encoding: 'utf8' });
     const output = `${run.stdout}${run.stderr}`.replace(/^npm warn Unknown user config.*\n/gm, '');
     if (run.status !== 0) {
       failures.push(`${name}: ${tool} exited ${run.status}`);

@@ -8,14 +8,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 
 const path = process.argv[2] ?? 'package-lock.json';
 const lock = JSON.parse(readFileSync(path, 'utf8'));
+/**
+ * @typedef {{ version?: string, dev?: boolean, license?: string, optional?: boolean, os?: string[],
+ *   cpu?: string[], libc?: string[], optionalDependencies?: Record<string, string> }} LockEntry
+ */
+/** @type {Record<string, LockEntry>} */
 const packages = lock.packages;
 
+/** @param {string} name an optional binary's package name, e.g. `@biomejs/cli-linux-x64-musl` */
 function platform(name) {
-  const short = name
-    .split('/')
-    .pop()
-    .replace(/^(cli-|rollup-)/, '');
-  const [os, cpu, ...rest] = short.split('-');
+  const short = (name.split('/').pop() ?? name).replace(/^(cli-|rollup-)/, '');
+  const [os = '', cpu = '', ...rest] = short.split('-');
+  /** @type {string | undefined} */
   let libc;
   if (os === 'linux') {
     if (rest.some((r) => r.startsWith('musl'))) libc = 'musl';
@@ -31,6 +35,7 @@ for (const entry of Object.values(packages)) {
     const target = `node_modules/${dep}`;
     if (packages[target]) continue;
     const { os, cpu, libc } = platform(dep);
+    /** @type {LockEntry} */
     const record = { version, cpu: [cpu] };
     if (entry.dev) record.dev = true;
     if (libc) record.libc = [libc];

@@ -24,6 +24,7 @@ const guide: DefaultTheme.SidebarItem[] = [
       { text: 'Getting started', link: '/getting-started' },
       { text: 'Architecture', link: '/architecture' },
       { text: 'Benchmark report', link: '/report' },
+      { text: 'Decisions', link: '/decisions/' },
       { text: 'Try it in the browser', link: '/playground' },
     ],
   },

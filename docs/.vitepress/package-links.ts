@@ -37,6 +37,9 @@ export function pageForRepositoryPath(path: string, pages: SourcePages): string 
   const [file = '', anchor] = path.split('#');
   const suffix = anchor ? `#${anchor}` : '';
   if (file.startsWith('docs/benchmarks/')) return `/report${suffix}`;
+  // The decision records are pages of the site themselves (`docs/decisions/x.md` → `/decisions/x`).
+  if (file.startsWith('docs/decisions/'))
+    return `/${file.slice('docs/'.length).replace(/(index)?\.md$/, '')}${suffix}`;
   const direct = pages.get(file) ?? pages.get(posix.join(file, 'README.md'));
   return direct ? `${direct}${suffix}` : undefined;
 }

@@ -14,7 +14,7 @@ const ctx = await acquireGpu();
 try {
   const result = await analyzeProgram(readFileSync(file, 'utf8'), {
     engine: ctx ? 'webgpu' : 'f64',
-    ctx,
+    gpu: ctx,
     file: basename(file),
   });
   console.log(`engine: ${result.engine}; variables: ${result.variables.join(', ')}`);

@@ -1,4 +1,9 @@
-import { type AcquireGpuOptions, acquireGpu, type GpuContext } from '@gpumorph/gpu-allocator';
+import {
+  type AcquireGpuOptions,
+  type AnalysisTimings,
+  acquireGpu,
+  type GpuContext,
+} from '@gpumorph/gpu-allocator';
 import { type CpuSolverOptions, createCpuSolver, type IterationEvent, type SolvePhase } from './cpu/solver';
 import { EngineUnavailableError } from './errors';
 import { createGpuSolver, type GpuSolveReport } from './gpu/solver';
@@ -35,6 +40,8 @@ export interface SolveAndersenOptions extends CpuSolverOptions {
  */
 export type SolvedAndersen = AndersenResult & {
   readonly engine: 'cpu' | 'webgpu';
+  /** Where the time went, in the shape every analysis reports (WebGPU: setup, rounds, readback). */
+  readonly timings: AnalysisTimings;
   /** The WebGPU engine's memory, transfer and timing report (absent for the CPU engine). */
   readonly gpu?: GpuSolveReport | undefined;
 };
@@ -60,6 +67,7 @@ export async function solveAndersen(
   options: SolveAndersenOptions = {},
 ): Promise<SolvedAndersen> {
   const engine = options.engine ?? 'auto';
+  const start = performance.now();
   if (engine !== 'cpu') {
     let ctx = options.gpu ?? null;
     let owned = false;
@@ -83,7 +91,14 @@ export async function solveAndersen(
       if (options.onIteration) solver.on('iteration', options.onIteration);
       try {
         const result = await solver.solve();
-        return Object.assign(result, { engine: 'webgpu' as const, gpu: solver.report });
+        const report = solver.report;
+        const timings: AnalysisTimings = {
+          totalMs: performance.now() - start,
+          setupMs: report?.setupMs ?? 0,
+          solveMs: report?.iterateMs ?? result.statistics.solveMs,
+          readbackMs: report?.transferMs ?? 0,
+        };
+        return Object.assign(result, { engine: 'webgpu' as const, timings, gpu: report });
       } finally {
         solver.destroy();
         if (owned) ctx.destroy();
@@ -99,5 +114,11 @@ export async function solveAndersen(
   if (options.onPhase) solver.on('phase', options.onPhase);
   if (options.onIteration) solver.on('iteration', options.onIteration);
   const result = await solver.solve();
-  return Object.assign(result, { engine: 'cpu' as const });
+  const timings: AnalysisTimings = {
+    totalMs: performance.now() - start,
+    setupMs: 0,
+    solveMs: result.statistics.solveMs,
+    readbackMs: 0,
+  };
+  return Object.assign(result, { engine: 'cpu' as const, timings });
 }

@@ -12,6 +12,7 @@ import {
 } from '@gpumorph/gpu-allocator';
 import { OctagonParseError } from '@gpumorph/octagon';
 import { CommanderError } from 'commander';
+import { readCliEnvironment } from './environment';
 import { type CliIo, colorsFor } from './io';
 
 // The exit statuses of every command (packages/cli/README.md lists them; test/exit-status.test.ts
@@ -120,7 +121,7 @@ export function reportCliError(
   io: Pick<CliIo, 'stderr' | 'color'> = { stderr: process.stderr },
 ): number {
   const c = colorsFor({ stdout: io.stderr, ...io });
-  const debug = process.env.GPUMORPH_DEBUG === '1';
+  const debug = readCliEnvironment().debug;
   const line = (text: string) => io.stderr.write(`${c.red(`error: ${text}`)}\n`);
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return 0;

@@ -106,5 +106,4 @@ export {
 export { CfaStore, firstDifference, storeFromRows } from './store';
 export { type CfaBufferPool, createCfaBufferPool } from './webgpu/buffer-pool';
 export { solveWebGpu, type WebGpuSolveOptions, type WebGpuStatistics } from './webgpu/delta';
-export { solveWebGpuRounds, type WebGpuRoundsOptions, type WebGpuRoundsStatistics } from './webgpu/engine';
 export { type StoreGeometry, storeGeometry } from './webgpu/layout';

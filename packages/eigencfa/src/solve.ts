@@ -3,7 +3,7 @@
  * and {@link solveCfa}, which picks the engine (`auto`: WebGPU when a context is given, else CPU).
  * @module
  */
-import type { GpuContext } from '@gpumorph/gpu-allocator';
+import type { AnalysisTimings, GpuContext } from '@gpumorph/gpu-allocator';
 import { EventEmitter } from 'events';
 // A namespace import: typed-emitter is CommonJS with `export default`, which a default import
 // mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
@@ -14,7 +14,6 @@ import { type CfaMatrices, termCount } from './matrix/program';
 import type { CfaStore } from './store';
 import type { CfaBufferPool } from './webgpu/buffer-pool';
 import { solveWebGpu } from './webgpu/delta';
-import { solveWebGpuRounds } from './webgpu/engine';
 
 /** Which engine to run. */
 export type CfaEngine = 'cpu' | 'webgpu' | 'auto';
@@ -57,7 +56,7 @@ export interface CfaStatistics {
 export type CfaSolverEvents = {
   phase: (phase: CfaPhase) => void;
   iteration: (event: CfaIterationEvent) => void;
-  /** The WebGPU engine grew a buffer: `items` or `members` (delta method), `pairs` (rounds method). */
+  /** The WebGPU engine grew a buffer: `items` or `members`. */
   grow: (what: string, from: number, to: number) => void;
   done: (statistics: CfaStatistics) => void;
 };
@@ -69,12 +68,10 @@ export interface CfaSolveOptions {
   readonly gpu?: GpuContext | null | undefined;
   readonly signal?: AbortSignal | undefined;
   /**
-   * WebGPU tuning. `method`: `delta` (default: word-level difference propagation, many rounds per
-   * dispatch in one workgroup) or `rounds` (the first engine: whole-row joins, three dispatches per
-   * round); store buffer rows; rounds per dispatch or command buffer.
+   * WebGPU tuning: store buffer rows; rounds per dispatch or command buffer; a buffer pool that
+   * keeps the store between solves.
    */
   readonly webgpu?: {
-    method?: 'delta' | 'rounds';
     rowsPerChunk?: number;
     roundsPerBatch?: number;
     maxRoundsPerBatch?: number;
@@ -85,7 +82,11 @@ export interface CfaSolveOptions {
 
 /** The fixpoint and how it was computed. */
 export interface CfaResult {
+  /** The engine that ran (also `statistics.engine`), as in the other analyses' results. */
+  readonly engine: 'cpu' | 'webgpu';
   readonly store: CfaStore;
+  /** Where the time went, in the shape every analysis reports (from `statistics`, plus the whole call). */
+  readonly timings: AnalysisTimings;
   readonly statistics: CfaStatistics;
 }
 
@@ -125,7 +126,7 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
     if (signal?.aborted) throw new CfaAbortedError('CFA cancelled', { cause: signal.reason });
     const engine = this.engine;
     const start = performance.now();
-    let result: CfaResult;
+    let result: Omit<CfaResult, 'timings'>;
     this.emit('phase', 'setup');
     if (engine === 'cpu') result = this.#solveCpu(start);
     else {
@@ -137,9 +138,11 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
         result = this.#solveCpu(start, error.message);
       }
     }
+    const { setupMs, solveMs, readbackMs } = result.statistics;
+    const timings = { totalMs: performance.now() - start, setupMs, solveMs, readbackMs };
     this.emit('phase', 'done');
     this.emit('done', result.statistics);
-    return result;
+    return { ...result, timings };
   }
 
   #base() {
@@ -147,7 +150,7 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
     return { lams: m.lams, vars: m.vars, calls: m.calls, terms: termCount(m) };
   }
 
-  #solveCpu(start: number, fallback?: string): CfaResult {
+  #solveCpu(start: number, fallback?: string): Omit<CfaResult, 'timings'> {
     const engine = 'cpu';
     this.emit('phase', 'solve');
     const t = performance.now();
@@ -158,6 +161,7 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
     });
     const solveMs = performance.now() - t;
     return {
+      engine,
       store,
       statistics: {
         engine,
@@ -172,57 +176,48 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
     };
   }
 
-  async #solveWebGpu(start: number): Promise<CfaResult> {
+  async #solveWebGpu(start: number): Promise<Omit<CfaResult, 'timings'>> {
     const engine = 'webgpu';
     const m = this.matrices;
     const signal = this.#options.signal;
-    {
-      const gpu = this.#options.gpu;
-      if (!gpu)
-        throw new CfaEngineError('the WebGPU engine needs a GPU context (acquireGpu() found no adapter?)');
-      let solving = false;
-      const { method = 'delta', ...tuning } = this.#options.webgpu ?? {};
-      const onBatch = (rounds: number, changed: boolean) => {
-        if (!solving) {
-          solving = true;
-          this.emit('phase', 'solve');
-        }
-        this.emit('iteration', {
-          engine,
-          iteration: rounds,
-          pending: changed ? 1 : 0,
-          elapsedMs: performance.now() - start,
-        });
-      };
-      const { store, statistics } =
-        method === 'rounds'
-          ? await solveWebGpuRounds(gpu, m, {
-              signal,
-              ...tuning,
-              onBatch,
-              onGrow: (from, to) => this.emit('grow', 'pairs', from, to),
-            })
-          : await solveWebGpu(gpu, m, {
-              signal,
-              ...tuning,
-              onBatch,
-              onGrow: (what, from, to) => this.emit('grow', what, from, to),
-            });
-      this.emit('phase', 'readback');
-      const { solveMs, setupMs, readbackMs, ...counters } = statistics;
-      return {
-        store,
-        statistics: {
-          engine,
-          ...this.#base(),
-          storeEntries: store.size,
-          solveMs,
-          setupMs,
-          readbackMs,
-          counters,
-        },
-      };
-    }
+    const gpu = this.#options.gpu;
+    if (!gpu)
+      throw new CfaEngineError('the WebGPU engine needs a GPU context (acquireGpu() found no adapter?)');
+    let solving = false;
+    const tuning = this.#options.webgpu ?? {};
+    const onBatch = (rounds: number, changed: boolean) => {
+      if (!solving) {
+        solving = true;
+        this.emit('phase', 'solve');
+      }
+      this.emit('iteration', {
+        engine,
+        iteration: rounds,
+        pending: changed ? 1 : 0,
+        elapsedMs: performance.now() - start,
+      });
+    };
+    const { store, statistics } = await solveWebGpu(gpu, m, {
+      signal,
+      ...tuning,
+      onBatch,
+      onGrow: (what, from, to) => this.emit('grow', what, from, to),
+    });
+    this.emit('phase', 'readback');
+    const { solveMs, setupMs, readbackMs, ...counters } = statistics;
+    return {
+      engine,
+      store,
+      statistics: {
+        engine,
+        ...this.#base(),
+        storeEntries: store.size,
+        solveMs,
+        setupMs,
+        readbackMs,
+        counters,
+      },
+    };
   }
 }
 

@@ -16,7 +16,6 @@ import {
   solveCfa,
   solveCpuSparse,
   solveWebGpu,
-  solveWebGpuRounds,
   storeGeometry,
   vanHornMairson,
 } from '../src/index';
@@ -226,22 +225,6 @@ describeGpu('WebGPU engine', (gpu) => {
       }),
       { numRuns: 10 },
     );
-  });
-
-  it('the round engine: n = 16 == CPU, and its pair buffer grows without restarting', async () => {
-    const m = compileScheme(vanHornMairson(16)).matrices;
-    const grows: number[] = [];
-    // A capacity below the first round's pairs forces growth.
-    const { store, statistics } = await solveWebGpuRounds(gpu.ctx, m, {
-      pairCapacity: 1,
-      onGrow: (_f, to) => grows.push(to),
-    });
-    expect(grows.length).toBeGreaterThan(0);
-    expect(statistics.rounds).toBeGreaterThan(1);
-    expect(firstDifference(store, solveCpuSparse(m).store)).toBeUndefined();
-    const viaSolver = await solveCfa(m, { engine: 'webgpu', gpu: gpu.ctx, webgpu: { method: 'rounds' } });
-    expect(firstDifference(viaSolver.store, store)).toBeUndefined();
-    expect(viaSolver.statistics.counters.roundsRun).toBeGreaterThan(0);
   });
 
   it.each(examplePrograms)('%s: WebGPU == CPU', async (name) => {

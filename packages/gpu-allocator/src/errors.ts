@@ -21,7 +21,7 @@ export class GpumorphError extends Error {
   }
 }
 
-/** No WebGPU adapter was found while one was required (`GPUMORPH_REQUIRE_GPU=1` or `require: true`). */
+/** No WebGPU adapter was found while one was required (`acquireGpu({ require: true })`; the CLI's `GPUMORPH_REQUIRE_GPU=1`). */
 export class GpuUnavailableError extends GpumorphError {
   override name = 'GpuUnavailableError';
 }

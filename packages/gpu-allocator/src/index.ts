@@ -76,5 +76,6 @@ export {
   type GrowableMemory,
   type TeamAllocationOutcome,
 } from './pool/reference';
+export type { AnalysisTimings } from './timing/analysis';
 export { type GpuTimings, measureGpu, median, type PassTimer, type PassTiming } from './timing/timer';
 export { BufferUsage, MapMode, ShaderStage } from './webgpu-constants';

@@ -49,3 +49,15 @@ export class OctagonParseError extends OctagonError {
     super(`${position.file}:${position.line}:${position.column}: ${reason}`, options);
   }
 }
+
+/**
+ * An analysis stopped because its `signal` was aborted; the signal's reason is the `cause`.
+ *
+ * @example
+ * ```ts
+ * await analyzeProgram(source, { signal: AbortSignal.timeout(1000) }); // may throw OctagonAbortedError
+ * ```
+ */
+export class OctagonAbortedError extends OctagonError {
+  override name = 'OctagonAbortedError';
+}

@@ -1,5 +1,6 @@
 export {
   type AnalysisResult,
+  type AnalysisStatistics,
   type AnalyzeOptions,
   type AnalyzerEngine,
   type AssertionResult,
@@ -30,7 +31,13 @@ export {
   signedNode,
   toRational,
 } from './dbm/octagon';
-export { OctagonDimensionError, OctagonError, OctagonParseError, type SourcePosition } from './errors';
+export {
+  OctagonAbortedError,
+  OctagonDimensionError,
+  OctagonError,
+  OctagonParseError,
+  type SourcePosition,
+} from './errors';
 export {
   createOctagonGpu,
   decodeBound,

@@ -2,8 +2,8 @@
  * Typed arrays that the host fills before an upload, kept from one solve to the next.
  *
  * Why: a new typed array of many megabytes costs its first touch, one page fault per 4 KiB page.
- * Filling a new 25 MB array took 20 ms on the dev machine against 8 ms for a kept one
- * (`scripts/gpu-upload-costs.mjs`), and linux's setup fills about 45 MB of them before it uploads
+ * Filling a new 25 MB array took 20 ms on the dev machine against 8 ms for a kept one, and
+ * linux's setup fills about 45 MB of them before it uploads
  * (`prepareProgram` and the control buffer's head). The arrays are only read by the uploads
  * (`GpuContext.writeBuffer` copies its data when called), so the next solve may fill them again.
  *

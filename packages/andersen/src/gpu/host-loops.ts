@@ -3,7 +3,7 @@
  * (`GpuSolver.#run`, thousands of lines with its closures) is too large for V8 to optimize, so a
  * loop inside it runs as baseline code every solve: on the H100 machine the solve's body took
  * 6.4 ms of the main thread's own time in a profiled gcc solve, 2.0 with these loops moved out
- * (`scripts/andersen-host-profile.mjs`; gcc's whole solve is about 30 ms).
+ * (gcc's whole solve is about 30 ms).
  * A small function is optimized once it is hot, as `prepare.ts`'s passes are. (The readback's
  * loops, the live sets' layout and their counts, have since moved to the GPU: `live_count` and
  * `live_copy`.)

@@ -79,8 +79,8 @@ export const STATUS = {
   /**
    * Teams of the running `merge_partials` dispatch that have finished: the last one (the count
    * reaching the dispatch's teams) sets it back to 0 and moves {@link STATUS.pullLevel} on, so that
-   * no one-invocation kernel between the levels does (until the third session of 2026-11-27
-   * `next_pull_level` did: a dispatch per level, about six a round on gcc with the guessed levels).
+   * no one-invocation kernel between the levels is needed (that would be a dispatch per level,
+   * about six a round on gcc with the guessed levels).
    */
   pullLevelDone: 30,
   /** The same for `merge_level`, whose last team doubles {@link STATUS.mergeStride} (was `merge_next_level`). */

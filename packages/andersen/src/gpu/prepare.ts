@@ -67,10 +67,9 @@ export function prepareProgram(
   // once per process (the CLI, a compiler pass), so these loops mostly run before V8 has optimized
   // them, where every property load and closure call of a loop body costs (on the development
   // machine gcc's first preparation took 15–35 ms with the passes inline in one function, and
-  // 4–7 ms so). Until the third session of 2026-11-27 the node table was four words a node (the
-  // object size and each node's range of rules, the rules grouped by owner in a counting sort):
-  // no kernel read more than the object size, so the program's own array is uploaded, and the
-  // rules stay in constraint order, built in the same pass as the pairs.
+  // 4–7 ms so). No kernel reads more of a node than its object size, so the program's own array
+  // is uploaded (no per-node table of rule ranges), and the rules stay in constraint order, built
+  // in the same pass as the pairs.
   const n = program.nodeCount;
   if (parentInto !== undefined && parentInto.length !== n) {
     throw new RangeError(`parentInto holds ${parentInto.length} words for ${n} nodes`);

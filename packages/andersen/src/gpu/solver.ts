@@ -148,7 +148,7 @@ export interface GpuSolverOptions {
    * recorded after the rules' submit) but its busy time rose by about as much or more (1,012 →
    * 1,080 ms; 1,024 → 1,132: a guess that falls short still launches the update's kernels, which
    * return at once, and a guessed sort covers more pairs than the real one), and the H100 medians
-   * were level or slower (packages/andersen/README.md).
+   * were level or slower (docs/decisions/andersen-queued-rounds.md).
    */
   readonly queueUpdate?: boolean | undefined;
   /**
@@ -178,7 +178,7 @@ export interface GpuSolverOptions {
    * With `rulesAhead`: queue whole rounds, two in flight (default true since the worklist's merge
    * sort: with it, on the H100, queued rounds took gcc's median from 57 to 46 ms, perl's from 73
    * to 68, python's from 131 to 121, and left php's and linux's level; with the radix sort they
-   * did not pay; see packages/andersen/README.md). Behind each round the
+   * did not pay; see docs/decisions/andersen-queued-rounds.md). Behind each round the
    * host submits the next one's folds, rules, a sort and partial-merge levels on a guess (room for
    * `queueRoom` times the most pairs of the last two rounds it read, one level more than they
    * needed) and its update, before it reads the round's counts; and once it has read a round's
@@ -301,11 +301,11 @@ export interface GpuSolverOptions {
    * In every round it cut perl's rounds from 52 to 35 on the H100 but made python 20–35% slower:
    * pointees that arrived together arrive a round apart, and python's ΔPs, most of them equal to
    * another's (87% of its pulls are skipped as equal), stop being equal (the CPU model of the
-   * rounds, `scripts/andersen-hops-model.ts`, has python's pulls double even when the hop runs
+   * rounds has python's pulls double even when the hop runs
    * in its first seven rounds only). In the tail only the hop leaves python's pulls level: on
    * the H100 linux took 129 rounds instead of 216 and 920 ms instead of 1,043, php 76 / 100 and
-   * 406 / 438, perl 45 / 52 and 44.7 / 48.5, python 61 / 63 and 123 / 125 (packages/andersen/README.md,
-   * the fifth session of 2026-11-27).
+   * 406 / 438, perl 45 / 52 and 44.7 / 48.5, python 61 / 63 and 123 / 125
+   * (docs/decisions/andersen-tail-hop.md).
    * @internal Tests and A/B runs set it.
    */
   readonly hop?:
@@ -421,9 +421,9 @@ export interface GpuSolverOptions {
    * one) instead of every kernel to one group of all 17 (default false). Dawn tracks each binding
    * of the bound group at every dispatch, but setting a group costs more than the bindings it
    * leaves out: on the H100 machine a dispatch cost 4.3 µs to record with 16 bindings set once and
-   * 4.9 µs with 2 bindings and a group set at each dispatch (`scripts/gpu-dispatch-costs.mjs`), and
-   * A/B medians over 10 runs showed no gain (perl 83.6 against 81.1 ms, host encoding 22 against
-   * 22; docs/benchmarks/h100/andersen-ab-2026-11-26.txt). @internal For A/B runs and tests.
+   * 4.9 µs with 2 bindings and a group set at each dispatch, and
+   * medians of 10 interleaved runs showed no gain (perl 83.6 against 81.1 ms, host encoding 22
+   * against 22; docs/decisions/removed-variants.md). @internal For A/B runs and tests.
    */
   readonly bindUsed?: boolean | undefined;
   /**
@@ -488,7 +488,7 @@ export interface GpuSolverOptions {
    * The GPU prepares the program (default true): it unites the offline merges, and turns the
    * constraints into the initial pairs and the rules, from the constraint arrays uploaded as
    * they are (`prepare.wgsl.ts`); false prepares it on the host (`prepareProgram`, the CPU
-   * reference), as before the ninth session of 2026-11-27. For A/B runs and tests.
+   * reference; docs/decisions/andersen-gpu-setup-readback.md). For A/B runs and tests.
    */
   readonly prepareOnGpu?: boolean | undefined;
   /**
@@ -1005,7 +1005,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const hcdTable = this.#options.hcd;
     // The GPU prepares the program (prepare.wgsl.ts) unless told not to: the host only counts the
     // constraint kinds. On the H100 machines the host's preparation took 1.6–3.4 ms of gcc's
-    // solve (warm, scripts in the A/B file of the ninth session of 2026-11-27).
+    // solve, warm, with the GPU idle (docs/decisions/andersen-gpu-setup-readback.md).
     const prepareOnGpu = this.#options.prepareOnGpu !== false;
     const controlHead = hostArrays.uint32('controlHead', CONTROL_HEAD_WORDS + (prepareOnGpu ? 0 : n));
     const prepared: PreparedCounts = prepareOnGpu
@@ -2720,8 +2720,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // live_copy copies them there, unless they do not fit the buffer), flattens the union–find
     // and copies out the union–find, the heads, both pool headers and the leaders; and, where the
     // worklist's source buffer is small, the buffer itself, of which the host keeps the bytes the
-    // sets took. Until the ninth session of 2026-11-27 the host laid the sets out between two
-    // submissions, and walked every node three times more after them.
+    // sets took. The host neither lays the sets out between two submissions nor walks every node
+    // after them.
     const headerBytes = POOL_HEADER_WORDS * 4;
     const layOut = (valuesBytes: number) =>
       run(

@@ -170,6 +170,32 @@ function describeJson(value: unknown): string {
 }
 
 /**
+ * `JSON.parse(text)`, with a syntax error reported where it is: `JSON.parse`'s message has no
+ * line and column, so the text is scanned again to find the offending offset.
+ */
+function parseJsonValue(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    let offset = 0;
+    let reason = cause instanceof Error ? cause.message : String(cause);
+    try {
+      const end = skipBlank(text, skipValue(text, 0));
+      if (end < text.length) {
+        offset = end;
+        reason = 'unexpected text after the JSON value';
+      }
+    } catch (syntax) {
+      if (syntax instanceof JsonSyntaxError) {
+        offset = syntax.offset;
+        reason = syntax.reason;
+      }
+    }
+    throw new ConstraintParseError(positionInText(text, offset, file), `invalid JSON: ${reason}`, { cause });
+  }
+}
+
+/**
  * Parses the JSON form (FORMATS.md) into a {@link ConstraintProgram}. Unknown keys are errors, so a
  * misspelt key does not go unnoticed.
  *
@@ -195,26 +221,7 @@ export function parseConstraintJson(input: TextInput, options: ParseOptions = {}
       `empty file: expected a ${JSON_FORMAT} JSON object`,
     );
   }
-  let root: unknown;
-  try {
-    root = JSON.parse(text);
-  } catch (cause) {
-    let offset = 0;
-    let reason = cause instanceof Error ? cause.message : String(cause);
-    try {
-      const end = skipBlank(text, skipValue(text, 0));
-      if (end < text.length) {
-        offset = end;
-        reason = 'unexpected text after the JSON value';
-      }
-    } catch (syntax) {
-      if (syntax instanceof JsonSyntaxError) {
-        offset = syntax.offset;
-        reason = syntax.reason;
-      }
-    }
-    throw new ConstraintParseError(positionInText(text, offset, file), `invalid JSON: ${reason}`, { cause });
-  }
+  const root = parseJsonValue(text, file);
   if (root === null || typeof root !== 'object' || Array.isArray(root)) {
     r.fail([], `expected a ${JSON_FORMAT} JSON object, found ${describeJson(root)}`);
   }

@@ -40,6 +40,48 @@ export interface HvnResult {
   readonly statistics: HvnStatistics;
 }
 
+/** Indirect nodes: every object and every field an offset can reach from one. */
+function findIndirectNodes(program: ConstraintProgram): { indirect: Uint8Array; indirectNodes: number } {
+  const n = program.nodeCount;
+  const indirect = new Uint8Array(n);
+  let coveredUntil = 0;
+  let indirectNodes = 0;
+  for (let v = 0; v < n; v++) {
+    const size = program.objectSize[v] as number;
+    if (size > 0 && v + size > coveredUntil) coveredUntil = v + size;
+    if (size > 0 || v < coveredUntil) {
+      indirect[v] = 1;
+      indirectNodes++;
+    }
+  }
+  return { indirect, indirectNodes };
+}
+
+/**
+ * The (constraint, destination) pairs of `incoming` grouped by destination, as CSR: node v's
+ * constraints are `inConstraint[inStart[v] .. inStart[v + 1])`, in the order they were pushed.
+ */
+function groupByDestination(
+  n: number,
+  incoming: PairList,
+): { inStart: Uint32Array; inConstraint: Uint32Array } {
+  const inStart = new Uint32Array(n + 1);
+  for (let e = 0; e < incoming.count; e++) {
+    const slot = (incoming.data[2 * e + 1] as number) + 1;
+    inStart[slot] = (inStart[slot] as number) + 1;
+  }
+  for (let v = 0; v < n; v++) inStart[v + 1] = (inStart[v + 1] as number) + (inStart[v] as number);
+  const inFill = inStart.slice(0, n);
+  const inConstraint = new Uint32Array(incoming.count);
+  for (let e = 0; e < incoming.count; e++) {
+    const destination = incoming.data[2 * e + 1] as number;
+    const slot = inFill[destination] as number;
+    inFill[destination] = slot + 1;
+    inConstraint[slot] = incoming.data[2 * e] as number;
+  }
+  return { inStart, inConstraint };
+}
+
 /**
  * Finds pointer-equivalent variables before solving by hash-based value numbering. Each node gets
  * a label standing for its final points-to set; nodes with the same non-zero label merge.
@@ -69,18 +111,7 @@ export function computeHvn(program: ConstraintProgram, options: HvnOptions = {})
   const n = program.nodeCount;
   const c = program.constraints;
 
-  // Indirect nodes: every object and every field an offset can reach from one.
-  const indirect = new Uint8Array(n);
-  let coveredUntil = 0;
-  let indirectNodes = 0;
-  for (let v = 0; v < n; v++) {
-    const size = program.objectSize[v] as number;
-    if (size > 0 && v + size > coveredUntil) coveredUntil = v + size;
-    if (size > 0 || v < coveredUntil) {
-      indirect[v] = 1;
-      indirectNodes++;
-    }
-  }
+  const { indirect, indirectNodes } = findIndirectNodes(program);
 
   // 1. Copy cycles: members have equal sets whatever else happens.
   const copies = new PairList();
@@ -116,21 +147,7 @@ export function computeHvn(program: ConstraintProgram, options: HvnOptions = {})
   }
   const dependencyGraph = compressEdges(n, dependencies.data, dependencies.count);
   const order = stronglyConnectedComponents(dependencyGraph);
-  // Constraints by destination root.
-  const inStart = new Uint32Array(n + 1);
-  for (let e = 0; e < incoming.count; e++) {
-    const slot = (incoming.data[2 * e + 1] as number) + 1;
-    inStart[slot] = (inStart[slot] as number) + 1;
-  }
-  for (let v = 0; v < n; v++) inStart[v + 1] = (inStart[v + 1] as number) + (inStart[v] as number);
-  const inFill = inStart.slice(0, n);
-  const inConstraint = new Uint32Array(incoming.count);
-  for (let e = 0; e < incoming.count; e++) {
-    const destination = incoming.data[2 * e + 1] as number;
-    const slot = inFill[destination] as number;
-    inFill[destination] = slot + 1;
-    inConstraint[slot] = incoming.data[2 * e] as number;
-  }
+  const { inStart, inConstraint } = groupByDestination(n, incoming);
 
   // 3. Labels in topological order (Tarjan numbers components sinks first: walk them downwards).
   const UNLABELLED = 0xffff_ffff;

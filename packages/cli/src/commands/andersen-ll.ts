@@ -8,6 +8,7 @@ import {
   type ModuleAnalysis,
   type SolvedAndersen,
 } from '@gpumorph/andersen';
+import { gpuOptionsFromEnvironment } from '../environment';
 import { EXIT_FAILURE } from '../errors';
 
 import { type CliIo, colorsFor } from '../io';
@@ -84,6 +85,7 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
   const analysis = await analyzeModule(text, {
     file: options.file,
     engine: options.engine,
+    acquire: gpuOptionsFromEnvironment(),
     allocators: options.allocators,
     onIteration: (event) => {
       progress.setTotal(event.round + 1);

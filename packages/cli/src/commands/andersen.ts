@@ -23,6 +23,7 @@ import {
   type VerificationReport,
   verifySolution,
 } from '@gpumorph/andersen';
+import { gpuOptionsFromEnvironment } from '../environment';
 import { EXIT_FAILURE } from '../errors';
 import { formatNumber } from '../format';
 import { type CliIo, colorsFor } from '../io';
@@ -221,6 +222,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
   const progress = progressFor(io, 'andersen', 1);
   const result = await solveAndersen(solvedProgram, {
     engine: options.engine,
+    acquire: gpuOptionsFromEnvironment(),
     hcd,
     onIteration: (event) => {
       progress.setTotal(event.round + 1);

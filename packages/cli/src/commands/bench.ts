@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { acquireGpu, type GpuAdapterReport, type GpuContext } from '@gpumorph/gpu-allocator';
 import type { BenchReport, BenchSuite } from '@gpumorph/gpu-allocator/bench';
+import { gpuOptionsFromEnvironment } from '../environment';
 import { formatNumber, renderTable } from '../format';
 import { type CliIo, type Colors, colorsFor } from '../io';
 import { progressFor } from '../progress';
@@ -49,7 +50,7 @@ export async function runBench(options: BenchCommandOptions, io: CliIo): Promise
   let ctx: GpuContext | null = null;
   if (options.engines.includes('webgpu')) {
     log('bench: looking for a WebGPU adapter…');
-    ctx = await acquireGpu();
+    ctx = await acquireGpu(gpuOptionsFromEnvironment());
     if (!ctx) log('bench: no WebGPU adapter; running the CPU rows only (see gpumorph doctor)');
   }
   const reports: BenchReport[] = [];

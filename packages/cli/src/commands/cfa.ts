@@ -15,6 +15,7 @@ import {
   solveCfa,
 } from '@gpumorph/eigencfa';
 import { acquireGpu, type GpuContext } from '@gpumorph/gpu-allocator';
+import { gpuOptionsFromEnvironment } from '../environment';
 import { readInputFile } from '../errors';
 import { formatNumber } from '../format';
 import { type CliIo, colorsFor } from '../io';
@@ -99,7 +100,7 @@ function writeSchemeErrors(io: CliIo, file: string, error: SchemeSyntaxError): v
 
 async function gpuFor(engine: CfaEngine): Promise<GpuContext | null> {
   if (engine === 'cpu') return null;
-  return acquireGpu(engine === 'webgpu' ? { require: true } : {});
+  return acquireGpu({ ...gpuOptionsFromEnvironment(), ...(engine === 'webgpu' ? { require: true } : {}) });
 }
 
 /**

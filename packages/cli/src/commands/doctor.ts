@@ -8,6 +8,7 @@ import {
 } from '@gpumorph/gpu-allocator';
 import { runSelfCheck, type SelfCheckResult } from '../doctor/self-check';
 import { SOFTWARE_ADAPTER_STEPS } from '../doctor/software-adapter';
+import { gpuOptionsFromEnvironment } from '../environment';
 import { formatBytes } from '../format';
 import { type CliIo, type Colors, colorsFor } from '../io';
 import { VERSION } from '../version';
@@ -52,7 +53,12 @@ export async function runDoctor(options: DoctorOptions, io: CliIo): Promise<numb
   log('looking for a WebGPU adapter…');
   let ctx: GpuContext | null;
   try {
-    ctx = await acquireGpu({ subgroups: options.subgroups ?? true, dawnFlags: options.dawnFlags ?? [] });
+    const environment = gpuOptionsFromEnvironment();
+    ctx = await acquireGpu({
+      ...environment,
+      subgroups: options.subgroups ?? true,
+      dawnFlags: [...(environment.dawnFlags ?? []), ...(options.dawnFlags ?? [])],
+    });
   } catch (error) {
     // GPUMORPH_REQUIRE_GPU=1 and no adapter: still say how to get one (on stderr, so --json's
     // stdout stays empty), then fail with the error's exit status.

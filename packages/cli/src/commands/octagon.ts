@@ -6,6 +6,7 @@ import {
   analyzeProgram,
   OctagonParseError,
 } from '@gpumorph/octagon';
+import { gpuOptionsFromEnvironment } from '../environment';
 import { EXIT_FAILURE } from '../errors';
 import { type CliIo, colorsFor } from '../io';
 import { progressFor } from '../progress';
@@ -64,11 +65,11 @@ export async function runOctagon(options: OctagonCommandOptions, io: CliIo): Pro
   try {
     if (options.engine === 'auto' || options.engine === 'webgpu') {
       progress.update(0, 'octagon: looking for a WebGPU adapter');
-      ctx = await acquireGpu({ require: options.engine === 'webgpu' });
+      ctx = await acquireGpu({ ...gpuOptionsFromEnvironment(), require: options.engine === 'webgpu' });
       if (ctx) engine = 'webgpu';
     }
     progress.update(1, `octagon: analyzing on ${engine}`);
-    const result = await analyzeProgram(source, { engine, ctx, file: options.file }).finally(() =>
+    const result = await analyzeProgram(source, { engine, gpu: ctx, file: options.file }).finally(() =>
       progress.stop(),
     );
     const failed = result.assertions.filter((a) => !a.proved).length;

@@ -41,6 +41,30 @@ export interface CpuSparseHooks {
 }
 
 /**
+ * The calls by the variable row of their function, as CSR: row v's calls are
+ * `readCalls[readStart[v] .. readStart[v + 1])`. Calls on a lambda row are not listed (they fire
+ * once, at the start).
+ */
+function callsByFunctionRow(m: CfaMatrices): { readStart: Uint32Array; readCalls: Uint32Array } {
+  const L = m.lams;
+  const V = 2 * L;
+  const { fun, calls } = m;
+  const readStart = new Uint32Array(V + 1);
+  for (let c = 0; c < calls; c++) {
+    const f = fun[c] as number;
+    if (f >= L) readStart[f - L + 1] = (readStart[f - L + 1] as number) + 1;
+  }
+  for (let v = 0; v < V; v++) readStart[v + 1] = (readStart[v + 1] as number) + (readStart[v] as number);
+  const readCalls = new Uint32Array(readStart[V] as number);
+  const fill = readStart.slice(0, V);
+  for (let c = 0; c < calls; c++) {
+    const f = fun[c] as number;
+    if (f >= L) readCalls[(fill[f - L] as number)++] = c;
+  }
+  return { readStart, readCalls };
+}
+
+/**
  * Computes the least fixpoint of the EigenCFA store for `m`.
  *
  * @example
@@ -58,21 +82,7 @@ export function solveCpuSparse(
   const V = 2 * L;
   const words = (L + 31) >>> 5;
   const { fun, arg1, arg2, calls } = m;
-  // Calls by the variable row of their function (CSR); calls on a lambda row fire once.
-  const readStart = new Uint32Array(V + 1);
-  for (let c = 0; c < calls; c++) {
-    const f = fun[c] as number;
-    if (f >= L) readStart[f - L + 1] = (readStart[f - L + 1] as number) + 1;
-  }
-  for (let v = 0; v < V; v++) readStart[v + 1] = (readStart[v + 1] as number) + (readStart[v] as number);
-  const readCalls = new Uint32Array(readStart[V] as number);
-  {
-    const fill = readStart.slice(0, V);
-    for (let c = 0; c < calls; c++) {
-      const f = fun[c] as number;
-      if (f >= L) readCalls[(fill[f - L] as number)++] = c;
-    }
-  }
+  const { readStart, readCalls } = callsByFunctionRow(m);
   const members: number[][] = new Array(V);
   for (let v = 0; v < V; v++) members[v] = [];
   const bits: (Uint32Array | undefined)[] = new Array(V);

@@ -39,11 +39,11 @@ export interface WebGpuSolveOptions {
   readonly itemCapacity?: number;
   /** Initial members of the member pool (grows on demand; tests start it tiny). */
   readonly poolCapacity?: number;
-  /** Follow items of function rows depth first too (default on; `GPUMORPH_CFA_FOLLOW=0` turns it off). */
+  /** Follow items of function rows depth first too (default on). */
   readonly followFunctionRows?: boolean;
   /**
    * Joins one invocation makes in a round before the items it would follow go to the next round
-   * instead (default {@link DEFAULT_FOLLOW_BUDGET}; `GPUMORPH_CFA_BUDGET` overrides it).
+   * instead (default {@link DEFAULT_FOLLOW_BUDGET}).
    */
   readonly followBudget?: number;
   /** Threads of the persistent workgroup (default: up to 1024, as the device allows). */
@@ -51,8 +51,7 @@ export interface WebGpuSolveOptions {
   /**
    * `grid`: each round runs over many workgroups, one dispatch per phase, with function rows
    * followed depth first (so rounds are few); `workgroup`: every round in one persistent workgroup.
-   * Default: `grid` on a hardware adapter for programs of 100,000 calls or more, else `workgroup`;
-   * `GPUMORPH_CFA_MODE=grid|workgroup` overrides the default.
+   * Default: `grid` on a hardware adapter for programs of 100,000 calls or more, else `workgroup`.
    */
   readonly mode?: 'grid' | 'workgroup';
   /** Workgroups of each grid-mode dispatch (default 512 on hardware, 8 on a software adapter). */
@@ -100,10 +99,6 @@ export interface WebGpuStatistics {
   readonly reusedStoreBytes: number;
   /** Turning the bitsets into sorted rows and reading them back. */
   readonly readbackMs: number;
-}
-
-function readEnv(name: string): string | undefined {
-  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
 }
 
 /** The reader index and member slots of `m`, in the layout of {@link graphSections}. */
@@ -231,13 +226,7 @@ export async function solveWebGpu(
     funRows: Math.max(1, funRows),
     segments: memberSegments(4 * m.lams),
     threads,
-    followBudget: Math.max(
-      1,
-      Math.min(
-        0xffffffff,
-        options.followBudget ?? (Number(readEnv('GPUMORPH_CFA_BUDGET')) || DEFAULT_FOLLOW_BUDGET),
-      ),
-    ),
+    followBudget: Math.max(1, Math.min(0xffffffff, options.followBudget ?? DEFAULT_FOLLOW_BUDGET)),
   };
   const specs: Record<string, BindingSpec> = {
     params: { kind: 'uniform', type: 'DeltaParams' },
@@ -250,18 +239,10 @@ export async function solveWebGpu(
   };
   for (let k = 0; k < g.chunks; k++) specs[`store${k}`] = storage('array<atomic<u32>>');
   const layout = defineBindings(`eigencfa delta (${g.chunks} store chunks)`, specs);
-  const envMode = readEnv('GPUMORPH_CFA_MODE');
-  const mode =
-    options.mode ??
-    (envMode === 'grid' || envMode === 'workgroup'
-      ? envMode
-      : !ctx.adapter.software && m.calls >= GRID_MIN_CALLS
-        ? 'grid'
-        : 'workgroup');
-  const envFollow = readEnv('GPUMORPH_CFA_FOLLOW');
+  const mode = options.mode ?? (!ctx.adapter.software && m.calls >= GRID_MIN_CALLS ? 'grid' : 'workgroup');
   // Following function rows cuts the rounds from 2n to about n/13 on the Van Horn–Mairson
   // programs; with the follow budget it is faster in both modes (see DEFAULT_FOLLOW_BUDGET).
-  const follow = options.followFunctionRows ?? (envFollow ? envFollow !== '0' : true);
+  const follow = options.followFunctionRows ?? true;
   const code = deltaWgsl(layout.wgsl(), { chunks: g.chunks, threads, followFunctionRows: follow });
   const entry = (entryPoint: DeltaEntryPoint) =>
     ctx.kernels.get({ label: `eigencfa delta ${entryPoint}`, code, layout, entryPoint });

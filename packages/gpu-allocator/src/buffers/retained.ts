@@ -1,7 +1,7 @@
 /**
  * Buffers kept after use, for the next caller that wants one of the same kind. On the H100
  * machine a new buffer costs about 27 ms per GiB to create and up to as much again on its first
- * use (`scripts/gpu-buffer-costs.mjs`), and the Andersen engine's setup on linux spent 35–346 ms
+ * use, and the Andersen engine's setup on linux spent 35–346 ms
  * creating its pools between solves of one process: a caching allocator, as PyTorch keeps for
  * CUDA, lets the second solve in a process find its buffers made. Kept buffers hold what their last user left in them, so
  * only callers that write before they read take them (see `GpuContext.reuseBuffer`).

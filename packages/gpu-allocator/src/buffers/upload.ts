@@ -17,7 +17,7 @@ const MAX_CACHED_BYTES = 256 * 1024 * 1024;
  *
  * Why not `queue.writeBuffer` for them: on the H100 machine it wrote 25 MB in 17–24 ms, about
  * 1.2 GB/s, most likely by staging each large write in new memory; a kept, mapped buffer took
- * 5.5 ms for the same (`scripts/gpu-upload-costs.mjs`). Small writes still take `writeBuffer`.
+ * 5.5 ms for the same. Small writes still take `writeBuffer`.
  *
  * {@link GpuContext.writeBuffer} uses this pool for writes of at least {@link minBytes}.
  *

@@ -9,10 +9,10 @@ export interface AcquireGpuOptions {
   /** Use this `GPU` object (e.g. `navigator.gpu` or one from `webgpu`'s `create()`). */
   readonly gpu?: GPU;
   /**
-   * Extra Dawn toggles for Node, e.g. `['enable-dawn-features=allow_unsafe_apis']`.
-   * `GPUMORPH_DAWN_FLAGS` (comma-separated) adds more. Timestamp quantization is always disabled.
-   * Toggle lists under the same key (`enable-dawn-features=…`, `disable-dawn-features=…`) from all
-   * sources are joined, so one cannot hide another.
+   * Extra Dawn toggles for Node, e.g. `['enable-dawn-features=allow_unsafe_apis']` (the CLI adds
+   * those of `GPUMORPH_DAWN_FLAGS`). Timestamp quantization is always disabled. Toggle lists under
+   * the same key (`enable-dawn-features=…`, `disable-dawn-features=…`) from all sources are joined,
+   * so one cannot hide another.
    */
   readonly dawnFlags?: readonly string[];
   /**
@@ -21,8 +21,8 @@ export interface AcquireGpuOptions {
    * generates, whose indices stay in bounds by construction (pools check their capacity; the
    * tests run every kernel against a CPU model), as ONNX Runtime's and Skia Graphite's Dawn
    * backends do for theirs. On the H100 the clamps cost the Andersen engine 5–10% (php 1,926 ms
-   * with them, 1,782 without). `GPUMORPH_ROBUSTNESS=1` turns them back on, e.g. to debug a
-   * kernel.
+   * with them, 1,782 without). True turns them back on, e.g. to debug a kernel (the CLI's
+   * `GPUMORPH_ROBUSTNESS=1`).
    */
   readonly robustness?: boolean;
   /**
@@ -32,10 +32,15 @@ export interface AcquireGpuOptions {
   readonly retainBytes?: number;
   readonly powerPreference?: GPUPowerPreference;
   /**
-   * Throw {@link GpuUnavailableError} instead of returning `null` when no adapter is found.
-   * Defaults to `GPUMORPH_REQUIRE_GPU=1` in the environment.
+   * Throw {@link GpuUnavailableError} instead of returning `null` when no adapter is found
+   * (default false; the CLI sets it under `GPUMORPH_REQUIRE_GPU=1`).
    */
   readonly require?: boolean;
+  /**
+   * Called with the label and WGSL source of every shader module the context's kernel cache
+   * compiles, before compiling it (the CLI prints them under `GPUMORPH_DUMP_WGSL=1`).
+   */
+  readonly onShader?: ((label: string, code: string) => void) | undefined;
   /** Use subgroup built-ins when the adapter has them (default true). False forces the workgroup-memory paths. */
   readonly subgroups?: boolean;
   /** Use timestamp queries when the adapter has them (default true). */
@@ -64,8 +69,8 @@ const BASE_DAWN_FLAGS = ['disable-dawn-features=timestamp_quantization'];
  * ```
  */
 export async function acquireGpu(options: AcquireGpuOptions = {}): Promise<GpuContext | null> {
-  const required = options.require ?? readEnv('GPUMORPH_REQUIRE_GPU') === '1';
-  if (options.device) return wrapDevice(options.device, { backend: 'external' });
+  const required = options.require === true;
+  if (options.device) return wrapDevice(options.device, { backend: 'external', onShader: options.onShader });
 
   let found: { gpu: GPU; backend: GpuBackend; instance?: unknown } | { failure: string; cause?: unknown };
   try {
@@ -79,7 +84,7 @@ export async function acquireGpu(options: AcquireGpuOptions = {}): Promise<GpuCo
   const unavailable = (why: string, cause?: unknown): null => {
     if (required) {
       throw new GpuUnavailableError(
-        `no WebGPU adapter (${why}); GPUMORPH_REQUIRE_GPU=1 forbids falling back to the CPU. ` +
+        `no WebGPU adapter (${why}), and one is required (no falling back to the CPU). ` +
           'Run `gpumorph doctor` for how to install a software adapter (Mesa lavapipe).',
         { cause },
       );
@@ -132,6 +137,7 @@ export async function acquireGpu(options: AcquireGpuOptions = {}): Promise<GpuCo
     ),
     features: { subgroups, timestampQuery },
     ...(options.retainBytes !== undefined ? { retainBytes: options.retainBytes } : {}),
+    ...(options.onShader ? { onShader: options.onShader } : {}),
     ownsDevice: true,
     instance: found.instance,
   });
@@ -146,7 +152,10 @@ export async function acquireGpu(options: AcquireGpuOptions = {}): Promise<GpuCo
  * const ctx = wrapDevice(device);
  * ```
  */
-export function wrapDevice(device: GPUDevice, options: { backend?: GpuBackend } = {}): GpuContext {
+export function wrapDevice(
+  device: GPUDevice,
+  options: { backend?: GpuBackend; onShader?: ((label: string, code: string) => void) | undefined } = {},
+): GpuContext {
   const info = (device as GPUDevice & { adapterInfo?: GPUAdapterInfo }).adapterInfo;
   return new GpuContext({
     device,
@@ -156,6 +165,7 @@ export function wrapDevice(device: GPUDevice, options: { backend?: GpuBackend } 
       timestampQuery: device.features.has('timestamp-query'),
     },
     ownsDevice: false,
+    ...(options.onShader ? { onShader: options.onShader } : {}),
   });
 }
 
@@ -177,16 +187,11 @@ async function findGpu(
   } catch {
     return { failure: "the optional 'webgpu' package is not installed (npm install webgpu)" };
   }
-  const envFlags = (readEnv('GPUMORPH_DAWN_FLAGS') ?? '')
-    .split(',')
-    .map((flag) => flag.trim())
-    .filter(Boolean);
   const gpu = webgpu.create(
     mergeDawnFlags([
       ...BASE_DAWN_FLAGS,
       ...(robustnessWanted(options) ? [] : ['enable-dawn-features=disable_robustness']),
       ...(options.dawnFlags ?? []),
-      ...envFlags,
     ]),
   );
   return { gpu, backend: 'node-dawn', instance: gpu };
@@ -268,9 +273,5 @@ export function mergeDawnFlags(flags: readonly string[]): string[] {
 }
 
 function robustnessWanted(options: AcquireGpuOptions): boolean {
-  return options.robustness ?? readEnv('GPUMORPH_ROBUSTNESS') === '1';
-}
-
-function readEnv(name: string): string | undefined {
-  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+  return options.robustness === true;
 }

@@ -60,6 +60,8 @@ export interface GpuContextInit {
    * default {@link defaultRetainBytes} of the adapter.
    */
   readonly retainBytes?: number;
+  /** Called with every shader module the kernel cache compiles (`acquireGpu`'s `onShader`). */
+  readonly onShader?: ((label: string, code: string) => void) | undefined;
 }
 
 /**
@@ -124,7 +126,7 @@ export class GpuContext {
     this.limits = readLimits(init.device.limits);
     this.#ownsDevice = init.ownsDevice;
     this.#instance = init.instance;
-    this.kernels = new KernelCache(this);
+    this.kernels = new KernelCache(this, init.onShader);
     this.staging = new StagingPool(this);
     this.uploads = new UploadPool(this);
     this.retained = new RetainedBuffers(init.retainBytes ?? defaultRetainBytes(init.report));

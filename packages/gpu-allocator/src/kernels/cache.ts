@@ -21,7 +21,7 @@ export interface KernelDescriptor<S extends BindingSpecs = BindingSpecs> {
    * binding of the bound group at each dispatch (on the H100 machine, recording a dispatch took
    * 2.2 µs with 1 binding and 4.3 µs with 16), but setting a group costs more than that: kernels
    * that take turns with groups of their own cost 4.9 µs a dispatch with 2 bindings each
-   * (`scripts/gpu-dispatch-costs.mjs`). So it pays where many dispatches in a row use the same
+   * (measured on the H100). So it pays where many dispatches in a row use the same
    * few bindings, not for one module's kernels each with a group of its own.
    */
   readonly bindings?: 'declared' | 'used';
@@ -82,7 +82,7 @@ export class Kernel<S extends BindingSpecs = BindingSpecs> {
 /**
  * Builds compute pipelines lazily and caches them by source, entry point, constants and layout,
  * so a host class can ask for its kernel on every call at the cost of a map lookup.
- * Set `GPUMORPH_DUMP_WGSL=1` to print every new shader's source to stderr.
+ * `acquireGpu({ onShader })` sees every new shader's source (the CLI's `GPUMORPH_DUMP_WGSL=1`).
  */
 export class KernelCache {
   readonly #ctx: GpuContext;
@@ -98,8 +98,11 @@ export class KernelCache {
   /** Each source's functions and the identifiers they name, for kernels that bind what they use. */
   readonly #staticUses = new Map<string, WgslStaticUses>();
 
-  constructor(ctx: GpuContext) {
+  readonly #onShader: ((label: string, code: string) => void) | undefined;
+
+  constructor(ctx: GpuContext, onShader?: ((label: string, code: string) => void) | undefined) {
     this.#ctx = ctx;
+    this.#onShader = onShader;
   }
 
   /** Number of distinct pipelines built so far. */
@@ -135,7 +138,7 @@ export class KernelCache {
   ): Promise<Kernel<S>> {
     const ctx = this.#ctx;
     const { label, code } = descriptor;
-    dumpWgsl(label, code);
+    this.#onShader?.(label, code);
     const device = ctx.device;
     let created: GPUShaderModule | undefined;
     const module = await ctx
@@ -208,9 +211,4 @@ export class KernelCache {
     this.#layouts.clear();
     this.#staticUses.clear();
   }
-}
-
-function dumpWgsl(label: string, code: string): void {
-  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-  if (env?.GPUMORPH_DUMP_WGSL === '1') console.error(`// ===== WGSL: ${label}\n${code}`);
 }

@@ -91,8 +91,6 @@ export interface CreateScanOptions extends TilingOptions {
    * tile, `counter` the next value of an atomic counter.
    */
   readonly tileIds?: 'counter' | 'workgroup';
-  /** @internal Timing only: the single-pass kernel skips the look-back (its results are wrong). */
-  readonly noLookBack?: boolean;
 }
 
 /** Where the decoupled-fallback scan keeps its atomic words for one window. */
@@ -134,7 +132,6 @@ export class Scan {
   readonly #pollLimit: number;
   readonly #fallbackAlways: boolean;
   readonly #tileIds: 'counter' | 'workgroup';
-  readonly #noLookBack: boolean;
   readonly #kernels = new Map<string, Kernel>();
   readonly #params: UniformCache;
   #subgroups: boolean | undefined;
@@ -159,7 +156,6 @@ export class Scan {
     this.#pollLimit = options.pollLimit ?? SCAN_POLL_LIMIT;
     this.#fallbackAlways = options.fallbackAlways ?? false;
     this.#tileIds = options.tileIds ?? 'workgroup';
-    this.#noLookBack = options.noLookBack ?? false;
     if (this.#strategy !== 'decoupled-fallback' && this.#strategy !== 'reduce-then-scan') {
       throw new RangeError(
         `scan strategy '${this.#strategy}': not 'decoupled-fallback' or 'reduce-then-scan'`,
@@ -556,9 +552,8 @@ export class Scan {
       pollLimit: this.#pollLimit,
       fallbackAlways: this.#fallbackAlways,
       tileIds: this.#tileIds,
-      noLookBack: this.#noLookBack,
     });
-    const label = `gm scan ${key.replaceAll('|', ' ')} wg${this.#workgroupSize}x${this.#vectors}${subgroups ? ' subgroups' : ''} polls ${this.#pollLimit} ids ${this.#tileIds}${this.#fallbackAlways ? ' fallback-always' : ''}${this.#noLookBack ? ' no-look-back' : ''}`;
+    const label = `gm scan ${key.replaceAll('|', ' ')} wg${this.#workgroupSize}x${this.#vectors}${subgroups ? ' subgroups' : ''} polls ${this.#pollLimit} ids ${this.#tileIds}${this.#fallbackAlways ? ' fallback-always' : ''}`;
     const kernel = (await this.#ctx.kernels.get({ label, code, layout })) as unknown as Kernel;
     this.#kernels.set(key, kernel);
     return kernel;

@@ -1,6 +1,6 @@
-import type { GpuContext } from '@gpumorph/gpu-allocator';
+import type { AnalysisTimings, GpuContext } from '@gpumorph/gpu-allocator';
 import { createOctagonDomain, type LinearExpr, type Octagon, type OctagonDomain } from '../dbm/octagon';
-import { OctagonParseError, type SourcePosition } from '../errors';
+import { OctagonAbortedError, OctagonParseError, type SourcePosition } from '../errors';
 import { createOctagonGpu, type OctagonGpu } from '../gpu/engine';
 import type { Rational } from '../numbers/rational';
 import { type Cond, type Expr, type Program, parseProgram, type RelOp, type Stmt } from './parse';
@@ -11,8 +11,19 @@ export type AnalyzerEngine = 'exact' | 'f64' | 'webgpu';
 /** Options of {@link analyzeProgram}. */
 export interface AnalyzeOptions {
   readonly engine?: AnalyzerEngine;
-  /** Required for `webgpu`. */
-  readonly ctx?: GpuContext | null;
+  /** The GPU of the `webgpu` engine (required for it): the same option as in the other analyses. */
+  readonly gpu?: GpuContext | null | undefined;
+  /**
+   * The former name of {@link gpu}.
+   * @deprecated Use `gpu`; `ctx` will be removed in the next release.
+   */
+  readonly ctx?: GpuContext | null | undefined;
+  /**
+   * Cancels the analysis: it stops before its next statement or loop iteration with
+   * {@link OctagonAbortedError} (the signal's reason as `cause`), returning to the event loop at
+   * least every 50 ms so that a timer can fire.
+   */
+  readonly signal?: AbortSignal | undefined;
   /** Joins before widening at a loop head (default 2). */
   readonly wideningDelay?: number;
   /** Narrowing iterations after a loop's fixpoint (default 2). */
@@ -39,6 +50,20 @@ export interface AssertionResult {
   readonly proved: boolean;
 }
 
+/** Counters of one analysis (`result.statistics`), as the other analyses report theirs. */
+export interface AnalysisStatistics {
+  /** The engine that ran. */
+  readonly engine: AnalyzerEngine;
+  /** Variables of the program (array elements included as one variable per array). */
+  readonly variables: number;
+  /** Iterations of loop heads until their fixpoint, over all loops (widening included). */
+  readonly loopIterations: number;
+  /** Closures computed (on the GPU with `webgpu`). */
+  readonly closures: number;
+  /** Joins computed. */
+  readonly joins: number;
+}
+
 /** What {@link analyzeProgram} found. */
 export interface AnalysisResult {
   readonly file: string;
@@ -46,7 +71,15 @@ export interface AnalysisResult {
   readonly variables: readonly string[];
   readonly points: readonly ProgramPoint[];
   readonly assertions: readonly AssertionResult[];
+  /** Wall clock of the analysis, ms (also `timings.totalMs`). */
   readonly timeMs: number;
+  /**
+   * Where the time went, in the shape every analysis reports: the analysis interleaves its
+   * closures (on the GPU with `webgpu`) with the rest, so all of it counts as solving.
+   */
+  readonly timings: AnalysisTimings;
+  /** Counters of the analysis. */
+  readonly statistics: AnalysisStatistics;
 }
 
 type Oct = Octagon<unknown>;
@@ -87,12 +120,13 @@ export async function analyzeProgram(
   let gpu: OctagonGpu | null = null;
   let backend: Backend;
   if (engine === 'webgpu') {
-    if (!options.ctx)
+    const context = options.gpu ?? options.ctx;
+    if (!context)
       throw new OctagonParseError(
         { file: program.file, line: 1, column: 1 },
         'the webgpu engine needs a GPU context',
       );
-    const g = createOctagonGpu(options.ctx);
+    const g = createOctagonGpu(context);
     gpu = g;
     backend = {
       domain: createOctagonDomain({ engine: 'f64', kind: 'int' }) as OctagonDomain<unknown>,
@@ -107,16 +141,39 @@ export async function analyzeProgram(
     ) as OctagonDomain<unknown>;
     backend = { domain, closed: async (o) => o.close(), join: async (a, b) => a.join(b) };
   }
+  // Count the backend's work for the statistics.
+  const counted = { closures: 0, joins: 0 };
+  const inner = backend;
+  backend = {
+    domain: inner.domain,
+    closed: (o) => {
+      if (!o.isClosed) counted.closures++;
+      return inner.closed(o);
+    },
+    join: (a, b) => {
+      counted.joins++;
+      return inner.join(a, b);
+    },
+  };
   try {
     const a = new Analyzer(program, backend, options);
     await a.run();
+    const timeMs = performance.now() - start;
     return {
       file: program.file,
       engine,
       variables: a.names,
       points: a.points,
       assertions: a.assertions,
-      timeMs: performance.now() - start,
+      timeMs,
+      timings: { totalMs: timeMs, setupMs: 0, solveMs: timeMs, readbackMs: 0 },
+      statistics: {
+        engine,
+        variables: a.names.length,
+        loopIterations: a.loopIterations,
+        closures: counted.closures,
+        joins: counted.joins,
+      },
     };
   } finally {
     gpu?.destroy();
@@ -132,6 +189,10 @@ class Analyzer {
   readonly #thresholds: bigint[];
   readonly #delay: number;
   readonly #narrowing: number;
+  readonly #signal: AbortSignal | undefined;
+  /** Iterations of loop heads so far (see {@link AnalysisStatistics.loopIterations}). */
+  loopIterations = 0;
+  #lastYield = performance.now();
 
   constructor(
     readonly program: Program,
@@ -185,6 +246,7 @@ class Analyzer {
     this.#thresholds = options.thresholds === false ? [] : [...constants].sort((x, y) => (x < y ? -1 : 1));
     this.#delay = options.wideningDelay ?? 2;
     this.#narrowing = options.narrowing ?? 2;
+    this.#signal = options.signal;
   }
 
   #var(name: string): number {
@@ -223,7 +285,19 @@ class Analyzer {
     return s;
   }
 
+  /** Throws when the signal was aborted; yields to the event loop every 50 ms so that it can be. */
+  async #checkAborted(): Promise<void> {
+    if (!this.#signal) return;
+    if (performance.now() - this.#lastYield > 50) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      this.#lastYield = performance.now();
+    }
+    if (this.#signal.aborted)
+      throw new OctagonAbortedError('analysis cancelled', { cause: this.#signal.reason });
+  }
+
   async #stmt(st: Stmt, s0: Oct, rec: boolean): Promise<Oct> {
+    await this.#checkAborted();
     let s = s0;
     if (rec && st.kind !== 'while') {
       s = await this.be.closed(s);
@@ -267,6 +341,8 @@ class Analyzer {
         const step = async (h: Oct) =>
           this.be.join(entry, await this.#block(st.body, await this.#guard(st.cond, h), false));
         for (let iter = 0; ; iter++) {
+          await this.#checkAborted();
+          this.loopIterations++;
           const next = await this.be.closed(await step(head));
           if (next.includedIn(head)) break;
           head =

@@ -192,8 +192,8 @@ export class Rational {
   /**
    * The greatest double at or below this finite value (−∞ below −MAX_VALUE). The quotient may be a
    * few ulps off on either side (num and den each rounded, then the division): it steps down onto
-   * the value's side, then up while the next double stays there. One step from the quotient, as
-   * until 2026-11-27, left f64 bounds below the exact ones (e.g. 198.02404045714573 · 167/17).
+   * the value's side, then up while the next double stays there. A single step from the quotient
+   * is not enough: it left f64 bounds below the exact ones (e.g. 198.02404045714573 · 167/17).
    */
   #greatestDoubleAtOrBelow(): number {
     const above = (y: number) => Rational.fromNumber(y).compare(this) > 0;

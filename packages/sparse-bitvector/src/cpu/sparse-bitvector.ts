@@ -1,5 +1,5 @@
-import { CpuElementPool } from '@gpumorph/gpu-allocator';
-import { hashFinish, hashMix } from '@gpumorph/gpu-primitives';
+import { CpuElementPool } from '@gpumorph/gpu-allocator/cpu';
+import { hashFinish, hashMix } from './hash';
 import {
   BASE_WORD,
   BITS_WORDS,

@@ -1823,7 +1823,7 @@ ${teamKernel(
   // reaches the representatives it is copied into in the same round, not the next. Any part of
   // this is exact (N(s) ⊆ pts(s) ⊆ pts(r) for a source s of r), so each representative reads only
   // the first ${hopLimits.slots} word slots of F then E and pulls from at most ${hopLimits.pulls}
-  // sources: in the CPU model of the rounds (scripts/andersen-hops-model.ts) two pulls from two
+  // sources: in a CPU model of the rounds two pulls from two
   // elements took as few rounds as unbounded hops (gcc 46 → 36, perl 51 → 34, python 62 → 43).
   // The pulls go into H(r), not N(r), which other teams read now; update_sets adds H to N.
   ${sourcesSweep({
@@ -1858,9 +1858,9 @@ ${teamKernel(
   'update_sets',
   /* wgsl */ `
   // The update of one node, by one team: N ∪= H (the second hop's), N −= P, P ∪= N, then ΔP ← N
-  // and F ← G. Every step reads and writes only the node's own sets, so one kernel does what three
-  // dispatches did (update_difference, update_union, update_commit) until the sixth session of
-  // 2026-11-27. A node with a ΔP or F and nothing pending is visited too: its ΔP and F are dropped.
+  // and F ← G. Every step reads and writes only the node's own sets, so one kernel does it all,
+  // with no dispatch boundary between the steps. A node with a ΔP or F and nothing pending is
+  // visited too: its ΔP and F are dropped.
   if (pts_team_u(select(0u, 1u, skip_update())) != 0u) { return; }
   ${updateSweep(/* wgsl */ `
     var status = 0u;${
@@ -2066,8 +2066,8 @@ ${teamKernel(
   // could see the other's reset before it began).
   let stride = pts_team_u(atomicLoad(&control[${S('mergeStride')}]));
   // Two items per child in the merge order; the first child of each root's run stands for the
-  // root (until the third session of 2026-11-27 the sweep visited two items per node: gcc's
-  // grid was 30,000 workgroups in every round that merged).
+  // root, so the grid follows the children merged (a sweep of two items per node was gcc's
+  // 30,000 workgroups in every round that merged).
   let children = pts_team_u(atomicLoad(&control[${S('merged')}]));
   ${sweep({
     item: 'u',

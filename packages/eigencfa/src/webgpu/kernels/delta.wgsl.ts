@@ -1,10 +1,9 @@
 /**
  * WGSL of the delta engine: word-level difference propagation in one persistent workgroup.
  *
- * The round engine ({@link ./rounds.wgsl}) re-joins whole rows for every selected call, so its work
- * per round is pairs × words although a round changes only a few hundred words of the store; and it
- * needs three dispatches per round while the Van Horn–Mairson programs need about 3n rounds. Here a
- * round's work is a list of *items* (row v, word w, bits newly set in that word): each bit of the
+ * Why deltas: an engine that re-joins whole rows for every selected call does pairs × words of
+ * work per round although a round changes only a few hundred words of the store, and with three
+ * dispatches per round it pays for the Van Horn–Mairson programs' 3n rounds. Here a round's work is a list of *items* (row v, word w, bits newly set in that word): each bit of the
  * store travels as an item exactly once (atomicOr hands every new bit to exactly one writer), so the
  * items of a whole solve are as many as the store's entries. One workgroup runs many rounds inside
  * one dispatch, separated by workgroup barriers, so a round costs a few barriers instead of

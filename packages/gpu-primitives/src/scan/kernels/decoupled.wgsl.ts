@@ -37,8 +37,6 @@ export interface ScanDecoupledParams extends ScanKernelParams {
    * value of an atomic counter (tiles then start in order even where workgroups do not).
    */
   readonly tileIds?: 'counter' | 'workgroup';
-  /** Timing only (results are wrong): no look-back, every tile's prefix is the identity. */
-  readonly noLookBack?: boolean;
 }
 
 /**
@@ -229,7 +227,7 @@ ${
       else { df_put(own, total); }
     }
     var v = vec3u(1u, 0u, carry);
-    if (${p.noLookBack ? 'false' : 'tile > 0u'}) { v = df_look(tile - 1u, ${id}, lid, sg_size); }
+    if (tile > 0u) { v = df_look(tile - 1u, ${id}, lid, sg_size); }
     if (lid == 0u) {
       if (v.x == 1u) {
         let inclusive = select(${op('v.z', 'total')}, total, has_head);

@@ -1,4 +1,4 @@
-import type { GrowableMemory } from '@gpumorph/gpu-allocator';
+import type { GrowableMemory } from '@gpumorph/gpu-allocator/cpu';
 import { SIMD_KERNELS_BASE64 } from './kernels';
 
 /** The part of the WebAssembly API used here (typed locally: the project compiles without DOM typings). */
