@@ -81,7 +81,7 @@ const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       'andersen ll prog.ll --print --engine cpu',
       '(make prog.ll with: clang-16 -S -emit-llvm -O0 -Xclang -disable-O0-optnone -g prog.c, then opt-16 -passes=mem2reg)',
     ],
-    failure: 'an alias check of --alias-report failed',
+    failure: 'an alias check of --alias-report failed, or the module makes no check',
   },
   cfa: {
     examples: [

@@ -46,7 +46,7 @@ describe('gpumorph andersen ll', () => {
     const run = await runCliCaptured(['andersen', 'll', file, '--json', '--alias-report', '--engine', 'cpu']);
     const report = JSON.parse(run.stdout) as AndersenLlReport;
     expect(report.engine).toBe('cpu');
-    expect(report.result.callGraph['@main']).toEqual(['@MAYALIAS', '@NOALIAS', '@pick']);
+    expect(report.result.callGraph['@main']).toEqual(['@pick']); // checks are questions, not calls
     expect(report.result.checks?.map((c) => [c.kind, c.function, c.irLine, c.result, c.pass])).toEqual([
       ['MAYALIAS', 'main', 16, 'may', true],
       ['NOALIAS', 'main', 17, 'no', true],
@@ -64,7 +64,45 @@ describe('gpumorph andersen ll', () => {
     const run = await runCliCaptured(['andersen', 'll', file, '--alias-report']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/@main at ir line 15 → @pick/);
-    expect(run.stdout).toContain('2 passed, 0 failed');
+    expect(run.stdout).toContain('2 checks found (calls to @MAYALIAS, @NOALIAS): 2 passed, 0 failed');
+  });
+
+  it('judges checks the module defines (a header with bodies), and counts them', async () => {
+    const file = join(dir, 'defined.ll');
+    const defined = MODULE.replace(
+      'declare void @MAYALIAS(ptr noundef, ptr noundef) #1\ndeclare void @NOALIAS(ptr noundef, ptr noundef) #1\n',
+      'define void @MAYALIAS(ptr %p, ptr %q) {\n  ret void\n}\ndefine void @NOALIAS(ptr %p, ptr %q) {\n  ret void\n}\n',
+    );
+    expect(defined).not.toBe(MODULE);
+    await writeFile(file, defined);
+    const run = await runCliCaptured(['andersen', 'll', file, '--json', '--alias-report', '--engine', 'cpu']);
+    const report = JSON.parse(run.stdout) as AndersenLlReport;
+    expect(report.result.checkFunctions).toEqual(['@MAYALIAS', '@NOALIAS']);
+    expect(report.result.checks?.map((c) => [c.kind, c.result, c.pass])).toEqual([
+      ['MAYALIAS', 'may', true],
+      ['NOALIAS', 'no', true],
+      ['NOALIAS', 'may', false],
+    ]);
+    expect(run.code).toBe(1);
+  });
+
+  it('fails a report that checks nothing, saying so', async () => {
+    const file = join(dir, 'no-checks.ll');
+    await writeFile(file, MODULE.replace(/ {2}call void @(MAYALIAS|NOALIAS).*\n/g, ''));
+    const run = await runCliCaptured(['andersen', 'll', file, '--alias-report', '--engine', 'cpu']);
+    expect(run.stdout).toContain('no alias checks found');
+    expect(run.code).toBe(1);
+    const json = await runCliCaptured([
+      'andersen',
+      'll',
+      file,
+      '--alias-report',
+      '--json',
+      '--engine',
+      'cpu',
+    ]);
+    const report = JSON.parse(json.stdout) as AndersenLlReport;
+    expect([report.result.checks, report.ok, json.code]).toEqual([[], false, 1]);
   });
 
   it('reports malformed IR with file:line:column and no stack trace', async () => {

@@ -26,6 +26,8 @@ export interface AliasCheckResult {
 
 /** The checks of a module, as `gpumorph andersen ll --alias-report --json` prints them. */
 export interface AliasReport {
+  /** Check functions the module declares or defines (`@MAYALIAS`, `@_Z7NOALIASPvS_`, …). */
+  readonly checkFunctions: readonly string[];
   readonly checks: readonly AliasCheckResult[];
   readonly passed: number;
   readonly failed: number;
@@ -171,7 +173,7 @@ export class ModuleAnalysis {
       };
     });
     const passed = checks.filter((c) => c.pass).length;
-    return { checks, passed, failed: checks.length - passed };
+    return { checkFunctions: this.extracted.checkFunctions, checks, passed, failed: checks.length - passed };
   }
 }
 

@@ -55,6 +55,8 @@ export interface ExtractedModule {
   readonly unknownObject: { readonly base: number; readonly size: number };
   readonly callSites: readonly CallSite[];
   readonly checks: readonly AliasCheckSite[];
+  /** Functions of the module, declared or defined, whose names are aliasing-fact checks (`@MAYALIAS`). */
+  readonly checkFunctions: readonly string[];
   /** Counts for reports. */
   readonly statistics: {
     readonly functions: number;
@@ -411,6 +413,9 @@ class Extractor {
       unknownObject: { base: this.unknown, size: this.largest },
       callSites: this.callSites,
       checks: this.checks,
+      checkFunctions: module.functions
+        .map((f) => f.name)
+        .filter((name) => aliasCheckKind(stripSigil(name)) !== undefined),
       statistics: {
         functions: module.functions.length,
         definedFunctions: module.functions.filter((f) => !f.isDeclaration).length,
@@ -838,6 +843,12 @@ class Extractor {
     const result =
       i.result !== undefined && this.carriesPointer(i.resultType) ? this.localNode(i.result) : undefined;
     const calleeName = directCallee(i.callee);
+    if (calleeName !== undefined && aliasCheckKind(stripSigil(calleeName)) !== undefined) {
+      // A check is a question to the analysis, not a call of the program, whether the suite
+      // declares the check function or defines it (a header with bodies): its body is not bound.
+      this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
+      return;
+    }
     if (calleeName?.startsWith('@llvm.')) {
       this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
       return; // intrinsics are not calls of the program: no call site

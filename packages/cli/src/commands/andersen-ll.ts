@@ -49,6 +49,7 @@ export type AndersenLlReport = AnalysisReport<
     readonly pointsToEdges: number;
     /** Caller → callees with indirect calls resolved. */
     readonly callGraph: Record<string, string[]>;
+    readonly checkFunctions?: AliasReport['checkFunctions'];
     readonly checks?: AliasReport['checks'];
     readonly passed?: number;
     readonly failed?: number;
@@ -58,7 +59,8 @@ export type AndersenLlReport = AnalysisReport<
 /**
  * `gpumorph andersen ll <file.ll>`: points-to analysis of an LLVM module. Prints a summary and the
  * call graph (or `--json`); with `--alias-report`, judges every aliasing-fact call of the module
- * and returns 1 when one fails.
+ * and returns 1 when one fails or when the module makes no check at all (a report that checked
+ * nothing is not a pass).
  *
  * @example
  * ```ts
@@ -112,7 +114,8 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
       callGraph: Object.fromEntries(analysis.callGraph()),
       ...(aliasReport ?? {}),
     },
-    ok: (aliasReport?.failed ?? 0) === 0,
+    // A report that checked nothing is not a pass.
+    ok: aliasReport === undefined || (aliasReport.failed === 0 && aliasReport.checks.length > 0),
   };
   if (options.json) {
     writeReport(io, report);
@@ -131,8 +134,16 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
           `  ${verdict} ${check.kind} in ${check.function} at line ${check.line}: ${check.result}-alias\n`,
         );
       }
-      const summary = `${aliasReport.passed} passed, ${aliasReport.failed} failed`;
-      io.stdout.write(`${aliasReport.failed === 0 ? c.green(summary) : c.red(summary)}\n`);
+      const functions = aliasReport.checkFunctions;
+      const found = `${aliasReport.checks.length} checks found (calls to ${functions.length === 0 ? 'no check function' : functions.join(', ')})`;
+      if (aliasReport.checks.length === 0) {
+        io.stdout.write(
+          `${c.red(`no alias checks found: ${found}`)}; looked for calls to MAYALIAS, NOALIAS, MUSTALIAS, PARTIALALIAS, EXPECTEDFAIL_MAYALIAS, EXPECTEDFAIL_NOALIAS (plain or C++-mangled, declared or defined)\n`,
+        );
+      } else {
+        const summary = `${found}: ${aliasReport.passed} passed, ${aliasReport.failed} failed`;
+        io.stdout.write(`${aliasReport.failed === 0 ? c.green(summary) : c.red(summary)}\n`);
+      }
     }
   }
   return report.ok ? 0 : EXIT_FAILURE;
