@@ -223,6 +223,26 @@ declare ptr @malloc(i64)
         30,
         /unexpected character/,
       ],
+      // IR that lexes and parses but that LLVM's own reader rejects.
+      [
+        'define ptr @f(ptr %x) {\nentry:\n  %a = getelementptr i8, ptr %y, i64 1\n  ret ptr %a\n}\n',
+        3,
+        30,
+        /use of undefined value %y in @f/,
+      ],
+      [
+        'define ptr @f(ptr %x) {\nentry:\n  %a = getelementptr %struct.Nope, ptr %x, i64 0, i32 1\n  ret ptr %a\n}\n',
+        3,
+        22,
+        /use of undefined type %struct.Nope/,
+      ],
+      [
+        'define void @f() {\n  ret void\n}\ndefine void @f() {\n  ret void\n}\n',
+        4,
+        1,
+        /function @f is defined twice \(first at line 1\)/,
+      ],
+      ['@p = global ptr @nowhere\n', 1, 17, /use of undefined value @nowhere/],
     ];
     for (const [text, line, column, reason] of cases) {
       let caught: unknown;

@@ -123,6 +123,12 @@ class Parser {
   pos = 0;
   limit: number;
   readonly end: Token;
+  /** Where named types, globals and the current function's locals are used, checked once all are defined. */
+  typeUses: Token[] = [];
+  globalUses: Token[] = [];
+  localUses: Token[] = [];
+  /** Locals the current function defines: parameters, instruction results. */
+  localDefinitions = new Set<string>();
 
   constructor(tokens: Token[], file: string) {
     this.tokens = tokens;
@@ -244,6 +250,7 @@ class Parser {
     const token = this.peek();
     if (token.kind === TokenKind.Local) {
       this.next();
+      this.typeUses.push(token);
       return { kind: 'named', name: token.text };
     }
     if (token.kind === TokenKind.Punct) {
@@ -350,9 +357,11 @@ class Parser {
     switch (token.kind) {
       case TokenKind.Local:
         this.next();
+        this.localUses.push(token);
         return { kind: 'local', name: token.text };
       case TokenKind.Global:
         this.next();
+        this.globalUses.push(token);
         return { kind: 'global', name: token.text };
       case TokenKind.Number:
         this.next();
@@ -465,7 +474,11 @@ class Parser {
         continue;
       }
       if (token.kind === TokenKind.Word && (token.text === 'define' || token.text === 'declare')) {
-        functions.push(this.parseFunction());
+        const f = this.parseFunction();
+        const earlier = functions.find((g) => g.name === f.name);
+        if (earlier !== undefined && !earlier.isDeclaration && !f.isDeclaration)
+          this.fail(`function ${f.name} is defined twice (first at line ${earlier.line})`, token);
+        functions.push(f);
         continue;
       }
       if (
@@ -477,7 +490,28 @@ class Parser {
       }
       this.fail(`expected a global, a function, a type or metadata, found ${describe(token)}`);
     }
+    this.checkModuleNames(types, globals, functions);
     return { file: this.file, types, globals, functions, debugLines, size };
+  }
+
+  /** LLVM's own reader rejects a module that uses a type or a global it does not define: so do we. */
+  checkModuleNames(types: Map<string, IrType>, globals: IrGlobal[], functions: IrFunction[]): void {
+    for (const use of this.typeUses)
+      if (!types.has(use.text)) this.fail(`use of undefined type ${use.text}`, use);
+    const names = new Set([...globals.map((g) => g.name), ...functions.map((f) => f.name)]);
+    for (const use of this.globalUses)
+      if (!names.has(use.text)) this.fail(`use of undefined value ${use.text}`, use);
+    const seen = new Map<string, number>();
+    for (const g of globals) {
+      const line = seen.get(g.name);
+      if (line !== undefined)
+        this.fail(`global ${g.name} is defined twice (first at line ${line})`, {
+          ...this.end,
+          line: g.line,
+          column: 1,
+        });
+      seen.set(g.name, g.line);
+    }
   }
 
   /** `!N = [distinct] !DILocation(line: L, …)` → debugLines[!N] = L. */
@@ -584,6 +618,8 @@ class Parser {
     }
     this.next();
     const instructions: IrInstruction[] = [];
+    this.localUses = [];
+    this.localDefinitions = new Set(paramNames.filter((p) => p !== undefined));
     // Unnamed values and blocks are numbered in order: parameters first.
     for (;;) {
       const token = this.peek();
@@ -594,11 +630,16 @@ class Parser {
       }
       if (token.kind === TokenKind.Label) {
         this.next();
+        this.localDefinitions.add(`%${token.text}`).add(`%"${token.text}"`);
         continue;
       }
       const instruction = this.parseInstructionLine();
       if (instruction !== undefined) instructions.push(instruction);
     }
+    for (const use of this.localUses)
+      if (!this.localDefinitions.has(use.text))
+        this.fail(`use of undefined value ${use.text} in ${name}`, use);
+    this.localUses = [];
     return { name, type, paramNames, isDeclaration, instructions, line: keyword.line };
   }
 
@@ -633,6 +674,7 @@ class Parser {
     let result: string | undefined;
     if (first.kind === TokenKind.Local && this.peek(1).text === '=') {
       result = first.text;
+      this.localDefinitions.add(result);
       this.pos += 2;
     }
     const opToken = this.next();
