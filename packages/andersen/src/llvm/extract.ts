@@ -2,6 +2,17 @@ import { type ConstraintBuilder, createConstraintBuilder } from '../model/builde
 import type { ConstraintProgram } from '../model/program';
 import { type AliasCheckKind, aliasCheckKind } from './alias-checks';
 import type { IrFunction, IrInstruction, IrModule, IrType, IrTypedValue, IrValue } from './ir';
+import {
+  ALLOCATES_INTO_FIRST,
+  CALLS_BACK,
+  type CallbackArgument,
+  LIBRARY_ALLOCATORS,
+  NO_POINTER_EFFECT,
+  RETURNS_ARGUMENT,
+  RETURNS_FIRST_ARGUMENT,
+  RETURNS_UNKNOWN_ONLY,
+  STORES_FIRST_INTO_SECOND,
+} from './summaries';
 
 /** Options of {@link extractConstraints}. */
 export interface ExtractOptions {
@@ -69,244 +80,6 @@ export interface ExtractedModule {
   };
 }
 
-/** C library functions that return a new object (one abstract heap object per call site). */
-const LIBRARY_ALLOCATORS = new Set([
-  'malloc',
-  'calloc',
-  'realloc',
-  'reallocarray',
-  'valloc',
-  'pvalloc',
-  'aligned_alloc',
-  'memalign',
-  'strdup',
-  'strndup',
-  'fopen',
-  'fopen64',
-  'freopen',
-  'freopen64',
-  'fdopen',
-  'popen',
-  'tmpfile',
-  'tmpfile64',
-  'opendir',
-  '_Znwm',
-  '_Znam',
-  '_Znwj',
-  '_Znaj',
-]);
-/** Library functions whose result points into their first argument. */
-const RETURNS_FIRST_ARGUMENT = new Set([
-  'strcpy',
-  'strncpy',
-  'stpcpy',
-  'stpncpy',
-  'strcat',
-  'strncat',
-  'memchr',
-  'memrchr',
-  'rawmemchr',
-  'strchr',
-  'strrchr',
-  'strchrnul',
-  'strstr',
-  'strcasestr',
-  'strpbrk',
-  'strtok',
-  'strtok_r',
-  'memset',
-  'fgets',
-  'realpath',
-]);
-/** Library functions whose result points into their second argument (`localtime_r(t, &tm)`). */
-const RETURNS_SECOND_ARGUMENT = new Set(['localtime_r', 'gmtime_r', 'ctime_r', 'asctime_r']);
-/**
- * Library functions that return a pointer to memory the program did not allocate (a static
- * buffer, the environment, a symbol) and neither keep nor write through their arguments: the
- * result is the unknown object, the arguments stay untouched.
- */
-const RETURNS_UNKNOWN_ONLY = new Set([
-  'getenv',
-  'secure_getenv',
-  '__ctype_b_loc',
-  '__ctype_tolower_loc',
-  '__ctype_toupper_loc',
-  '__errno_location',
-  'strerror',
-  'setlocale',
-  'localeconv',
-  'localtime',
-  'gmtime',
-  'ctime',
-  'asctime',
-  'dlopen',
-  'dlsym',
-  'dlerror',
-  'signal',
-  'tmpnam',
-  'ttyname',
-  'getpwnam',
-  'getpwuid',
-  'readdir',
-]);
-/** Library functions that store their first argument through their second (`strtol(s, &end)`). */
-const STORES_FIRST_INTO_SECOND = new Set([
-  'strtol',
-  'strtoul',
-  'strtoll',
-  'strtoull',
-  'strtod',
-  'strtof',
-  'strtold',
-]);
-/** Library functions with no effect on pointers. */
-const NO_POINTER_EFFECT = new Set([
-  'free',
-  'printf',
-  'fprintf',
-  'sprintf',
-  'snprintf',
-  'vprintf',
-  'vfprintf',
-  'vsprintf',
-  'vsnprintf',
-  'puts',
-  'fputs',
-  'putchar',
-  'putc',
-  'fputc',
-  'fwrite',
-  'fread',
-  'fclose',
-  'fflush',
-  'fseek',
-  'ftell',
-  'rewind',
-  'feof',
-  'ferror',
-  'getc',
-  'fgetc',
-  'getchar',
-  'ungetc',
-  'scanf',
-  'fscanf',
-  'sscanf',
-  'strlen',
-  'strnlen',
-  'strcmp',
-  'strncmp',
-  'strcasecmp',
-  'strncasecmp',
-  'strcoll',
-  'strspn',
-  'strcspn',
-  'memcmp',
-  'atoi',
-  'atol',
-  'atoll',
-  'atof',
-  'abs',
-  'labs',
-  'exit',
-  '_exit',
-  'abort',
-  '__assert_fail',
-  '__stack_chk_fail',
-  'rand',
-  'srand',
-  'time',
-  'clock',
-  'sleep',
-  'isalpha',
-  'isdigit',
-  'isspace',
-  'isalnum',
-  'isupper',
-  'islower',
-  'toupper',
-  'tolower',
-  'sqrt',
-  'pow',
-  'floor',
-  'ceil',
-  'fabs',
-  'exp',
-  'log',
-  'sin',
-  'cos',
-  'remove',
-  'rename',
-  'perror',
-  'setvbuf',
-  'signal',
-  'raise',
-  'system',
-  'longjmp',
-  '_longjmp',
-  '_setjmp',
-  'setjmp',
-  'sigsetjmp',
-  'siglongjmp',
-  'acos',
-  'asin',
-  'atan',
-  'atan2',
-  'cosh',
-  'sinh',
-  'tan',
-  'tanh',
-  'log10',
-  'log2',
-  'fmod',
-  'frexp',
-  'ldexp',
-  'modf',
-  'clearerr',
-  'close',
-  'open',
-  'open64',
-  'read',
-  'write',
-  'lseek',
-  'lseek64',
-  'fseeko',
-  'fseeko64',
-  'ftello',
-  'ftello64',
-  'flockfile',
-  'funlockfile',
-  'getc_unlocked',
-  'isatty',
-  'fileno',
-  'fchmod',
-  'fchown',
-  'stat',
-  'stat64',
-  'lstat',
-  'lstat64',
-  'fstat',
-  'fstat64',
-  'unlink',
-  'utime',
-  'mkstemp',
-  'mkstemp64',
-  'pclose',
-  'sigemptyset',
-  'sigaddset',
-  'difftime',
-  'mktime',
-  'strftime',
-  'dlclose',
-  'puts',
-  'iscntrl',
-  'ispunct',
-  'isxdigit',
-  'isprint',
-  'isgraph',
-]);
-/** Library functions that call their last argument (a comparison) with pointers into their first. */
-const CALLS_BACK_WITH_FIRST = new Set(['qsort', 'bsearch', 'qsort_r']);
-
 /** Function object layout: field 0 the function, 1 its return value, then parameters, then one varargs slot. */
 const RETURN_FIELD = 1;
 const FIRST_PARAM_FIELD = 2;
@@ -352,6 +125,10 @@ class Extractor {
   instructionCount = 0;
   unknownExternalCalls = 0;
   indirectCalls = 0;
+  /** What `strtok` keeps between calls. */
+  strtokState = 0;
+  /** Whether the module has a class with several or virtual bases (a `__vmi_class_type_info`). */
+  multipleInheritance = false;
   /** Pointee types of this function's pointers where the IR shows them (allocas, struct GEPs). */
   readonly pointeeTypes = new Map<string, IrType>();
   /** The function being read and its local value nodes. */
@@ -375,6 +152,8 @@ class Extractor {
     this.unknown = b.object('<unknown>', { fields: this.largest });
     this.objectNames.set(this.unknown, '<unknown>');
     this.unknownAddress = b.variable('&<unknown>');
+    this.strtokState = b.variable('<strtok>');
+    this.multipleInheritance = module.globals.some((g) => g.name.includes('__vmi_class_type_info'));
     b.addressOf(this.unknownAddress, this.unknown);
     // The unknown object may hold anything, itself included: every field points to it.
     for (let k = 0; k < this.largest; k++) b.addressOf(this.unknown + k, this.unknown);
@@ -404,6 +183,7 @@ class Extractor {
     }
     for (const f of module.functions) if (!f.isDeclaration) this.readFunction(f);
     this.current = undefined;
+    this.escapedObjects();
     return {
       program: b.build(),
       valueNodes: this.valueNodes,
@@ -864,8 +644,7 @@ class Extractor {
     this.callSites.push(site);
     if (calleeName === undefined) {
       if (i.callee.kind === 'opaque') {
-        // Inline assembly: its pointer results come from nowhere we can see.
-        if (result !== undefined) b.copy(result, this.unknownAddress);
+        this.unknownCall(args, result); // inline assembly (`call asm`, `callbr asm`)
         return;
       }
       const pointer = site.pointerNode;
@@ -913,62 +692,65 @@ class Extractor {
       });
       return;
     }
-    if (this.allocators.has(name)) {
-      this.heapSites++;
-      const line = this.sourceLine(i);
-      const label = `${name} in ${f.name} at ${line === undefined ? `ir line ${i.irLine}` : `line ${line}`}`;
-      const heap = b.object(label, { fields: this.largest });
-      this.objectNames.set(heap, label);
-      if (result !== undefined) {
+    if (this.allocators.has(name) || ALLOCATES_INTO_FIRST.has(name)) {
+      const heap = this.heapObject(f, i, name);
+      if (ALLOCATES_INTO_FIRST.has(name)) {
+        if (args[0] !== undefined) b.store(args[0], this.addressOf(heap));
+      } else if (result !== undefined) {
         b.addressOf(result, heap);
         if (name === 'realloc' || name === 'reallocarray') if (args[0] !== undefined) b.copy(result, args[0]);
       }
       return;
     }
-    const intrinsic = name.startsWith('llvm.') ? name.slice(5).split('.')[0] : undefined;
-    if (
-      intrinsic === 'memcpy' ||
-      intrinsic === 'memmove' ||
-      /^(memcpy|memmove|mempcpy|__memcpy_chk|__memmove_chk)$/.test(name)
-    ) {
-      this.copyFields(args[0], args[1]);
+    if (name.startsWith('llvm.')) {
+      this.readIntrinsic(f, name.slice(5), args, result);
+      return;
+    }
+    if (/^(memcpy|memmove|mempcpy|__memcpy_chk|__memmove_chk|bcopy)$/.test(name)) {
+      if (name === 'bcopy') this.copyFields(args[1], args[0]);
+      else this.copyFields(args[0], args[1]);
       if (result !== undefined && args[0] !== undefined) b.copy(result, args[0]);
       return;
     }
-    if (intrinsic === 'va_start') {
-      // The va_list's fields point to the varargs slot of this function's object, which holds
-      // every pointer passed beyond the fixed parameters.
-      const list = args[0];
-      if (list === undefined) return;
-      const object = this.functionObjects.get(f.name) as number;
-      const area = this.addressOf(object + FIRST_PARAM_FIELD + f.type.params.length);
-      for (let k = 0; k < this.largest; k++) b.store(list, area, k);
+    if (name === '__dynamic_cast') {
+      // dynamic_cast<T *>(p) is p moved to the T subobject of the same complete object: at or
+      // after p within it (a negative move, out of a secondary base, is the unknown object's).
+      if (result === undefined || args[0] === undefined) return;
+      this.anywhereFrom(result, args[0]);
+      if (this.multipleInheritance) b.copy(result, this.unknownAddress);
       return;
     }
-    if (intrinsic === 'va_copy') {
-      this.copyFields(args[0], args[1]);
-      return;
-    }
-    if (
-      intrinsic === 'ptrmask' ||
-      intrinsic === 'launder' ||
-      intrinsic === 'strip' ||
-      intrinsic === 'threadlocal'
-    ) {
-      if (result !== undefined && args[0] !== undefined) b.copy(result, args[0]);
-      return;
-    }
-    if (intrinsic !== undefined || NO_POINTER_EFFECT.has(name)) return;
+    if (NO_POINTER_EFFECT.has(name)) return;
     if (RETURNS_FIRST_ARGUMENT.has(name)) {
       if (result !== undefined && args[0] !== undefined) b.copy(result, args[0]);
+      if (name === 'strtok' && result !== undefined) {
+        // strtok(NULL, …) goes on in the string an earlier call was given.
+        if (args[0] !== undefined) b.copy(this.strtokState, args[0]);
+        b.copy(result, this.strtokState);
+      }
       return;
     }
-    if (RETURNS_SECOND_ARGUMENT.has(name)) {
-      if (result !== undefined && args[1] !== undefined) b.copy(result, args[1]);
+    const returned = RETURNS_ARGUMENT.get(name);
+    if (returned !== undefined) {
+      const arg = args[returned];
+      if (result !== undefined && arg !== undefined) b.copy(result, arg);
+      if (name === 'mempcpy' || name === 'memccpy' || name === 'wmemcpy') this.copyFields(args[0], args[1]);
       return;
     }
     if (RETURNS_UNKNOWN_ONLY.has(name)) {
       if (result !== undefined) b.copy(result, this.unknownAddress);
+      return;
+    }
+    if (name === 'realpath') {
+      // realpath(path, resolved): resolved, or a new block when resolved is NULL.
+      if (result === undefined) return;
+      if (args[1] !== undefined) b.copy(result, args[1]);
+      b.addressOf(result, this.heapObject(f, i, name));
+      return;
+    }
+    if (name === 'strsep') {
+      // strsep(&s, delim) returns *s and moves *s forward in the same string.
+      if (result !== undefined && args[0] !== undefined) b.load(result, args[0]);
       return;
     }
     if (name === 'sigaction') {
@@ -979,20 +761,22 @@ class Extractor {
       if (args[0] !== undefined && args[1] !== undefined) b.store(args[1], args[0]);
       return;
     }
-    if (CALLS_BACK_WITH_FIRST.has(name)) {
-      // qsort(base, n, size, cmp) and bsearch(key, base, n, size, cmp): cmp gets pointers into the arrays.
-      const compare = args[args.length - 1] ?? args[args.length - 2];
-      if (compare === undefined) return;
-      for (const array of [args[0], args[1]]) {
-        if (array === undefined) continue;
-        b.store(compare, array, FIRST_PARAM_FIELD);
-        b.store(compare, array, FIRST_PARAM_FIELD + 1);
-      }
-      if (result !== undefined && args[1] !== undefined) b.copy(result, args[1]);
+    const callback = CALLS_BACK.get(name);
+    if (callback !== undefined) {
+      this.callBack(callback, args, result);
       return;
     }
-    // An external function we know nothing about: it may return anything, keep what it is given
-    // and store anything through the pointers it gets.
+    this.unknownCall(args, result);
+  }
+
+  /**
+   * A call of a function the analysis cannot see (an undeclared library function, inline
+   * assembly, `callbr`): it may return anything, keep what it is given, and store anything
+   * through — or call anything reachable from — the pointers it gets. The unknown object holds
+   * what escapes; every function whose address escapes into it is called with unknown arguments.
+   */
+  unknownCall(args: readonly (number | undefined)[], result: number | undefined): void {
+    const { b } = this;
     this.unknownExternalCalls++;
     if (result !== undefined) b.copy(result, this.unknownAddress);
     for (const arg of args) {
@@ -1000,6 +784,117 @@ class Extractor {
       b.copy(this.unknown, arg);
       b.store(arg, this.unknownAddress);
     }
+  }
+
+  /**
+   * Once per module, what unknown code (an unknown function, inline assembly, a call through an
+   * unknown pointer) may do with what escaped to it, the unknown object's set `escaped`: reach
+   * everything stored in it, write anything into it, and call any function among it with
+   * anything (its parameters are fields), keeping what it returns (a field too).
+   */
+  escapedObjects(): void {
+    const { b } = this;
+    const escaped = b.variable('<escaped>');
+    b.load(escaped, this.unknownAddress);
+    for (let k = 0; k < this.largest; k++) {
+      b.load(this.unknown, escaped, k);
+      b.store(escaped, this.unknownAddress, k);
+    }
+  }
+
+  /** A library function calling back one of its arguments (`qsort`, `pthread_create`, …). */
+  callBack(
+    summary: NonNullable<ReturnType<typeof CALLS_BACK.get>>,
+    args: readonly (number | undefined)[],
+    result: number | undefined,
+  ): void {
+    const { b } = this;
+    const callee = args[summary.callee];
+    const passed = (what: CallbackArgument | undefined): number | undefined => {
+      const node = what === undefined ? undefined : args[what.argument];
+      if (node === undefined || !what?.anywhereInto) return node;
+      const into = b.variable();
+      this.anywhereFrom(into, node);
+      return into;
+    };
+    if (callee !== undefined)
+      summary.passes.forEach((what, k) => {
+        const node = passed(what);
+        if (node !== undefined) b.store(callee, node, FIRST_PARAM_FIELD + k);
+      });
+    if (result !== undefined) {
+      const node = passed(summary.returns);
+      b.copy(result, node ?? this.unknownAddress);
+    }
+  }
+
+  /** `llvm.*` intrinsics: the memory ones copy, a few return their argument, the rest hold no pointer or are unknown. */
+  readIntrinsic(
+    f: IrFunction,
+    name: string,
+    args: readonly (number | undefined)[],
+    result: number | undefined,
+  ): void {
+    const { b } = this;
+    const family = name.split('.')[0] as string;
+    if (family === 'memcpy' || family === 'memmove') {
+      this.copyFields(args[0], args[1]);
+      return;
+    }
+    if (family === 'va_start') {
+      // The va_list's fields point to the varargs slot of this function's object, which holds
+      // every pointer passed beyond the fixed parameters.
+      const list = args[0];
+      if (list === undefined) return;
+      const object = this.functionObjects.get(f.name) as number;
+      const area = this.addressOf(object + FIRST_PARAM_FIELD + f.type.params.length);
+      for (let k = 0; k < this.largest; k++) b.store(list, area, k);
+      return;
+    }
+    if (family === 'va_copy') {
+      this.copyFields(args[0], args[1]);
+      return;
+    }
+    if (['ptrmask', 'launder', 'strip', 'threadlocal', 'ssa', 'preserve', 'expect'].includes(family)) {
+      if (result !== undefined && args[0] !== undefined) b.copy(result, args[0]);
+      return;
+    }
+    if (
+      name.startsWith('masked.load') ||
+      name.startsWith('masked.gather') ||
+      name.startsWith('masked.expandload')
+    ) {
+      if (result !== undefined && args[0] !== undefined) b.load(result, args[0]);
+      if (result !== undefined && args[3] !== undefined) b.copy(result, args[3]); // the pass-through value
+      return;
+    }
+    if (
+      name.startsWith('masked.store') ||
+      name.startsWith('masked.scatter') ||
+      name.startsWith('masked.compressstore')
+    ) {
+      if (args[0] !== undefined && args[1] !== undefined) b.store(args[1], args[0]);
+      return;
+    }
+    // Other intrinsics (memset, lifetime, dbg, stacksave, objectsize, arithmetic, …) write no
+    // pointer the program can read; a pointer they return comes from nowhere we model.
+    if (result !== undefined) b.copy(result, this.unknownAddress);
+  }
+
+  /** A new heap object for an allocation call (one per call site). */
+  heapObject(f: IrFunction, i: IrInstruction, name: string): number {
+    this.heapSites++;
+    const line = this.sourceLine(i);
+    const label = `${name} in ${f.name} at ${line === undefined ? `ir line ${i.irLine}` : `line ${line}`}`;
+    const heap = this.b.object(label, { fields: this.largest });
+    this.objectNames.set(heap, label);
+    return heap;
+  }
+
+  /** `result = base + k` for every field k of the largest object: a pointer anywhere at or after `base`. */
+  anywhereFrom(result: number, base: number): void {
+    this.b.copy(result, base);
+    for (let k = 1; k < this.largest; k++) this.b.offset(result, base, k);
   }
 
   /** `*dst = *src` field by field (memcpy, struct copies, va_copy), up to the largest object. */
