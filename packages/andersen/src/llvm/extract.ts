@@ -2,6 +2,7 @@ import { type ConstraintBuilder, createConstraintBuilder } from '../model/builde
 import type { ConstraintProgram } from '../model/program';
 import { type AliasCheckKind, aliasCheckKind } from './alias-checks';
 import type { IrFunction, IrInstruction, IrModule, IrType, IrTypedValue, IrValue } from './ir';
+import { type ConstantLeaf, isVtable, TypeLayout } from './layout';
 import {
   ALLOCATES_INTO_FIRST,
   CALLS_BACK,
@@ -80,6 +81,14 @@ export interface ExtractedModule {
   };
 }
 
+/** How a global is laid out: the pointers of its initializer, the layouts it is read through, its field count. */
+interface GlobalLayout {
+  readonly leaves: readonly ConstantLeaf[];
+  /** Empty for a vtable, whose slots are one field each. */
+  readonly views: readonly IrType[];
+  readonly fields: number;
+}
+
 /** Function object layout: field 0 the function, 1 its return value, then parameters, then one varargs slot. */
 const RETURN_FIELD = 1;
 const FIRST_PARAM_FIELD = 2;
@@ -106,7 +115,6 @@ class Extractor {
   readonly module: IrModule;
   readonly b: ConstraintBuilder = createConstraintBuilder();
   readonly allocators: Set<string>;
-  readonly flatSizes = new Map<IrType, number>();
   readonly valueNodes = new Map<string, number>();
   readonly allLocals = new Set<string>();
   readonly objectNames = new Map<number, string>();
@@ -114,6 +122,8 @@ class Extractor {
   readonly functionsByName = new Map<string, IrFunction>();
   readonly globalObjects = new Map<string, number>();
   readonly globalTypes = new Map<string, IrType>();
+  readonly globalLayouts = new Map<string, GlobalLayout>();
+  readonly layout: TypeLayout;
   readonly addressNodes = new Map<number, number>();
   readonly callSites: CallSite[] = [];
   readonly checks: AliasCheckSite[] = [];
@@ -131,23 +141,35 @@ class Extractor {
   multipleInheritance = false;
   /** Pointee types of this function's pointers where the IR shows them (allocas, struct GEPs). */
   readonly pointeeTypes = new Map<string, IrType>();
+  /** This function's pointers known to point to an array element (a GEP's last index into an array). */
+  readonly arrayElements = new Set<string>();
   /** The function being read and its local value nodes. */
   current: IrFunction | undefined;
   locals = new Map<string, number>();
 
   constructor(module: IrModule, options: ExtractOptions) {
     this.module = module;
+    this.layout = new TypeLayout(module);
     this.allocators = new Set([...LIBRARY_ALLOCATORS, ...(options.allocators ?? []).map(stripSigil)]);
   }
 
   run(): ExtractedModule {
     const { module, b } = this;
-    for (const type of module.types.values()) this.largest = Math.max(this.largest, this.flatSize(type));
-    for (const global of module.globals)
-      this.largest = Math.max(this.largest, this.flatSize(global.valueType));
+    for (const type of module.types.values())
+      this.largest = Math.max(this.largest, this.layout.flatSize(type));
+    for (const g of module.globals) {
+      if (g.aliasee !== undefined) continue;
+      const leaves = g.initializer === undefined ? [] : this.layout.constantLeaves(g.initializer);
+      const views = isVtable(g.name) ? [] : this.layout.readingViews(g.valueType, leaves);
+      const fields = isVtable(g.name)
+        ? Math.max(1, Math.ceil(this.layout.byteLayout(g.valueType).size / 8))
+        : Math.max(...views.map((view) => this.layout.flatSize(view)));
+      this.globalLayouts.set(g.name, { leaves, views, fields });
+      this.largest = Math.max(this.largest, fields);
+    }
     for (const f of module.functions) {
       for (const i of f.instructions)
-        if (i.op === 'alloca') this.largest = Math.max(this.largest, this.flatSize(i.allocated));
+        if (i.op === 'alloca') this.largest = Math.max(this.largest, this.layout.flatSize(i.allocated));
     }
     this.unknown = b.object('<unknown>', { fields: this.largest });
     this.objectNames.set(this.unknown, '<unknown>');
@@ -167,7 +189,8 @@ class Extractor {
     for (const g of module.globals) {
       this.globalTypes.set(g.name, g.valueType);
       if (g.aliasee !== undefined) continue;
-      const base = b.object(g.name, { fields: this.flatSize(g.valueType) });
+      const { fields } = this.globalLayouts.get(g.name) as GlobalLayout;
+      const base = b.object(g.name, { fields });
       this.globalObjects.set(g.name, base);
       this.objectNames.set(base, g.name);
     }
@@ -178,8 +201,7 @@ class Extractor {
       }
     }
     for (const g of module.globals) {
-      if (g.initializer === undefined || g.aliasee !== undefined) continue;
-      this.initialize(this.globalObjects.get(g.name) as number, g.initializer);
+      if (g.aliasee === undefined) this.initialize(g.name, this.globalObjects.get(g.name) as number);
     }
     for (const f of module.functions) if (!f.isDeclaration) this.readFunction(f);
     this.current = undefined;
@@ -208,146 +230,12 @@ class Extractor {
     };
   }
 
-  // ── types ──────────────────────────────────────────────────────────────────────────────────
-
-  resolve(type: IrType): IrType {
-    let t = type;
-    for (let hops = 0; t.kind === 'named' && hops < 64; hops++)
-      t = this.module.types.get(t.name) ?? { kind: 'opaque' };
-    return t;
-  }
-
-  /** Fields of a type once structs are flattened and arrays collapsed to one element. */
-  flatSize(type: IrType): number {
-    const known = this.flatSizes.get(type);
-    if (known !== undefined) return known;
-    this.flatSizes.set(type, 1); // a cycle through a named struct (only possible by value: invalid IR) stops here
-    const t = this.resolve(type);
-    let size = 1;
-    if (t.kind === 'struct')
-      size = Math.max(
-        1,
-        t.fields.reduce((sum, f) => sum + this.flatSize(f), 0),
-      );
-    else if (t.kind === 'array' || t.kind === 'vector') size = this.flatSize(t.element);
-    this.flatSizes.set(type, size);
-    return size;
-  }
-
-  /** Whether values of the type can carry a pointer. */
-  carriesPointer(type: IrType): boolean {
-    const t = this.resolve(type);
-    switch (t.kind) {
-      case 'ptr':
-        return true;
-      case 'struct':
-        return t.fields.some((f) => this.carriesPointer(f));
-      case 'array':
-      case 'vector':
-        return this.carriesPointer(t.element);
-      default:
-        return false;
-    }
-  }
-
-  /** Flattened field offset addressed by a GEP's indices (the first steps over whole elements). */
-  fieldOffset(sourceType: IrType, indices: readonly IrTypedValue[]): number {
-    let type = sourceType;
-    let offset = 0;
-    for (let i = 1; i < indices.length; i++) {
-      const t = this.resolve(type);
-      if (t.kind === 'struct') {
-        const index = (indices[i] as IrTypedValue).value;
-        const field = index.kind === 'int' ? index.value : 0;
-        for (let k = 0; k < field && k < t.fields.length; k++) offset += this.flatSize(t.fields[k] as IrType);
-        type = t.fields[field] ?? { kind: 'other' };
-      } else if (t.kind === 'array' || t.kind === 'vector') {
-        type = t.element; // every element is the same abstract location
-      } else break;
-    }
-    return offset;
-  }
-
-  /** The type a GEP's indices end at (undefined when they run into a scalar). */
-  indexedType(sourceType: IrType, indices: readonly IrTypedValue[]): IrType | undefined {
-    let type = sourceType;
-    for (let i = 1; i < indices.length; i++) {
-      const t = this.resolve(type);
-      if (t.kind === 'struct') {
-        const index = (indices[i] as IrTypedValue).value;
-        const next = index.kind === 'int' ? t.fields[index.value] : undefined;
-        if (next === undefined) return undefined;
-        type = next;
-      } else if (t.kind === 'array' || t.kind === 'vector') type = t.element;
-      else return undefined;
-    }
-    return type;
-  }
-
-  /** Byte size and alignment on x86-64 (the System V ABI that clang's default target uses). */
-  byteLayout(type: IrType): { size: number; align: number } {
-    const t = this.resolve(type);
-    switch (t.kind) {
-      case 'int': {
-        const bytes = t.bits <= 8 ? 1 : t.bits <= 16 ? 2 : t.bits <= 32 ? 4 : t.bits <= 64 ? 8 : 16;
-        return { size: bytes, align: bytes };
-      }
-      case 'ptr':
-        return { size: 8, align: 8 };
-      case 'float':
-        return { size: t.bits / 8, align: t.bits / 8 };
-      case 'struct': {
-        let size = 0;
-        let align = 1;
-        for (const field of t.fields) {
-          const layout = this.byteLayout(field);
-          const fieldAlign = t.packed ? 1 : layout.align;
-          size = Math.ceil(size / fieldAlign) * fieldAlign + layout.size;
-          align = Math.max(align, fieldAlign);
-        }
-        return { size: Math.ceil(size / align) * align, align };
-      }
-      case 'array':
-      case 'vector': {
-        const element = this.byteLayout(t.element);
-        return { size: element.size * t.length, align: element.align };
-      }
-      default:
-        return { size: 1, align: 1 };
-    }
-  }
-
-  /** The flattened field holding byte `byte` of a value of `type`, or undefined past its end. */
-  fieldAtByte(type: IrType, byte: number): number | undefined {
-    const t = this.resolve(type);
-    if (t.kind === 'struct') {
-      let offset = 0;
-      let flat = 0;
-      for (const field of t.fields) {
-        const layout = this.byteLayout(field);
-        if (!t.packed) offset = Math.ceil(offset / layout.align) * layout.align;
-        if (byte < offset + layout.size) {
-          const inner = this.fieldAtByte(field, byte - offset);
-          return inner === undefined ? undefined : flat + inner;
-        }
-        offset += layout.size;
-        flat += this.flatSize(field);
-      }
-      return undefined;
-    }
-    if (t.kind === 'array' || t.kind === 'vector') {
-      const size = this.byteLayout(t.element).size;
-      return size === 0 ? 0 : this.fieldAtByte(t.element, byte % size);
-    }
-    return 0;
-  }
-
   /** The pointee type a pointer value is known to have (an alloca, a global, a struct GEP). */
   staticPointee(value: IrValue): IrType | undefined {
     if (value.kind === 'local') return this.pointeeTypes.get(value.name);
     if (value.kind === 'global') return this.globalTypes.get(value.name);
     if (value.kind === 'cast') return this.staticPointee(value.operand.value);
-    if (value.kind === 'gep') return this.indexedType(value.sourceType, value.indices);
+    if (value.kind === 'gep') return this.layout.indexedType(value.sourceType, value.indices);
     return undefined;
   }
 
@@ -369,16 +257,86 @@ class Extractor {
       return;
     }
     if (index.kind === 'int') {
-      const pointee = this.staticPointee(baseValue);
-      const field = pointee === undefined ? undefined : this.fieldAtByte(pointee, index.value);
-      if (field !== undefined && pointee !== undefined && this.resolve(pointee).kind === 'struct') {
-        if (field === 0) b.copy(result, base);
-        else b.offset(result, base, field);
+      const fields = this.fieldsAtByte(baseValue, index.value);
+      if (fields !== undefined) {
+        for (const field of fields) this.offsetInto(result, base, field);
         return;
       }
     }
-    b.copy(result, base);
-    for (let k = 1; k < this.largest; k++) b.offset(result, base, k);
+    this.anywhereFrom(result, base);
+  }
+
+  /** `result = base + field` (a copy for field 0). */
+  offsetInto(result: number, base: number, field: number): void {
+    if (field === 0) this.b.copy(result, base);
+    else this.b.offset(result, base, field);
+  }
+
+  /**
+   * The fields byte `byte` of what `value` points to may be, when its type is known to be a
+   * struct: a global in each layout it is read through, a vtable's slot, an `alloca` or a field.
+   */
+  fieldsAtByte(value: IrValue, byte: number): number[] | undefined {
+    const global = globalName(value);
+    if (global !== undefined && this.globalLayouts.has(global)) {
+      const { views } = this.globalLayouts.get(global) as GlobalLayout;
+      if (views.length === 0) return [Math.floor(byte / 8)];
+      if (!views.every((view) => this.layout.resolve(view).kind === 'struct')) return undefined;
+      const fields = views.map((view) => this.layout.fieldAtByte(view, byte));
+      return fields.includes(undefined) ? undefined : [...new Set(fields as number[])];
+    }
+    const pointee = this.staticPointee(value);
+    if (pointee === undefined || this.layout.resolve(pointee).kind !== 'struct') return undefined;
+    const field = this.layout.fieldAtByte(pointee, byte);
+    return field === undefined ? undefined : [field];
+  }
+
+  /**
+   * The fields a `getelementptr` (not over bytes) may reach from its base's field, and whether it
+   * may leave the object backwards. The indices after the first select a field (arrays collapsed).
+   * The first steps over whole elements: none for 0, or when the base points into an array (its
+   * elements are one location); for a constant k it may stay (an array) or move k elements on
+   * (a struct's fields or a vtable's slots read as an array); for a variable it may move any
+   * number of elements on. A vtable's slots are one field each, by byte offset.
+   */
+  gepOffsets(
+    sourceType: IrType,
+    indices: readonly IrTypedValue[],
+    base: IrValue,
+  ): { offsets: number[]; backwards: boolean } {
+    const global = globalName(base);
+    if (global !== undefined && isVtable(global)) {
+      const byte = this.layout.byteOffsetOf(sourceType, indices);
+      if (byte !== undefined && byte >= 0) return { offsets: [Math.floor(byte / 8)], backwards: false };
+    }
+    const field = this.layout.fieldOffset(sourceType, indices);
+    const first = indices[0]?.value;
+    if (first === undefined || (first.kind === 'int' && first.value === 0) || this.pointsIntoArray(base))
+      return { offsets: [field], backwards: false };
+    const stride = this.layout.flatSize(sourceType);
+    if (first.kind === 'int')
+      return first.value > 0
+        ? { offsets: [field, field + first.value * stride], backwards: false }
+        : { offsets: [field], backwards: true };
+    const offsets: number[] = [];
+    for (let k = field; k < this.largest; k += stride) offsets.push(k);
+    return { offsets, backwards: false };
+  }
+
+  /** Whether a pointer is known to point to an array element (so whole-element steps stay in the array). */
+  pointsIntoArray(value: IrValue): boolean {
+    if (value.kind === 'local') {
+      if (this.arrayElements.has(value.name)) return true;
+      const pointee = this.pointeeTypes.get(value.name);
+      return pointee !== undefined && this.layout.resolve(pointee).kind === 'array';
+    }
+    if (value.kind === 'global') {
+      const type = this.globalTypes.get(value.name);
+      return type !== undefined && this.layout.resolve(type).kind === 'array';
+    }
+    if (value.kind === 'cast') return this.pointsIntoArray(value.operand.value);
+    if (value.kind === 'gep') return this.layout.endsInArray(value.sourceType, value.indices);
+    return false;
   }
 
   // ── values ─────────────────────────────────────────────────────────────────────────────────
@@ -442,18 +400,22 @@ class Extractor {
       case 'gep': {
         const base = this.nodeOf(value.base);
         if (base === undefined) return undefined;
-        return this.shifted(base, this.fieldOffset(value.sourceType, value.indices));
+        const source = this.layout.resolve(value.sourceType);
+        if (source.kind === 'int' && source.bits === 8 && value.indices.length === 1) {
+          const node = this.b.variable();
+          this.byteOffset(node, base, value.base.value, (value.indices[0] as IrTypedValue).value);
+          return node;
+        }
+        const { offsets, backwards } = this.gepOffsets(value.sourceType, value.indices, value.base.value);
+        if (offsets.length === 1 && offsets[0] === 0 && !backwards) return base;
+        const node = this.b.variable();
+        for (const offset of offsets) this.offsetInto(node, base, offset);
+        if (backwards) this.b.copy(node, this.unknownAddress);
+        return node;
       }
       case 'cast':
         return this.castNode(value.op, value.operand);
     }
-  }
-
-  shifted(base: number, offset: number): number {
-    if (offset === 0) return base;
-    const node = this.b.variable();
-    this.b.offset(node, base, offset);
-    return node;
   }
 
   castNode(op: string, operand: IrTypedValue): number | undefined {
@@ -467,20 +429,25 @@ class Extractor {
     return node;
   }
 
-  /** Global initializers: each pointer in the constant goes into the field it initializes. */
-  initialize(base: number, initializer: IrTypedValue): void {
-    const t = this.resolve(initializer.type);
-    const value = initializer.value;
-    if (value.kind === 'aggregate' && (t.kind === 'struct' || t.kind === 'array' || t.kind === 'vector')) {
-      let offset = 0;
-      for (const element of value.elements) {
-        this.initialize(base + offset, element);
-        if (t.kind === 'struct') offset += this.flatSize(element.type);
+  /**
+   * A global's initializer: each pointer of the constant goes into the field at its byte offset,
+   * in every layout the global may be read through (see {@link TypeLayout.readingViews}); a
+   * vtable's slots are one field each.
+   */
+  initialize(name: string, base: number): void {
+    const { leaves, views, fields } = this.globalLayouts.get(name) as GlobalLayout;
+    for (const leaf of leaves) {
+      const node = this.valueNode(leaf.value);
+      if (node === undefined) continue;
+      const targets = new Set<number>();
+      if (views.length === 0) targets.add(Math.floor(leaf.byte / 8));
+      for (const view of views) {
+        const unit = this.layout.byteLayout(view).size;
+        const field = this.layout.fieldAtByte(view, unit > 0 ? leaf.byte % unit : leaf.byte);
+        if (field !== undefined) targets.add(field);
       }
-      return;
+      for (const field of targets) if (field < fields) this.b.copy(base + field, node);
     }
-    const node = this.valueNode(value);
-    if (node !== undefined) this.b.copy(base, node);
   }
 
   // ── instructions ───────────────────────────────────────────────────────────────────────────
@@ -489,6 +456,7 @@ class Extractor {
     this.current = f;
     this.locals = new Map();
     this.pointeeTypes.clear();
+    this.arrayElements.clear();
     const object = this.functionObjects.get(f.name) as number;
     for (const i of f.instructions)
       if ('result' in i && i.result !== undefined) this.allLocals.add(`${i.result} in ${f.name}`);
@@ -513,26 +481,27 @@ class Extractor {
     switch (i.op) {
       case 'alloca': {
         this.pointeeTypes.set(i.result, i.allocated);
-        const base = b.object(`${i.result} in ${f.name}`, { fields: this.flatSize(i.allocated) });
+        const base = b.object(`${i.result} in ${f.name}`, { fields: this.layout.flatSize(i.allocated) });
         this.objectNames.set(base, `${i.result} in ${f.name}`);
         b.addressOf(this.localNode(i.result), base);
         return;
       }
       case 'load': {
-        if (!this.carriesPointer(i.type)) return;
+        if (!this.layout.carriesPointer(i.type)) return;
         const pointer = this.nodeOf(i.pointer);
         if (pointer === undefined) return;
         const result = this.localNode(i.result);
-        const fields = this.resolve(i.type).kind === 'ptr' ? 1 : this.flatSize(i.type);
+        const fields = this.layout.resolve(i.type).kind === 'ptr' ? 1 : this.layout.flatSize(i.type);
         for (let k = 0; k < fields; k++) b.load(result, pointer, k);
         return;
       }
       case 'store': {
-        if (!this.carriesPointer(i.value.type)) return;
+        if (!this.layout.carriesPointer(i.value.type)) return;
         const pointer = this.nodeOf(i.pointer);
         const value = this.nodeOf(i.value);
         if (pointer === undefined || value === undefined) return;
-        const fields = this.resolve(i.value.type).kind === 'ptr' ? 1 : this.flatSize(i.value.type);
+        const fields =
+          this.layout.resolve(i.value.type).kind === 'ptr' ? 1 : this.layout.flatSize(i.value.type);
         for (let k = 0; k < fields; k++) b.store(pointer, value, k);
         return;
       }
@@ -540,25 +509,26 @@ class Extractor {
         const base = this.nodeOf(i.base);
         if (base === undefined) return;
         const result = this.localNode(i.result);
-        const source = this.resolve(i.sourceType);
+        const source = this.layout.resolve(i.sourceType);
         if (source.kind === 'int' && source.bits === 8 && i.indices.length === 1) {
           this.byteOffset(result, base, i.base.value, (i.indices[0] as IrTypedValue).value);
           return;
         }
-        const offset = this.fieldOffset(i.sourceType, i.indices);
-        const pointee = this.indexedType(i.sourceType, i.indices);
+        const { offsets, backwards } = this.gepOffsets(i.sourceType, i.indices, i.base.value);
+        for (const offset of offsets) this.offsetInto(result, base, offset);
+        if (backwards) b.copy(result, this.unknownAddress);
+        const pointee = this.layout.indexedType(i.sourceType, i.indices);
         if (pointee !== undefined) this.pointeeTypes.set(i.result, pointee);
-        if (offset === 0) b.copy(result, base);
-        else b.offset(result, base, offset);
+        if (this.layout.endsInArray(i.sourceType, i.indices)) this.arrayElements.add(i.result);
         return;
       }
       case 'cast': {
         const node = this.castNode(i.name, i.operand);
-        if (node !== undefined && this.carriesPointer(i.to)) b.copy(this.localNode(i.result), node);
+        if (node !== undefined && this.layout.carriesPointer(i.to)) b.copy(this.localNode(i.result), node);
         return;
       }
       case 'phi': {
-        if (!this.carriesPointer(i.type)) return;
+        if (!this.layout.carriesPointer(i.type)) return;
         const result = this.localNode(i.result);
         for (const incoming of i.incoming) {
           const node = this.valueNode(incoming);
@@ -567,7 +537,7 @@ class Extractor {
         return;
       }
       case 'select': {
-        if (!this.carriesPointer(i.type)) return;
+        if (!this.layout.carriesPointer(i.type)) return;
         const result = this.localNode(i.result);
         for (const choice of i.choices) {
           const node = this.nodeOf(choice);
@@ -576,7 +546,7 @@ class Extractor {
         return;
       }
       case 'ret': {
-        if (i.value === undefined || !this.carriesPointer(i.value.type)) return;
+        if (i.value === undefined || !this.layout.carriesPointer(i.value.type)) return;
         const node = this.nodeOf(i.value);
         if (node !== undefined) b.copy(object + RETURN_FIELD, node);
         return;
@@ -593,7 +563,7 @@ class Extractor {
       }
       case 'va_arg': {
         const list = this.nodeOf(i.list);
-        if (list === undefined || !this.carriesPointer(i.type)) return;
+        if (list === undefined || !this.layout.carriesPointer(i.type)) return;
         const area = b.variable();
         b.load(area, list);
         b.load(this.localNode(i.result), area);
@@ -601,7 +571,7 @@ class Extractor {
       }
       case 'atomic': {
         const pointer = this.nodeOf(i.pointer);
-        if (pointer === undefined || !this.carriesPointer(i.type)) return;
+        if (pointer === undefined || !this.layout.carriesPointer(i.type)) return;
         b.load(this.localNode(i.result), pointer);
         const stored = this.nodeOf(i.stored);
         if (stored !== undefined) b.store(pointer, stored);
@@ -619,9 +589,11 @@ class Extractor {
 
   readCall(f: IrFunction, i: IrInstruction & { op: 'call' }): void {
     const { b } = this;
-    const args = i.args.map((a) => (this.carriesPointer(a.type) ? this.nodeOf(a) : undefined));
+    const args = i.args.map((a) => (this.layout.carriesPointer(a.type) ? this.nodeOf(a) : undefined));
     const result =
-      i.result !== undefined && this.carriesPointer(i.resultType) ? this.localNode(i.result) : undefined;
+      i.result !== undefined && this.layout.carriesPointer(i.resultType)
+        ? this.localNode(i.result)
+        : undefined;
     const calleeName = directCallee(i.callee);
     if (calleeName !== undefined && aliasCheckKind(stripSigil(calleeName)) !== undefined) {
       // A check is a question to the analysis, not a call of the program, whether the suite
@@ -906,6 +878,13 @@ class Extractor {
       this.b.store(dst, temporary, k);
     }
   }
+}
+
+/** The global a pointer constant is the address of (through casts), if it is one. */
+function globalName(value: IrValue): string | undefined {
+  if (value.kind === 'global') return value.name;
+  if (value.kind === 'cast') return globalName(value.operand.value);
+  return undefined;
 }
 
 function stripSigil(name: string): string {

@@ -109,6 +109,28 @@ export const STORES_FIRST_INTO_SECOND = new Set([
 ]);
 /** Library functions with no effect on pointers. */
 export const NO_POINTER_EFFECT = new Set([
+  // The C++ runtime: operator delete, exceptions' bookkeeping, static-local guards.
+  '_ZdlPv',
+  '_ZdaPv',
+  '_ZdlPvm',
+  '_ZdaPvm',
+  '_ZdlPvSt11align_val_t',
+  '_ZdaPvSt11align_val_t',
+  '_ZdlPvmSt11align_val_t',
+  '_ZdaPvmSt11align_val_t',
+  '__cxa_free_exception',
+  '__cxa_end_catch',
+  '__cxa_rethrow',
+  '__cxa_pure_virtual',
+  '__cxa_deleted_virtual',
+  '__cxa_guard_acquire',
+  '__cxa_guard_release',
+  '__cxa_guard_abort',
+  '__cxa_bad_cast',
+  '__cxa_bad_typeid',
+  '__clang_call_terminate',
+  '_ZSt9terminatev',
+  '__gxx_personality_v0',
   'free',
   'printf',
   'fprintf',
