@@ -268,6 +268,7 @@ class Extractor {
 
   /** `result = base + field` (a copy for field 0). */
   offsetInto(result: number, base: number, field: number): void {
+    if (field >= this.largest) return; // past every object that data lives in
     if (field === 0) this.b.copy(result, base);
     else this.b.offset(result, base, field);
   }
