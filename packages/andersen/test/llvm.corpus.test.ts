@@ -1,5 +1,5 @@
-import { availableParallelism } from 'node:os';
 import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import { beforeAll, describe, expect, it } from 'vitest';

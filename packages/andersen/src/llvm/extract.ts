@@ -137,6 +137,8 @@ class Extractor {
   indirectCalls = 0;
   /** What `strtok` keeps between calls. */
   strtokState = 0;
+  /** Every exception object the module throws. */
+  thrown = 0;
   /** Whether the module has a class with several or virtual bases (a `__vmi_class_type_info`). */
   multipleInheritance = false;
   /** Pointee types of this function's pointers where the IR shows them (allocas, struct GEPs). */
@@ -175,6 +177,7 @@ class Extractor {
     this.objectNames.set(this.unknown, '<unknown>');
     this.unknownAddress = b.variable('&<unknown>');
     this.strtokState = b.variable('<strtok>');
+    this.thrown = b.variable('<thrown>');
     this.multipleInheritance = module.globals.some((g) => g.name.includes('__vmi_class_type_info'));
     b.addressOf(this.unknownAddress, this.unknown);
     // The unknown object may hold anything, itself included: every field points to it.
@@ -582,8 +585,11 @@ class Extractor {
         this.readCall(f, i);
         return;
       case 'other':
-        if (i.result !== undefined && i.type !== undefined)
-          b.copy(this.localNode(i.result), this.unknownAddress);
+        if (i.result === undefined || i.type === undefined) return;
+        b.copy(this.localNode(i.result), this.unknownAddress);
+        // A landing pad receives what any `throw` of the module threw (and, above, what
+        // unknown code threw).
+        if (i.name === 'landingpad') b.copy(this.localNode(i.result), this.thrown);
         return;
     }
   }
@@ -726,6 +732,14 @@ class Extractor {
       if (result !== undefined && args[0] !== undefined) b.load(result, args[0]);
       return;
     }
+    if (name === '__cxa_begin_catch' || name === '__cxa_get_exception_ptr') {
+      // The exception object, or for a handler of a pointer type the pointer thrown (in it).
+      if (result === undefined || args[0] === undefined) return;
+      b.copy(result, args[0]);
+      b.load(result, args[0]);
+      return;
+    }
+    if (name === '__cxa_throw' && args[0] !== undefined) b.copy(this.thrown, args[0]);
     if (name === 'sigaction') {
       this.copyFields(args[2], args[1]); // the old action receives the new one's handler
       return;
@@ -769,7 +783,8 @@ class Extractor {
     const { b } = this;
     const escaped = b.variable('<escaped>');
     b.load(escaped, this.unknownAddress);
-    for (let k = 0; k < this.largest; k++) {
+    const functionFields = Math.max(0, ...this.module.functions.map((f) => f.type.params.length + 3));
+    for (let k = 0; k < Math.max(this.largest, functionFields); k++) {
       b.load(this.unknown, escaped, k);
       b.store(escaped, this.unknownAddress, k);
     }

@@ -909,7 +909,6 @@ const NON_POINTER_OPS = new Set([
   'unreachable',
   'resume',
   'fence',
-  'landingpad',
   'catchpad',
   'cleanuppad',
   'catchswitch',

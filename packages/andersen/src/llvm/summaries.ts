@@ -364,8 +364,6 @@ export const RETURNS_ARGUMENT: ReadonlyMap<string, number> = new Map([
   ['gmtime_r', 1],
   ['ctime_r', 1],
   ['asctime_r', 1],
-  ['__cxa_begin_catch', 0],
-  ['__cxa_get_exception_ptr', 0],
   ['memccpy', 0],
   ['mempcpy', 0],
   ['wmemcpy', 0],

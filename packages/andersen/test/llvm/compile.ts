@@ -64,7 +64,13 @@ export const CLANG_FLAGS: readonly string[] = [
 export const OPT_FLAGS: readonly string[] = ['-S', '-passes=mem2reg'];
 
 /** clang flags of the `O2` level. */
-export const CLANG_O2_FLAGS: readonly string[] = ['-S', '-emit-llvm', '-O2', '-fno-discard-value-names', '-g'];
+export const CLANG_O2_FLAGS: readonly string[] = [
+  '-S',
+  '-emit-llvm',
+  '-O2',
+  '-fno-discard-value-names',
+  '-g',
+];
 
 let available: boolean | undefined;
 
