@@ -1,6 +1,7 @@
 import { type ConstraintBuilder, createConstraintBuilder } from '../model/builder';
 import type { ConstraintProgram } from '../model/program';
 import { type AliasCheckKind, aliasCheckKind } from './alias-checks';
+import { findStructors, type Structor } from './cxx';
 import type { IrFunction, IrInstruction, IrModule, IrType, IrTypedValue, IrValue } from './ir';
 import { type ConstantLeaf, isVtable, TypeLayout } from './layout';
 import {
@@ -139,6 +140,16 @@ class Extractor {
   strtokState = 0;
   /** Every exception object the module throws. */
   thrown = 0;
+  /** The module's simple constructors and destructors (see {@link Structor}). */
+  structors = new Map<string, Structor>();
+  /** Calls of those constructors: the caller, what it passes as `this`, at which byte of its own `this`. */
+  readonly constructorCalls = new Map<
+    string,
+    { caller: string; self: number | undefined; byte: number | undefined; field: number | undefined }[]
+  >();
+  /** `<constructor> <byte>` → the objects whose vtable pointer there the constructor sets for good. */
+  readonly finalVtables = new Map<string, number>();
+  readonly finalVtablesPending: [string, number, number][] = [];
   /** Whether the module has a class with several or virtual bases (a `__vmi_class_type_info`). */
   multipleInheritance = false;
   /** Pointee types of this function's pointers where the IR shows them (allocas, struct GEPs). */
@@ -206,8 +217,15 @@ class Extractor {
     for (const g of module.globals) {
       if (g.aliasee === undefined) this.initialize(g.name, this.globalObjects.get(g.name) as number);
     }
+    this.structors = findStructors(module, this.layout, (name) => {
+      const plain = stripSigil(name);
+      return (
+        NO_POINTER_EFFECT.has(plain) || this.allocators.has(plain) || aliasCheckKind(plain) !== undefined
+      );
+    });
     for (const f of module.functions) if (!f.isDeclaration) this.readFunction(f);
     this.current = undefined;
+    this.finalVtableObjects();
     this.escapedObjects();
     return {
       program: b.build(),
@@ -501,7 +519,8 @@ class Extractor {
       }
       case 'store': {
         if (!this.layout.carriesPointer(i.value.type)) return;
-        const pointer = this.nodeOf(i.pointer);
+        const vptrByte = this.structors.get(f.name)?.vptrStores.get(i);
+        const pointer = vptrByte === undefined ? this.nodeOf(i.pointer) : this.vptrTarget(f.name, vptrByte);
         const value = this.nodeOf(i.value);
         if (pointer === undefined || value === undefined) return;
         const fields =
@@ -639,6 +658,16 @@ class Extractor {
       return;
     }
     const callee = this.functionsByName.get(calleeName);
+    if (this.structors.get(calleeName)?.kind === 'ctor') {
+      const caller = this.structors.get(f.name);
+      const self = i.args[0]?.value;
+      const own = caller?.kind === 'ctor' && self?.kind === 'local';
+      const byte = own ? caller.thisBytes.get(self.name) : undefined;
+      const field = own ? caller.thisFields.get(self.name) : undefined;
+      const calls = this.constructorCalls.get(calleeName) ?? [];
+      calls.push({ caller: f.name, self: args[0], byte, field });
+      this.constructorCalls.set(calleeName, calls);
+    }
     if (callee !== undefined && !callee.isDeclaration) {
       const object = this.functionObjects.get(calleeName) as number;
       const params = callee.type.params.length;
@@ -770,6 +799,58 @@ class Extractor {
       if (arg === undefined) continue;
       b.copy(this.unknown, arg);
       b.store(arg, this.unknownAddress);
+    }
+  }
+
+  /**
+   * Where a simple structor's store of a vtable address into `this + byte` goes (see
+   * {@link Structor}): a destructor's nowhere; a constructor's into the objects whose vtable
+   * pointer at that byte no calling constructor overwrites, {@link finalVtableObjects}.
+   */
+  vptrTarget(structor: string, byte: number): number | undefined {
+    if (this.structors.get(structor)?.kind !== 'ctor') return undefined;
+    const target = this.finalVtableNode(structor, byte);
+    if (byte === 0) return target;
+    const shifted = this.b.variable();
+    this.anywhereFrom(shifted, target);
+    return shifted;
+  }
+
+  finalVtableNode(structor: string, byte: number): number {
+    const key = `${structor} ${byte}`;
+    let node = this.finalVtables.get(key);
+    if (node === undefined) {
+      node = this.b.variable(`<${structor} final at byte ${byte}>`);
+      this.finalVtables.set(key, node);
+      this.finalVtablesPending.push([structor, byte, node]);
+    }
+    return node;
+  }
+
+  /**
+   * The objects whose vtable pointer at `this + byte` of a constructor is final: what every call
+   * passes as `this`, except a constructor calling it on its own `this + k` when that
+   * constructor stores its own vtable at `k + byte` (then whose it is depends on that
+   * constructor's callers, recursively).
+   */
+  finalVtableObjects(): void {
+    for (
+      let next = this.finalVtablesPending.pop();
+      next !== undefined;
+      next = this.finalVtablesPending.pop()
+    ) {
+      const [structor, byte, node] = next;
+      for (const call of this.constructorCalls.get(structor) ?? []) {
+        if (call.byte === undefined) {
+          if (call.self !== undefined) this.b.copy(node, call.self);
+          continue;
+        }
+        const caller = this.structors.get(call.caller) as Structor;
+        if (caller.vptrBytes.has(call.byte + byte)) continue;
+        const outer = this.finalVtableNode(call.caller, call.byte + byte);
+        if (call.field !== undefined) this.offsetInto(node, outer, call.field);
+        else this.anywhereFrom(node, outer);
+      }
     }
   }
 
