@@ -105,6 +105,83 @@ describe('gpumorph andersen ll', () => {
     expect([report.result.checks, report.ok, json.code]).toEqual([[], false, 1]);
   });
 
+  it('links several modules by symbol: call graph (DOT, JSON) and alias queries across files', async () => {
+    const main = join(dir, 'main.ll');
+    const util = join(dir, 'util.ll');
+    await writeFile(
+      main,
+      `@x = dso_local global i32 0
+declare ptr @get(ptr)
+define internal ptr @local(ptr %p) {
+  ret ptr %p
+}
+define dso_local i32 @main() {
+  %r = call ptr @get(ptr @x)
+  %s = call ptr @local(ptr %r)
+  ret i32 0
+}
+`,
+    );
+    await writeFile(
+      util,
+      `@y = dso_local global i32 0
+define internal ptr @local(ptr %p) {
+  ret ptr @y
+}
+define dso_local ptr @get(ptr %p) {
+  %q = call ptr @local(ptr %p)
+  ret ptr %p
+}
+`,
+    );
+    const dot = await runCliCaptured([
+      'andersen',
+      'll',
+      main,
+      util,
+      '--call-graph',
+      'dot',
+      '--engine',
+      'cpu',
+    ]);
+    expect(dot.code).toBe(0);
+    expect(dot.stdout).toContain('"@main" -> "@get";');
+    expect(dot.stdout).toContain('"@main" -> "@local";');
+    expect(dot.stdout).toMatch(/"@get" -> "@\\"local<.*util\.ll>\\"";/);
+    const json = await runCliCaptured([
+      'andersen',
+      'll',
+      main,
+      util,
+      '--json',
+      '--engine',
+      'cpu',
+      '--alias',
+      '%s in @main,@x',
+      '--alias',
+      '%s in @main,@y',
+    ]);
+    const report = JSON.parse(json.stdout) as AndersenLlReport;
+    expect(report.input.files).toEqual([main, util]);
+    expect(report.result.queries?.map((q) => [q.result, q.aPointsTo])).toEqual([
+      ['may', ['@x']],
+      ['no', ['@x']],
+    ]);
+    const bad = await runCliCaptured(['andersen', 'll', main, util, '--alias', '%nope in @main,@x']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("no value named '%nope in @main'");
+  });
+
+  it('rejects two modules that define one external symbol, with the position', async () => {
+    const a = join(dir, 'dup-a.ll');
+    const b = join(dir, 'dup-b.ll');
+    await writeFile(a, 'define i32 @f() {\n  ret i32 0\n}\n');
+    await writeFile(b, '\ndefine i32 @f() {\n  ret i32 1\n}\n');
+    const run = await runCliCaptured(['andersen', 'll', a, b]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`${b}:2:1: @f is defined here and in ${a}:1`);
+  });
+
   it('reports malformed IR with file:line:column and no stack trace', async () => {
     const file = join(dir, 'bad.ll');
     await writeFile(file, 'define i32 @main() {\nentry:\n  %x = load ptr, ptr @g ?\n}\n');

@@ -3,6 +3,7 @@ import { type SolveAndersenOptions, solveAndersen } from '../solve';
 import { type AliasCheckKind, aliasCheckPasses } from './alias-checks';
 import { UnknownValueError } from './errors';
 import { type CallSite, type ExtractedModule, type ExtractOptions, extractConstraints } from './extract';
+import { linkModules } from './link';
 import { parseLlvmModule } from './parser';
 
 /** Options of {@link analyzeModule}. */
@@ -192,6 +193,36 @@ export async function analyzeModule(
   options: AnalyzeModuleOptions = {},
 ): Promise<ModuleAnalysis> {
   const module = parseLlvmModule(text, options.file ?? '<input>');
+  const extracted = extractConstraints(module, options);
+  const result = await solveAndersen(extracted.program, options);
+  return new ModuleAnalysis(extracted, result);
+}
+
+/** One module of a whole program: its file name (for messages) and its text. */
+export interface ModuleSource {
+  readonly file: string;
+  readonly text: string;
+}
+
+/**
+ * Parses several modules, links them by symbol ({@link linkModules}) and analyzes the whole
+ * program: what `gpumorph andersen ll a.ll b.ll …` does.
+ *
+ * @throws {@link LlvmParseError} for IR it cannot read, or two definitions of one symbol.
+ * @example
+ * ```ts
+ * const analysis = await analyzeModules([
+ *   { file: 'main.ll', text: readFileSync('main.ll', 'utf8') },
+ *   { file: 'util.ll', text: readFileSync('util.ll', 'utf8') },
+ * ]);
+ * analysis.callGraph().get('@main'); // ['@helper'] (defined in util.ll)
+ * ```
+ */
+export async function analyzeModules(
+  sources: readonly ModuleSource[],
+  options: Omit<AnalyzeModuleOptions, 'file'> = {},
+): Promise<ModuleAnalysis> {
+  const module = linkModules(sources.map((source) => parseLlvmModule(source.text, source.file)));
   const extracted = extractConstraints(module, options);
   const result = await solveAndersen(extracted.program, options);
   return new ModuleAnalysis(extracted, result);

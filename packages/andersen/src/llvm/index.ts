@@ -9,7 +9,9 @@ export {
   type AliasReport,
   type AnalyzeModuleOptions,
   analyzeModule,
+  analyzeModules,
   ModuleAnalysis,
+  type ModuleSource,
   UNKNOWN_OBJECT,
 } from './analyze';
 export { LlvmParseError, UnknownValueError } from './errors';
@@ -20,5 +22,15 @@ export {
   type ExtractOptions,
   extractConstraints,
 } from './extract';
-export type { IrFunction, IrGlobal, IrInstruction, IrModule, IrType, IrTypedValue, IrValue } from './ir';
+export type {
+  IrFunction,
+  IrGlobal,
+  IrInstruction,
+  IrLinkage,
+  IrModule,
+  IrType,
+  IrTypedValue,
+  IrValue,
+} from './ir';
+export { linkModules } from './link';
 export { parseLlvmModule } from './parser';

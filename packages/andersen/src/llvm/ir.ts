@@ -132,7 +132,15 @@ export interface IrFunction {
   readonly isDeclaration: boolean;
   readonly instructions: readonly IrInstruction[];
   readonly line: number;
+  /** How the name links across modules (see {@link IrLinkage}); `external` when none is written. */
+  readonly linkage?: IrLinkage | undefined;
 }
+
+/**
+ * How a symbol links: `local` (internal, private: one per module), `discardable` (linkonce,
+ * weak, common, available_externally: copies of one definition, any may be kept) or `external`.
+ */
+export type IrLinkage = 'local' | 'discardable' | 'external';
 
 /** A global variable (or an alias of another global). */
 export interface IrGlobal {
@@ -143,6 +151,7 @@ export interface IrGlobal {
   /** `@a = alias T, ptr @b`: a name for another global's address. */
   readonly aliasee?: IrTypedValue | undefined;
   readonly line: number;
+  readonly linkage?: IrLinkage | undefined;
 }
 
 /** A parsed module. */

@@ -1,5 +1,14 @@
 import { LlvmParseError } from './errors';
-import type { IrFunction, IrGlobal, IrInstruction, IrModule, IrType, IrTypedValue, IrValue } from './ir';
+import type {
+  IrFunction,
+  IrGlobal,
+  IrInstruction,
+  IrLinkage,
+  IrModule,
+  IrType,
+  IrTypedValue,
+  IrValue,
+} from './ir';
 import { type Token, TokenKind, tokenize } from './lexer';
 import {
   ATTRIBUTES_WITH_INTEGER,
@@ -434,8 +443,10 @@ class Parser {
   parseGlobal(): IrGlobal {
     const nameToken = this.next();
     this.expect('=');
+    let linkage: IrLinkage = 'external';
     while (this.peek().kind === TokenKind.Word && LINKAGE_AND_FLAGS.has(this.peek().text)) {
       const flag = this.next();
+      linkage = linkageOf(flag.text) ?? linkage;
       if ((flag.text === 'thread_local' || flag.text === 'addrspace') && this.is('(')) this.skipBalanced();
     }
     const kind = this.next();
@@ -451,6 +462,7 @@ class Parser {
         isConstant: true,
         aliasee,
         line: nameToken.line,
+        linkage,
       };
     }
     if (kind.text !== 'global' && kind.text !== 'constant') {
@@ -470,12 +482,15 @@ class Parser {
       initializer,
       isConstant: kind.text === 'constant',
       line: nameToken.line,
+      linkage,
     };
   }
 
   parseFunction(): IrFunction {
     const keyword = this.next();
     const isDeclaration = keyword.text === 'declare';
+    const afterKeyword = this.pos;
+    let linkage: IrLinkage = 'external';
     // The result type ends right before the function's name: try each start until one parses there.
     let nameAt = this.pos;
     while (nameAt < this.limit && (this.tokens[nameAt] as Token).kind !== TokenKind.Global) nameAt++;
@@ -491,6 +506,8 @@ class Parser {
       }
     }
     if (result === undefined) this.fail(`expected the function's result type`, keyword);
+    for (let at = afterKeyword; at < nameAt; at++)
+      linkage = linkageOf((this.tokens[at] as Token).text) ?? linkage;
     this.pos = nameAt;
     const name = this.next().text;
     this.expect('(');
@@ -511,7 +528,7 @@ class Parser {
     const type = { kind: 'function' as const, result, params, varargs };
     if (isDeclaration) {
       this.skipEntity(true);
-      return { name, type, paramNames, isDeclaration, instructions: [], line: keyword.line };
+      return { name, type, paramNames, isDeclaration, instructions: [], line: keyword.line, linkage };
     }
     // Function attributes, section, comdat, personality, !dbg: up to the body's brace.
     while (!this.is('{')) {
@@ -542,7 +559,7 @@ class Parser {
       if (!this.localDefinitions.has(use.text))
         this.fail(`use of undefined value ${use.text} in ${name}`, use);
     this.localUses = [];
-    return { name, type, paramNames, isDeclaration, instructions, line: keyword.line };
+    return { name, type, paramNames, isDeclaration, instructions, line: keyword.line, linkage };
   }
 
   /** One instruction: its tokens run to the first line change at bracket depth 0. */
@@ -786,4 +803,11 @@ class Parser {
 export function parseLlvmModule(text: string, file = '<input>'): IrModule {
   const parser = new Parser(tokenize(text, file), file);
   return parser.parseModule(text.length);
+}
+
+function linkageOf(word: string): IrLinkage | undefined {
+  if (word === 'internal' || word === 'private') return 'local';
+  if (/^(linkonce|linkonce_odr|weak|weak_odr|common|available_externally|extern_weak)$/.test(word))
+    return 'discardable';
+  return undefined;
 }
