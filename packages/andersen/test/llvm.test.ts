@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   aliasCheckKind,
   analyzeModule,
+  analyzeModules,
   LlvmParseError,
   parseLlvmModule,
   UnknownValueError,
@@ -376,5 +377,74 @@ declare void @MAYALIAS(ptr, ptr)
     expect(analysis.pointsTo('%any in @f')).toEqual(['%s in @f', '%s in @f+1', '%s in @f+2']);
     expect(analysis.pointsTo('%r in @f')).toEqual(['@x']);
     expect(analysis.pointsTo('%back in @f')).toContain('<unknown>');
+  });
+});
+
+describe('source variables and whole programs', () => {
+  it('reports points-to sets per source variable from debug records and dbg calls', async () => {
+    const text = `@x = global i32 0
+@y = global i32 0
+define i32 @main(i32 %c) !dbg !5 {
+entry:
+  %slot = alloca ptr
+    #dbg_declare(ptr %slot, !8, !DIExpression(), !9)
+  %p = select i1 true, ptr @x, ptr @y
+    #dbg_value(ptr %p, !7, !DIExpression(), !9)
+  store ptr @y, ptr %slot
+  call void @llvm.dbg.value(metadata ptr @x, metadata !10, metadata !DIExpression()), !dbg !9
+  call void @llvm.dbg.value(metadata i32 %c, metadata !11, metadata !DIExpression()), !dbg !9
+  ret i32 0
+}
+declare void @llvm.dbg.value(metadata, metadata, metadata)
+!5 = distinct !DISubprogram(name: "main", line: 3)
+!7 = !DILocalVariable(name: "p", scope: !5, line: 4, type: !12)
+!8 = !DILocalVariable(name: "q", scope: !5, line: 5, type: !12)
+!9 = !DILocation(line: 6, column: 3, scope: !5)
+!10 = !DILocalVariable(name: "r", scope: !5, line: 7, type: !12)
+!11 = !DILocalVariable(name: "c", arg: 1, scope: !5, line: 3, type: !12)
+`;
+    const analysis = await analyzeModule(text, { engine: 'cpu' });
+    expect(analysis.sourceVariables()).toEqual([
+      { function: '@main', name: 'q', line: 5, pointsTo: ['@y'] },
+      { function: '@main', name: 'p', line: 4, pointsTo: ['@x', '@y'] },
+      { function: '@main', name: 'r', line: 7, pointsTo: ['@x'] },
+    ]);
+  });
+
+  it('links modules: a definition over declarations, local names kept apart', async () => {
+    const a = `declare ptr @get()
+define internal ptr @helper() {
+  ret ptr @a
+}
+@a = global i32 0
+define ptr @main() {
+  %r = call ptr @get()
+  %h = call ptr @helper()
+  ret ptr %r
+}
+`;
+    const b = `@b = global i32 0
+define internal ptr @helper() {
+  ret ptr @b
+}
+define ptr @get() {
+  %h = call ptr @helper()
+  ret ptr %h
+}
+`;
+    const analysis = await analyzeModules([
+      { file: 'a.ll', text: a },
+      { file: 'b.ll', text: b },
+    ]);
+    expect(analysis.pointsTo('%r in @main')).toEqual(['@b']);
+    expect(analysis.pointsTo('%h in @main')).toEqual(['@a']);
+    expect(analysis.callGraph().get('@get')).toEqual(['@"helper<b.ll>"']);
+    const twice = 'define i32 @f() {\n  ret i32 0\n}\n';
+    await expect(
+      analyzeModules([
+        { file: 'a.ll', text: twice },
+        { file: 'b.ll', text: twice },
+      ]),
+    ).rejects.toThrow('b.ll:1:1: @f is defined here and in a.ll:1');
   });
 });

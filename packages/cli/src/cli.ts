@@ -325,6 +325,7 @@ export function createProgram(
       'functions that return a fresh heap object per call site (beside malloc, calloc, …)',
     )
     .option('--print', 'print the points-to set of every pointer value (small modules)')
+    .option('--variables', 'print the points-to set of every source variable (debug info: compile with -g)')
     .option(
       '--alias <pair...>',
       "alias queries, each 'A,B' with A and B IR values ('%p in @main', '@g'): may-alias or no-alias and both points-to sets",
@@ -346,6 +347,7 @@ export function createProgram(
           print?: boolean;
           alias?: string[];
           callGraph?: 'dot' | 'json';
+          variables?: boolean;
         },
       ) => {
         setStatus(
@@ -353,6 +355,7 @@ export function createProgram(
             {
               files,
               aliases: options.alias,
+              variables: options.variables ?? false,
               callGraph: options.callGraph,
               engine: options.engine,
               json: options.json ?? false,

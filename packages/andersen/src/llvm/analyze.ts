@@ -160,6 +160,40 @@ export class ModuleAnalysis {
     return new Map([...graph].map(([caller, callees]) => [caller, [...callees].sort()]));
   }
 
+  /**
+   * Points-to sets of the source variables (debug info: compile with `-g`): for each function,
+   * variable name and declaration line, the locations the variable may point to, over every IR
+   * value it is bound to (SSA values after `mem2reg`, the contents of its `alloca` before).
+   * Variables that never hold a pointer are left out.
+   *
+   * @example
+   * ```ts
+   * analysis.sourceVariables(); // [{ function: '@main', name: 'p', line: 7, pointsTo: ['@x', '%y in @main'] }]
+   * ```
+   */
+  sourceVariables(): { function: string; name: string; line: number | undefined; pointsTo: string[] }[] {
+    const byVariable = new Map<
+      string,
+      { function: string; name: string; line: number | undefined; nodes: Set<number> }
+    >();
+    for (const v of this.extracted.sourceVariables) {
+      const key = `${v.function} ${v.name} ${v.line}`;
+      let entry = byVariable.get(key);
+      if (entry === undefined) {
+        entry = { function: v.function, name: v.name, line: v.line, nodes: new Set() };
+        byVariable.set(key, entry);
+      }
+      const values = v.indirect ? Array.from(this.result.pointsTo(v.node)) : [v.node];
+      for (const value of values) for (const o of this.result.pointsTo(value)) entry.nodes.add(o);
+    }
+    return [...byVariable.values()]
+      .filter((entry) => entry.nodes.size > 0)
+      .map(({ nodes, ...where }) => ({
+        ...where,
+        pointsTo: [...nodes].sort((a, b) => a - b).map((o) => this.locationName(o)),
+      }));
+  }
+
   /** Every aliasing-fact call of the module, answered and judged. */
   aliasReport(): AliasReport {
     const checks = this.extracted.checks.map((check): AliasCheckResult => {

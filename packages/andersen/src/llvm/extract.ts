@@ -44,6 +44,19 @@ export interface AliasCheckSite {
   readonly second: number | undefined;
 }
 
+/** A source variable from debug info (`llvm.dbg.value`, `llvm.dbg.declare`, `#dbg_…` records). */
+export interface SourceVariable {
+  /** The function, as in the IR (`@main`). */
+  readonly function: string;
+  readonly name: string;
+  /** The declaration's source line. */
+  readonly line: number | undefined;
+  /** The node of the IR value the variable is bound to. */
+  readonly node: number;
+  /** A `declare` binding: the node holds the variable's address, its value is what is stored there. */
+  readonly indirect: boolean;
+}
+
 /** Everything {@link extractConstraints} found: the constraint program and the maps back to IR names. */
 export interface ExtractedModule {
   readonly program: ConstraintProgram;
@@ -59,6 +72,8 @@ export interface ExtractedModule {
   readonly unknownObject: { readonly base: number; readonly size: number };
   readonly callSites: readonly CallSite[];
   readonly checks: readonly AliasCheckSite[];
+  /** Source variables bound to pointer-holding IR values (compile with `-g`). */
+  readonly sourceVariables: readonly SourceVariable[];
   /** Functions of the module, declared or defined, whose names are aliasing-fact checks (`@MAYALIAS`). */
   readonly checkFunctions: readonly string[];
   /** Counts for reports. */
@@ -102,6 +117,7 @@ class Extractor extends LibraryCalls {
   /** `<constructor> <byte>` → the objects whose vtable pointer there the constructor sets for good. */
   readonly finalVtables = new Map<string, number>();
   readonly finalVtablesPending: [string, number, number][] = [];
+  readonly sourceVariables: SourceVariable[] = [];
   run(): ExtractedModule {
     const { module, b } = this;
     for (const type of module.types.values())
@@ -172,6 +188,7 @@ class Extractor extends LibraryCalls {
       unknownObject: { base: this.unknown, size: this.largest },
       callSites: this.callSites,
       checks: this.checks,
+      sourceVariables: this.sourceVariables,
       checkFunctions: module.functions
         .map((f) => f.name)
         .filter((name) => aliasCheckKind(stripSigil(name)) !== undefined),
@@ -336,6 +353,10 @@ class Extractor extends LibraryCalls {
       this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
       return;
     }
+    if (calleeName === '@llvm.dbg.value' || calleeName === '@llvm.dbg.declare') {
+      this.readDebugBinding(f, i, calleeName === '@llvm.dbg.declare');
+      return;
+    }
     if (calleeName?.startsWith('@llvm.')) {
       this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
       return; // intrinsics are not calls of the program: no call site
@@ -387,6 +408,19 @@ class Extractor extends LibraryCalls {
       return;
     }
     this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
+  }
+
+  /** A debug binding of a source variable to an IR value (a pointer, or for `declare` its storage). */
+  readDebugBinding(f: IrFunction, i: IrInstruction & { op: 'call' }, indirect: boolean): void {
+    const bound = i.args[0]?.value;
+    const variable = i.args[1]?.value;
+    if (bound?.kind !== 'opaque' || variable?.kind !== 'opaque' || bound.wrapped === undefined) return;
+    const info = variable.id === undefined ? undefined : this.module.debugVariables?.get(variable.id);
+    if (info === undefined) return;
+    if (!indirect && !this.layout.carriesPointer(bound.wrapped.type)) return;
+    const node = this.nodeOf(bound.wrapped);
+    if (node === undefined) return;
+    this.sourceVariables.push({ function: f.name, name: info.name, line: info.line, node, indirect });
   }
 
   /**

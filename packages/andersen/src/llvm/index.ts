@@ -21,6 +21,7 @@ export {
   type ExtractedModule,
   type ExtractOptions,
   extractConstraints,
+  type SourceVariable,
 } from './extract';
 export type {
   IrFunction,

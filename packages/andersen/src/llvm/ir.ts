@@ -41,7 +41,17 @@ export type IrValue =
   /** bitcast, addrspacecast, and other casts that keep the pointer. */
   | { readonly kind: 'cast'; readonly op: string; readonly operand: IrTypedValue; readonly to: IrType }
   /** inline asm, blockaddress, dso_local_equivalent, no_cfi and the like. */
-  | { readonly kind: 'opaque'; readonly what: string };
+  /**
+   * What the analysis does not look into: inline assembly, block addresses, metadata. A metadata
+   * node keeps its id (`!12`), and a value wrapped as metadata (`metadata ptr %x`, the first
+   * operand of a debug record) keeps the value.
+   */
+  | {
+      readonly kind: 'opaque';
+      readonly what: string;
+      readonly id?: string | undefined;
+      readonly wrapped?: IrTypedValue | undefined;
+    };
 
 /** A value with its type. */
 export interface IrTypedValue {
@@ -162,6 +172,8 @@ export interface IrModule {
   readonly functions: readonly IrFunction[];
   /** `!N` → source line, from `!N = !DILocation(line: L, …)`. */
   readonly debugLines: ReadonlyMap<string, number>;
+  /** `!N` → a source variable, from `!N = !DILocalVariable(name: "p", …, line: L, …)`. */
+  readonly debugVariables?: ReadonlyMap<string, { readonly name: string; readonly line: number | undefined }>;
   /** Bytes of IR text. */
   readonly size: number;
 }

@@ -283,7 +283,7 @@ class Parser {
       case TokenKind.Metadata:
         this.next();
         if (this.is('(') || this.is('{')) this.skipBalanced();
-        return { kind: 'opaque', what: 'metadata' };
+        return { kind: 'opaque', what: 'metadata', id: token.text };
       case TokenKind.Punct:
         return this.parseAggregateConstant();
       case TokenKind.Word:
@@ -368,6 +368,8 @@ class Parser {
     const globals: IrGlobal[] = [];
     const functions: IrFunction[] = [];
     const debugLines = new Map<string, number>();
+    const debugVariables = new Map<string, { name: string; line: number | undefined }>();
+    const functionNames = new Map<string, IrFunction>();
     while (!this.atEnd()) {
       const token = this.peek();
       if (token.kind === TokenKind.Local && this.peek(1).text === '=' && this.peek(2).text === 'type') {
@@ -380,15 +382,16 @@ class Parser {
         continue;
       }
       if (token.kind === TokenKind.Metadata) {
-        this.readDebugLocation(debugLines);
+        this.readDebugLocation(debugLines, debugVariables);
         this.skipEntity();
         continue;
       }
       if (token.kind === TokenKind.Word && (token.text === 'define' || token.text === 'declare')) {
         const f = this.parseFunction();
-        const earlier = functions.find((g) => g.name === f.name);
+        const earlier = functionNames.get(f.name);
         if (earlier !== undefined && !earlier.isDeclaration && !f.isDeclaration)
           this.fail(`function ${f.name} is defined twice (first at line ${earlier.line})`, token);
+        if (earlier === undefined || earlier.isDeclaration) functionNames.set(f.name, f);
         functions.push(f);
         continue;
       }
@@ -402,7 +405,7 @@ class Parser {
       this.fail(`expected a global, a function, a type or metadata, found ${describe(token)}`);
     }
     this.checkModuleNames(types, globals, functions);
-    return { file: this.file, types, globals, functions, debugLines, size };
+    return { file: this.file, types, globals, functions, debugLines, debugVariables, size };
   }
 
   /** LLVM's own reader rejects a module that uses a type or a global it does not define: so do we. */
@@ -425,13 +428,32 @@ class Parser {
     }
   }
 
-  /** `!N = [distinct] !DILocation(line: L, …)` → debugLines[!N] = L. */
-  readDebugLocation(debugLines: Map<string, number>): void {
+  /**
+   * `!N = [distinct] !DILocation(line: L, …)` → debugLines[!N] = L;
+   * `!N = !DILocalVariable(name: "p", …, line: L, …)` → debugVariables[!N] = { name, line }.
+   */
+  readDebugLocation(
+    debugLines: Map<string, number>,
+    debugVariables: Map<string, { name: string; line: number | undefined }>,
+  ): void {
     const id = this.peek().text;
     let at = 1;
     if (this.peek(at).text !== '=') return;
     at++;
     if (this.peek(at).text === 'distinct') at++;
+    if (this.peek(at).text === '!DILocalVariable' && this.peek(at + 1).text === '(') {
+      let name: string | undefined;
+      let line: number | undefined;
+      for (let k = at + 2; this.pos + k < this.limit && this.peek(k).text !== ')'; k++) {
+        const field = this.peek(k);
+        const value = this.peek(k + 1);
+        if (field.kind !== TokenKind.Label) continue;
+        if (field.text === 'name' && value.kind === TokenKind.String) name = value.text;
+        if (field.text === 'line' && value.kind === TokenKind.Number) line = Number(value.text);
+      }
+      if (name !== undefined) debugVariables.set(id, { name, line });
+      return;
+    }
     if (this.peek(at).text !== '!DILocation' || this.peek(at + 1).text !== '(') return;
     const field = this.peek(at + 2);
     const value = this.peek(at + 3);
@@ -600,7 +622,7 @@ class Parser {
     if (opToken.kind !== TokenKind.Word)
       this.fail(`expected an instruction, found ${describe(opToken)}`, opToken);
     let op = opToken.text;
-    if (op.startsWith('#dbg_')) return undefined;
+    if (op.startsWith('#dbg_')) return this.parseDebugRecord(op, irLine);
     const dbg = this.findDebugAttachment();
     const at = { irLine, dbg };
     const need = (): string => result ?? this.fail(`'${op}' needs a result name`, opToken);
@@ -750,6 +772,31 @@ class Parser {
     return undefined;
   }
 
+  /**
+   * `#dbg_value(ptr %x, !12, !DIExpression(), !20)` and `#dbg_declare(…)` (LLVM 19+), read as the
+   * `llvm.dbg.value`/`llvm.dbg.declare` calls they replace; other records are skipped.
+   */
+  parseDebugRecord(op: string, irLine: number): IrInstruction | undefined {
+    if ((op !== '#dbg_value' && op !== '#dbg_declare') || !this.accept('(')) return undefined;
+    if (!isTypeStart(this.peek())) return undefined; // !DIArgList(…), metadata operands
+    const wrapped = this.parseTypedValue();
+    if (!this.accept(',') || this.peek().kind !== TokenKind.Metadata) return undefined;
+    const variable = this.next().text;
+    const metadata: IrType = { kind: 'metadata' };
+    return {
+      irLine,
+      dbg: undefined,
+      op: 'call',
+      result: undefined,
+      resultType: { kind: 'void' },
+      callee: { kind: 'global', name: op === '#dbg_value' ? '@llvm.dbg.value' : '@llvm.dbg.declare' },
+      args: [
+        { type: metadata, value: { kind: 'opaque', what: 'metadata', wrapped } },
+        { type: metadata, value: { kind: 'opaque', what: 'metadata', id: variable } },
+      ],
+    };
+  }
+
   parseCall(result: string | undefined): Omit<IrInstruction & { op: 'call' }, 'irLine' | 'dbg'> {
     for (;;) {
       const token = this.peek();
@@ -778,8 +825,8 @@ class Parser {
       this.skipAttributes();
       if (argType.kind === 'metadata' && isTypeStart(this.peek())) {
         // `metadata ptr %x` (llvm.dbg.declare before LLVM 19): a value wrapped as metadata.
-        this.parseTypedValue();
-        args.push({ type: argType, value: { kind: 'opaque', what: 'metadata' } });
+        const wrapped = this.parseTypedValue();
+        args.push({ type: argType, value: { kind: 'opaque', what: 'metadata', wrapped } });
       } else args.push({ type: argType, value: this.parseValue() });
       if (!this.is(')')) this.expect(',');
     }

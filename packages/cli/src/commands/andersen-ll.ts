@@ -24,6 +24,8 @@ export interface AndersenLlOptions {
   readonly files: readonly string[];
   /** Alias queries `A,B` of two IR values (`%p in @main`, `@g`). */
   readonly aliases?: readonly string[] | undefined;
+  /** Report the points-to set of every source variable (debug info). */
+  readonly variables?: boolean | undefined;
   /** Print only the call graph, as Graphviz DOT or JSON. */
   readonly callGraph?: 'dot' | 'json' | undefined;
   readonly engine: AndersenEngine;
@@ -57,6 +59,8 @@ export type AndersenLlReport = AnalysisReport<
     /** Caller → callees with indirect calls resolved. */
     readonly callGraph: Record<string, string[]>;
     readonly queries?: readonly AliasQueryResult[];
+    /** With `--variables`: each source variable's points-to set. */
+    readonly variables?: ReturnType<ModuleAnalysis['sourceVariables']>;
     readonly checkFunctions?: AliasReport['checkFunctions'];
     readonly checks?: AliasReport['checks'];
     readonly passed?: number;
@@ -114,6 +118,7 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
   const [addressOf, copy, load, store, offset] = countByKind(extracted.program.constraints);
   const aliasReport = options.aliasReport ? analysis.aliasReport() : undefined;
   const queries = options.aliases?.map((pair) => answerQuery(analysis, pair));
+  const variables = options.variables ? analysis.sourceVariables() : undefined;
   if (options.callGraph !== undefined) {
     const graph = analysis.callGraph();
     io.stdout.write(
@@ -139,6 +144,7 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
       pointsToEdges: result.pointsToEdges,
       callGraph: Object.fromEntries(analysis.callGraph()),
       ...(queries === undefined ? {} : { queries }),
+      ...(variables === undefined ? {} : { variables }),
       ...(aliasReport ?? {}),
     },
     // A report that checked nothing is not a pass.
@@ -154,6 +160,10 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
     );
     printCallGraph(analysis, io);
     if (options.print) printPointsTo(analysis, io);
+    for (const v of variables ?? []) {
+      const where = v.line === undefined ? '' : ` (line ${v.line})`;
+      io.stdout.write(`  ${v.function}: ${v.name}${where} → {${v.pointsTo.join(', ')}}\n`);
+    }
     for (const query of queries ?? []) {
       io.stdout.write(
         `${query.result}-alias: ${query.a} → {${query.aPointsTo.join(', ')}}, ${query.b} → {${query.bPointsTo.join(', ')}}\n`,
