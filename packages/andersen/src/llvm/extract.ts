@@ -146,9 +146,21 @@ class Extractor extends LibraryCalls {
     // The unknown object may hold anything, itself included: every field points to it.
     for (let k = 0; k < this.largest; k++) b.addressOf(this.unknown + k, this.unknown);
 
+    // An indirect call stores its k-th argument into field 2 + k of whatever it calls: a
+    // variadic function gets a field for each argument the widest indirect call passes, all
+    // copied into its one variadic field.
+    let widestIndirectCall = 0;
+    for (const f of module.functions)
+      for (const i of f.instructions)
+        if (i.op === 'call' && directCallee(i.callee) === undefined)
+          widestIndirectCall = Math.max(widestIndirectCall, i.args.length);
     for (const f of module.functions) {
       this.functionsByName.set(f.name, f);
-      const base = b.object(f.name, { fields: f.type.params.length + 3, function: true });
+      const params = f.type.params.length;
+      const extra = f.type.varargs ? Math.max(0, widestIndirectCall - params - 1) : 0;
+      const base = b.object(f.name, { fields: params + 3 + extra, function: true });
+      for (let k = 1; k <= extra; k++)
+        b.copy(base + FIRST_PARAM_FIELD + params, base + FIRST_PARAM_FIELD + params + k);
       this.functionObjects.set(f.name, base);
       this.objectNames.set(base, f.name);
     }
