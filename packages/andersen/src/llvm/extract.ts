@@ -181,6 +181,7 @@ class Extractor extends LibraryCalls {
     for (const g of module.globals) {
       if (g.aliasee === undefined) this.initialize(g.name, this.globalObjects.get(g.name) as number);
     }
+    for (const f of module.functions) if (f.isDeclaration) this.externalThroughPointer(f);
     this.structors = findStructors(module, this.layout, (name) => {
       const plain = stripSigil(name);
       return (
@@ -420,6 +421,29 @@ class Extractor extends LibraryCalls {
       return;
     }
     this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
+  }
+
+  /**
+   * A declared function called through a pointer: the call reads its return field and writes its
+   * parameter fields, which no body connects. One with no pointer effect stays so; an allocator
+   * returns one heap object for all such calls; any other acts as unknown code: what it is given
+   * escapes and it returns the unknown object.
+   */
+  externalThroughPointer(f: IrFunction): void {
+    const name = stripSigil(f.name);
+    if (name.startsWith('llvm.') || aliasCheckKind(name) !== undefined || NO_POINTER_EFFECT.has(name)) return;
+    const { b } = this;
+    const object = this.functionObjects.get(f.name) as number;
+    if (this.allocators.has(name)) {
+      const label = `${name} called through a pointer`;
+      const heap = b.object(label, { fields: this.largest });
+      this.objectNames.set(heap, label);
+      this.heapSites++;
+      b.addressOf(object + RETURN_FIELD, heap);
+      return;
+    }
+    b.addressOf(object + RETURN_FIELD, this.unknown);
+    for (let k = 0; k <= f.type.params.length; k++) b.copy(this.unknown, object + FIRST_PARAM_FIELD + k);
   }
 
   /** A debug binding of a source variable to an IR value (a pointer, or for `declare` its storage). */
