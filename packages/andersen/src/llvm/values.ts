@@ -13,7 +13,11 @@ export interface GlobalLayout {
   readonly fields: number;
 }
 
-/** Function object layout: field 0 the function, 1 its return value, then parameters, then one varargs slot. */
+/**
+ * Function object layout: field 0 the function, 1 its return value, then the parameters, then the
+ * variadic field (and, for a variadic function, one more per extra argument of the module's widest
+ * indirect call, each copied into the variadic field).
+ */
 export const RETURN_FIELD = 1;
 export const FIRST_PARAM_FIELD = 2;
 
