@@ -277,7 +277,7 @@ class Extractor extends LibraryCalls {
           return;
         }
         const { offsets, backwards } = this.gepOffsets(i.sourceType, i.indices, i.base.value);
-        for (const offset of offsets) this.offsetInto(result, base, offset);
+        this.offsetsInto(result, base, offsets);
         if (backwards) b.copy(result, this.unknownAddress);
         const pointee = this.layout.indexedType(i.sourceType, i.indices);
         if (pointee !== undefined) this.pointeeTypes.set(i.result, pointee);

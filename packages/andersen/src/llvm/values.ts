@@ -40,6 +40,8 @@ export abstract class ModuleValues {
   readonly globalLayouts = new Map<string, GlobalLayout>();
   readonly layout: TypeLayout;
   readonly addressNodes = new Map<number, number>();
+  /** `base first stride count` → a node holding `base + k` for those offsets ({@link offsetsInto}). */
+  readonly sharedOffsets = new Map<string, number>();
   readonly callSites: CallSite[] = [];
   readonly checks: AliasCheckSite[] = [];
   /** Largest flattened size of any type in the module: the field count of heap and unknown objects. */
@@ -250,7 +252,7 @@ export abstract class ModuleValues {
         const { offsets, backwards } = this.gepOffsets(value.sourceType, value.indices, value.base.value);
         if (offsets.length === 1 && offsets[0] === 0 && !backwards) return base;
         const node = this.b.variable();
-        for (const offset of offsets) this.offsetInto(node, base, offset);
+        this.offsetsInto(node, base, offsets);
         if (backwards) this.b.copy(node, this.unknownAddress);
         return node;
       }
@@ -309,8 +311,31 @@ export abstract class ModuleValues {
 
   /** `result = base + k` for every field k of the largest object: a pointer anywhere at or after `base`. */
   anywhereFrom(result: number, base: number): void {
-    this.b.copy(result, base);
-    for (let k = 1; k < this.largest; k++) this.b.offset(result, base, k);
+    this.offsetsInto(
+      result,
+      base,
+      Array.from({ length: this.largest }, (_, k) => k),
+    );
+  }
+
+  /**
+   * `result = base + k` for each of `offsets`. Many offsets from one base (an element step, a
+   * pointer anywhere into an object) are built once per base, offsets and module, and copied:
+   * the same sets with one constraint per further use instead of one per offset.
+   */
+  offsetsInto(result: number, base: number, offsets: readonly number[]): void {
+    if (offsets.length <= 2) {
+      for (const offset of offsets) this.offsetInto(result, base, offset);
+      return;
+    }
+    const key = `${base} ${offsets[0]} ${(offsets[1] as number) - (offsets[0] as number)} ${offsets.length}`;
+    let shared = this.sharedOffsets.get(key);
+    if (shared === undefined) {
+      shared = this.b.variable();
+      for (const offset of offsets) this.offsetInto(shared, base, offset);
+      this.sharedOffsets.set(key, shared);
+    }
+    this.b.copy(result, shared);
   }
 
   /** `*dst = *src` field by field (memcpy, struct copies, va_copy), up to the largest object. */
