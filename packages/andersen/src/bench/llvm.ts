@@ -55,7 +55,8 @@ export function indirectCallResolution(analysis: ModuleAnalysis): { calls: numbe
   let calls = 0;
   let oneTarget = 0;
   for (const site of analysis.callSites) {
-    if (site.direct !== undefined || !reached.has(site.caller)) continue;
+    // Inline assembly has neither a callee name nor a called pointer: not an indirect call.
+    if (site.direct !== undefined || site.pointerNode === undefined || !reached.has(site.caller)) continue;
     calls++;
     const callees = analysis.callees(site);
     if (callees.length === 1 && callees[0] !== '<unknown>') oneTarget++;
