@@ -79,9 +79,11 @@ const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       'andersen ll prog.ll                  # call graph and sizes',
       'andersen ll prog.ll --alias-report   # judge the MAYALIAS/NOALIAS calls of the module',
       'andersen ll prog.ll --print --engine cpu',
+      'andersen ll main.ll util.ll --call-graph dot   # whole program, linked by symbol',
+      "andersen ll prog.ll --alias '%p in @main,%q in @main'",
       '(make prog.ll with: clang-16 -S -emit-llvm -O0 -Xclang -disable-O0-optnone -g prog.c, then opt-16 -passes=mem2reg)',
     ],
-    failure: 'an alias check of --alias-report failed',
+    failure: 'an alias check of --alias-report failed, or the module makes no check',
   },
   cfa: {
     examples: [
@@ -304,7 +306,10 @@ export function createProgram(
   andersen
     .command('ll')
     .description('points-to analysis of an LLVM IR module (.ll): call graph, alias checks, points-to sets')
-    .argument('<file.ll>', 'textual LLVM IR (clang -S -emit-llvm), typed or opaque pointers')
+    .argument(
+      '<files...>',
+      'textual LLVM IR (clang -S -emit-llvm), typed or opaque pointers; several files are linked by symbol',
+    )
     .addOption(
       new Option('--engine <engine>', 'engine to solve on (auto: the best present)')
         .choices(['auto', 'cpu', 'webgpu'])
@@ -320,21 +325,38 @@ export function createProgram(
       'functions that return a fresh heap object per call site (beside malloc, calloc, …)',
     )
     .option('--print', 'print the points-to set of every pointer value (small modules)')
+    .option('--variables', 'print the points-to set of every source variable (debug info: compile with -g)')
+    .option(
+      '--alias <pair...>',
+      "alias queries, each 'A,B' with A and B IR values ('%p in @main', '@g'): may-alias or no-alias and both points-to sets",
+    )
+    .addOption(
+      new Option('--call-graph <format>', 'print only the call graph, indirect calls resolved').choices([
+        'dot',
+        'json',
+      ]),
+    )
     .action(
       async (
-        file: string,
+        files: string[],
         options: {
           engine: 'auto' | 'cpu' | 'webgpu';
           json?: boolean;
           aliasReport?: boolean;
           allocator?: string[];
           print?: boolean;
+          alias?: string[];
+          callGraph?: 'dot' | 'json';
+          variables?: boolean;
         },
       ) => {
         setStatus(
           await runAndersenLl(
             {
-              file,
+              files,
+              aliases: options.alias,
+              variables: options.variables ?? false,
+              callGraph: options.callGraph,
               engine: options.engine,
               json: options.json ?? false,
               aliasReport: options.aliasReport ?? false,

@@ -1,7 +1,8 @@
 /**
  * `gpumorph bench llvm`: the LLVM front end on whole-program IR of real C code bases (Lua, bzip2,
- * zlib, built from Debian's source packages by `scripts/real-c/build-ir.sh`): IR size, constraint
- * counts, extraction throughput and solve time per engine, and whether the engines agree.
+ * zlib, Brotli, Zstandard, Duktape, SQLite, built from Debian's source packages by
+ * `scripts/real-c/build-ir.sh`): IR size, constraint counts, extraction throughput, solve time per
+ * engine, the share of indirect calls resolved to one function, and whether the engines agree.
  * @module
  */
 import { execFileSync } from 'node:child_process';
@@ -9,6 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
+import { ModuleAnalysis } from '../llvm/analyze';
 import { type ExtractedModule, extractConstraints } from '../llvm/extract';
 import { parseLlvmModule } from '../llvm/parser';
 import { countByKind } from '../model/program';
@@ -16,7 +18,7 @@ import type { AndersenResult } from '../result/result';
 import { type AndersenEngine, solveAndersen } from '../solve';
 
 /** The code bases, by the file name `build-ir.sh` gives their IR. */
-export const REAL_C_CODE_BASES = ['lua', 'bzip2', 'zlib'] as const;
+export const REAL_C_CODE_BASES = ['lua', 'bzip2', 'zlib', 'brotli', 'zstd', 'duktape', 'sqlite'] as const;
 
 /** Where the real code bases' IR is: `$GPUMORPH_REAL_C_IR`, else `$GPUMORPH_CACHE/real-c/ir` (default `~/.cache/gpumorph`). */
 export function realCIrDirectory(): string {
@@ -42,6 +44,26 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
+/**
+ * Indirect calls of functions that something calls or that the program starts in (`main`), and
+ * how many of them reach exactly one function (and not the unknown object). Calls in functions
+ * nothing reaches have empty sets and are left out.
+ */
+export function indirectCallResolution(analysis: ModuleAnalysis): { calls: number; oneTarget: number } {
+  const reached = new Set<string>(['@main']);
+  for (const callees of analysis.callGraph().values()) for (const callee of callees) reached.add(callee);
+  let calls = 0;
+  let oneTarget = 0;
+  for (const site of analysis.callSites) {
+    // Inline assembly has neither a callee name nor a called pointer: not an indirect call.
+    if (site.direct !== undefined || site.pointerNode === undefined || !reached.has(site.caller)) continue;
+    calls++;
+    const callees = analysis.callees(site);
+    if (callees.length === 1 && callees[0] !== '<unknown>') oneTarget++;
+  }
+  return { calls, oneTarget };
+}
+
 /** Nodes whose points-to sets differ between two results (0 when the engines agree). */
 export function countDifferences(a: AndersenResult, b: AndersenResult, nodeCount: number): number {
   let differing = 0;
@@ -60,6 +82,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
     'IR: whole-program LLVM IR of each code base (clang-16 -O0 -Xclang -disable-O0-optnone, mem2reg, llvm-link), built by scripts/real-c/build-ir.sh from Debian source packages',
     'extract ms = parsing the .ll text and extracting constraints (median of 3); extract MB/s = IR bytes / extract time; median ms = the solve alone (median of 3, 1 with --quick)',
     'agree = number of nodes whose points-to sets differ between the engines of the same run (0 = identical)',
+    'reached indirect = indirect calls in functions the call graph reaches from main; one target % = the share of them that reach exactly one function',
   ];
   // A quick (smoke) run uses IR already built and never downloads or compiles.
   if (!options.quick) ensureIr(directory, options.log);
@@ -94,6 +117,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
       }
       const result = results.get(engine) as AndersenResult;
       options.log(`llvm: ${name} on ${engine}: ${median(times).toFixed(1)} ms`);
+      const resolution = indirectCallResolution(new ModuleAnalysis(module, result));
       const metrics: Record<string, number> = {
         'IR MB': text.length / 1e6,
         instructions: module.statistics.instructions,
@@ -107,6 +131,8 @@ async function run(options: BenchOptions): Promise<BenchReport> {
         'extract ms': extractMs,
         'extract MB/s': text.length / 1e6 / (extractMs / 1000),
         'indirect calls': module.statistics.indirectCalls,
+        'reached indirect': resolution.calls,
+        'one target %': resolution.calls === 0 ? 100 : (100 * resolution.oneTarget) / resolution.calls,
         'pts edges': result.pointsToEdges,
       };
       const cpu = results.get('cpu');

@@ -3,6 +3,7 @@ import { type SolveAndersenOptions, solveAndersen } from '../solve';
 import { type AliasCheckKind, aliasCheckPasses } from './alias-checks';
 import { UnknownValueError } from './errors';
 import { type CallSite, type ExtractedModule, type ExtractOptions, extractConstraints } from './extract';
+import { linkModules } from './link';
 import { parseLlvmModule } from './parser';
 
 /** Options of {@link analyzeModule}. */
@@ -26,6 +27,8 @@ export interface AliasCheckResult {
 
 /** The checks of a module, as `gpumorph andersen ll --alias-report --json` prints them. */
 export interface AliasReport {
+  /** Check functions the module declares or defines (`@MAYALIAS`, `@_Z7NOALIASPvS_`, …). */
+  readonly checkFunctions: readonly string[];
   readonly checks: readonly AliasCheckResult[];
   readonly passed: number;
   readonly failed: number;
@@ -157,6 +160,40 @@ export class ModuleAnalysis {
     return new Map([...graph].map(([caller, callees]) => [caller, [...callees].sort()]));
   }
 
+  /**
+   * Points-to sets of the source variables (debug info: compile with `-g`): for each function,
+   * variable name and declaration line, the locations the variable may point to, over every IR
+   * value it is bound to (SSA values after `mem2reg`, the contents of its `alloca` before).
+   * Variables that never hold a pointer are left out.
+   *
+   * @example
+   * ```ts
+   * analysis.sourceVariables(); // [{ function: '@main', name: 'p', line: 7, pointsTo: ['@x', '%y in @main'] }]
+   * ```
+   */
+  sourceVariables(): { function: string; name: string; line: number | undefined; pointsTo: string[] }[] {
+    const byVariable = new Map<
+      string,
+      { function: string; name: string; line: number | undefined; nodes: Set<number> }
+    >();
+    for (const v of this.extracted.sourceVariables) {
+      const key = `${v.function} ${v.name} ${v.line}`;
+      let entry = byVariable.get(key);
+      if (entry === undefined) {
+        entry = { function: v.function, name: v.name, line: v.line, nodes: new Set() };
+        byVariable.set(key, entry);
+      }
+      const values = v.indirect ? Array.from(this.result.pointsTo(v.node)) : [v.node];
+      for (const value of values) for (const o of this.result.pointsTo(value)) entry.nodes.add(o);
+    }
+    return [...byVariable.values()]
+      .filter((entry) => entry.nodes.size > 0)
+      .map(({ nodes, ...where }) => ({
+        ...where,
+        pointsTo: [...nodes].sort((a, b) => a - b).map((o) => this.locationName(o)),
+      }));
+  }
+
   /** Every aliasing-fact call of the module, answered and judged. */
   aliasReport(): AliasReport {
     const checks = this.extracted.checks.map((check): AliasCheckResult => {
@@ -171,7 +208,7 @@ export class ModuleAnalysis {
       };
     });
     const passed = checks.filter((c) => c.pass).length;
-    return { checks, passed, failed: checks.length - passed };
+    return { checkFunctions: this.extracted.checkFunctions, checks, passed, failed: checks.length - passed };
   }
 }
 
@@ -190,6 +227,36 @@ export async function analyzeModule(
   options: AnalyzeModuleOptions = {},
 ): Promise<ModuleAnalysis> {
   const module = parseLlvmModule(text, options.file ?? '<input>');
+  const extracted = extractConstraints(module, options);
+  const result = await solveAndersen(extracted.program, options);
+  return new ModuleAnalysis(extracted, result);
+}
+
+/** One module of a whole program: its file name (for messages) and its text. */
+export interface ModuleSource {
+  readonly file: string;
+  readonly text: string;
+}
+
+/**
+ * Parses several modules, links them by symbol ({@link linkModules}) and analyzes the whole
+ * program: what `gpumorph andersen ll a.ll b.ll …` does.
+ *
+ * @throws {@link LlvmParseError} for IR it cannot read, or two definitions of one symbol.
+ * @example
+ * ```ts
+ * const analysis = await analyzeModules([
+ *   { file: 'main.ll', text: readFileSync('main.ll', 'utf8') },
+ *   { file: 'util.ll', text: readFileSync('util.ll', 'utf8') },
+ * ]);
+ * analysis.callGraph().get('@main'); // ['@helper'] (defined in util.ll)
+ * ```
+ */
+export async function analyzeModules(
+  sources: readonly ModuleSource[],
+  options: Omit<AnalyzeModuleOptions, 'file'> = {},
+): Promise<ModuleAnalysis> {
+  const module = linkModules(sources.map((source) => parseLlvmModule(source.text, source.file)));
   const extracted = extractConstraints(module, options);
   const result = await solveAndersen(extracted.program, options);
   return new ModuleAnalysis(extracted, result);

@@ -1,7 +1,11 @@
-import { type ConstraintBuilder, createConstraintBuilder } from '../model/builder';
 import type { ConstraintProgram } from '../model/program';
 import { type AliasCheckKind, aliasCheckKind } from './alias-checks';
-import type { IrFunction, IrInstruction, IrModule, IrType, IrTypedValue, IrValue } from './ir';
+import { findStructors, type Structor } from './cxx';
+import type { IrFunction, IrInstruction, IrModule, IrTypedValue } from './ir';
+import { isVtable } from './layout';
+import { LibraryCalls } from './library-calls';
+import { NO_POINTER_EFFECT } from './summaries';
+import { directCallee, FIRST_PARAM_FIELD, type GlobalLayout, RETURN_FIELD, stripSigil } from './values';
 
 /** Options of {@link extractConstraints}. */
 export interface ExtractOptions {
@@ -40,6 +44,19 @@ export interface AliasCheckSite {
   readonly second: number | undefined;
 }
 
+/** A source variable from debug info (`llvm.dbg.value`, `llvm.dbg.declare`, `#dbg_…` records). */
+export interface SourceVariable {
+  /** The function, as in the IR (`@main`). */
+  readonly function: string;
+  readonly name: string;
+  /** The declaration's source line. */
+  readonly line: number | undefined;
+  /** The node of the IR value the variable is bound to. */
+  readonly node: number;
+  /** A `declare` binding: the node holds the variable's address, its value is what is stored there. */
+  readonly indirect: boolean;
+}
+
 /** Everything {@link extractConstraints} found: the constraint program and the maps back to IR names. */
 export interface ExtractedModule {
   readonly program: ConstraintProgram;
@@ -55,6 +72,10 @@ export interface ExtractedModule {
   readonly unknownObject: { readonly base: number; readonly size: number };
   readonly callSites: readonly CallSite[];
   readonly checks: readonly AliasCheckSite[];
+  /** Source variables bound to pointer-holding IR values (compile with `-g`). */
+  readonly sourceVariables: readonly SourceVariable[];
+  /** Functions of the module, declared or defined, whose names are aliasing-fact checks (`@MAYALIAS`). */
+  readonly checkFunctions: readonly string[];
   /** Counts for reports. */
   readonly statistics: {
     readonly functions: number;
@@ -66,248 +87,6 @@ export interface ExtractedModule {
     readonly unknownExternalCalls: number;
   };
 }
-
-/** C library functions that return a new object (one abstract heap object per call site). */
-const LIBRARY_ALLOCATORS = new Set([
-  'malloc',
-  'calloc',
-  'realloc',
-  'reallocarray',
-  'valloc',
-  'pvalloc',
-  'aligned_alloc',
-  'memalign',
-  'strdup',
-  'strndup',
-  'fopen',
-  'fopen64',
-  'freopen',
-  'freopen64',
-  'fdopen',
-  'popen',
-  'tmpfile',
-  'tmpfile64',
-  'opendir',
-  '_Znwm',
-  '_Znam',
-  '_Znwj',
-  '_Znaj',
-]);
-/** Library functions whose result points into their first argument. */
-const RETURNS_FIRST_ARGUMENT = new Set([
-  'strcpy',
-  'strncpy',
-  'stpcpy',
-  'stpncpy',
-  'strcat',
-  'strncat',
-  'memchr',
-  'memrchr',
-  'rawmemchr',
-  'strchr',
-  'strrchr',
-  'strchrnul',
-  'strstr',
-  'strcasestr',
-  'strpbrk',
-  'strtok',
-  'strtok_r',
-  'memset',
-  'fgets',
-  'realpath',
-]);
-/** Library functions whose result points into their second argument (`localtime_r(t, &tm)`). */
-const RETURNS_SECOND_ARGUMENT = new Set(['localtime_r', 'gmtime_r', 'ctime_r', 'asctime_r']);
-/**
- * Library functions that return a pointer to memory the program did not allocate (a static
- * buffer, the environment, a symbol) and neither keep nor write through their arguments: the
- * result is the unknown object, the arguments stay untouched.
- */
-const RETURNS_UNKNOWN_ONLY = new Set([
-  'getenv',
-  'secure_getenv',
-  '__ctype_b_loc',
-  '__ctype_tolower_loc',
-  '__ctype_toupper_loc',
-  '__errno_location',
-  'strerror',
-  'setlocale',
-  'localeconv',
-  'localtime',
-  'gmtime',
-  'ctime',
-  'asctime',
-  'dlopen',
-  'dlsym',
-  'dlerror',
-  'signal',
-  'tmpnam',
-  'ttyname',
-  'getpwnam',
-  'getpwuid',
-  'readdir',
-]);
-/** Library functions that store their first argument through their second (`strtol(s, &end)`). */
-const STORES_FIRST_INTO_SECOND = new Set([
-  'strtol',
-  'strtoul',
-  'strtoll',
-  'strtoull',
-  'strtod',
-  'strtof',
-  'strtold',
-]);
-/** Library functions with no effect on pointers. */
-const NO_POINTER_EFFECT = new Set([
-  'free',
-  'printf',
-  'fprintf',
-  'sprintf',
-  'snprintf',
-  'vprintf',
-  'vfprintf',
-  'vsprintf',
-  'vsnprintf',
-  'puts',
-  'fputs',
-  'putchar',
-  'putc',
-  'fputc',
-  'fwrite',
-  'fread',
-  'fclose',
-  'fflush',
-  'fseek',
-  'ftell',
-  'rewind',
-  'feof',
-  'ferror',
-  'getc',
-  'fgetc',
-  'getchar',
-  'ungetc',
-  'scanf',
-  'fscanf',
-  'sscanf',
-  'strlen',
-  'strnlen',
-  'strcmp',
-  'strncmp',
-  'strcasecmp',
-  'strncasecmp',
-  'strcoll',
-  'strspn',
-  'strcspn',
-  'memcmp',
-  'atoi',
-  'atol',
-  'atoll',
-  'atof',
-  'abs',
-  'labs',
-  'exit',
-  '_exit',
-  'abort',
-  '__assert_fail',
-  '__stack_chk_fail',
-  'rand',
-  'srand',
-  'time',
-  'clock',
-  'sleep',
-  'isalpha',
-  'isdigit',
-  'isspace',
-  'isalnum',
-  'isupper',
-  'islower',
-  'toupper',
-  'tolower',
-  'sqrt',
-  'pow',
-  'floor',
-  'ceil',
-  'fabs',
-  'exp',
-  'log',
-  'sin',
-  'cos',
-  'remove',
-  'rename',
-  'perror',
-  'setvbuf',
-  'signal',
-  'raise',
-  'system',
-  'longjmp',
-  '_longjmp',
-  '_setjmp',
-  'setjmp',
-  'sigsetjmp',
-  'siglongjmp',
-  'acos',
-  'asin',
-  'atan',
-  'atan2',
-  'cosh',
-  'sinh',
-  'tan',
-  'tanh',
-  'log10',
-  'log2',
-  'fmod',
-  'frexp',
-  'ldexp',
-  'modf',
-  'clearerr',
-  'close',
-  'open',
-  'open64',
-  'read',
-  'write',
-  'lseek',
-  'lseek64',
-  'fseeko',
-  'fseeko64',
-  'ftello',
-  'ftello64',
-  'flockfile',
-  'funlockfile',
-  'getc_unlocked',
-  'isatty',
-  'fileno',
-  'fchmod',
-  'fchown',
-  'stat',
-  'stat64',
-  'lstat',
-  'lstat64',
-  'fstat',
-  'fstat64',
-  'unlink',
-  'utime',
-  'mkstemp',
-  'mkstemp64',
-  'pclose',
-  'sigemptyset',
-  'sigaddset',
-  'difftime',
-  'mktime',
-  'strftime',
-  'dlclose',
-  'puts',
-  'iscntrl',
-  'ispunct',
-  'isxdigit',
-  'isprint',
-  'isgraph',
-]);
-/** Library functions that call their last argument (a comparison) with pointers into their first. */
-const CALLS_BACK_WITH_FIRST = new Set(['qsort', 'bsearch', 'qsort_r']);
-
-/** Function object layout: field 0 the function, 1 its return value, then parameters, then one varargs slot. */
-const RETURN_FIELD = 1;
-const FIRST_PARAM_FIELD = 2;
 
 /**
  * Turns an LLVM module into Andersen constraints, following the policy of the package README:
@@ -327,66 +106,69 @@ export function extractConstraints(module: IrModule, options: ExtractOptions = {
   return new Extractor(module, options).run();
 }
 
-class Extractor {
-  readonly module: IrModule;
-  readonly b: ConstraintBuilder = createConstraintBuilder();
-  readonly allocators: Set<string>;
-  readonly flatSizes = new Map<IrType, number>();
-  readonly valueNodes = new Map<string, number>();
-  readonly allLocals = new Set<string>();
-  readonly objectNames = new Map<number, string>();
-  readonly functionObjects = new Map<string, number>();
-  readonly functionsByName = new Map<string, IrFunction>();
-  readonly globalObjects = new Map<string, number>();
-  readonly globalTypes = new Map<string, IrType>();
-  readonly addressNodes = new Map<number, number>();
-  readonly callSites: CallSite[] = [];
-  readonly checks: AliasCheckSite[] = [];
-  /** Largest flattened size of any type in the module: the field count of heap and unknown objects. */
-  largest = 1;
-  unknown = 0;
-  unknownAddress = 0;
-  heapSites = 0;
-  instructionCount = 0;
-  unknownExternalCalls = 0;
-  indirectCalls = 0;
-  /** Pointee types of this function's pointers where the IR shows them (allocas, struct GEPs). */
-  readonly pointeeTypes = new Map<string, IrType>();
-  /** The function being read and its local value nodes. */
-  current: IrFunction | undefined;
-  locals = new Map<string, number>();
-
-  constructor(module: IrModule, options: ExtractOptions) {
-    this.module = module;
-    this.allocators = new Set([...LIBRARY_ALLOCATORS, ...(options.allocators ?? []).map(stripSigil)]);
-  }
-
+class Extractor extends LibraryCalls {
+  /** The module's simple constructors and destructors (see {@link Structor}). */
+  structors = new Map<string, Structor>();
+  /** Calls of those constructors: the caller, what it passes as `this`, at which byte of its own `this`. */
+  readonly constructorCalls = new Map<
+    string,
+    { caller: string; self: number | undefined; byte: number | undefined; field: number | undefined }[]
+  >();
+  /** `<constructor> <byte>` → the objects whose vtable pointer there the constructor sets for good. */
+  readonly finalVtables = new Map<string, number>();
+  readonly finalVtablesPending: [string, number, number][] = [];
+  readonly sourceVariables: SourceVariable[] = [];
   run(): ExtractedModule {
     const { module, b } = this;
-    for (const type of module.types.values()) this.largest = Math.max(this.largest, this.flatSize(type));
-    for (const global of module.globals)
-      this.largest = Math.max(this.largest, this.flatSize(global.valueType));
+    for (const type of module.types.values())
+      this.largest = Math.max(this.largest, this.layout.flatSize(type));
+    for (const g of module.globals) {
+      if (g.aliasee !== undefined) continue;
+      const leaves = g.initializer === undefined ? [] : this.layout.constantLeaves(g.initializer);
+      const views = isVtable(g.name) ? [] : this.layout.readingViews(g.valueType, leaves);
+      const fields = isVtable(g.name)
+        ? Math.max(1, Math.ceil(this.layout.byteLayout(g.valueType).size / 8))
+        : Math.max(...views.map((view) => this.layout.flatSize(view)));
+      this.globalLayouts.set(g.name, { leaves, views, fields });
+      this.largest = Math.max(this.largest, fields);
+    }
     for (const f of module.functions) {
       for (const i of f.instructions)
-        if (i.op === 'alloca') this.largest = Math.max(this.largest, this.flatSize(i.allocated));
+        if (i.op === 'alloca') this.largest = Math.max(this.largest, this.layout.flatSize(i.allocated));
     }
     this.unknown = b.object('<unknown>', { fields: this.largest });
     this.objectNames.set(this.unknown, '<unknown>');
     this.unknownAddress = b.variable('&<unknown>');
+    this.strtokState = b.variable('<strtok>');
+    this.thrown = b.variable('<thrown>');
+    this.multipleInheritance = module.globals.some((g) => g.name.includes('__vmi_class_type_info'));
     b.addressOf(this.unknownAddress, this.unknown);
     // The unknown object may hold anything, itself included: every field points to it.
     for (let k = 0; k < this.largest; k++) b.addressOf(this.unknown + k, this.unknown);
 
+    // An indirect call stores its k-th argument into field 2 + k of whatever it calls: a
+    // variadic function gets a field for each argument the widest indirect call passes, all
+    // copied into its one variadic field.
+    let widestIndirectCall = 0;
+    for (const f of module.functions)
+      for (const i of f.instructions)
+        if (i.op === 'call' && directCallee(i.callee) === undefined)
+          widestIndirectCall = Math.max(widestIndirectCall, i.args.length);
     for (const f of module.functions) {
       this.functionsByName.set(f.name, f);
-      const base = b.object(f.name, { fields: f.type.params.length + 3, function: true });
+      const params = f.type.params.length;
+      const extra = f.type.varargs ? Math.max(0, widestIndirectCall - params - 1) : 0;
+      const base = b.object(f.name, { fields: params + 3 + extra, function: true });
+      for (let k = 1; k <= extra; k++)
+        b.copy(base + FIRST_PARAM_FIELD + params, base + FIRST_PARAM_FIELD + params + k);
       this.functionObjects.set(f.name, base);
       this.objectNames.set(base, f.name);
     }
     for (const g of module.globals) {
       this.globalTypes.set(g.name, g.valueType);
       if (g.aliasee !== undefined) continue;
-      const base = b.object(g.name, { fields: this.flatSize(g.valueType) });
+      const { fields } = this.globalLayouts.get(g.name) as GlobalLayout;
+      const base = b.object(g.name, { fields });
       this.globalObjects.set(g.name, base);
       this.objectNames.set(base, g.name);
     }
@@ -397,11 +179,19 @@ class Extractor {
       }
     }
     for (const g of module.globals) {
-      if (g.initializer === undefined || g.aliasee !== undefined) continue;
-      this.initialize(this.globalObjects.get(g.name) as number, g.initializer);
+      if (g.aliasee === undefined) this.initialize(g.name, this.globalObjects.get(g.name) as number);
     }
+    for (const f of module.functions) if (f.isDeclaration) this.externalThroughPointer(f);
+    this.structors = findStructors(module, this.layout, (name) => {
+      const plain = stripSigil(name);
+      return (
+        NO_POINTER_EFFECT.has(plain) || this.allocators.has(plain) || aliasCheckKind(plain) !== undefined
+      );
+    });
     for (const f of module.functions) if (!f.isDeclaration) this.readFunction(f);
     this.current = undefined;
+    this.finalVtableObjects();
+    this.escapedObjects();
     return {
       program: b.build(),
       valueNodes: this.valueNodes,
@@ -411,6 +201,10 @@ class Extractor {
       unknownObject: { base: this.unknown, size: this.largest },
       callSites: this.callSites,
       checks: this.checks,
+      sourceVariables: this.sourceVariables,
+      checkFunctions: module.functions
+        .map((f) => f.name)
+        .filter((name) => aliasCheckKind(stripSigil(name)) !== undefined),
       statistics: {
         functions: module.functions.length,
         definedFunctions: module.functions.filter((f) => !f.isDeclaration).length,
@@ -423,287 +217,11 @@ class Extractor {
     };
   }
 
-  // ── types ──────────────────────────────────────────────────────────────────────────────────
-
-  resolve(type: IrType): IrType {
-    let t = type;
-    for (let hops = 0; t.kind === 'named' && hops < 64; hops++)
-      t = this.module.types.get(t.name) ?? { kind: 'opaque' };
-    return t;
-  }
-
-  /** Fields of a type once structs are flattened and arrays collapsed to one element. */
-  flatSize(type: IrType): number {
-    const known = this.flatSizes.get(type);
-    if (known !== undefined) return known;
-    this.flatSizes.set(type, 1); // a cycle through a named struct (only possible by value: invalid IR) stops here
-    const t = this.resolve(type);
-    let size = 1;
-    if (t.kind === 'struct')
-      size = Math.max(
-        1,
-        t.fields.reduce((sum, f) => sum + this.flatSize(f), 0),
-      );
-    else if (t.kind === 'array' || t.kind === 'vector') size = this.flatSize(t.element);
-    this.flatSizes.set(type, size);
-    return size;
-  }
-
-  /** Whether values of the type can carry a pointer. */
-  carriesPointer(type: IrType): boolean {
-    const t = this.resolve(type);
-    switch (t.kind) {
-      case 'ptr':
-        return true;
-      case 'struct':
-        return t.fields.some((f) => this.carriesPointer(f));
-      case 'array':
-      case 'vector':
-        return this.carriesPointer(t.element);
-      default:
-        return false;
-    }
-  }
-
-  /** Flattened field offset addressed by a GEP's indices (the first steps over whole elements). */
-  fieldOffset(sourceType: IrType, indices: readonly IrTypedValue[]): number {
-    let type = sourceType;
-    let offset = 0;
-    for (let i = 1; i < indices.length; i++) {
-      const t = this.resolve(type);
-      if (t.kind === 'struct') {
-        const index = (indices[i] as IrTypedValue).value;
-        const field = index.kind === 'int' ? index.value : 0;
-        for (let k = 0; k < field && k < t.fields.length; k++) offset += this.flatSize(t.fields[k] as IrType);
-        type = t.fields[field] ?? { kind: 'other' };
-      } else if (t.kind === 'array' || t.kind === 'vector') {
-        type = t.element; // every element is the same abstract location
-      } else break;
-    }
-    return offset;
-  }
-
-  /** The type a GEP's indices end at (undefined when they run into a scalar). */
-  indexedType(sourceType: IrType, indices: readonly IrTypedValue[]): IrType | undefined {
-    let type = sourceType;
-    for (let i = 1; i < indices.length; i++) {
-      const t = this.resolve(type);
-      if (t.kind === 'struct') {
-        const index = (indices[i] as IrTypedValue).value;
-        const next = index.kind === 'int' ? t.fields[index.value] : undefined;
-        if (next === undefined) return undefined;
-        type = next;
-      } else if (t.kind === 'array' || t.kind === 'vector') type = t.element;
-      else return undefined;
-    }
-    return type;
-  }
-
-  /** Byte size and alignment on x86-64 (the System V ABI that clang's default target uses). */
-  byteLayout(type: IrType): { size: number; align: number } {
-    const t = this.resolve(type);
-    switch (t.kind) {
-      case 'int': {
-        const bytes = t.bits <= 8 ? 1 : t.bits <= 16 ? 2 : t.bits <= 32 ? 4 : t.bits <= 64 ? 8 : 16;
-        return { size: bytes, align: bytes };
-      }
-      case 'ptr':
-        return { size: 8, align: 8 };
-      case 'float':
-        return { size: t.bits / 8, align: t.bits / 8 };
-      case 'struct': {
-        let size = 0;
-        let align = 1;
-        for (const field of t.fields) {
-          const layout = this.byteLayout(field);
-          const fieldAlign = t.packed ? 1 : layout.align;
-          size = Math.ceil(size / fieldAlign) * fieldAlign + layout.size;
-          align = Math.max(align, fieldAlign);
-        }
-        return { size: Math.ceil(size / align) * align, align };
-      }
-      case 'array':
-      case 'vector': {
-        const element = this.byteLayout(t.element);
-        return { size: element.size * t.length, align: element.align };
-      }
-      default:
-        return { size: 1, align: 1 };
-    }
-  }
-
-  /** The flattened field holding byte `byte` of a value of `type`, or undefined past its end. */
-  fieldAtByte(type: IrType, byte: number): number | undefined {
-    const t = this.resolve(type);
-    if (t.kind === 'struct') {
-      let offset = 0;
-      let flat = 0;
-      for (const field of t.fields) {
-        const layout = this.byteLayout(field);
-        if (!t.packed) offset = Math.ceil(offset / layout.align) * layout.align;
-        if (byte < offset + layout.size) {
-          const inner = this.fieldAtByte(field, byte - offset);
-          return inner === undefined ? undefined : flat + inner;
-        }
-        offset += layout.size;
-        flat += this.flatSize(field);
-      }
-      return undefined;
-    }
-    if (t.kind === 'array' || t.kind === 'vector') {
-      const size = this.byteLayout(t.element).size;
-      return size === 0 ? 0 : this.fieldAtByte(t.element, byte % size);
-    }
-    return 0;
-  }
-
-  /** The pointee type a pointer value is known to have (an alloca, a global, a struct GEP). */
-  staticPointee(value: IrValue): IrType | undefined {
-    if (value.kind === 'local') return this.pointeeTypes.get(value.name);
-    if (value.kind === 'global') return this.globalTypes.get(value.name);
-    if (value.kind === 'cast') return this.staticPointee(value.operand.value);
-    if (value.kind === 'gep') return this.indexedType(value.sourceType, value.indices);
-    return undefined;
-  }
-
-  /**
-   * `result = (char *)base + index`. Zero is a copy. A positive constant into a value of known
-   * struct type is the field at that byte. A negative constant (container_of) may land anywhere
-   * before: the unknown object. Anything else — a variable index, or a constant into memory of
-   * unknown type — may reach any later field of the object: one offset constraint per field (char
-   * buffers are one-field objects, so they stay precise).
-   */
-  byteOffset(result: number, base: number, baseValue: IrValue, index: IrValue): void {
-    const { b } = this;
-    if (index.kind === 'int' && index.value === 0) {
-      b.copy(result, base);
-      return;
-    }
-    if (index.kind === 'int' && index.value < 0) {
-      b.copy(result, this.unknownAddress);
-      return;
-    }
-    if (index.kind === 'int') {
-      const pointee = this.staticPointee(baseValue);
-      const field = pointee === undefined ? undefined : this.fieldAtByte(pointee, index.value);
-      if (field !== undefined && pointee !== undefined && this.resolve(pointee).kind === 'struct') {
-        if (field === 0) b.copy(result, base);
-        else b.offset(result, base, field);
-        return;
-      }
-    }
-    b.copy(result, base);
-    for (let k = 1; k < this.largest; k++) b.offset(result, base, k);
-  }
-
-  // ── values ─────────────────────────────────────────────────────────────────────────────────
-
-  addressOf(base: number): number {
-    let node = this.addressNodes.get(base);
-    if (node === undefined) {
-      node = this.b.variable(`&${this.objectNames.get(base) ?? base}`);
-      this.b.addressOf(node, base);
-      this.addressNodes.set(base, node);
-    }
-    return node;
-  }
-
-  globalNode(name: string): number | undefined {
-    const aliased = this.valueNodes.get(name);
-    if (aliased !== undefined) return aliased;
-    const object = this.globalObjects.get(name) ?? this.functionObjects.get(name);
-    if (object === undefined) return undefined;
-    const node = this.addressOf(object);
-    this.valueNodes.set(name, node);
-    return node;
-  }
-
-  localNode(name: string): number {
-    let node = this.locals.get(name);
-    if (node === undefined) {
-      const f = this.current as IrFunction;
-      const key = `${name} in ${f.name}`;
-      node = this.b.variable(key);
-      this.locals.set(name, node);
-      this.valueNodes.set(key, node);
-    }
-    return node;
-  }
-
-  /** The node whose points-to set is the value's, or undefined when it cannot hold a pointer. */
-  nodeOf(typed: IrTypedValue): number | undefined {
-    return this.valueNode(typed.value);
-  }
-
-  valueNode(value: IrValue): number | undefined {
-    switch (value.kind) {
-      case 'local':
-        return this.current === undefined ? undefined : this.localNode(value.name);
-      case 'global':
-        return this.globalNode(value.name);
-      case 'empty':
-      case 'int':
-      case 'opaque':
-        return undefined;
-      case 'aggregate': {
-        // Aggregate SSA values are field-insensitive: one node holds every element's targets.
-        const parts = value.elements.map((e) => this.nodeOf(e)).filter((n) => n !== undefined);
-        if (parts.length === 0) return undefined;
-        if (parts.length === 1) return parts[0];
-        const node = this.b.variable('{aggregate}');
-        for (const part of parts) this.b.copy(node, part);
-        return node;
-      }
-      case 'gep': {
-        const base = this.nodeOf(value.base);
-        if (base === undefined) return undefined;
-        return this.shifted(base, this.fieldOffset(value.sourceType, value.indices));
-      }
-      case 'cast':
-        return this.castNode(value.op, value.operand);
-    }
-  }
-
-  shifted(base: number, offset: number): number {
-    if (offset === 0) return base;
-    const node = this.b.variable();
-    this.b.offset(node, base, offset);
-    return node;
-  }
-
-  castNode(op: string, operand: IrTypedValue): number | undefined {
-    if (op === 'inttoptr') return this.unknownAddress;
-    const node = this.nodeOf(operand);
-    if (op === 'ptrtoint') {
-      // The address escapes into an integer: whatever comes back through inttoptr may be it.
-      if (node !== undefined) this.b.copy(this.unknown, node);
-      return undefined;
-    }
-    return node;
-  }
-
-  /** Global initializers: each pointer in the constant goes into the field it initializes. */
-  initialize(base: number, initializer: IrTypedValue): void {
-    const t = this.resolve(initializer.type);
-    const value = initializer.value;
-    if (value.kind === 'aggregate' && (t.kind === 'struct' || t.kind === 'array' || t.kind === 'vector')) {
-      let offset = 0;
-      for (const element of value.elements) {
-        this.initialize(base + offset, element);
-        if (t.kind === 'struct') offset += this.flatSize(element.type);
-      }
-      return;
-    }
-    const node = this.valueNode(value);
-    if (node !== undefined) this.b.copy(base, node);
-  }
-
-  // ── instructions ───────────────────────────────────────────────────────────────────────────
-
   readFunction(f: IrFunction): void {
     this.current = f;
     this.locals = new Map();
     this.pointeeTypes.clear();
+    this.arrayElements.clear();
     const object = this.functionObjects.get(f.name) as number;
     for (const i of f.instructions)
       if ('result' in i && i.result !== undefined) this.allLocals.add(`${i.result} in ${f.name}`);
@@ -719,35 +237,33 @@ class Extractor {
     }
   }
 
-  sourceLine(instruction: IrInstruction): number | undefined {
-    return instruction.dbg === undefined ? undefined : this.module.debugLines.get(instruction.dbg);
-  }
-
   readInstruction(f: IrFunction, object: number, i: IrInstruction): void {
     const { b } = this;
     switch (i.op) {
       case 'alloca': {
         this.pointeeTypes.set(i.result, i.allocated);
-        const base = b.object(`${i.result} in ${f.name}`, { fields: this.flatSize(i.allocated) });
+        const base = b.object(`${i.result} in ${f.name}`, { fields: this.layout.flatSize(i.allocated) });
         this.objectNames.set(base, `${i.result} in ${f.name}`);
         b.addressOf(this.localNode(i.result), base);
         return;
       }
       case 'load': {
-        if (!this.carriesPointer(i.type)) return;
+        if (!this.layout.carriesPointer(i.type)) return;
         const pointer = this.nodeOf(i.pointer);
         if (pointer === undefined) return;
         const result = this.localNode(i.result);
-        const fields = this.resolve(i.type).kind === 'ptr' ? 1 : this.flatSize(i.type);
+        const fields = this.layout.resolve(i.type).kind === 'ptr' ? 1 : this.layout.flatSize(i.type);
         for (let k = 0; k < fields; k++) b.load(result, pointer, k);
         return;
       }
       case 'store': {
-        if (!this.carriesPointer(i.value.type)) return;
-        const pointer = this.nodeOf(i.pointer);
+        if (!this.layout.carriesPointer(i.value.type)) return;
+        const vptrByte = this.structors.get(f.name)?.vptrStores.get(i);
+        const pointer = vptrByte === undefined ? this.nodeOf(i.pointer) : this.vptrTarget(f.name, vptrByte);
         const value = this.nodeOf(i.value);
         if (pointer === undefined || value === undefined) return;
-        const fields = this.resolve(i.value.type).kind === 'ptr' ? 1 : this.flatSize(i.value.type);
+        const fields =
+          this.layout.resolve(i.value.type).kind === 'ptr' ? 1 : this.layout.flatSize(i.value.type);
         for (let k = 0; k < fields; k++) b.store(pointer, value, k);
         return;
       }
@@ -755,25 +271,26 @@ class Extractor {
         const base = this.nodeOf(i.base);
         if (base === undefined) return;
         const result = this.localNode(i.result);
-        const source = this.resolve(i.sourceType);
+        const source = this.layout.resolve(i.sourceType);
         if (source.kind === 'int' && source.bits === 8 && i.indices.length === 1) {
           this.byteOffset(result, base, i.base.value, (i.indices[0] as IrTypedValue).value);
           return;
         }
-        const offset = this.fieldOffset(i.sourceType, i.indices);
-        const pointee = this.indexedType(i.sourceType, i.indices);
+        const { offsets, backwards } = this.gepOffsets(i.sourceType, i.indices, i.base.value);
+        this.offsetsInto(result, base, offsets);
+        if (backwards) b.copy(result, this.unknownAddress);
+        const pointee = this.layout.indexedType(i.sourceType, i.indices);
         if (pointee !== undefined) this.pointeeTypes.set(i.result, pointee);
-        if (offset === 0) b.copy(result, base);
-        else b.offset(result, base, offset);
+        if (this.layout.endsInArray(i.sourceType, i.indices)) this.arrayElements.add(i.result);
         return;
       }
       case 'cast': {
         const node = this.castNode(i.name, i.operand);
-        if (node !== undefined && this.carriesPointer(i.to)) b.copy(this.localNode(i.result), node);
+        if (node !== undefined && this.layout.carriesPointer(i.to)) b.copy(this.localNode(i.result), node);
         return;
       }
       case 'phi': {
-        if (!this.carriesPointer(i.type)) return;
+        if (!this.layout.carriesPointer(i.type)) return;
         const result = this.localNode(i.result);
         for (const incoming of i.incoming) {
           const node = this.valueNode(incoming);
@@ -782,7 +299,7 @@ class Extractor {
         return;
       }
       case 'select': {
-        if (!this.carriesPointer(i.type)) return;
+        if (!this.layout.carriesPointer(i.type)) return;
         const result = this.localNode(i.result);
         for (const choice of i.choices) {
           const node = this.nodeOf(choice);
@@ -791,7 +308,7 @@ class Extractor {
         return;
       }
       case 'ret': {
-        if (i.value === undefined || !this.carriesPointer(i.value.type)) return;
+        if (i.value === undefined || !this.layout.carriesPointer(i.value.type)) return;
         const node = this.nodeOf(i.value);
         if (node !== undefined) b.copy(object + RETURN_FIELD, node);
         return;
@@ -808,7 +325,7 @@ class Extractor {
       }
       case 'va_arg': {
         const list = this.nodeOf(i.list);
-        if (list === undefined || !this.carriesPointer(i.type)) return;
+        if (list === undefined || !this.layout.carriesPointer(i.type)) return;
         const area = b.variable();
         b.load(area, list);
         b.load(this.localNode(i.result), area);
@@ -816,7 +333,7 @@ class Extractor {
       }
       case 'atomic': {
         const pointer = this.nodeOf(i.pointer);
-        if (pointer === undefined || !this.carriesPointer(i.type)) return;
+        if (pointer === undefined || !this.layout.carriesPointer(i.type)) return;
         b.load(this.localNode(i.result), pointer);
         const stored = this.nodeOf(i.stored);
         if (stored !== undefined) b.store(pointer, stored);
@@ -826,18 +343,33 @@ class Extractor {
         this.readCall(f, i);
         return;
       case 'other':
-        if (i.result !== undefined && i.type !== undefined)
-          b.copy(this.localNode(i.result), this.unknownAddress);
+        if (i.result === undefined || i.type === undefined) return;
+        b.copy(this.localNode(i.result), this.unknownAddress);
+        // A landing pad receives what any `throw` of the module threw (and, above, what
+        // unknown code threw).
+        if (i.name === 'landingpad') b.copy(this.localNode(i.result), this.thrown);
         return;
     }
   }
 
   readCall(f: IrFunction, i: IrInstruction & { op: 'call' }): void {
     const { b } = this;
-    const args = i.args.map((a) => (this.carriesPointer(a.type) ? this.nodeOf(a) : undefined));
+    const args = i.args.map((a) => (this.layout.carriesPointer(a.type) ? this.nodeOf(a) : undefined));
     const result =
-      i.result !== undefined && this.carriesPointer(i.resultType) ? this.localNode(i.result) : undefined;
+      i.result !== undefined && this.layout.carriesPointer(i.resultType)
+        ? this.localNode(i.result)
+        : undefined;
     const calleeName = directCallee(i.callee);
+    if (calleeName !== undefined && aliasCheckKind(stripSigil(calleeName)) !== undefined) {
+      // A check is a question to the analysis, not a call of the program, whether the suite
+      // declares the check function or defines it (a header with bodies): its body is not bound.
+      this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
+      return;
+    }
+    if (calleeName === '@llvm.dbg.value' || calleeName === '@llvm.dbg.declare') {
+      this.readDebugBinding(f, i, calleeName === '@llvm.dbg.declare');
+      return;
+    }
     if (calleeName?.startsWith('@llvm.')) {
       this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
       return; // intrinsics are not calls of the program: no call site
@@ -853,8 +385,7 @@ class Extractor {
     this.callSites.push(site);
     if (calleeName === undefined) {
       if (i.callee.kind === 'opaque') {
-        // Inline assembly: its pointer results come from nowhere we can see.
-        if (result !== undefined) b.copy(result, this.unknownAddress);
+        this.unknownCall(args, result); // inline assembly (`call asm`, `callbr asm`)
         return;
       }
       const pointer = site.pointerNode;
@@ -870,6 +401,16 @@ class Extractor {
       return;
     }
     const callee = this.functionsByName.get(calleeName);
+    if (this.structors.get(calleeName)?.kind === 'ctor') {
+      const caller = this.structors.get(f.name);
+      const self = i.args[0]?.value;
+      const own = caller?.kind === 'ctor' && self?.kind === 'local';
+      const byte = own ? caller.thisBytes.get(self.name) : undefined;
+      const field = own ? caller.thisFields.get(self.name) : undefined;
+      const calls = this.constructorCalls.get(calleeName) ?? [];
+      calls.push({ caller: f.name, self: args[0], byte, field });
+      this.constructorCalls.set(calleeName, calls);
+    }
     if (callee !== undefined && !callee.isDeclaration) {
       const object = this.functionObjects.get(calleeName) as number;
       const params = callee.type.params.length;
@@ -882,135 +423,108 @@ class Extractor {
     this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
   }
 
-  readLibraryCall(
-    f: IrFunction,
-    i: IrInstruction & { op: 'call' },
-    name: string,
-    args: (number | undefined)[],
-    result: number | undefined,
-  ): void {
+  /**
+   * A declared function called through a pointer: the call reads its return field and writes its
+   * parameter fields, which no body connects. One with no pointer effect stays so; an allocator
+   * returns one heap object for all such calls; any other acts as unknown code: what it is given
+   * escapes and it returns the unknown object.
+   */
+  externalThroughPointer(f: IrFunction): void {
+    const name = stripSigil(f.name);
+    if (name.startsWith('llvm.') || aliasCheckKind(name) !== undefined || NO_POINTER_EFFECT.has(name)) return;
     const { b } = this;
-    const checkKind = aliasCheckKind(name);
-    if (checkKind !== undefined) {
-      this.checks.push({
-        kind: checkKind,
-        function: stripSigil(f.name),
-        irLine: i.irLine,
-        line: this.sourceLine(i),
-        first: args[0],
-        second: args[1],
-      });
-      return;
-    }
+    const object = this.functionObjects.get(f.name) as number;
     if (this.allocators.has(name)) {
-      this.heapSites++;
-      const line = this.sourceLine(i);
-      const label = `${name} in ${f.name} at ${line === undefined ? `ir line ${i.irLine}` : `line ${line}`}`;
+      const label = `${name} called through a pointer`;
       const heap = b.object(label, { fields: this.largest });
       this.objectNames.set(heap, label);
-      if (result !== undefined) {
-        b.addressOf(result, heap);
-        if (name === 'realloc' || name === 'reallocarray') if (args[0] !== undefined) b.copy(result, args[0]);
-      }
+      this.heapSites++;
+      b.addressOf(object + RETURN_FIELD, heap);
       return;
     }
-    const intrinsic = name.startsWith('llvm.') ? name.slice(5).split('.')[0] : undefined;
-    if (
-      intrinsic === 'memcpy' ||
-      intrinsic === 'memmove' ||
-      /^(memcpy|memmove|mempcpy|__memcpy_chk|__memmove_chk)$/.test(name)
+    b.addressOf(object + RETURN_FIELD, this.unknown);
+    for (let k = 0; k <= f.type.params.length; k++) b.copy(this.unknown, object + FIRST_PARAM_FIELD + k);
+  }
+
+  /** A debug binding of a source variable to an IR value (a pointer, or for `declare` its storage). */
+  readDebugBinding(f: IrFunction, i: IrInstruction & { op: 'call' }, indirect: boolean): void {
+    const bound = i.args[0]?.value;
+    const variable = i.args[1]?.value;
+    if (bound?.kind !== 'opaque' || variable?.kind !== 'opaque' || bound.wrapped === undefined) return;
+    const info = variable.id === undefined ? undefined : this.module.debugVariables?.get(variable.id);
+    if (info === undefined) return;
+    if (!indirect && !this.layout.carriesPointer(bound.wrapped.type)) return;
+    const node = this.nodeOf(bound.wrapped);
+    if (node === undefined) return;
+    this.sourceVariables.push({ function: f.name, name: info.name, line: info.line, node, indirect });
+  }
+
+  /**
+   * Where a simple structor's store of a vtable address into `this + byte` goes (see
+   * {@link Structor}): a destructor's nowhere; a constructor's into the objects whose vtable
+   * pointer at that byte no calling constructor overwrites, {@link finalVtableObjects}.
+   */
+  vptrTarget(structor: string, byte: number): number | undefined {
+    if (this.structors.get(structor)?.kind !== 'ctor') return undefined;
+    const target = this.finalVtableNode(structor, byte);
+    if (byte === 0) return target;
+    const shifted = this.b.variable();
+    this.anywhereFrom(shifted, target);
+    return shifted;
+  }
+
+  finalVtableNode(structor: string, byte: number): number {
+    const key = `${structor} ${byte}`;
+    let node = this.finalVtables.get(key);
+    if (node === undefined) {
+      node = this.b.variable(`<${structor} final at byte ${byte}>`);
+      this.finalVtables.set(key, node);
+      this.finalVtablesPending.push([structor, byte, node]);
+    }
+    return node;
+  }
+
+  /**
+   * The objects whose vtable pointer at `this + byte` of a constructor is final: what every call
+   * passes as `this`, except a constructor calling it on its own `this + k` when that
+   * constructor stores its own vtable at `k + byte` (then whose it is depends on that
+   * constructor's callers, recursively).
+   */
+  finalVtableObjects(): void {
+    for (
+      let next = this.finalVtablesPending.pop();
+      next !== undefined;
+      next = this.finalVtablesPending.pop()
     ) {
-      this.copyFields(args[0], args[1]);
-      if (result !== undefined && args[0] !== undefined) b.copy(result, args[0]);
-      return;
-    }
-    if (intrinsic === 'va_start') {
-      // The va_list's fields point to the varargs slot of this function's object, which holds
-      // every pointer passed beyond the fixed parameters.
-      const list = args[0];
-      if (list === undefined) return;
-      const object = this.functionObjects.get(f.name) as number;
-      const area = this.addressOf(object + FIRST_PARAM_FIELD + f.type.params.length);
-      for (let k = 0; k < this.largest; k++) b.store(list, area, k);
-      return;
-    }
-    if (intrinsic === 'va_copy') {
-      this.copyFields(args[0], args[1]);
-      return;
-    }
-    if (
-      intrinsic === 'ptrmask' ||
-      intrinsic === 'launder' ||
-      intrinsic === 'strip' ||
-      intrinsic === 'threadlocal'
-    ) {
-      if (result !== undefined && args[0] !== undefined) b.copy(result, args[0]);
-      return;
-    }
-    if (intrinsic !== undefined || NO_POINTER_EFFECT.has(name)) return;
-    if (RETURNS_FIRST_ARGUMENT.has(name)) {
-      if (result !== undefined && args[0] !== undefined) b.copy(result, args[0]);
-      return;
-    }
-    if (RETURNS_SECOND_ARGUMENT.has(name)) {
-      if (result !== undefined && args[1] !== undefined) b.copy(result, args[1]);
-      return;
-    }
-    if (RETURNS_UNKNOWN_ONLY.has(name)) {
-      if (result !== undefined) b.copy(result, this.unknownAddress);
-      return;
-    }
-    if (name === 'sigaction') {
-      this.copyFields(args[2], args[1]); // the old action receives the new one's handler
-      return;
-    }
-    if (STORES_FIRST_INTO_SECOND.has(name)) {
-      if (args[0] !== undefined && args[1] !== undefined) b.store(args[1], args[0]);
-      return;
-    }
-    if (CALLS_BACK_WITH_FIRST.has(name)) {
-      // qsort(base, n, size, cmp) and bsearch(key, base, n, size, cmp): cmp gets pointers into the arrays.
-      const compare = args[args.length - 1] ?? args[args.length - 2];
-      if (compare === undefined) return;
-      for (const array of [args[0], args[1]]) {
-        if (array === undefined) continue;
-        b.store(compare, array, FIRST_PARAM_FIELD);
-        b.store(compare, array, FIRST_PARAM_FIELD + 1);
+      const [structor, byte, node] = next;
+      for (const call of this.constructorCalls.get(structor) ?? []) {
+        if (call.byte === undefined) {
+          if (call.self !== undefined) this.b.copy(node, call.self);
+          continue;
+        }
+        const caller = this.structors.get(call.caller) as Structor;
+        if (caller.vptrBytes.has(call.byte + byte)) continue;
+        const outer = this.finalVtableNode(call.caller, call.byte + byte);
+        if (call.field !== undefined) this.offsetInto(node, outer, call.field);
+        else this.anywhereFrom(node, outer);
       }
-      if (result !== undefined && args[1] !== undefined) b.copy(result, args[1]);
-      return;
-    }
-    // An external function we know nothing about: it may return anything, keep what it is given
-    // and store anything through the pointers it gets.
-    this.unknownExternalCalls++;
-    if (result !== undefined) b.copy(result, this.unknownAddress);
-    for (const arg of args) {
-      if (arg === undefined) continue;
-      b.copy(this.unknown, arg);
-      b.store(arg, this.unknownAddress);
     }
   }
 
-  /** `*dst = *src` field by field (memcpy, struct copies, va_copy), up to the largest object. */
-  copyFields(dst: number | undefined, src: number | undefined): void {
-    if (dst === undefined || src === undefined) return;
-    for (let k = 0; k < this.largest; k++) {
-      const temporary = this.b.variable();
-      this.b.load(temporary, src, k);
-      this.b.store(dst, temporary, k);
+  /**
+   * Once per module, what unknown code (an unknown function, inline assembly, a call through an
+   * unknown pointer) may do with what escaped to it, the unknown object's set `escaped`: reach
+   * everything stored in it, write anything into it, and call any function among it with
+   * anything (its parameters are fields), keeping what it returns (a field too).
+   */
+  escapedObjects(): void {
+    const { b } = this;
+    const escaped = b.variable('<escaped>');
+    b.load(escaped, this.unknownAddress);
+    const functionFields = Math.max(0, ...this.module.functions.map((f) => f.type.params.length + 3));
+    for (let k = 0; k < Math.max(this.largest, functionFields); k++) {
+      b.load(this.unknown, escaped, k);
+      b.store(escaped, this.unknownAddress, k);
     }
   }
-}
-
-function stripSigil(name: string): string {
-  let plain = name.startsWith('@') ? name.slice(1) : name;
-  if (plain.startsWith('"') && plain.endsWith('"')) plain = plain.slice(1, -1);
-  return plain;
-}
-
-/** The called function's name for a direct call (possibly through a constant cast), else undefined. */
-function directCallee(callee: IrValue): string | undefined {
-  if (callee.kind === 'global') return callee.name;
-  if (callee.kind === 'cast') return directCallee(callee.operand.value);
-  return undefined;
 }

@@ -9,7 +9,9 @@ export {
   type AliasReport,
   type AnalyzeModuleOptions,
   analyzeModule,
+  analyzeModules,
   ModuleAnalysis,
+  type ModuleSource,
   UNKNOWN_OBJECT,
 } from './analyze';
 export { LlvmParseError, UnknownValueError } from './errors';
@@ -19,6 +21,17 @@ export {
   type ExtractedModule,
   type ExtractOptions,
   extractConstraints,
+  type SourceVariable,
 } from './extract';
-export type { IrFunction, IrGlobal, IrInstruction, IrModule, IrType, IrTypedValue, IrValue } from './ir';
+export type {
+  IrFunction,
+  IrGlobal,
+  IrInstruction,
+  IrLinkage,
+  IrModule,
+  IrType,
+  IrTypedValue,
+  IrValue,
+} from './ir';
+export { linkModules } from './link';
 export { parseLlvmModule } from './parser';

@@ -41,7 +41,17 @@ export type IrValue =
   /** bitcast, addrspacecast, and other casts that keep the pointer. */
   | { readonly kind: 'cast'; readonly op: string; readonly operand: IrTypedValue; readonly to: IrType }
   /** inline asm, blockaddress, dso_local_equivalent, no_cfi and the like. */
-  | { readonly kind: 'opaque'; readonly what: string };
+  /**
+   * What the analysis does not look into: inline assembly, block addresses, metadata. A metadata
+   * node keeps its id (`!12`), and a value wrapped as metadata (`metadata ptr %x`, the first
+   * operand of a debug record) keeps the value.
+   */
+  | {
+      readonly kind: 'opaque';
+      readonly what: string;
+      readonly id?: string | undefined;
+      readonly wrapped?: IrTypedValue | undefined;
+    };
 
 /** A value with its type. */
 export interface IrTypedValue {
@@ -132,7 +142,15 @@ export interface IrFunction {
   readonly isDeclaration: boolean;
   readonly instructions: readonly IrInstruction[];
   readonly line: number;
+  /** How the name links across modules (see {@link IrLinkage}); `external` when none is written. */
+  readonly linkage?: IrLinkage | undefined;
 }
+
+/**
+ * How a symbol links: `local` (internal, private: one per module), `discardable` (linkonce,
+ * weak, common, available_externally: copies of one definition, any may be kept) or `external`.
+ */
+export type IrLinkage = 'local' | 'discardable' | 'external';
 
 /** A global variable (or an alias of another global). */
 export interface IrGlobal {
@@ -143,6 +161,7 @@ export interface IrGlobal {
   /** `@a = alias T, ptr @b`: a name for another global's address. */
   readonly aliasee?: IrTypedValue | undefined;
   readonly line: number;
+  readonly linkage?: IrLinkage | undefined;
 }
 
 /** A parsed module. */
@@ -153,6 +172,8 @@ export interface IrModule {
   readonly functions: readonly IrFunction[];
   /** `!N` → source line, from `!N = !DILocation(line: L, …)`. */
   readonly debugLines: ReadonlyMap<string, number>;
+  /** `!N` → a source variable, from `!N = !DILocalVariable(name: "p", …, line: L, …)`. */
+  readonly debugVariables?: ReadonlyMap<string, { readonly name: string; readonly line: number | undefined }>;
   /** Bytes of IR text. */
   readonly size: number;
 }

@@ -1,120 +1,31 @@
 import { LlvmParseError } from './errors';
-import type { IrFunction, IrGlobal, IrInstruction, IrModule, IrType, IrTypedValue, IrValue } from './ir';
+import type {
+  IrFunction,
+  IrGlobal,
+  IrInstruction,
+  IrLinkage,
+  IrModule,
+  IrType,
+  IrTypedValue,
+  IrValue,
+} from './ir';
 import { type Token, TokenKind, tokenize } from './lexer';
-
-const VOID: IrType = { kind: 'void' };
-const PTR: IrType = { kind: 'ptr' };
-const EMPTY: IrValue = { kind: 'empty' };
-
-const CAST_OPS = new Set([
-  'bitcast',
-  'addrspacecast',
-  'ptrtoint',
-  'inttoptr',
-  'trunc',
-  'zext',
-  'sext',
-  'fptrunc',
-  'fpext',
-  'fptoui',
-  'fptosi',
-  'uitofp',
-  'sitofp',
-]);
-const CONSTANT_WORDS = new Set(['null', 'undef', 'poison', 'zeroinitializer', 'none', 'true', 'false']);
-/** Parameter/return attributes that take one following integer (`align 8`). */
-const ATTRIBUTES_WITH_INTEGER = new Set(['align', 'addrspace']);
-/** Module-level entities the front end does not need; their whole (balanced) text is skipped. */
-const SKIPPED_TOP_LEVEL = new Set([
-  'source_filename',
-  'target',
-  'attributes',
-  'module',
-  'uselistorder',
-  'uselistorder_bb',
-]);
-const LINKAGE_AND_FLAGS = new Set([
-  'private',
-  'internal',
-  'external',
-  'available_externally',
-  'linkonce',
-  'linkonce_odr',
-  'weak',
-  'weak_odr',
-  'common',
-  'appending',
-  'extern_weak',
-  'dso_local',
-  'dso_preemptable',
-  'default',
-  'hidden',
-  'protected',
-  'dllimport',
-  'dllexport',
-  'unnamed_addr',
-  'local_unnamed_addr',
-  'externally_initialized',
-  'thread_local',
-  'addrspace',
-]);
-/** Words that may stand between `call` and the callee's type. */
-const CALL_PREFIX_WORDS = new Set([
-  'fast',
-  'nnan',
-  'ninf',
-  'nsz',
-  'arcp',
-  'contract',
-  'afn',
-  'reassoc',
-  'cc',
-  'ccc',
-  'fastcc',
-  'coldcc',
-  'tailcc',
-  'swiftcc',
-  'swifttailcc',
-  'cfguard_checkcc',
-  'preserve_mostcc',
-  'preserve_allcc',
-  'x86_stdcallcc',
-  'x86_fastcallcc',
-  'x86_thiscallcc',
-  'x86_vectorcallcc',
-  'x86_64_sysvcc',
-  'win64cc',
-  'webkit_jscc',
-  'anyregcc',
-  'ghccc',
-]);
-
-function isTypeStart(token: Token): boolean {
-  if (token.kind === TokenKind.Local) return true;
-  if (token.kind === TokenKind.Punct) return token.text === '{' || token.text === '[' || token.text === '<';
-  if (token.kind !== TokenKind.Word) return false;
-  return (
-    /^i\d+$/.test(token.text) ||
-    [
-      'void',
-      'ptr',
-      'half',
-      'bfloat',
-      'float',
-      'double',
-      'fp128',
-      'x86_fp80',
-      'ppc_fp128',
-      'x86_mmx',
-      'x86_amx',
-      'label',
-      'metadata',
-      'token',
-      'opaque',
-      'target',
-    ].includes(token.text)
-  );
-}
+import {
+  ATTRIBUTES_WITH_INTEGER,
+  CALL_PREFIX_WORDS,
+  CAST_OPS,
+  CONSTANT_WORDS,
+  describe,
+  EMPTY,
+  isConstantExpressionWord,
+  isTypeStart,
+  isValueWord,
+  LINKAGE_AND_FLAGS,
+  NON_POINTER_OPS,
+  PTR,
+  SKIPPED_TOP_LEVEL,
+  VOID,
+} from './words';
 
 /** A recursive-descent reader over a token range. */
 class Parser {
@@ -123,6 +34,12 @@ class Parser {
   pos = 0;
   limit: number;
   readonly end: Token;
+  /** Where named types, globals and the current function's locals are used, checked once all are defined. */
+  typeUses: Token[] = [];
+  globalUses: Token[] = [];
+  localUses: Token[] = [];
+  /** Locals the current function defines: parameters, instruction results. */
+  localDefinitions = new Set<string>();
 
   constructor(tokens: Token[], file: string) {
     this.tokens = tokens;
@@ -244,6 +161,7 @@ class Parser {
     const token = this.peek();
     if (token.kind === TokenKind.Local) {
       this.next();
+      this.typeUses.push(token);
       return { kind: 'named', name: token.text };
     }
     if (token.kind === TokenKind.Punct) {
@@ -350,9 +268,11 @@ class Parser {
     switch (token.kind) {
       case TokenKind.Local:
         this.next();
+        this.localUses.push(token);
         return { kind: 'local', name: token.text };
       case TokenKind.Global:
         this.next();
+        this.globalUses.push(token);
         return { kind: 'global', name: token.text };
       case TokenKind.Number:
         this.next();
@@ -363,7 +283,7 @@ class Parser {
       case TokenKind.Metadata:
         this.next();
         if (this.is('(') || this.is('{')) this.skipBalanced();
-        return { kind: 'opaque', what: 'metadata' };
+        return { kind: 'opaque', what: 'metadata', id: token.text };
       case TokenKind.Punct:
         return this.parseAggregateConstant();
       case TokenKind.Word:
@@ -448,6 +368,8 @@ class Parser {
     const globals: IrGlobal[] = [];
     const functions: IrFunction[] = [];
     const debugLines = new Map<string, number>();
+    const debugVariables = new Map<string, { name: string; line: number | undefined }>();
+    const functionNames = new Map<string, IrFunction>();
     while (!this.atEnd()) {
       const token = this.peek();
       if (token.kind === TokenKind.Local && this.peek(1).text === '=' && this.peek(2).text === 'type') {
@@ -460,12 +382,17 @@ class Parser {
         continue;
       }
       if (token.kind === TokenKind.Metadata) {
-        this.readDebugLocation(debugLines);
+        this.readDebugLocation(debugLines, debugVariables);
         this.skipEntity();
         continue;
       }
       if (token.kind === TokenKind.Word && (token.text === 'define' || token.text === 'declare')) {
-        functions.push(this.parseFunction());
+        const f = this.parseFunction();
+        const earlier = functionNames.get(f.name);
+        if (earlier !== undefined && !earlier.isDeclaration && !f.isDeclaration)
+          this.fail(`function ${f.name} is defined twice (first at line ${earlier.line})`, token);
+        if (earlier === undefined || earlier.isDeclaration) functionNames.set(f.name, f);
+        functions.push(f);
         continue;
       }
       if (
@@ -477,16 +404,56 @@ class Parser {
       }
       this.fail(`expected a global, a function, a type or metadata, found ${describe(token)}`);
     }
-    return { file: this.file, types, globals, functions, debugLines, size };
+    this.checkModuleNames(types, globals, functions);
+    return { file: this.file, types, globals, functions, debugLines, debugVariables, size };
   }
 
-  /** `!N = [distinct] !DILocation(line: L, …)` → debugLines[!N] = L. */
-  readDebugLocation(debugLines: Map<string, number>): void {
+  /** LLVM's own reader rejects a module that uses a type or a global it does not define: so do we. */
+  checkModuleNames(types: Map<string, IrType>, globals: IrGlobal[], functions: IrFunction[]): void {
+    for (const use of this.typeUses)
+      if (!types.has(use.text)) this.fail(`use of undefined type ${use.text}`, use);
+    const names = new Set([...globals.map((g) => g.name), ...functions.map((f) => f.name)]);
+    for (const use of this.globalUses)
+      if (!names.has(use.text)) this.fail(`use of undefined value ${use.text}`, use);
+    const seen = new Map<string, number>();
+    for (const g of globals) {
+      const line = seen.get(g.name);
+      if (line !== undefined)
+        this.fail(`global ${g.name} is defined twice (first at line ${line})`, {
+          ...this.end,
+          line: g.line,
+          column: 1,
+        });
+      seen.set(g.name, g.line);
+    }
+  }
+
+  /**
+   * `!N = [distinct] !DILocation(line: L, …)` → debugLines[!N] = L;
+   * `!N = !DILocalVariable(name: "p", …, line: L, …)` → debugVariables[!N] = { name, line }.
+   */
+  readDebugLocation(
+    debugLines: Map<string, number>,
+    debugVariables: Map<string, { name: string; line: number | undefined }>,
+  ): void {
     const id = this.peek().text;
     let at = 1;
     if (this.peek(at).text !== '=') return;
     at++;
     if (this.peek(at).text === 'distinct') at++;
+    if (this.peek(at).text === '!DILocalVariable' && this.peek(at + 1).text === '(') {
+      let name: string | undefined;
+      let line: number | undefined;
+      for (let k = at + 2; this.pos + k < this.limit && this.peek(k).text !== ')'; k++) {
+        const field = this.peek(k);
+        const value = this.peek(k + 1);
+        if (field.kind !== TokenKind.Label) continue;
+        if (field.text === 'name' && value.kind === TokenKind.String) name = value.text;
+        if (field.text === 'line' && value.kind === TokenKind.Number) line = Number(value.text);
+      }
+      if (name !== undefined) debugVariables.set(id, { name, line });
+      return;
+    }
     if (this.peek(at).text !== '!DILocation' || this.peek(at + 1).text !== '(') return;
     const field = this.peek(at + 2);
     const value = this.peek(at + 3);
@@ -498,8 +465,10 @@ class Parser {
   parseGlobal(): IrGlobal {
     const nameToken = this.next();
     this.expect('=');
+    let linkage: IrLinkage = 'external';
     while (this.peek().kind === TokenKind.Word && LINKAGE_AND_FLAGS.has(this.peek().text)) {
       const flag = this.next();
+      linkage = linkageOf(flag.text) ?? linkage;
       if ((flag.text === 'thread_local' || flag.text === 'addrspace') && this.is('(')) this.skipBalanced();
     }
     const kind = this.next();
@@ -515,6 +484,7 @@ class Parser {
         isConstant: true,
         aliasee,
         line: nameToken.line,
+        linkage,
       };
     }
     if (kind.text !== 'global' && kind.text !== 'constant') {
@@ -534,12 +504,15 @@ class Parser {
       initializer,
       isConstant: kind.text === 'constant',
       line: nameToken.line,
+      linkage,
     };
   }
 
   parseFunction(): IrFunction {
     const keyword = this.next();
     const isDeclaration = keyword.text === 'declare';
+    const afterKeyword = this.pos;
+    let linkage: IrLinkage = 'external';
     // The result type ends right before the function's name: try each start until one parses there.
     let nameAt = this.pos;
     while (nameAt < this.limit && (this.tokens[nameAt] as Token).kind !== TokenKind.Global) nameAt++;
@@ -555,6 +528,8 @@ class Parser {
       }
     }
     if (result === undefined) this.fail(`expected the function's result type`, keyword);
+    for (let at = afterKeyword; at < nameAt; at++)
+      linkage = linkageOf((this.tokens[at] as Token).text) ?? linkage;
     this.pos = nameAt;
     const name = this.next().text;
     this.expect('(');
@@ -575,7 +550,7 @@ class Parser {
     const type = { kind: 'function' as const, result, params, varargs };
     if (isDeclaration) {
       this.skipEntity(true);
-      return { name, type, paramNames, isDeclaration, instructions: [], line: keyword.line };
+      return { name, type, paramNames, isDeclaration, instructions: [], line: keyword.line, linkage };
     }
     // Function attributes, section, comdat, personality, !dbg: up to the body's brace.
     while (!this.is('{')) {
@@ -584,6 +559,8 @@ class Parser {
     }
     this.next();
     const instructions: IrInstruction[] = [];
+    this.localUses = [];
+    this.localDefinitions = new Set(paramNames.filter((p) => p !== undefined));
     // Unnamed values and blocks are numbered in order: parameters first.
     for (;;) {
       const token = this.peek();
@@ -594,12 +571,17 @@ class Parser {
       }
       if (token.kind === TokenKind.Label) {
         this.next();
+        this.localDefinitions.add(`%${token.text}`).add(`%"${token.text}"`);
         continue;
       }
       const instruction = this.parseInstructionLine();
       if (instruction !== undefined) instructions.push(instruction);
     }
-    return { name, type, paramNames, isDeclaration, instructions, line: keyword.line };
+    for (const use of this.localUses)
+      if (!this.localDefinitions.has(use.text))
+        this.fail(`use of undefined value ${use.text} in ${name}`, use);
+    this.localUses = [];
+    return { name, type, paramNames, isDeclaration, instructions, line: keyword.line, linkage };
   }
 
   /** One instruction: its tokens run to the first line change at bracket depth 0. */
@@ -633,13 +615,14 @@ class Parser {
     let result: string | undefined;
     if (first.kind === TokenKind.Local && this.peek(1).text === '=') {
       result = first.text;
+      this.localDefinitions.add(result);
       this.pos += 2;
     }
     const opToken = this.next();
     if (opToken.kind !== TokenKind.Word)
       this.fail(`expected an instruction, found ${describe(opToken)}`, opToken);
     let op = opToken.text;
-    if (op.startsWith('#dbg_')) return undefined;
+    if (op.startsWith('#dbg_')) return this.parseDebugRecord(op, irLine);
     const dbg = this.findDebugAttachment();
     const at = { irLine, dbg };
     const need = (): string => result ?? this.fail(`'${op}' needs a result name`, opToken);
@@ -789,6 +772,31 @@ class Parser {
     return undefined;
   }
 
+  /**
+   * `#dbg_value(ptr %x, !12, !DIExpression(), !20)` and `#dbg_declare(…)` (LLVM 19+), read as the
+   * `llvm.dbg.value`/`llvm.dbg.declare` calls they replace; other records are skipped.
+   */
+  parseDebugRecord(op: string, irLine: number): IrInstruction | undefined {
+    if ((op !== '#dbg_value' && op !== '#dbg_declare') || !this.accept('(')) return undefined;
+    if (!isTypeStart(this.peek())) return undefined; // !DIArgList(…), metadata operands
+    const wrapped = this.parseTypedValue();
+    if (!this.accept(',') || this.peek().kind !== TokenKind.Metadata) return undefined;
+    const variable = this.next().text;
+    const metadata: IrType = { kind: 'metadata' };
+    return {
+      irLine,
+      dbg: undefined,
+      op: 'call',
+      result: undefined,
+      resultType: { kind: 'void' },
+      callee: { kind: 'global', name: op === '#dbg_value' ? '@llvm.dbg.value' : '@llvm.dbg.declare' },
+      args: [
+        { type: metadata, value: { kind: 'opaque', what: 'metadata', wrapped } },
+        { type: metadata, value: { kind: 'opaque', what: 'metadata', id: variable } },
+      ],
+    };
+  }
+
   parseCall(result: string | undefined): Omit<IrInstruction & { op: 'call' }, 'irLine' | 'dbg'> {
     for (;;) {
       const token = this.peek();
@@ -817,8 +825,8 @@ class Parser {
       this.skipAttributes();
       if (argType.kind === 'metadata' && isTypeStart(this.peek())) {
         // `metadata ptr %x` (llvm.dbg.declare before LLVM 19): a value wrapped as metadata.
-        this.parseTypedValue();
-        args.push({ type: argType, value: { kind: 'opaque', what: 'metadata' } });
+        const wrapped = this.parseTypedValue();
+        args.push({ type: argType, value: { kind: 'opaque', what: 'metadata', wrapped } });
       } else args.push({ type: argType, value: this.parseValue() });
       if (!this.is(')')) this.expect(',');
     }
@@ -826,80 +834,6 @@ class Parser {
     type = resultType;
     return { op: 'call', result, resultType: type, callee, args };
   }
-}
-
-/** Words that start a value: constants and constant expressions. */
-function isValueWord(word: string): boolean {
-  return (
-    CONSTANT_WORDS.has(word) ||
-    CAST_OPS.has(word) ||
-    isConstantExpressionWord(word) ||
-    ['getelementptr', 'blockaddress', 'dso_local_equivalent', 'no_cfi', 'asm', 'splat'].includes(word)
-  );
-}
-
-/** Instructions whose result is never a pointer. */
-const NON_POINTER_OPS = new Set([
-  'add',
-  'sub',
-  'mul',
-  'udiv',
-  'sdiv',
-  'urem',
-  'srem',
-  'fadd',
-  'fsub',
-  'fmul',
-  'fdiv',
-  'frem',
-  'fneg',
-  'shl',
-  'lshr',
-  'ashr',
-  'and',
-  'or',
-  'xor',
-  'icmp',
-  'fcmp',
-  'br',
-  'switch',
-  'indirectbr',
-  'unreachable',
-  'resume',
-  'fence',
-  'landingpad',
-  'catchpad',
-  'cleanuppad',
-  'catchswitch',
-  'catchret',
-  'cleanupret',
-]);
-
-function isConstantExpressionWord(word: string): boolean {
-  return [
-    'add',
-    'sub',
-    'mul',
-    'shl',
-    'lshr',
-    'ashr',
-    'and',
-    'or',
-    'xor',
-    'icmp',
-    'fcmp',
-    'extractelement',
-    'insertelement',
-    'shufflevector',
-    'select',
-    'trunc',
-  ].includes(word);
-}
-
-function describe(token: Token): string {
-  if (token.kind === TokenKind.End) return 'the end of the input';
-  if (token.kind === TokenKind.String) return `"${token.text}"`;
-  return `'${token.text}'`;
 }
 
 /**
@@ -916,4 +850,11 @@ function describe(token: Token): string {
 export function parseLlvmModule(text: string, file = '<input>'): IrModule {
   const parser = new Parser(tokenize(text, file), file);
   return parser.parseModule(text.length);
+}
+
+function linkageOf(word: string): IrLinkage | undefined {
+  if (word === 'internal' || word === 'private') return 'local';
+  if (/^(linkonce|linkonce_odr|weak|weak_odr|common|available_externally|extern_weak)$/.test(word))
+    return 'discardable';
+  return undefined;
 }

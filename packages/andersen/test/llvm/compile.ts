@@ -1,12 +1,15 @@
 /**
- * Compiles the C programs of the LLVM front end's alias-check corpus
- * (`./corpus/*.c`, see `./corpus/README.md`) to LLVM IR with Debian's
- * clang-16 and opt-16, the way the corpus facts were written for:
+ * Compiles the C and C++ programs of the LLVM front end's alias-check corpus
+ * (`./corpus/*.c`, `./corpus/*.cpp`, see `./corpus/README.md`) to LLVM IR with
+ * Debian's clang-16 (clang++-16) and opt-16, at two levels:
  *
  * ```sh
+ * # 'O0': what the corpus facts were written for
  * clang-16 -S -emit-llvm -O0 -Xclang -disable-O0-optnone -fno-discard-value-names -g \
  *   -I<corpus dir> x.c -o x0.ll
  * opt-16 -S -passes=mem2reg x0.ll -o x.ll
+ * # 'O2': the optimized IR, on which every fact of a real alias must still hold
+ * clang-16 -S -emit-llvm -O2 -fno-discard-value-names -g -I<corpus dir> x.c -o x.ll
  * ```
  *
  * Results are cached by a hash of the source, the header and the flags under
@@ -40,7 +43,11 @@ export const CORPUS_DIR: string = fileURLToPath(new URL('./corpus/', import.meta
 export const CACHE_DIR: string = join(tmpdir(), 'gpumorph-llvm-corpus');
 
 const CLANG = 'clang-16';
+const CLANGXX = 'clang++-16';
 const OPT = 'opt-16';
+
+/** How a program is compiled: `-O0` then `mem2reg`, or `-O2`. */
+export type CorpusLevel = 'O0' | 'O2';
 
 /** clang flags (before `-I`, the input and `-o`). */
 export const CLANG_FLAGS: readonly string[] = [
@@ -56,6 +63,15 @@ export const CLANG_FLAGS: readonly string[] = [
 /** opt flags (before the input and `-o`). */
 export const OPT_FLAGS: readonly string[] = ['-S', '-passes=mem2reg'];
 
+/** clang flags of the `O2` level. */
+export const CLANG_O2_FLAGS: readonly string[] = [
+  '-S',
+  '-emit-llvm',
+  '-O2',
+  '-fno-discard-value-names',
+  '-g',
+];
+
 let available: boolean | undefined;
 
 /**
@@ -66,6 +82,7 @@ export function clangAvailable(): boolean {
   if (available === undefined) {
     try {
       execFileSync(CLANG, ['--version'], { stdio: 'ignore' });
+      execFileSync(CLANGXX, ['--version'], { stdio: 'ignore' });
       execFileSync(OPT, ['--version'], { stdio: 'ignore' });
       available = true;
     } catch {
@@ -75,10 +92,10 @@ export function clangAvailable(): boolean {
   return available;
 }
 
-/** Absolute paths of the corpus `.c` files, sorted by name. */
+/** Absolute paths of the corpus `.c` and `.cpp` files, sorted by name. */
 export function corpusPrograms(): string[] {
   return readdirSync(CORPUS_DIR)
-    .filter((f) => f.endsWith('.c'))
+    .filter((f) => f.endsWith('.c') || f.endsWith('.cpp'))
     .sort()
     .map((f) => join(CORPUS_DIR, f));
 }
@@ -113,8 +130,11 @@ const inFlight = new Map<string, Promise<string>>();
  * @throws Error naming the file and carrying clang's (or opt's) stderr when
  *   compilation fails, or when the tools are missing.
  */
-export async function compileCorpusProgram(cFile: string): Promise<string> {
+export async function compileCorpusProgram(cFile: string, level: CorpusLevel = 'O0'): Promise<string> {
   const source = resolve(cFile);
+  const cxx = source.endsWith('.cpp');
+  const compiler = cxx ? CLANGXX : CLANG;
+  const flags = level === 'O0' ? CLANG_FLAGS : CLANG_O2_FLAGS;
   const includeDir = dirname(source);
   let text: Buffer;
   try {
@@ -126,9 +146,9 @@ export async function compileCorpusProgram(cFile: string): Promise<string> {
   hash.update(text);
   const header = join(includeDir, 'aliascheck.h');
   if (existsSync(header)) hash.update(readFileSync(header));
-  hash.update([CLANG, ...CLANG_FLAGS, OPT, ...OPT_FLAGS].join('\0'));
+  hash.update([compiler, ...flags, ...(level === 'O0' ? [OPT, ...OPT_FLAGS] : [])].join('\0'));
   const digest = hash.digest('hex').slice(0, 16);
-  const stem = basename(source, '.c');
+  const stem = `${basename(source).replace(/\.(c|cpp)$/, '')}-${cxx ? 'cpp' : 'c'}-${level}`;
   const out = join(CACHE_DIR, `${stem}-${digest}.ll`);
 
   const pending = inFlight.get(out);
@@ -145,15 +165,15 @@ export async function compileCorpusProgram(cFile: string): Promise<string> {
     const tmp = join(CACHE_DIR, `${stem}-${digest}.${unique}.ll`);
     try {
       try {
-        await run(CLANG, [...CLANG_FLAGS, `-I${includeDir}`, source, '-o', raw]);
+        await run(compiler, [...flags, `-I${includeDir}`, source, '-o', level === 'O0' ? raw : tmp]);
       } catch (e) {
         const stderr = (e as { stderr?: string }).stderr ?? '';
-        throw new Error(`clang-16 could not compile ${source}:\n${stderr || (e as Error).message}`, {
+        throw new Error(`${compiler} could not compile ${source}:\n${stderr || (e as Error).message}`, {
           cause: e,
         });
       }
       try {
-        await run(OPT, [...OPT_FLAGS, raw, '-o', tmp]);
+        if (level === 'O0') await run(OPT, [...OPT_FLAGS, raw, '-o', tmp]);
       } catch (e) {
         const stderr = (e as { stderr?: string }).stderr ?? '';
         throw new Error(

@@ -2,12 +2,15 @@ import { readFile } from 'node:fs/promises';
 import {
   type AliasReport,
   type AndersenEngine,
-  analyzeModule,
+  analyzeModules,
   countByKind,
   LlvmParseError,
   type ModuleAnalysis,
+  type ModuleSource,
   type SolvedAndersen,
+  UnknownValueError,
 } from '@gpumorph/andersen';
+import { InvalidArgumentError } from 'commander';
 import { gpuOptionsFromEnvironment } from '../environment';
 import { EXIT_FAILURE } from '../errors';
 
@@ -18,8 +21,14 @@ import type { ConstraintCounts } from './andersen';
 
 /** Options of `gpumorph andersen ll`. */
 export interface AndersenLlOptions {
-  /** The textual LLVM IR file (`.ll`). */
-  readonly file: string;
+  /** The textual LLVM IR files (`.ll`): one module, or several linked by symbol. */
+  readonly files: readonly string[];
+  /** Alias queries `A,B` of two IR values (`%p in @main`, `@g`). */
+  readonly aliases?: readonly string[] | undefined;
+  /** Report the points-to set of every source variable (debug info). */
+  readonly variables?: boolean | undefined;
+  /** Print only the call graph, as Graphviz DOT or JSON. */
+  readonly callGraph?: 'dot' | 'json' | undefined;
   readonly engine: AndersenEngine;
   readonly json: boolean;
   /** Check every MAYALIAS/NOALIAS/… call of the module and fail when one does not hold. */
@@ -32,7 +41,7 @@ export interface AndersenLlOptions {
 
 /** What `gpumorph andersen ll --json` prints (the common {@link AnalysisReport} shape; `checks`, `passed` and `failed` only with `--alias-report`). */
 export type AndersenLlReport = AnalysisReport<
-  { readonly file: string },
+  { readonly file: string; readonly files: readonly string[] },
   {
     readonly irBytes: number;
     readonly functions: number;
@@ -50,16 +59,30 @@ export type AndersenLlReport = AnalysisReport<
     readonly pointsToEdges: number;
     /** Caller → callees with indirect calls resolved. */
     readonly callGraph: Record<string, string[]>;
+    readonly queries?: readonly AliasQueryResult[];
+    /** With `--variables`: each source variable's points-to set. */
+    readonly variables?: ReturnType<ModuleAnalysis['sourceVariables']>;
+    readonly checkFunctions?: AliasReport['checkFunctions'];
     readonly checks?: AliasReport['checks'];
     readonly passed?: number;
     readonly failed?: number;
   }
 >;
 
+/** The answer to one `--alias A,B` query. */
+export interface AliasQueryResult {
+  readonly a: string;
+  readonly b: string;
+  readonly result: 'may' | 'no';
+  readonly aPointsTo: readonly string[];
+  readonly bPointsTo: readonly string[];
+}
+
 /**
- * `gpumorph andersen ll <file.ll>`: points-to analysis of an LLVM module. Prints a summary and the
+ * `gpumorph andersen ll <file.ll…>`: points-to analysis of an LLVM module. Prints a summary and the
  * call graph (or `--json`); with `--alias-report`, judges every aliasing-fact call of the module
- * and returns 1 when one fails.
+ * and returns 1 when one fails or when the module makes no check at all (a report that checked
+ * nothing is not a pass).
  *
  * @example
  * ```ts
@@ -68,22 +91,21 @@ export type AndersenLlReport = AnalysisReport<
  */
 export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Promise<number> {
   const c = colorsFor(io);
-  let text: string;
-  try {
-    text = await readFile(options.file, 'utf8');
-  } catch (cause) {
-    throw new LlvmParseError(
-      { file: options.file, line: 1, column: 1 },
-      `cannot read the file: ${String(cause)}`,
-      {
+  const sources: ModuleSource[] = [];
+  for (const file of options.files) {
+    try {
+      sources.push({ file, text: await readFile(file, 'utf8') });
+    } catch (cause) {
+      throw new LlvmParseError({ file, line: 1, column: 1 }, `cannot read the file: ${String(cause)}`, {
         cause,
-      },
-    );
+      });
+    }
   }
+  const file = options.files.join(' ');
+  const irBytes = sources.reduce((sum, source) => sum + source.text.length, 0);
   const start = performance.now();
   const progress = progressFor(io, 'andersen ll', 1);
-  const analysis = await analyzeModule(text, {
-    file: options.file,
+  const analysis = await analyzeModules(sources, {
     engine: options.engine,
     acquire: gpuOptionsFromEnvironment(),
     allocators: options.allocators,
@@ -97,13 +119,24 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
   const solveMs = result.statistics.solveMs;
   const [addressOf, copy, load, store, offset] = countByKind(extracted.program.constraints);
   const aliasReport = options.aliasReport ? analysis.aliasReport() : undefined;
+  const queries = options.aliases?.map((pair) => answerQuery(analysis, pair));
+  const variables = options.variables ? analysis.sourceVariables() : undefined;
+  if (options.callGraph !== undefined) {
+    const graph = analysis.callGraph();
+    io.stdout.write(
+      options.callGraph === 'dot'
+        ? callGraphDot(graph)
+        : `${JSON.stringify(Object.fromEntries(graph), null, 2)}\n`,
+    );
+    return 0;
+  }
   const report: AndersenLlReport = {
     command: 'andersen ll',
-    input: { file: options.file },
+    input: { file, files: options.files },
     engine: analysis.engine,
     adapter: (result as Partial<SolvedAndersen>).gpu?.adapter ?? null,
     sizes: {
-      irBytes: text.length,
+      irBytes,
       ...extracted.statistics,
       nodes: extracted.program.nodeCount,
       constraints: { total: extracted.program.constraints.length, addressOf, copy, load, store, offset },
@@ -112,20 +145,32 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
     result: {
       pointsToEdges: result.pointsToEdges,
       callGraph: Object.fromEntries(analysis.callGraph()),
+      ...(queries === undefined ? {} : { queries }),
+      ...(variables === undefined ? {} : { variables }),
       ...(aliasReport ?? {}),
     },
-    ok: (aliasReport?.failed ?? 0) === 0,
+    // A report that checked nothing is not a pass.
+    ok: aliasReport === undefined || (aliasReport.failed === 0 && aliasReport.checks.length > 0),
   };
   if (options.json) {
     writeReport(io, report);
   } else {
     io.stdout.write(
-      `${c.bold(options.file)}: ${count(report.sizes.definedFunctions)} functions, ${count(report.sizes.instructions)} instructions → ` +
+      `${c.bold(file)}: ${count(report.sizes.definedFunctions)} functions, ${count(report.sizes.instructions)} instructions → ` +
         `${count(report.sizes.nodes)} nodes, ${count(report.sizes.constraints.total)} constraints; ` +
         `solved on ${report.engine} in ${solveMs.toFixed(1)} ms, ${count(report.result.pointsToEdges)} points-to edges\n`,
     );
     printCallGraph(analysis, io);
     if (options.print) printPointsTo(analysis, io);
+    for (const v of variables ?? []) {
+      const where = v.line === undefined ? '' : ` (line ${v.line})`;
+      io.stdout.write(`  ${v.function}: ${v.name}${where} → {${v.pointsTo.join(', ')}}\n`);
+    }
+    for (const query of queries ?? []) {
+      io.stdout.write(
+        `${query.result}-alias: ${query.a} → {${query.aPointsTo.join(', ')}}, ${query.b} → {${query.bPointsTo.join(', ')}}\n`,
+      );
+    }
     if (aliasReport !== undefined) {
       for (const check of aliasReport.checks) {
         const verdict = check.pass ? c.green('pass') : c.red('FAIL');
@@ -133,11 +178,48 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
           `  ${verdict} ${check.kind} in ${check.function} at line ${check.line}: ${check.result}-alias\n`,
         );
       }
-      const summary = `${aliasReport.passed} passed, ${aliasReport.failed} failed`;
-      io.stdout.write(`${aliasReport.failed === 0 ? c.green(summary) : c.red(summary)}\n`);
+      const functions = aliasReport.checkFunctions;
+      const found = `${aliasReport.checks.length} checks found (calls to ${functions.length === 0 ? 'no check function' : functions.join(', ')})`;
+      if (aliasReport.checks.length === 0) {
+        io.stdout.write(
+          `${c.red(`no alias checks found: ${found}`)}; looked for calls to MAYALIAS, NOALIAS, MUSTALIAS, PARTIALALIAS, EXPECTEDFAIL_MAYALIAS, EXPECTEDFAIL_NOALIAS (plain or C++-mangled, declared or defined)\n`,
+        );
+      } else {
+        const summary = `${found}: ${aliasReport.passed} passed, ${aliasReport.failed} failed`;
+        io.stdout.write(`${aliasReport.failed === 0 ? c.green(summary) : c.red(summary)}\n`);
+      }
     }
   }
   return report.ok ? 0 : EXIT_FAILURE;
+}
+
+function answerQuery(analysis: ModuleAnalysis, pair: string): AliasQueryResult {
+  const parts = pair.split(',').map((part) => part.trim());
+  if (parts.length !== 2 || parts.some((part) => part === ''))
+    throw new InvalidArgumentError(`--alias takes 'A,B' (two IR values), got '${pair}'`);
+  const [a, b] = parts as [string, string];
+  try {
+    return {
+      a,
+      b,
+      result: analysis.mayAlias(a, b) ? 'may' : 'no',
+      aPointsTo: analysis.pointsTo(a),
+      bPointsTo: analysis.pointsTo(b),
+    };
+  } catch (error) {
+    if (error instanceof UnknownValueError) throw new InvalidArgumentError(`--alias: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The call graph in Graphviz DOT: one node per function, an edge per caller → callee. */
+export function callGraphDot(graph: ReadonlyMap<string, readonly string[]>): string {
+  const quote = (name: string) => JSON.stringify(name);
+  const lines = ['digraph callgraph {'];
+  for (const [caller, callees] of graph)
+    for (const callee of callees) lines.push(`  ${quote(caller)} -> ${quote(callee)};`);
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
 }
 
 function printCallGraph(analysis: ModuleAnalysis, io: CliIo): void {

@@ -20,8 +20,9 @@ int main(void) {
   }
   /* last visits l1, l2 and l3; at the end it is &l3. */
   MAYALIAS(last, &l3);
-  /* After the first iteration last is &l1. */
-  MAYALIAS(last, &l1);
+  /* last was &l1 after the first iteration, but is &l3 here: only a
+   * flow-insensitive analysis keeps &l1 (clang -O2 peels the loop and sees it). */
+  EXPECTEDFAIL_NOALIAS(last, &l1);
   /* other is not on the chain. */
   NOALIAS(last, &other);
   /* &last->v is field 1 of a chain link; &other.next is field 0 of other. */
