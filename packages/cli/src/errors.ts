@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { EngineUnavailableError, PositionedParseError } from '@gpumorph/andersen';
+import { ConstraintModelError, EngineUnavailableError, PositionedParseError } from '@gpumorph/andersen';
 import { CfaEngineError, MatrixFormatError, SchemeSyntaxError } from '@gpumorph/eigencfa';
 import {
   GpuDeviceLostError,
@@ -60,11 +60,12 @@ export async function readInputFile(file: string): Promise<string> {
   }
 }
 
-/** Errors in what the user gave: a file that cannot be read or parsed. */
+/** Errors in what the user gave: a file that cannot be read or parsed, or breaks the model's rules. */
 function isInputError(error: unknown): boolean {
   if (
     error instanceof InputFileError ||
     error instanceof PositionedParseError ||
+    error instanceof ConstraintModelError ||
     error instanceof OctagonParseError ||
     error instanceof SchemeSyntaxError ||
     error instanceof MatrixFormatError
