@@ -30,7 +30,14 @@ export {
   signedNode,
   toRational,
 } from './dbm/octagon';
-export { OctagonDimensionError, OctagonError, OctagonParseError, type SourcePosition } from './errors';
+export {
+  OctagonDimensionError,
+  OctagonError,
+  OctagonLimitError,
+  OctagonParseError,
+  PARSE_LIMITS,
+  type SourcePosition,
+} from './errors';
 export {
   createOctagonGpu,
   decodeBound,
