@@ -23,7 +23,7 @@ import {
   type VerificationReport,
   verifySolution,
 } from '@gpumorph/andersen';
-import { EXIT_FAILURE } from '../errors';
+import { EXIT_FAILURE, refuseToOverwrite } from '../errors';
 import { formatNumber } from '../format';
 import { type CliIo, colorsFor } from '../io';
 import { progressFor } from '../progress';
@@ -88,6 +88,8 @@ export type AndersenSolveReport = AnalysisReport<
     readonly verification: {
       readonly file: string;
       readonly exact: boolean;
+      /** The node counts of the solution and of the reference (`exact` needs them equal). */
+      readonly nodeCounts: VerificationReport['nodeCounts'];
       readonly checked: number;
       readonly differing: number;
       readonly ignored: VerificationReport['ignored'];
@@ -135,7 +137,7 @@ async function readSolutionFile(path: string, nodeCount: number): Promise<Refere
     );
   }
   const head = new TextDecoder().decode(bytes.subarray(0, 32));
-  if (head.startsWith('gpumorph-points-to')) return parsePointsTo(bytes, { file: path });
+  if (head.startsWith('gpumorph-points-to')) return parsePointsTo(bytes, { file: path, nodeCount });
   return parseHardekopfSolution(bytes, { file: path, nodeCount });
 }
 
@@ -189,6 +191,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     solution = await readSolutionFile(options.verify, program.nodeCount);
     files.verify = options.verify;
   }
+  if (options.out !== undefined) await refuseToOverwrite('--out', options.out, Object.values(files));
   // With --offline-hcd the table's online pairs are replaced by ours, but its offline merges stay:
   // in `_after_hcd` files they name the representatives the merged-away variables were renamed to.
   const shippedMerges = options.useHcd && options.offlineHcd ? hcd?.offlineMerges : undefined;
@@ -239,6 +242,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     verification = {
       file: files.verify ?? files.solution ?? '',
       exact: report.exact,
+      nodeCounts: report.nodeCounts,
       checked: report.checked,
       differing: report.differing,
       ignored: report.ignored,
@@ -284,8 +288,13 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     }
   }
   if (verification && !verification.exact) {
+    const { solution: solved, reference } = verification.nodeCounts;
     io.stderr.write(
-      `${c.red(`error: ${verification.differing} of ${verification.checked} variables differ from ${verification.file}`)}\n`,
+      `${c.red(
+        solved !== reference
+          ? `error: ${verification.file} is a solution of ${reference} nodes, the program has ${solved}`
+          : `error: ${verification.differing} of ${verification.checked} variables differ from ${verification.file}`,
+      )}\n`,
     );
     return EXIT_FAILURE;
   }
