@@ -9,6 +9,7 @@ import {
   type SolvedAndersen,
 } from '@gpumorph/andersen';
 import { EXIT_FAILURE } from '../errors';
+import { gpuForEngine, withCpuFallback } from '../gpu';
 
 import { type CliIo, colorsFor } from '../io';
 import { progressFor } from '../progress';
@@ -81,15 +82,28 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
   }
   const start = performance.now();
   const progress = progressFor(io, 'andersen ll', 1);
-  const analysis = await analyzeModule(text, {
-    file: options.file,
-    engine: options.engine,
-    allocators: options.allocators,
-    onIteration: (event) => {
-      progress.setTotal(event.round + 1);
-      progress.update(event.round, `round ${event.round}: ${count(event.propagated)} nodes propagated`);
-    },
-  }).finally(() => progress.stop());
+  const gpu = await gpuForEngine(options.engine);
+  const analyze = (engine: 'cpu' | 'webgpu') =>
+    analyzeModule(text, {
+      file: options.file,
+      engine,
+      ...(gpu ? { gpu } : {}),
+      allocators: options.allocators,
+      onIteration: (event) => {
+        progress.setTotal(event.round + 1);
+        progress.update(event.round, `round ${event.round}: ${count(event.propagated)} nodes propagated`);
+      },
+    });
+  const analysis = await withCpuFallback(
+    options.engine,
+    gpu,
+    io,
+    () => analyze('webgpu'),
+    () => analyze('cpu'),
+  ).finally(() => {
+    progress.stop();
+    gpu?.destroy();
+  });
   const totalMs = performance.now() - start;
   const { extracted, result } = analysis;
   const solveMs = result.statistics.solveMs;

@@ -25,6 +25,7 @@ import {
 } from '@gpumorph/andersen';
 import { EXIT_FAILURE, refuseToOverwrite } from '../errors';
 import { formatNumber } from '../format';
+import { gpuForEngine, withCpuFallback } from '../gpu';
 import { type CliIo, colorsFor } from '../io';
 import { progressFor } from '../progress';
 import { type AnalysisReport, writeReport } from '../report';
@@ -222,14 +223,27 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
   );
 
   const progress = progressFor(io, 'andersen', 1);
-  const result = await solveAndersen(solvedProgram, {
-    engine: options.engine,
-    hcd,
-    onIteration: (event) => {
-      progress.setTotal(event.round + 1);
-      progress.update(event.round, `round ${event.round}: ${count(event.propagated)} nodes propagated`);
-    },
-  }).finally(() => progress.stop());
+  const gpu = await gpuForEngine(options.engine);
+  const solve = (engine: 'cpu' | 'webgpu') =>
+    solveAndersen(solvedProgram, {
+      engine,
+      ...(gpu ? { gpu } : {}),
+      hcd,
+      onIteration: (event) => {
+        progress.setTotal(event.round + 1);
+        progress.update(event.round, `round ${event.round}: ${count(event.propagated)} nodes propagated`);
+      },
+    });
+  const result = await withCpuFallback(
+    options.engine,
+    gpu,
+    io,
+    () => solve('webgpu'),
+    () => solve('cpu'),
+  ).finally(() => {
+    progress.stop();
+    gpu?.destroy();
+  });
   const statistics = result.statistics;
 
   let verification: AndersenSolveReport['result']['verification'] = null;

@@ -9,9 +9,9 @@ import {
   type SourceResults,
   solveCfa,
 } from '@gpumorph/eigencfa';
-import { acquireGpu, type GpuContext } from '@gpumorph/gpu-allocator';
 import { readInputFile } from '../errors';
 import { formatNumber } from '../format';
+import { gpuForEngine, withCpuFallback } from '../gpu';
 import { type CliIo, colorsFor } from '../io';
 import { progressFor } from '../progress';
 import { type AnalysisReport, writeReport } from '../report';
@@ -55,11 +55,6 @@ export type CfaReport = AnalysisReport<
   }
 >;
 
-async function gpuFor(engine: CfaEngine): Promise<GpuContext | null> {
-  if (engine === 'cpu') return null;
-  return acquireGpu(engine === 'webgpu' ? { require: true } : {});
-}
-
 /**
  * `gpumorph cfa`: 0CFA of a Scheme program (flow sets by source variable, callees by call site)
  * or of a data-folder program given as matrices; `--json` prints the fixpoint as `"store"`.
@@ -75,11 +70,10 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
   const log = (line: string) => io.stderr.write(`${c.dim(line)}\n`);
   // Read before acquiring the GPU: a mistyped path should fail at once, as an input error.
   const text = options.file !== undefined ? await readInputFile(options.file) : undefined;
-  const gpu = await gpuFor(options.engine);
+  const gpu = await gpuForEngine(options.engine);
   try {
     const progress = progressFor(io, 'cfa', 1);
     const hooks = {
-      engine: options.engine,
       gpu,
       onSolver: (solver: { on(event: 'iteration', f: (e: { iteration: number }) => void): unknown }) => {
         solver.on('iteration', (e) => {
@@ -99,17 +93,32 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
         log(
           `cfa: ${m.lams.toLocaleString('en-US')} lambdas, ${m.calls.toLocaleString('en-US')} calls from ${options.matrices}`,
         );
-        result = await solveCfa(m, { engine: options.engine, gpu });
+        result = await withCpuFallback(
+          options.engine,
+          gpu,
+          io,
+          () => solveCfa(m, { engine: 'webgpu', gpu }),
+          () => solveCfa(m, { engine: 'cpu' }),
+        );
       } else {
         const file = options.file as string;
         input = { kind: 'scheme', path: file };
-        const analysis = await analyzeScheme(
-          text as string,
-          {
-            ...hooks,
-            file,
-            ...(options.booleans ? { booleans: options.booleans } : {}),
-          } as never,
+        const analyze = (engine: 'cpu' | 'webgpu') =>
+          analyzeScheme(
+            text as string,
+            {
+              ...hooks,
+              engine,
+              file,
+              ...(options.booleans ? { booleans: options.booleans } : {}),
+            } as never,
+          );
+        const analysis = await withCpuFallback(
+          options.engine,
+          gpu,
+          io,
+          () => analyze('webgpu'),
+          () => analyze('cpu'),
         );
         result = analysis;
         source = analysis.source;

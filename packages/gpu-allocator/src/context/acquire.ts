@@ -79,8 +79,8 @@ export async function acquireGpu(options: AcquireGpuOptions = {}): Promise<GpuCo
   const unavailable = (why: string, cause?: unknown): null => {
     if (required) {
       throw new GpuUnavailableError(
-        `no WebGPU adapter (${why}); GPUMORPH_REQUIRE_GPU=1 forbids falling back to the CPU. ` +
-          'Run `gpumorph doctor` for how to install a software adapter (Mesa lavapipe).',
+        `no WebGPU adapter (${why}); run \`gpumorph doctor\` for how to install a software adapter ` +
+          '(Mesa lavapipe)',
         { cause },
       );
     }
