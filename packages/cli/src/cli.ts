@@ -101,7 +101,6 @@ const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   },
 };
 
-/** The `--help` epilogue of the command at `path` (`''` for the program itself). */
 /** Why the options of `andersen solve` contradict one another or mean nothing together, if they do. */
 function andersenSolveConflict(
   options: {
@@ -152,6 +151,7 @@ function isFileSync(path: string): boolean {
   }
 }
 
+/** The `--help` epilogue of the command at `path` (`''` for the program itself). */
 function helpEpilogue(path: string): string {
   const help = COMMAND_HELP[path];
   if (!help) throw new Error(`no help examples for 'gpumorph ${path}': add them to COMMAND_HELP`);
@@ -305,7 +305,10 @@ export function createProgram(
       'merge pointer-equivalent variables (hash-based value numbering) before solving (same sets)',
     )
     .addOption(
-      new Option('--engine <engine>', 'engine to solve on (auto: the best present)')
+      new Option(
+        '--engine <engine>',
+        'engine to solve on (auto: a hardware adapter, else the CPU engine; see the README)',
+      )
         .choices(['auto', 'cpu', 'webgpu'])
         .default('auto'),
     )
@@ -372,7 +375,10 @@ export function createProgram(
     .description('points-to analysis of an LLVM IR module (.ll): call graph, alias checks, points-to sets')
     .argument('<file.ll>', 'textual LLVM IR (clang -S -emit-llvm), typed or opaque pointers')
     .addOption(
-      new Option('--engine <engine>', 'engine to solve on (auto: the best present)')
+      new Option(
+        '--engine <engine>',
+        'engine to solve on (auto: a hardware adapter, else the CPU engine; see the README)',
+      )
         .choices(['auto', 'cpu', 'webgpu'])
         .default('auto'),
     )
@@ -419,7 +425,10 @@ export function createProgram(
     .argument('[file.scm]', 'a Scheme program')
     .option('--matrices <dir>', 'a data-folder program: program-params.lst, Fun.mat, Arg1.mat, Arg2.mat')
     .addOption(
-      new Option('--engine <engine>', 'engine to solve on (auto: WebGPU when an adapter is found)')
+      new Option(
+        '--engine <engine>',
+        'engine to solve on (auto: a hardware adapter, else the CPU engine; see the README)',
+      )
         .choices(['auto', 'cpu', 'webgpu'])
         .default('auto'),
     )
@@ -471,7 +480,10 @@ export function createProgram(
       'program (integer variables, assignments, if, while, assert; see packages/octagon/README.md)',
     )
     .addOption(
-      new Option('--engine <engine>', 'octagon engine (auto: webgpu when an adapter is found, else f64)')
+      new Option(
+        '--engine <engine>',
+        'octagon engine (auto: a hardware adapter, else f64; exact: BigInt rationals; f64: floats rounded outward)',
+      )
         .choices(['auto', 'exact', 'f64', 'webgpu'])
         .default('auto'),
     )
