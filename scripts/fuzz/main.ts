@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { runFuzz } from './run';
-import { runSoak } from './soak';
+import { runSoak, soakMemoryProblems } from './soak';
 import type { FuzzEngine } from './targets';
 
 const { values } = parseArgs({
@@ -49,7 +49,7 @@ if (engines.includes('webgpu') && soak > 0) {
     `soak: ${result.succeeded} analyses succeeded and ${result.failed} failed as they should on one GPU context; ` +
       `heap ${mib(result.heapBytes.first)} → ${mib(result.heapBytes.last)}, RSS ${mib(result.rssBytes.first)} → ${mib(result.rssBytes.last)}`,
   );
-  for (const problem of result.problems)
+  for (const problem of [...result.problems, ...soakMemoryProblems(result)])
     report.violations.push({
       layer: 'library',
       target: 'soak',

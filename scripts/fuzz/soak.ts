@@ -49,6 +49,22 @@ const FAILURES: readonly ((gpu: GpuContext) => Promise<unknown>)[] = [
     gpu.createBuffer({ label: 'too large', size: gpu.limits.maxBufferSize + 4, usage: BufferUsage.STORAGE }),
 ];
 
+/**
+ * How much the collected heap and RSS may grow from a fifth of the run to its end: flat, with room
+ * for allocator noise (200 analyses grew them by 0.2 MiB and 1 MiB on lavapipe).
+ */
+export const SOAK_GROWTH_LIMITS = { heapBytes: 8 * 2 ** 20, rssBytes: 64 * 2 ** 20 } as const;
+
+/** What is wrong with a soak's memory, if anything. */
+export function soakMemoryProblems(result: SoakResult): string[] {
+  const problems: string[] = [];
+  const heap = result.heapBytes.last - result.heapBytes.first;
+  const rss = result.rssBytes.last - result.rssBytes.first;
+  if (heap >= SOAK_GROWTH_LIMITS.heapBytes) problems.push(`the heap grew by ${heap} bytes`);
+  if (rss >= SOAK_GROWTH_LIMITS.rssBytes) problems.push(`RSS grew by ${rss} bytes`);
+  return problems;
+}
+
 function sample(): { heap: number; rss: number } {
   (globalThis as { gc?: () => void }).gc?.();
   return { heap: process.memoryUsage().heapUsed, rss: process.memoryUsage().rss };

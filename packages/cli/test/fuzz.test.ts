@@ -9,7 +9,7 @@ import { acquireGpu } from '@gpumorph/gpu-allocator';
 import { gpuRequired } from '@gpumorph/gpu-allocator/testing';
 import { describe, expect, it } from 'vitest';
 import { runFuzz } from '../../../scripts/fuzz/run';
-import type { SoakResult } from '../../../scripts/fuzz/soak';
+import { type SoakResult, soakMemoryProblems } from '../../../scripts/fuzz/soak';
 import { repoRoot } from './helpers';
 
 /** Violations as readable lines, so a failure shows what broke. */
@@ -80,7 +80,7 @@ describe.runIf(adapter !== null)('fuzzer, WebGPU engine', () => {
     expect(result.problems).toEqual([]);
     expect(result).toMatchObject({ succeeded: 100, failed: 100 });
     // Flat: after warm-up, 160 analyses grow the collected heap by under 8 MiB and RSS by under 64 MiB.
-    expect(result.heapBytes.last - result.heapBytes.first).toBeLessThan(8 * 2 ** 20);
-    expect(result.rssBytes.last - result.rssBytes.first).toBeLessThan(64 * 2 ** 20);
+    expect(soakMemoryProblems(result)).toEqual([]);
+    expect(result.heapBytes.first).toBeGreaterThan(0);
   });
 });
