@@ -22,10 +22,10 @@ import {
   solveAndersen,
 } from '@gpumorph/andersen';
 import { reportCliError, runCli } from '@gpumorph/cli';
-import { analyzeScheme } from '@gpumorph/eigencfa';
+import { analyzeScheme, matricesFromTexts, solveCfa } from '@gpumorph/eigencfa';
 import { type GpuContext, GpumorphError } from '@gpumorph/gpu-allocator';
 import { analyzeProgram } from '@gpumorph/octagon';
-import { type cliTargets, type FuzzEngine, repoRoot } from './targets';
+import { type cliTargets, type FuzzEngine, matrixFiles, repoRoot } from './targets';
 
 /** A broken promise of the contract. */
 export interface Violation {
@@ -202,6 +202,20 @@ export const LIBRARY_TARGETS: readonly LibraryTarget[] = [
     name: 'analyzeModule',
     like: 'andersen ll',
     run: (text, engine, gpu) => analyzeModule(text, { file: 'm.ll', engine, ...(gpu ? { gpu } : {}) }),
+  },
+  {
+    name: 'matricesFromTexts + solveCfa',
+    like: 'cfa --matrices (Fun.mat)',
+    run: async (text, engine, gpu) => {
+      const files = matrixFiles();
+      const texts = {
+        params: files['program-params.lst'] as string,
+        fun: text,
+        arg1: files['Arg1.mat'] as string,
+        arg2: files['Arg2.mat'] as string,
+      };
+      return solveCfa(matricesFromTexts(texts, 'm'), { engine, gpu });
+    },
   },
   {
     name: 'analyzeScheme',

@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { compileScheme, formatMat, formatParams } from '@gpumorph/eigencfa';
 
 /** The monorepo root. */
 export const repoRoot = join(import.meta.dirname, '..', '..');
@@ -62,10 +63,25 @@ entry:
 declare void @MAYALIAS(ptr noundef, ptr noundef) #1
 `;
 
+/** The four files of a data-folder program (church.scm compiled), by file name. */
+export function matrixFiles(): Readonly<Record<string, string>> {
+  if (matrixTexts) return matrixTexts;
+  const { matrices } = compileScheme(read('examples/eigencfa/church.scm'));
+  matrixTexts = {
+    'program-params.lst': `${formatParams(matrices)}\n`,
+    'Fun.mat': formatMat(matrices.fun),
+    'Arg1.mat': formatMat(matrices.arg1),
+    'Arg2.mat': formatMat(matrices.arg2),
+  };
+  return matrixTexts;
+}
+let matrixTexts: Readonly<Record<string, string>> | undefined;
+
 const engineFlag = (engine: FuzzEngine, cpu = 'cpu') => ['--engine', engine === 'cpu' ? cpu : 'webgpu'];
 
 /** The CLI commands, each with its seeds. */
 export function cliTargets(): CliTarget[] {
+  const matrices = matrixFiles();
   const constraintSeeds = [
     read('examples/andersen/callbacks.constraints.txt'),
     read('packages/andersen/test/fixtures/example.constraints.txt'),
@@ -154,6 +170,16 @@ export function cliTargets(): CliTarget[] {
       ],
       argv: (input, engine) => ['andersen', 'll', input, ...engineFlag(engine)],
     },
+    ...(['program-params.lst', 'Fun.mat'] as const).map(
+      (file): CliTarget => ({
+        name: `cfa --matrices (${file})`,
+        file,
+        seeds: [matrices[file] as string],
+        extras: Object.fromEntries(Object.entries(matrices).filter(([name]) => name !== file)),
+        dictionary: ['(', ')', ' ', '\n', '0', '-1', '4294967295', '99999999999', '1.5', ';'],
+        argv: (_, engine, dir) => ['cfa', '--matrices', dir, ...engineFlag(engine)],
+      }),
+    ),
     {
       name: 'cfa',
       file: 'program.scm',
@@ -305,6 +331,12 @@ export function regressionCases(): RegressionCase[] {
       status: 0,
       webgpuStatus: 1,
       argv: (e) => ['octagon', '{dir}/p.oct', '--engine', e === 'cpu' ? 'exact' : 'webgpu'],
+    },
+    {
+      name: 'cfa --matrices: 999999999 lambdas in a short file',
+      files: { ...matrixFiles(), 'program-params.lst': '999999999 1999999998 193 32\n' },
+      status: 2,
+      argv: (e) => ['cfa', '--matrices', '{dir}', ...engineFlag(e)],
     },
     {
       name: 'andersen: --verify against no classes',

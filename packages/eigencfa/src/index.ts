@@ -72,6 +72,7 @@ export {
   formatExpectedStore,
   formatMat,
   formatParams,
+  MAX_MATRIX_LAMBDAS,
   matricesFromTexts,
   parseExpectedStore,
   parseMat,
