@@ -333,6 +333,12 @@ export function regressionCases(): RegressionCase[] {
       argv: (e) => ['octagon', '{dir}/p.oct', '--engine', e === 'cpu' ? 'exact' : 'webgpu'],
     },
     {
+      name: 'octagon: 300 variables (61 s before the limit)',
+      files: { 'p.oct': Array.from({ length: 300 }, (_, i) => `v${i} = ${i};\n`).join('') },
+      status: 2,
+      argv: (e) => ['octagon', '{dir}/p.oct', ...engineFlag(e, 'f64')],
+    },
+    {
       name: 'cfa --matrices: 999999999 lambdas in a short file',
       files: { ...matrixFiles(), 'program-params.lst': '999999999 1999999998 193 32\n' },
       status: 2,

@@ -61,6 +61,22 @@ describe('expression depth', () => {
   });
 });
 
+describe('variables', () => {
+  it('analyzes a program of the limit and rejects one more at its first use', async () => {
+    const names = Array.from({ length: PARSE_LIMITS.variables }, (_, i) => `v${i}`);
+    const atLimit = `var ${names.slice(0, -2).join(', ')};\narray ${names.at(-2)}[4];\n${names.at(-1)} = 1;\n`;
+    const result = await analyzeProgram(`${atLimit}assert(${names.at(-1)} == 1);`, { engine: 'f64' });
+    expect(result.variables).toHaveLength(PARSE_LIMITS.variables);
+    expect(result.assertions[0]?.proved).toBe(true);
+    const error = limitError(() => parseProgram(`${atLimit}x = 2;\n`, 'p.oct'));
+    expect(error.limit).toBe('variables');
+    expect(error.message).toMatch(/^p\.oct:4:1: more than 128 variables/);
+    expect(limitError(() => parseProgram(`${atLimit}assert(y == 1);\n`, 'p.oct')).message).toMatch(
+      /^p\.oct:4:8:/,
+    );
+  });
+});
+
 describe('nesting', () => {
   const deep = (depth: number) => ({
     parentheses: `x = ${'('.repeat(depth)}1${')'.repeat(depth)};`,

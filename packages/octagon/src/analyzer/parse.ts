@@ -229,6 +229,19 @@ export function parseProgram(src: string, file = '<input>'): Program {
     depths.set(node, depth);
     return node;
   };
+  // The analysis's variables, as it names them (an array's length is `name.length`).
+  const variables = new Set<string>();
+  const variable = <T extends { text: string; pos: SourcePosition }>(name: string, at: T): T => {
+    variables.add(name);
+    if (variables.size > PARSE_LIMITS.variables) {
+      throw new OctagonLimitError(
+        at.pos,
+        `more than ${PARSE_LIMITS.variables} variables (the analysis costs statements × variables³)`,
+        'variables',
+      );
+    }
+    return at;
+  };
   /** Positions of '(' where `( condition )` failed to parse: tried once, so nested parentheses stay linear. */
   const notCondition = new Set<number>();
 
@@ -260,6 +273,7 @@ export function parseProgram(src: string, file = '<input>'): Program {
       expect(']');
       return tree({ kind: 'index', array: id.text, index, pos: id.pos }, t, index);
     }
+    variable(id.text, id);
     return { kind: 'var', name: id.text, pos: id.pos };
   };
   const term = (): Expr => {
@@ -360,17 +374,21 @@ export function parseProgram(src: string, file = '<input>'): Program {
     const t = peek();
     if (is('var')) {
       next();
-      const names = [ident().text];
+      const first = ident();
+      const names = [variable(first.text, first).text];
       while (is(',')) {
         next();
-        names.push(ident().text);
+        const name = ident();
+        names.push(variable(name.text, name).text);
       }
       expect(';');
       return { kind: 'var', names, pos: t.pos, text: text(t) };
     }
     if (is('array')) {
       next();
-      const name = ident().text;
+      const nameToken = ident();
+      variable(`${nameToken.text}.length`, nameToken);
+      const name = nameToken.text;
       expect('[');
       const length = expr();
       expect(']');
@@ -423,6 +441,7 @@ export function parseProgram(src: string, file = '<input>'): Program {
       return { kind: 'store', array: id.text, index, value, pos: t.pos, text: text(t) };
     }
     expect('=');
+    variable(id.text, id);
     if (is('[')) {
       next();
       const lo = signedNum();
