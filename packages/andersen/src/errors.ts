@@ -55,6 +55,39 @@ export class ConstraintParseError extends PositionedParseError {
 }
 
 /**
+ * The readers' limits on a constraint program, checked when the count is read, before anything of
+ * that size is allocated. The CPU engine holds about 130 bytes per node before any constraint (the
+ * linux benchmark has 919,188 nodes), so the node limit keeps a program within a large host's memory.
+ */
+export const PROGRAM_LIMITS = {
+  /** Nodes of one program (2^25). */
+  nodes: 2 ** 25,
+} as const;
+
+/**
+ * An input file declares more than a reader's limit ({@link PROGRAM_LIMITS}); positioned at the
+ * count, like the {@link ConstraintParseError} it extends.
+ *
+ * @example
+ * ```ts
+ * parseConstraintText('gpumorph-constraints 1\nnodes 200000000\n', 'p.txt');
+ * // throws ConstraintLimitError: p.txt:2:7: 200000000 nodes is above the limit of 33554432 nodes
+ * ```
+ */
+export class ConstraintLimitError extends ConstraintParseError {
+  override name = 'ConstraintLimitError';
+  constructor(
+    position: SourcePosition,
+    /** Which limit: a key of {@link PROGRAM_LIMITS}. */
+    readonly limit: keyof typeof PROGRAM_LIMITS,
+    /** What the input asked for. */
+    readonly requested: number,
+  ) {
+    super(position, `${requested} ${limit} is above the limit of ${PROGRAM_LIMITS[limit]} ${limit}`);
+  }
+}
+
+/**
  * A program breaks a rule of the constraint model: a node id out of range, the address of a node
  * that is not an object, an offset past every object, an object whose fields run past the last node.
  * Readers attach the input position; the builder and {@link validateProgram} the constraint index.

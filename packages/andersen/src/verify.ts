@@ -21,13 +21,18 @@ export interface VerifyOptions {
 
 /** What {@link verifySolution} found. */
 export interface VerificationReport {
-  /** True when every compared variable has exactly the reference set. */
+  /**
+   * True when the node counts agree and every variable not ignored has exactly the reference set
+   * (a variable in no class of the reference has the empty set).
+   */
   readonly exact: boolean;
-  /** Variables compared. */
+  /** The node counts of the solution and of the reference; `exact` is false when they differ. */
+  readonly nodeCounts: { readonly solution: number; readonly reference: number };
+  /** Variables compared: every node of the solution but the ignored ones. */
   readonly checked: number;
   /** Variables whose set differs. */
   readonly differing: number;
-  /** The first differences, in reference order. */
+  /** The first differences: the reference's classes in order, then the variables in no class. */
   readonly differences: readonly VerificationDifference[];
   /** Variables left out, with the reason, and whether they would have differed. */
   readonly ignored: readonly {
@@ -44,7 +49,7 @@ function sameMembers(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
 }
 
 /**
- * Compares a solution with a reference, variable by variable (the reference's sets must be sorted,
+ * Compares a solution with a reference, every node of it (the reference's sets must be sorted,
  * as every reader returns them; `solution.pointsTo` must return sorted members, as results do).
  * Variables merged into a representative are compared through the solution's own answer for them,
  * so offline and online merges need no special casing.
@@ -65,24 +70,41 @@ export function verifySolution(
   const ignored: { variable: number; reason: string; wouldDiffer: boolean }[] = [];
   let checked = 0;
   let differing = 0;
+  const nodeCount = solution.nodeCount;
+  const listed = new Uint8Array(nodeCount);
+  const compare = (variable: number, expected: Uint32Array) => {
+    const actual = variable < nodeCount ? solution.pointsTo(variable) : new Uint32Array(0);
+    const same = variable < nodeCount && sameMembers(actual, expected);
+    const reason = options.ignore?.get(variable);
+    if (reason !== undefined) {
+      ignored.push({ variable, reason, wouldDiffer: !same });
+      return;
+    }
+    checked++;
+    if (same) return;
+    differing++;
+    if (differences.length < keep) {
+      differences.push({ variable, expected, actual: Uint32Array.from(actual) });
+    }
+  };
   for (const { variables, pointsTo } of reference.classes) {
     for (const variable of variables) {
-      const actual = solution.pointsTo(variable);
-      const same = sameMembers(actual, pointsTo);
-      const reason = options.ignore?.get(variable);
-      if (reason !== undefined) {
-        ignored.push({ variable, reason, wouldDiffer: !same });
-        continue;
-      }
-      checked++;
-      if (same) continue;
-      differing++;
-      if (differences.length < keep) {
-        differences.push({ variable, expected: pointsTo, actual: Uint32Array.from(actual) });
-      }
+      if (variable < nodeCount) listed[variable] = 1;
+      compare(variable, pointsTo);
     }
   }
-  return { exact: differing === 0, checked, differing, differences, ignored };
+  // A variable in no class of the reference has the empty set there.
+  const empty = new Uint32Array(0);
+  for (let variable = 0; variable < nodeCount; variable++) if (!listed[variable]) compare(variable, empty);
+  const nodeCounts = { solution: nodeCount, reference: reference.nodeCount };
+  return {
+    exact: differing === 0 && nodeCount === reference.nodeCount,
+    nodeCounts,
+    checked,
+    differing,
+    differences,
+    ignored,
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { benchSuiteNames, benchSuites } from './bench/registry';
 import { runAndersenSolve } from './commands/andersen';
@@ -101,6 +102,56 @@ const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     failure: 'an assertion or an array-bound check is not proved',
   },
 };
+
+/** Why the options of `andersen solve` contradict one another or mean nothing together, if they do. */
+function andersenSolveConflict(
+  options: {
+    input?: string;
+    nodes?: string;
+    constraints?: string;
+    hcd: boolean | string;
+    json?: boolean;
+    print?: boolean;
+  },
+  command: Command,
+): string | undefined {
+  const given = (name: string) => command.getOptionValueSource(name) === 'cli';
+  const inputIsFile = options.input !== undefined && isFileSync(options.input);
+  if (inputIsFile && given('constraintSet')) {
+    return `--constraint-set chooses a file of a Hardekopf prefix; ${options.input} is one file`;
+  }
+  if (inputIsFile && options.hcd === false) {
+    return `--no-hcd: ${options.input} is a gpumorph-constraints file, which has no HCD table`;
+  }
+  if (options.input !== undefined) {
+    const byRole = ['nodes', 'constraints'].filter(given);
+    if (byRole.length > 0 || typeof options.hcd === 'string') {
+      return `--input names the whole input; it cannot be combined with ${[...byRole, ...(typeof options.hcd === 'string' ? ['hcd'] : [])].map((o) => `--${o}`).join(', ')}`;
+    }
+  } else if (given('constraintSet')) {
+    return '--constraint-set chooses a file of an --input <prefix>; with --nodes and --constraints, name the file';
+  }
+  if (options.print && options.json) return '--print writes text, --json one JSON object: give one of them';
+  if (
+    options.hcd === false &&
+    options.input !== undefined &&
+    command.getOptionValue('constraintSet') !== 'raw'
+  ) {
+    return (
+      "--no-hcd needs --constraint-set raw: the after-HCD constraints have the HCD table's offline merges " +
+      'applied, and without the table the merged variables would get no sets'
+    );
+  }
+  return undefined;
+}
+
+function isFileSync(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** The `--help` epilogue of the command at `path` (`''` for the program itself). */
 function helpEpilogue(path: string): string {
@@ -227,23 +278,39 @@ export function createProgram(
       'a Hardekopf prefix (finds <prefix>_nodes.txt[.gz], _constraints_after_hcd.txt[.gz], _hcd.txt[.gz], ' +
         '_correct_soln_001.txt[.gz]) or a gpumorph-constraints text/JSON file',
     )
-    .option('--nodes <file>', 'Hardekopf nodes file (with --constraints)')
+    .option('--nodes <file>', 'Hardekopf nodes file (with --constraints; not with --input)')
     .option('--constraints <file>', 'Hardekopf constraints file (raw or after HCD)')
-    .option('--hcd <file>', 'Hardekopf HCD table')
+    .option('--hcd <file>', 'Hardekopf HCD table (with --nodes and --constraints)')
     .option('--verify <file>', 'reference solution (Hardekopf _correct_soln or gpumorph-points-to)')
     .addOption(
-      new Option('--constraint-set <set>', 'with --input <prefix>: which constraints file')
+      new Option(
+        '--constraint-set <set>',
+        "with --input <prefix>: which constraints file (after-hcd: the HCD table's offline merges " +
+          'applied, the problem the reference solves; raw: as the front end wrote it, larger sets where ' +
+          'indirect calls pass arguments through offsets)',
+      )
         .choices(['after-hcd', 'raw'])
         .default('after-hcd'),
     )
-    .option('--no-hcd', 'ignore the HCD table')
+    .option(
+      '--no-hcd',
+      'solve without the HCD table (raw constraints only: without it, the variables an after-HCD file ' +
+        'merged away get no sets)',
+    )
     .option(
       '--offline-hcd',
-      'compute hybrid cycle detection from the constraints (offline pass) instead of reading a table',
+      'compute hybrid cycle detection from the constraints (offline pass) instead of reading a table ' +
+        '(same sets, other speed)',
     )
-    .option('--hvn', 'merge pointer-equivalent variables (hash-based value numbering) before solving')
+    .option(
+      '--hvn',
+      'merge pointer-equivalent variables (hash-based value numbering) before solving (same sets)',
+    )
     .addOption(
-      new Option('--engine <engine>', 'engine to solve on (auto: the best present)')
+      new Option(
+        '--engine <engine>',
+        'engine to solve on (auto: a hardware adapter, else the CPU engine; see the README)',
+      )
         .choices(['auto', 'cpu', 'webgpu'])
         .default('auto'),
     )
@@ -252,7 +319,7 @@ export function createProgram(
       'write the points-to sets (gpumorph-points-to 1, see packages/andersen/FORMATS.md)',
     )
     .option('--json', JSON_OPTION_HELP)
-    .option('--print', 'print every non-empty points-to set by node name (small programs)')
+    .option('--print', 'print every non-empty points-to set by node name (small programs; not with --json)')
     .action(
       async (
         options: {
@@ -280,6 +347,8 @@ export function createProgram(
             code: 'gpumorph.missingInput',
           });
         }
+        const conflict = andersenSolveConflict(options, command);
+        if (conflict) command.error(conflict, { exitCode: EXIT_USAGE, code: 'gpumorph.conflictingOptions' });
         setStatus(
           await runAndersenSolve(
             {
@@ -311,7 +380,10 @@ export function createProgram(
       'textual LLVM IR (clang -S -emit-llvm), typed or opaque pointers; several files are linked by symbol',
     )
     .addOption(
-      new Option('--engine <engine>', 'engine to solve on (auto: the best present)')
+      new Option(
+        '--engine <engine>',
+        'engine to solve on (auto: a hardware adapter, else the CPU engine; see the README)',
+      )
         .choices(['auto', 'cpu', 'webgpu'])
         .default('auto'),
     )
@@ -375,7 +447,10 @@ export function createProgram(
     .argument('[file.scm]', 'a Scheme program')
     .option('--matrices <dir>', 'a data-folder program: program-params.lst, Fun.mat, Arg1.mat, Arg2.mat')
     .addOption(
-      new Option('--engine <engine>', 'engine to solve on (auto: WebGPU when an adapter is found)')
+      new Option(
+        '--engine <engine>',
+        'engine to solve on (auto: a hardware adapter, else the CPU engine; see the README)',
+      )
         .choices(['auto', 'cpu', 'webgpu'])
         .default('auto'),
     )
@@ -427,7 +502,10 @@ export function createProgram(
       'program (integer variables, assignments, if, while, assert; see packages/octagon/README.md)',
     )
     .addOption(
-      new Option('--engine <engine>', 'octagon engine (auto: webgpu when an adapter is found, else f64)')
+      new Option(
+        '--engine <engine>',
+        'octagon engine (auto: a hardware adapter, else f64; exact: BigInt rationals; f64: floats rounded outward)',
+      )
         .choices(['auto', 'exact', 'f64', 'webgpu'])
         .default('auto'),
     )

@@ -34,7 +34,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     name: 'GPUMORPH_REQUIRE_GPU',
     readBy: 'cli',
     description:
-      '`1`: no WebGPU adapter is an error (exit status 3) instead of a fall-back to the CPU engine; the GPU test suites fail instead of skipping.',
+      '`1`: `--engine auto` uses any adapter (software ones too) and never falls back to the CPU engine; no adapter is exit status 3. The GPU test suites fail instead of skipping.',
   },
   {
     name: 'GPUMORPH_DAWN_FLAGS',

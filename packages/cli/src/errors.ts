@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { EngineUnavailableError, PositionedParseError } from '@gpumorph/andersen';
+import { readFile, realpath } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ConstraintModelError, EngineUnavailableError, PositionedParseError } from '@gpumorph/andersen';
 import { CfaEngineError, MatrixFormatError, SchemeSyntaxError } from '@gpumorph/eigencfa';
 import {
   GpuDeviceLostError,
@@ -46,6 +47,39 @@ export class InputFileError extends GpumorphError {
 }
 
 /**
+ * A command line that cannot be carried out as given, found after commander's checks (e.g. an
+ * output file that is one of the inputs): exit status 2.
+ *
+ * @example
+ * ```ts
+ * throw new UsageError('--out prog.txt would write over the input prog.txt');
+ * ```
+ */
+export class UsageError extends GpumorphError {
+  override name = 'UsageError';
+}
+
+/**
+ * Refuses an output path that names one of `inputs` (the same file by any path, links included).
+ *
+ * @example
+ * ```ts
+ * await refuseToOverwrite('--out', 'prog.pts', ['prog.txt']); // passes
+ * ```
+ */
+export async function refuseToOverwrite(
+  option: string,
+  output: string,
+  inputs: readonly string[],
+): Promise<void> {
+  const target = await realpath(resolve(output)).catch(() => resolve(output));
+  for (const input of inputs) {
+    const source = await realpath(resolve(input)).catch(() => resolve(input));
+    if (source === target) throw new UsageError(`${option} ${output} would write over the input ${input}`);
+  }
+}
+
+/**
  * Reads a UTF-8 input file; failures become an {@link InputFileError} (exit status 2).
  *
  * @example
@@ -61,11 +95,13 @@ export async function readInputFile(file: string): Promise<string> {
   }
 }
 
-/** Errors in what the user gave: a file that cannot be read or parsed. */
+/** Errors in what the user gave: a file that cannot be read or parsed, or breaks the model's rules. */
 function isInputError(error: unknown): boolean {
   if (
+    error instanceof UsageError ||
     error instanceof InputFileError ||
     error instanceof PositionedParseError ||
+    error instanceof ConstraintModelError ||
     error instanceof OctagonParseError ||
     error instanceof SchemeSyntaxError ||
     error instanceof MatrixFormatError

@@ -34,6 +34,7 @@ export {
   InputFileError,
   readInputFile,
   reportCliError,
+  UsageError,
 } from './errors';
 export { type Align, type Column, formatBytes, formatNumber, renderTable, visibleLength } from './format';
 export { type CliIo, type Colors, colorsFor, processIo, type TextSink } from './io';

@@ -71,6 +71,23 @@ describe('gpumorph andersen solve', () => {
     expect(failed.stderr).toContain('1 of 32 variables differ');
   });
 
+  it('checks every node: a reference with no classes is not exact, one of another size is refused', async () => {
+    const empty = join(dir, 'empty.pts');
+    await writeFile(empty, 'gpumorph-points-to 1\nnodes 32\n');
+    const none = await runCliCaptured(['andersen', 'solve', '--input', example, '--verify', empty, '--json']);
+    expect(none.code).toBe(1);
+    const report = JSON.parse(none.stdout) as AndersenSolveReport;
+    // Every variable with a non-empty set differs from the empty set the reference gives it.
+    expect(report.result.verification).toMatchObject({ exact: false, checked: 32 });
+    expect(report.result.verification?.differing).toBeGreaterThan(0);
+    const smaller = join(dir, 'smaller.pts');
+    await writeFile(smaller, 'gpumorph-points-to 1\nnodes 31\n');
+    const sized = await runCliCaptured(['andersen', 'solve', '--input', example, '--verify', smaller]);
+    expect(sized.code).toBe(2);
+    expect(sized.stderr).toContain(`${smaller}:2:`);
+    expect(sized.stderr).toContain('the solution is for 31 nodes but the program has 32');
+  });
+
   it('names file, line and column of a malformed input, without a stack trace', async () => {
     const broken = join(dir, 'broken.txt');
     await writeFile(broken, 'gpumorph-constraints 1\nnodes 2\np = &&q\n');

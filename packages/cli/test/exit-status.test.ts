@@ -1,5 +1,7 @@
 // Every command keeps to the documented exit statuses (packages/cli/README.md): 0 success, 1 a
 // check failed, 2 usage or input error, 3 the GPU (missing where required, or failed), 4 a bug.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runCliCaptured, spawnCli } from './helpers';
@@ -22,6 +24,28 @@ describe('exit status 2: an input file that cannot be read', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('no-such-file');
     expect(run.stderr).not.toContain('unexpected error');
+  });
+});
+
+describe('exit status 2: a constraint file that breaks a rule of the model, with its position', () => {
+  const program = (lines: string) => `gpumorph-constraints 1\nnodes 3\nnode 0 fields 1\n${lines}`;
+  it.each([
+    ['a node id past the last node', program('1 = &0\n2 = &7\n'), ':5:6:'],
+    ['the address of a node that is not an object', program('1 = &2\n'), ':4:6:'],
+    ['an offset past every object', program('1 = &0\n2 = *(1 + 5)\n'), ':5:11:'],
+    ['fields past the last node', 'gpumorph-constraints 1\nnodes 3\nnode 1 fields 5\n', ':3:15:'],
+  ])('%s', async (_, text, position) => {
+    const dir = await mkdtemp(join(tmpdir(), 'gpumorph-model-'));
+    const file = join(dir, 'program.txt');
+    await writeFile(file, text);
+    try {
+      const run = await runCliCaptured(['andersen', 'solve', '--input', file, '--engine', 'cpu']);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`${file}${position}`);
+      expect(run.stderr).not.toContain('unexpected error');
+    } finally {
+      await rm(dir, { recursive: true });
+    }
   });
 });
 

@@ -83,6 +83,7 @@ export {
   formatExpectedStore,
   formatMat,
   formatParams,
+  MAX_MATRIX_LAMBDAS,
   matricesFromTexts,
   parseExpectedStore,
   parseMat,

@@ -3,6 +3,7 @@ import {
   createCfaMatrices,
   formatExpectedStore,
   formatMat,
+  MAX_MATRIX_LAMBDAS,
   MatrixFormatError,
   matricesFromTexts,
   parseExpectedStore,
@@ -26,6 +27,16 @@ describe('data-folder formats', () => {
   it('reads program-params.lst', () => {
     expect(parseParams('14 28 15 32\n')).toEqual({ lams: 14, vars: 28, calls: 15, wordSize: 32 });
     expect(() => parseParams('14 28')).toThrow(/four integers/);
+  });
+
+  it('rejects more lambdas than MAX_MATRIX_LAMBDAS before allocating anything', () => {
+    const at = MAX_MATRIX_LAMBDAS;
+    expect(parseParams(`${at} ${2 * at} 1 32`).lams).toBe(at);
+    for (const lams of [at + 1, 999_999_999]) {
+      expect(() => parseParams(`${lams} ${2 * lams} 193 32`, 'p.lst')).toThrow(
+        new MatrixFormatError('p.lst', `${lams} lambdas is above the limit of ${at}`),
+      );
+    }
   });
 
   it('checks the vectors against the parameters', () => {

@@ -35,7 +35,9 @@ export {
   OctagonAbortedError,
   OctagonDimensionError,
   OctagonError,
+  OctagonLimitError,
   OctagonParseError,
+  PARSE_LIMITS,
   type SourcePosition,
 } from './errors';
 export {

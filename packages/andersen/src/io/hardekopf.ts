@@ -9,6 +9,7 @@
 import { ConstraintParseError } from '../errors';
 import { type ConstraintProgram, countByKind, largestObjectSize } from '../model/program';
 import { type ParseOptions, plainBytesSync, type TextInput, UNNAMED_INPUT } from './input';
+import { checkNodeCount } from './limits';
 import { ByteScanner } from './scanner';
 import type { HcdTable, ReferenceSolution, SolutionClass } from './types';
 import { checkConstraintAt, FIELD_DST, FIELD_KIND, FIELD_OFFSET, FIELD_SRC } from './validate';
@@ -18,7 +19,6 @@ const OPEN = 0x5b;
 const CLOSE = 0x5d;
 const EQUALS = 0x3d;
 const GREATER = 0x3e;
-const MAX_NODES = 0xffff_fffe;
 
 /** The kinds in the words of the counts line's comment, for messages. */
 const KIND_WORDS = ['address-of', 'copy', 'load', 'store', 'gep (offset)'] as const;
@@ -64,7 +64,7 @@ export function parseHardekopfNodes(input: TextInput, options: ParseOptions = {}
   failIfEmpty(s, 'the node count on the first line');
   const countAt = s.pos;
   const nodeCount = s.readU32('node count');
-  if (nodeCount > MAX_NODES) s.fail(`node count ${nodeCount} is above the limit of 2^32 − 2`, countAt);
+  checkNodeCount(nodeCount, () => s.position(countAt));
   s.endLine('the node count');
   s.skipBlankAndCommentLines();
   const lastObject = s.readU32('last object id (line 2)');
@@ -442,6 +442,7 @@ export function parseHardekopfSolution(
   failIfEmpty(s, 'the node count on the first line');
   const countAt = s.pos;
   const nodeCount = s.readU32('node count');
+  checkNodeCount(nodeCount, () => s.position(countAt));
   if (options.nodeCount !== undefined && nodeCount !== options.nodeCount) {
     s.failRule(`the solution is for ${nodeCount} nodes but the program has ${options.nodeCount}`, countAt);
   }

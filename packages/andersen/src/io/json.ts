@@ -12,10 +12,10 @@ import {
   largestObjectSize,
 } from '../model/program';
 import { type ParseOptions, plainTextSync, positionInText, type TextInput, UNNAMED_INPUT } from './input';
+import { checkNodeCount } from './limits';
 import { checkConstraintAt } from './validate';
 
 const JSON_FORMAT = 'gpumorph-constraints';
-const MAX_NODES = 0xffff_fffe;
 const U32_MAX = 0xffff_ffff;
 const KEYS = new Set([
   'format',
@@ -239,7 +239,7 @@ export function parseConstraintJson(input: TextInput, options: ParseOptions = {}
   }
   if (!('nodeCount' in doc)) r.fail([], 'the "nodeCount" key is missing');
   const nodeCount = r.u32(doc.nodeCount, ['nodeCount'], '"nodeCount"');
-  if (nodeCount > MAX_NODES) r.fail(['nodeCount'], `node count ${nodeCount} is above the limit of 2^32 − 2`);
+  checkNodeCount(nodeCount, () => r.position(['nodeCount']));
 
   const objectSize = new Uint32Array(nodeCount);
   const objects = r.array(doc.objects ?? [], ['objects'], '"objects"');

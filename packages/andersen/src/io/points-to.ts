@@ -5,6 +5,7 @@
  * @module
  */
 import { type ParseOptions, plainBytesSync, type TextInput, UNNAMED_INPUT } from './input';
+import { checkNodeCount } from './limits';
 import { ByteScanner } from './scanner';
 import type { PointsToSource, ReferenceSolution, SolutionClass } from './types';
 
@@ -129,6 +130,7 @@ export function parsePointsTo(input: TextInput, options: PointsToParseOptions = 
   s.skipSpaces();
   const countAt = s.pos;
   const nodeCount = s.readU32('node count');
+  checkNodeCount(nodeCount, () => s.position(countAt));
   if (options.nodeCount !== undefined && options.nodeCount !== nodeCount) {
     s.failRule(`the solution is for ${nodeCount} nodes but the program has ${options.nodeCount}`, countAt);
   }

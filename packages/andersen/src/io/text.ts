@@ -8,10 +8,10 @@
 import { ConstraintModelError, ConstraintParseError } from '../errors';
 import { ConstraintKind, type ConstraintProgram, largestObjectSize } from '../model/program';
 import { type ParseOptions, plainTextSync, type TextInput, UNNAMED_INPUT } from './input';
+import { checkNodeCount } from './limits';
 import { checkConstraintAt, FIELD_DST, FIELD_KIND, FIELD_OFFSET, FIELD_SRC } from './validate';
 
 const TEXT_MAGIC = 'gpumorph-constraints';
-const MAX_NODES = 0xffff_fffe;
 const U32_MAX = 0xffff_ffff;
 
 /** Words that start a declaration or an attribute; a node with such a name is written quoted. */
@@ -232,7 +232,7 @@ export function parseConstraintText(input: TextInput, options: ParseOptions = {}
     r.index++;
     const at = r.column();
     const n = r.number('the node count');
-    if (n > MAX_NODES) r.fail(`node count ${n} is above the limit of 2^32 − 2`, at);
+    checkNodeCount(n, () => ({ file: r.file, line: r.line, column: at }));
     r.end('the node count');
     nodeCount = n;
     objectSize = new Uint32Array(n);

@@ -11,8 +11,8 @@ import {
   UnknownValueError,
 } from '@gpumorph/andersen';
 import { InvalidArgumentError } from 'commander';
-import { gpuOptionsFromEnvironment } from '../environment';
 import { EXIT_FAILURE } from '../errors';
+import { gpuForEngine, withCpuFallback } from '../gpu';
 
 import { type CliIo, colorsFor } from '../io';
 import { progressFor } from '../progress';
@@ -105,15 +105,27 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
   const irBytes = sources.reduce((sum, source) => sum + source.text.length, 0);
   const start = performance.now();
   const progress = progressFor(io, 'andersen ll', 1);
-  const analysis = await analyzeModules(sources, {
-    engine: options.engine,
-    acquire: gpuOptionsFromEnvironment(),
-    allocators: options.allocators,
-    onIteration: (event) => {
-      progress.setTotal(event.round + 1);
-      progress.update(event.round, `round ${event.round}: ${count(event.propagated)} nodes propagated`);
-    },
-  }).finally(() => progress.stop());
+  const gpu = await gpuForEngine(options.engine);
+  const analyze = (engine: 'cpu' | 'webgpu') =>
+    analyzeModules(sources, {
+      engine,
+      ...(gpu ? { gpu } : {}),
+      allocators: options.allocators,
+      onIteration: (event) => {
+        progress.setTotal(event.round + 1);
+        progress.update(event.round, `round ${event.round}: ${count(event.propagated)} nodes propagated`);
+      },
+    });
+  const analysis = await withCpuFallback(
+    options.engine,
+    gpu,
+    io,
+    () => analyze('webgpu'),
+    () => analyze('cpu'),
+  ).finally(() => {
+    progress.stop();
+    gpu?.destroy();
+  });
   const totalMs = performance.now() - start;
   const { extracted, result } = analysis;
   const solveMs = result.statistics.solveMs;

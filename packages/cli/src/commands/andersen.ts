@@ -23,9 +23,9 @@ import {
   type VerificationReport,
   verifySolution,
 } from '@gpumorph/andersen';
-import { gpuOptionsFromEnvironment } from '../environment';
-import { EXIT_FAILURE } from '../errors';
+import { EXIT_FAILURE, refuseToOverwrite } from '../errors';
 import { formatNumber } from '../format';
+import { gpuForEngine, withCpuFallback } from '../gpu';
 import { type CliIo, colorsFor } from '../io';
 import { progressFor } from '../progress';
 import { type AnalysisReport, writeReport } from '../report';
@@ -89,6 +89,8 @@ export type AndersenSolveReport = AnalysisReport<
     readonly verification: {
       readonly file: string;
       readonly exact: boolean;
+      /** The node counts of the solution and of the reference (`exact` needs them equal). */
+      readonly nodeCounts: VerificationReport['nodeCounts'];
       readonly checked: number;
       readonly differing: number;
       readonly ignored: VerificationReport['ignored'];
@@ -136,7 +138,7 @@ async function readSolutionFile(path: string, nodeCount: number): Promise<Refere
     );
   }
   const head = new TextDecoder().decode(bytes.subarray(0, 32));
-  if (head.startsWith('gpumorph-points-to')) return parsePointsTo(bytes, { file: path });
+  if (head.startsWith('gpumorph-points-to')) return parsePointsTo(bytes, { file: path, nodeCount });
   return parseHardekopfSolution(bytes, { file: path, nodeCount });
 }
 
@@ -190,6 +192,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     solution = await readSolutionFile(options.verify, program.nodeCount);
     files.verify = options.verify;
   }
+  if (options.out !== undefined) await refuseToOverwrite('--out', options.out, Object.values(files));
   // With --offline-hcd the table's online pairs are replaced by ours, but its offline merges stay:
   // in `_after_hcd` files they name the representatives the merged-away variables were renamed to.
   const shippedMerges = options.useHcd && options.offlineHcd ? hcd?.offlineMerges : undefined;
@@ -220,15 +223,27 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
   );
 
   const progress = progressFor(io, 'andersen', 1);
-  const result = await solveAndersen(solvedProgram, {
-    engine: options.engine,
-    acquire: gpuOptionsFromEnvironment(),
-    hcd,
-    onIteration: (event) => {
-      progress.setTotal(event.round + 1);
-      progress.update(event.round, `round ${event.round}: ${count(event.propagated)} nodes propagated`);
-    },
-  }).finally(() => progress.stop());
+  const gpu = await gpuForEngine(options.engine);
+  const solve = (engine: 'cpu' | 'webgpu') =>
+    solveAndersen(solvedProgram, {
+      engine,
+      ...(gpu ? { gpu } : {}),
+      hcd,
+      onIteration: (event) => {
+        progress.setTotal(event.round + 1);
+        progress.update(event.round, `round ${event.round}: ${count(event.propagated)} nodes propagated`);
+      },
+    });
+  const result = await withCpuFallback(
+    options.engine,
+    gpu,
+    io,
+    () => solve('webgpu'),
+    () => solve('cpu'),
+  ).finally(() => {
+    progress.stop();
+    gpu?.destroy();
+  });
   const statistics = result.statistics;
 
   let verification: AndersenSolveReport['result']['verification'] = null;
@@ -241,6 +256,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     verification = {
       file: files.verify ?? files.solution ?? '',
       exact: report.exact,
+      nodeCounts: report.nodeCounts,
       checked: report.checked,
       differing: report.differing,
       ignored: report.ignored,
@@ -286,8 +302,13 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     }
   }
   if (verification && !verification.exact) {
+    const { solution: solved, reference } = verification.nodeCounts;
     io.stderr.write(
-      `${c.red(`error: ${verification.differing} of ${verification.checked} variables differ from ${verification.file}`)}\n`,
+      `${c.red(
+        solved !== reference
+          ? `error: ${verification.file} is a solution of ${reference} nodes, the program has ${solved}`
+          : `error: ${verification.differing} of ${verification.checked} variables differ from ${verification.file}`,
+      )}\n`,
     );
     return EXIT_FAILURE;
   }

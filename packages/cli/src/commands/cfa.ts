@@ -14,10 +14,9 @@ import {
   type SourceResults,
   solveCfa,
 } from '@gpumorph/eigencfa';
-import { acquireGpu, type GpuContext } from '@gpumorph/gpu-allocator';
-import { gpuOptionsFromEnvironment } from '../environment';
 import { readInputFile } from '../errors';
 import { formatNumber } from '../format';
+import { gpuForEngine, withCpuFallback } from '../gpu';
 import { type CliIo, colorsFor } from '../io';
 import { progressFor } from '../progress';
 import { type AnalysisReport, writeReport } from '../report';
@@ -98,11 +97,6 @@ function writeSchemeErrors(io: CliIo, file: string, error: SchemeSyntaxError): v
   io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }
 
-async function gpuFor(engine: CfaEngine): Promise<GpuContext | null> {
-  if (engine === 'cpu') return null;
-  return acquireGpu({ ...gpuOptionsFromEnvironment(), ...(engine === 'webgpu' ? { require: true } : {}) });
-}
-
 /**
  * `gpumorph cfa`: 0CFA of a Scheme program (flow sets by source variable, callees by call site)
  * or of a data-folder program given as matrices; `--json` prints the fixpoint as `"store"`.
@@ -118,11 +112,10 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
   const log = (line: string) => io.stderr.write(`${c.dim(line)}\n`);
   // Read before acquiring the GPU: a mistyped path should fail at once, as an input error.
   const text = options.file !== undefined ? await readInputFile(options.file) : undefined;
-  const gpu = await gpuFor(options.engine);
+  const gpu = await gpuForEngine(options.engine);
   try {
     const progress = progressFor(io, 'cfa', 1);
     const hooks = {
-      engine: options.engine,
       gpu,
       onSolver: (solver: { on(event: 'iteration', f: (e: { iteration: number }) => void): unknown }) => {
         solver.on('iteration', (e) => {
@@ -142,18 +135,33 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
         log(
           `cfa: ${m.lams.toLocaleString('en-US')} lambdas, ${m.calls.toLocaleString('en-US')} calls from ${options.matrices}`,
         );
-        result = await solveCfa(m, { engine: options.engine, gpu });
+        result = await withCpuFallback(
+          options.engine,
+          gpu,
+          io,
+          () => solveCfa(m, { engine: 'webgpu', gpu }),
+          () => solveCfa(m, { engine: 'cpu' }),
+        );
       } else {
         const file = options.file as string;
         input = { kind: 'scheme', path: file };
-        const analysis = await analyzeScheme(
-          text as string,
-          {
-            ...hooks,
-            file,
-            resolveLibrary: resolveLibraryBeside,
-            ...(options.booleans ? { booleans: options.booleans } : {}),
-          } as never,
+        const analyze = (engine: 'cpu' | 'webgpu') =>
+          analyzeScheme(
+            text as string,
+            {
+              ...hooks,
+              engine,
+              file,
+              resolveLibrary: resolveLibraryBeside,
+              ...(options.booleans ? { booleans: options.booleans } : {}),
+            } as never,
+          );
+        const analysis = await withCpuFallback(
+          options.engine,
+          gpu,
+          io,
+          () => analyze('webgpu'),
+          () => analyze('cpu'),
         ).catch((error: unknown) => {
           // With --json, a rejected program still prints one JSON object: its errors, all of them.
           if (options.json && error instanceof SchemeSyntaxError) writeSchemeErrors(io, file, error);

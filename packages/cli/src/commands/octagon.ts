@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { acquireGpu, type GpuContext } from '@gpumorph/gpu-allocator';
+import type { GpuContext } from '@gpumorph/gpu-allocator';
 import {
   type AnalysisResult,
   type AnalyzerEngine,
   analyzeProgram,
   OctagonParseError,
 } from '@gpumorph/octagon';
-import { gpuOptionsFromEnvironment } from '../environment';
 import { EXIT_FAILURE } from '../errors';
+import { gpuForEngine, withCpuFallback } from '../gpu';
 import { type CliIo, colorsFor } from '../io';
 import { progressFor } from '../progress';
 import { type AnalysisReport, writeReport } from '../report';
@@ -58,20 +58,23 @@ export async function runOctagon(options: OctagonCommandOptions, io: CliIo): Pro
     );
   }
   let ctx: GpuContext | null = null;
-  let engine: AnalyzerEngine = options.engine === 'auto' ? 'f64' : options.engine;
+  const engine: AnalyzerEngine = options.engine === 'auto' ? 'f64' : options.engine;
   // The analyzer reports no steps of its own: the bar shows the two slow phases (finding the
   // GPU, which compiles nothing yet; then the analysis, which compiles the WGSL on first use).
   const progress = progressFor(io, 'octagon', 2);
   try {
     if (options.engine === 'auto' || options.engine === 'webgpu') {
       progress.update(0, 'octagon: looking for a WebGPU adapter');
-      ctx = await acquireGpu({ ...gpuOptionsFromEnvironment(), require: options.engine === 'webgpu' });
-      if (ctx) engine = 'webgpu';
+      ctx = await gpuForEngine(options.engine);
     }
-    progress.update(1, `octagon: analyzing on ${engine}`);
-    const result = await analyzeProgram(source, { engine, gpu: ctx, file: options.file }).finally(() =>
-      progress.stop(),
-    );
+    progress.update(1, `octagon: analyzing on ${ctx ? 'webgpu' : engine}`);
+    const result = await withCpuFallback(
+      options.engine,
+      ctx,
+      io,
+      () => analyzeProgram(source, { engine: 'webgpu', gpu: ctx, file: options.file }),
+      () => analyzeProgram(source, { engine, file: options.file }),
+    ).finally(() => progress.stop());
     const failed = result.assertions.filter((a) => !a.proved).length;
     if (options.json) {
       const report: OctagonReport = {

@@ -51,6 +51,14 @@ export function formatMat(values: ArrayLike<number>): string {
 }
 
 /**
+ * The most lambdas a data-folder program may declare: 2^20 (the largest program of the data folder
+ * has 63,500). Checked before anything is allocated: the engines allocate by the declared count,
+ * so a short file declaring 10^9 lambdas took 15.7 GB and did not finish (2^24 took 4.3 GB and
+ * 100 s on the CPU engine; 2^20, 16 times the largest program, 0.4 GB and 6 s).
+ */
+export const MAX_MATRIX_LAMBDAS = 2 ** 20;
+
+/**
  * Parses `program-params.lst`.
  *
  * @example
@@ -69,6 +77,9 @@ export function parseParams(
       `expected four integers 'lams vars calls wordsize', got '${text.trim()}'`,
     );
   const [lams, vars, calls, wordSize] = parts as [number, number, number, number];
+  if (lams > MAX_MATRIX_LAMBDAS) {
+    throw new MatrixFormatError(file, `${lams} lambdas is above the limit of ${MAX_MATRIX_LAMBDAS}`);
+  }
   return { lams, vars, calls, wordSize };
 }
 

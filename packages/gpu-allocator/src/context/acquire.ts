@@ -72,7 +72,7 @@ export async function acquireGpu(options: AcquireGpuOptions = {}): Promise<GpuCo
   const required = options.require === true;
   if (options.device) return wrapDevice(options.device, { backend: 'external', onShader: options.onShader });
 
-  let found: { gpu: GPU; backend: GpuBackend; instance?: unknown } | { failure: string; cause?: unknown };
+  let found: { gpu: GPU; backend: GpuBackend } | { failure: string; cause?: unknown };
   try {
     found = await findGpu(options);
   } catch (cause) {
@@ -84,8 +84,8 @@ export async function acquireGpu(options: AcquireGpuOptions = {}): Promise<GpuCo
   const unavailable = (why: string, cause?: unknown): null => {
     if (required) {
       throw new GpuUnavailableError(
-        `no WebGPU adapter (${why}), and one is required (no falling back to the CPU). ` +
-          'Run `gpumorph doctor` for how to install a software adapter (Mesa lavapipe).',
+        `no WebGPU adapter (${why}); run \`gpumorph doctor\` for how to install a software adapter ` +
+          '(Mesa lavapipe)',
         { cause },
       );
     }
@@ -139,7 +139,6 @@ export async function acquireGpu(options: AcquireGpuOptions = {}): Promise<GpuCo
     ...(options.retainBytes !== undefined ? { retainBytes: options.retainBytes } : {}),
     ...(options.onShader ? { onShader: options.onShader } : {}),
     ownsDevice: true,
-    instance: found.instance,
   });
 }
 
@@ -169,9 +168,23 @@ export function wrapDevice(
   });
 }
 
+/**
+ * The Dawn instances `acquireGpu` created, by flag list, kept for the life of the process.
+ *
+ * dawn.node delivers every callback (device loss, `mapAsync`, error scopes, pipelines) from an
+ * `instance.ProcessEvents()` call it queues with `setImmediate` while any of them is pending. A
+ * `GPU` object dropped when its device is destroyed can be garbage-collected before that queued
+ * call runs, which then uses the freed instance: Node aborts with `std::system_error`, segfaults
+ * or hangs at exit (acquire, destroy and exit crashed in 10 of 10 runs on lavapipe). Dropping it
+ * only after the device is lost is not enough (the next queued call still comes). Kept here, no
+ * instance is freed while Dawn may still call into it; an instance with nothing pending holds no
+ * handle, so Node still exits, and later contexts with the same flags reuse it.
+ */
+const DAWN_INSTANCES = new Map<string, GPU>();
+
 async function findGpu(
   options: AcquireGpuOptions,
-): Promise<{ gpu: GPU; backend: GpuBackend; instance?: unknown } | { failure: string }> {
+): Promise<{ gpu: GPU; backend: GpuBackend } | { failure: string }> {
   if (options.gpu) return { gpu: options.gpu, backend: 'external' };
   const navigatorGpu = (globalThis as { navigator?: { gpu?: GPU } }).navigator?.gpu;
   if (navigatorGpu) return { gpu: navigatorGpu, backend: 'browser' };
@@ -187,14 +200,18 @@ async function findGpu(
   } catch {
     return { failure: "the optional 'webgpu' package is not installed (npm install webgpu)" };
   }
-  const gpu = webgpu.create(
-    mergeDawnFlags([
-      ...BASE_DAWN_FLAGS,
-      ...(robustnessWanted(options) ? [] : ['enable-dawn-features=disable_robustness']),
-      ...(options.dawnFlags ?? []),
-    ]),
-  );
-  return { gpu, backend: 'node-dawn', instance: gpu };
+  const flags = mergeDawnFlags([
+    ...BASE_DAWN_FLAGS,
+    ...(robustnessWanted(options) ? [] : ['enable-dawn-features=disable_robustness']),
+    ...(options.dawnFlags ?? []),
+  ]);
+  const key = flags.join('\n');
+  let gpu = DAWN_INSTANCES.get(key);
+  if (!gpu) {
+    gpu = webgpu.create(flags);
+    DAWN_INSTANCES.set(key, gpu);
+  }
+  return { gpu, backend: 'node-dawn' };
 }
 
 async function adapterInfo(adapter: GPUAdapter): Promise<GPUAdapterInfo | undefined> {

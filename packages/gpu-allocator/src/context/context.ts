@@ -53,8 +53,6 @@ export interface GpuContextInit {
   readonly features: GpuFeatures;
   /** Whether `destroy()` destroys the device (false for a device the caller owns). */
   readonly ownsDevice: boolean;
-  /** Keeps the Dawn instance alive while the context lives; dropped on `destroy()`. */
-  readonly instance?: unknown;
   /**
    * The most bytes of released buffers the context keeps for reuse ({@link GpuContext.reuseBuffer});
    * default {@link defaultRetainBytes} of the adapter.
@@ -111,7 +109,6 @@ export class GpuContext {
   /** Released buffers kept for {@link reuseBuffer}; `retained.trim()` frees them. */
   readonly retained: RetainedBuffers;
   readonly #ownsDevice: boolean;
-  #instance: unknown;
   #lost: GpuDeviceLostError | undefined;
   #destroyed = false;
   #pageToucher: Promise<PageToucher | undefined> | undefined;
@@ -125,7 +122,6 @@ export class GpuContext {
     this.features = init.features;
     this.limits = readLimits(init.device.limits);
     this.#ownsDevice = init.ownsDevice;
-    this.#instance = init.instance;
     this.kernels = new KernelCache(this, init.onShader);
     this.staging = new StagingPool(this);
     this.uploads = new UploadPool(this);
@@ -141,7 +137,6 @@ export class GpuContext {
         `GPU device lost (${reason})${info.message ? `: ${info.message}` : ''}`,
         reason,
       );
-      this.#instance = undefined;
       if (reason !== 'destroyed') this.#report(this.#lost);
     });
   }
@@ -315,7 +310,8 @@ export class GpuContext {
 
   /**
    * Releases the staging buffers, kept buffers, page-touching workers and pipelines; destroys the
-   * device if this context created it, and drops the Dawn instance so Node can exit.
+   * device if this context created it, so Node can exit. The Dawn instance stays (see
+   * `acquireGpu`): Dawn may still deliver the device's last callbacks through it.
    */
   destroy(): void {
     if (this.#destroyed) return;
@@ -327,7 +323,6 @@ export class GpuContext {
     this.retained.trim();
     this.kernels.clear();
     if (this.#ownsDevice) this.device.destroy();
-    this.#instance = undefined;
   }
 
   /** One line naming the adapter, e.g. `llvmpipe (software, subgroups 8)`. */

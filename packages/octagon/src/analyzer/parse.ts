@@ -1,4 +1,4 @@
-import { OctagonParseError, type SourcePosition } from '../errors';
+import { OctagonLimitError, OctagonParseError, PARSE_LIMITS, type SourcePosition } from '../errors';
 
 /** An expression of the analyzer language. */
 export type Expr =
@@ -100,6 +100,9 @@ const KEYWORDS = new Set([
   'inf',
 ]);
 
+const DIGITS = /\d+/y;
+const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
+
 function tokenize(src: string, file: string): Token[] {
   const out: Token[] = [];
   let line = 1;
@@ -131,13 +134,23 @@ function tokenize(src: string, file: string): Token[] {
       continue;
     }
     const pos = { file, line, column: col };
-    const num = /^\d+/.exec(src.slice(i, i + 40));
+    // Sticky patterns read a whole literal or name however long it is (never split in two).
+    DIGITS.lastIndex = i;
+    const num = DIGITS.exec(src);
     if (num) {
+      if (num[0].length > PARSE_LIMITS.literalDigits) {
+        throw new OctagonLimitError(
+          pos,
+          `an integer literal of ${num[0].length} digits; the limit is ${PARSE_LIMITS.literalDigits}`,
+          'literalDigits',
+        );
+      }
       out.push({ kind: 'num', text: num[0], pos, offset: i });
       advance(num[0].length);
       continue;
     }
-    const id = /^[A-Za-z_][A-Za-z0-9_]*/.exec(src.slice(i, i + 200));
+    NAME.lastIndex = i;
+    const id = NAME.exec(src);
     if (id) {
       out.push({ kind: 'id', text: id[0], pos, offset: i });
       advance(id[0].length);
@@ -185,6 +198,52 @@ export function parseProgram(src: string, file = '<input>'): Program {
     if (t.kind !== 'id' || KEYWORDS.has(t.text)) fail(t, 'a variable name');
     return t;
   };
+  // The limits (PARSE_LIMITS) bound this parser's recursion and every later walk of the tree.
+  let nesting = 0;
+  const nested = <T>(at: Token, parse: () => T): T => {
+    if (nesting >= PARSE_LIMITS.nesting) {
+      throw new OctagonLimitError(
+        at.pos,
+        `brackets, blocks, '-', '!' and 'else if' nested deeper than ${PARSE_LIMITS.nesting}`,
+        'nesting',
+      );
+    }
+    nesting++;
+    try {
+      return parse();
+    } finally {
+      nesting--;
+    }
+  };
+  const depths = new WeakMap<object, number>();
+  const tree = <T extends object>(node: T, at: Token, ...children: object[]): T => {
+    let depth = 1;
+    for (const child of children) depth = Math.max(depth, (depths.get(child) ?? 1) + 1);
+    if (depth > PARSE_LIMITS.expressionDepth) {
+      throw new OctagonLimitError(
+        at.pos,
+        `an expression more than ${PARSE_LIMITS.expressionDepth} deep (a chain of N terms is N deep)`,
+        'expressionDepth',
+      );
+    }
+    depths.set(node, depth);
+    return node;
+  };
+  // The analysis's variables, as it names them (an array's length is `name.length`).
+  const variables = new Set<string>();
+  const variable = <T extends { text: string; pos: SourcePosition }>(name: string, at: T): T => {
+    variables.add(name);
+    if (variables.size > PARSE_LIMITS.variables) {
+      throw new OctagonLimitError(
+        at.pos,
+        `more than ${PARSE_LIMITS.variables} variables (the analysis costs statements × variables³)`,
+        'variables',
+      );
+    }
+    return at;
+  };
+  /** Positions of '(' where `( condition )` failed to parse: tried once, so nested parentheses stay linear. */
+  const notCondition = new Set<number>();
 
   const atom = (): Expr => {
     const t = peek();
@@ -198,29 +257,31 @@ export function parseProgram(src: string, file = '<input>'): Program {
     }
     if (is('(')) {
       next();
-      const e = expr();
+      const e = nested(t, expr);
       expect(')');
       return e;
     }
     if (is('-')) {
       next();
-      return { kind: 'neg', arg: atom(), pos: t.pos };
+      const arg = nested(t, atom);
+      return tree({ kind: 'neg', arg, pos: t.pos }, t, arg);
     }
     if (t.kind !== 'id' || KEYWORDS.has(t.text)) fail(t, 'an expression');
     const id = ident();
     if (is('[')) {
-      next();
-      const index = expr();
+      const index = nested(next(), expr);
       expect(']');
-      return { kind: 'index', array: id.text, index, pos: id.pos };
+      return tree({ kind: 'index', array: id.text, index, pos: id.pos }, t, index);
     }
+    variable(id.text, id);
     return { kind: 'var', name: id.text, pos: id.pos };
   };
   const term = (): Expr => {
     let e = atom();
     while (is('*')) {
       const t = next();
-      e = { kind: 'bin', op: '*', left: e, right: atom(), pos: t.pos };
+      const right = atom();
+      e = tree({ kind: 'bin', op: '*', left: e, right, pos: t.pos }, t, e, right);
     }
     return e;
   };
@@ -228,7 +289,8 @@ export function parseProgram(src: string, file = '<input>'): Program {
     let e = term();
     while (is('+') || is('-')) {
       const t = next();
-      e = { kind: 'bin', op: t.text as '+' | '-', left: e, right: term(), pos: t.pos };
+      const right = term();
+      e = tree({ kind: 'bin', op: t.text as '+' | '-', left: e, right, pos: t.pos }, t, e, right);
     }
     return e;
   };
@@ -236,28 +298,31 @@ export function parseProgram(src: string, file = '<input>'): Program {
     const left = expr();
     const t = next();
     if (!['<', '<=', '>', '>=', '==', '!='].includes(t.text)) fail(t, 'a comparison (<, <=, >, >=, ==, !=)');
-    return { kind: 'rel', op: t.text as RelOp, left, right: expr() };
+    const right = expr();
+    return tree({ kind: 'rel', op: t.text as RelOp, left, right }, t, left, right);
   };
   const neg = (): Cond => {
     if (is('!')) {
-      next();
-      return { kind: 'not', arg: neg() };
+      const t = next();
+      const arg = nested(t, neg);
+      return tree({ kind: 'not', arg }, t, arg);
     }
     if (is('true') || is('false')) return { kind: 'const', value: next().text === 'true' };
     if (is('?') && (is(')', 1) || is('&&', 1) || is('||', 1))) {
       next();
       return { kind: 'unknown' };
     }
-    if (is('(')) {
+    if (is('(') && !notCondition.has(k)) {
       const save = k;
       try {
-        next();
-        const c = cond();
+        const c = nested(next(), cond);
         expect(')');
         return c;
       } catch (error) {
-        if (!(error instanceof OctagonParseError)) throw error;
+        // Not a parenthesized condition: parse a comparison whose left side starts with '('.
+        if (!(error instanceof OctagonParseError) || error instanceof OctagonLimitError) throw error;
         k = save;
+        notCondition.add(k);
       }
     }
     return rel();
@@ -265,16 +330,18 @@ export function parseProgram(src: string, file = '<input>'): Program {
   const conj = (): Cond => {
     let c = neg();
     while (is('&&')) {
-      next();
-      c = { kind: 'and', left: c, right: neg() };
+      const t = next();
+      const right = neg();
+      c = tree({ kind: 'and', left: c, right }, t, c, right);
     }
     return c;
   };
   const cond = (): Cond => {
     let c = conj();
     while (is('||')) {
-      next();
-      c = { kind: 'or', left: c, right: conj() };
+      const t = next();
+      const right = conj();
+      c = tree({ kind: 'or', left: c, right }, t, c, right);
     }
     return c;
   };
@@ -289,16 +356,16 @@ export function parseProgram(src: string, file = '<input>'): Program {
     if (t.kind !== 'num') fail(t, 'a number');
     return neg ? -BigInt(t.text) : BigInt(t.text);
   };
-  const block = (): Stmt[] => {
-    expect('{');
-    const out: Stmt[] = [];
-    while (!is('}')) {
-      if (peek().kind === 'eof') fail(peek(), "'}'");
-      out.push(stmt());
-    }
-    next();
-    return out;
-  };
+  const block = (): Stmt[] =>
+    nested(expect('{'), () => {
+      const out: Stmt[] = [];
+      while (!is('}')) {
+        if (peek().kind === 'eof') fail(peek(), "'}'");
+        out.push(stmt());
+      }
+      next();
+      return out;
+    });
   const text = (start: Token) => {
     const end = toks[k - 1] as Token;
     return src.slice(start.offset, end.offset + end.text.length).replace(/\s+/g, ' ');
@@ -307,17 +374,21 @@ export function parseProgram(src: string, file = '<input>'): Program {
     const t = peek();
     if (is('var')) {
       next();
-      const names = [ident().text];
+      const first = ident();
+      const names = [variable(first.text, first).text];
       while (is(',')) {
         next();
-        names.push(ident().text);
+        const name = ident();
+        names.push(variable(name.text, name).text);
       }
       expect(';');
       return { kind: 'var', names, pos: t.pos, text: text(t) };
     }
     if (is('array')) {
       next();
-      const name = ident().text;
+      const nameToken = ident();
+      variable(`${nameToken.text}.length`, nameToken);
+      const name = nameToken.text;
       expect('[');
       const length = expr();
       expect(']');
@@ -339,7 +410,7 @@ export function parseProgram(src: string, file = '<input>'): Program {
       let els: Stmt[] = [];
       if (is('else')) {
         next();
-        els = is('if') ? [stmt()] : block();
+        els = is('if') ? [nested(peek(), stmt)] : block();
       }
       return { kind: 'if', cond: c, then, else: els, pos: t.pos, text: head };
     }
@@ -370,6 +441,7 @@ export function parseProgram(src: string, file = '<input>'): Program {
       return { kind: 'store', array: id.text, index, value, pos: t.pos, text: text(t) };
     }
     expect('=');
+    variable(id.text, id);
     if (is('[')) {
       next();
       const lo = signedNum();
