@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { BufferUsage, createElementPool } from '@gpumorph/gpu-allocator';
 import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import { MEMBERS_PER_ELEMENT } from '@gpumorph/sparse-bitvector';
@@ -31,9 +30,7 @@ import {
   verifySolution,
 } from '../src/index';
 import { constraintProgram } from '../src/testing/index';
-
-const DATA = new URL('../../../../shared/data/andersen/hardekopf/', import.meta.url).pathname;
-const haveEx = existsSync(`${DATA}ex_nodes.txt.gz`);
+import { benchmarkPrefix } from './benchmarks';
 
 /** `struct S { int *f; int *g; } s; int x, y; int *p, **pp, *q, *r, *t, *u;` with fields, loads and stores. */
 function smallProgram() {
@@ -1769,63 +1766,55 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     ).rejects.toBeInstanceOf(SolveAbortedError);
   });
 
-  it.skipIf(!haveEx)(
-    'stops a running solve when the signal aborts',
-    async () => {
-      const input = await readHardekopf({ prefix: `${DATA}ex` });
-      const controller = new AbortController();
-      const solver = await createGpuSolver(input.program, {
-        gpu: gpu.ctx,
-        hcd: input.hcd,
-        signal: controller.signal,
-      });
-      let rounds = 0;
-      solver.on('iteration', () => {
-        rounds++;
-        if (rounds === 2) controller.abort('enough');
-      });
-      try {
-        const error = await solver.solve().catch((e: unknown) => e);
-        expect(error).toBeInstanceOf(SolveAbortedError);
-        expect((error as SolveAbortedError).cause).toBe('enough');
-        expect(rounds).toBe(2);
-      } finally {
-        solver.destroy();
-      }
-    },
-    60_000,
-  );
+  it('stops a running solve when the signal aborts', async () => {
+    const input = await readHardekopf({ prefix: benchmarkPrefix('ex') });
+    const controller = new AbortController();
+    const solver = await createGpuSolver(input.program, {
+      gpu: gpu.ctx,
+      hcd: input.hcd,
+      signal: controller.signal,
+    });
+    let rounds = 0;
+    solver.on('iteration', () => {
+      rounds++;
+      if (rounds === 2) controller.abort('enough');
+    });
+    try {
+      const error = await solver.solve().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SolveAbortedError);
+      expect((error as SolveAbortedError).cause).toBe('enough');
+      expect(rounds).toBe(2);
+    } finally {
+      solver.destroy();
+    }
+  }, 60_000);
 
-  it.skipIf(!haveEx)(
-    "ex (PPoPP'12 suite): identical to the CPU engine and to the reference solution",
-    async () => {
-      const input = await readHardekopf({ prefix: `${DATA}ex` });
-      if (!input.solution) throw new Error('the reference solution is missing');
-      const result = await solveAndersen(input.program, { engine: 'webgpu', gpu: gpu.ctx, hcd: input.hcd });
-      const report = verifySolution(result, input.solution, { ignore: HARDEKOPF_REFERENCE_CONVENTIONS });
-      expect(report.differences).toEqual([]);
-      expect(report.exact).toBe(true);
-      expect(report.checked).toBe(input.program.nodeCount - 1);
-      await expectSameAsCpu(input.program, result, input.hcd);
-      // The same, read back into memory that worker threads touched first (forced: ex is small).
-      const touched = await createGpuSolver(input.program, {
-        gpu: gpu.ctx,
-        hcd: input.hcd,
-        touchedReadbackBytes: 0,
-      });
-      try {
-        const again = await touched.solve();
-        expect(touched.report?.touchedReadback).toBe(true);
-        expect(verifySolution(again, input.solution, { ignore: HARDEKOPF_REFERENCE_CONVENTIONS }).exact).toBe(
-          true,
-        );
-        await expectSameAsCpu(input.program, again, input.hcd);
-      } finally {
-        touched.destroy();
-      }
-    },
-    60_000,
-  );
+  it("ex (PPoPP'12 suite): identical to the CPU engine and to the reference solution", async () => {
+    const input = await readHardekopf({ prefix: benchmarkPrefix('ex') });
+    if (!input.solution) throw new Error('the reference solution is missing');
+    const result = await solveAndersen(input.program, { engine: 'webgpu', gpu: gpu.ctx, hcd: input.hcd });
+    const report = verifySolution(result, input.solution, { ignore: HARDEKOPF_REFERENCE_CONVENTIONS });
+    expect(report.differences).toEqual([]);
+    expect(report.exact).toBe(true);
+    expect(report.checked).toBe(input.program.nodeCount - 1);
+    await expectSameAsCpu(input.program, result, input.hcd);
+    // The same, read back into memory that worker threads touched first (forced: ex is small).
+    const touched = await createGpuSolver(input.program, {
+      gpu: gpu.ctx,
+      hcd: input.hcd,
+      touchedReadbackBytes: 0,
+    });
+    try {
+      const again = await touched.solve();
+      expect(touched.report?.touchedReadback).toBe(true);
+      expect(verifySolution(again, input.solution, { ignore: HARDEKOPF_REFERENCE_CONVENTIONS }).exact).toBe(
+        true,
+      );
+      await expectSameAsCpu(input.program, again, input.hcd);
+    } finally {
+      touched.destroy();
+    }
+  }, 60_000);
 });
 
 describeGpu(

@@ -15,8 +15,8 @@ import {
   parsePointsTo,
   readHardekopf,
 } from '../src/io/index';
+import { benchmarkPrefix } from './benchmarks';
 
-const DATA = fileURLToPath(new URL('../../../../shared/data/andersen/hardekopf/', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
 /** Four nodes: 0 a 2-field struct (0 and 1), 2 a function flag only, 3 a plain variable; largest object 2. */
@@ -36,7 +36,7 @@ const pointsTo = (body: string) => () =>
   parsePointsTo(`gpumorph-points-to 1\nnodes 3\n${body}`, { file: 'p.txt' });
 
 /** ex_nodes.txt.gz cut after 10,000 of its compressed bytes. */
-const truncatedGzip = readFileSync(`${DATA}ex_nodes.txt.gz`).subarray(0, 10_000);
+const truncatedGzip = readFileSync(`${benchmarkPrefix('ex')}_nodes.txt.gz`).subarray(0, 10_000);
 /** A gzip header followed by bytes that are not a deflate stream. */
 const corruptGzip = Uint8Array.of(0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0);
 
