@@ -29,12 +29,18 @@ function dataRoots(): string[] {
   return roots;
 }
 
+/** Declares a suite: `describe`, or a skipped one. */
+export type SuiteDeclaration = (name: string, body: () => void) => void;
+
 /** A data set of the data folder, as tests see it. */
 export interface DataSet {
   /** The data set's folder, or `undefined` when it is absent. */
   readonly dir: string | undefined;
-  /** `describe` when the data set is present; otherwise `describe.skip` (or a throw under `GPUMORPH_REQUIRE_DATA=1`). */
-  readonly describe: typeof describe;
+  /**
+   * `describe` when the data set is present; otherwise it declares the suite skipped and says, the
+   * first time, in one line on stderr that the data is absent and how to get it.
+   */
+  readonly describe: SuiteDeclaration;
   /** `dir`/`name`; only for use inside suites declared with {@link DataSet.describe}. */
   path(name: string): string;
 }
@@ -43,8 +49,7 @@ const warned = new Set<string>();
 
 /**
  * The data set at `relative` under the data folder (e.g. `andersen/hardekopf`), found where `probe`
- * exists in it. When absent, says so in one line on stderr (once per data set and process) and
- * hands back `describe.skip`; under `GPUMORPH_REQUIRE_DATA=1` it throws instead, failing the file.
+ * exists in it. Under `GPUMORPH_REQUIRE_DATA=1` an absent data set throws, failing the test file.
  *
  * @example
  * ```ts
@@ -58,19 +63,24 @@ export function dataSet(relative: string, probe: string): DataSet {
   const dir = dataRoots()
     .map((root) => resolve(root, relative))
     .find((d) => existsSync(resolve(d, probe)));
-  if (dir === undefined) {
-    const where = `$GPUMORPH_DATA/${relative} or ../shared/data/${relative} beside the checkout`;
-    if (dataRequired) throw new Error(`GPUMORPH_REQUIRE_DATA=1 but no ${relative} data (looked in ${where})`);
+  if (dir === undefined && dataRequired) {
+    throw new Error(
+      `GPUMORPH_REQUIRE_DATA=1 but no ${relative} data (looked in $GPUMORPH_DATA/${relative} and ../shared/data/${relative} beside the checkout)`,
+    );
+  }
+  const skipped: SuiteDeclaration = (name, body) => {
     if (!warned.has(relative)) {
       warned.add(relative);
       console.warn(
         `${relative}: data absent, skipping the suites over it (to run them, set GPUMORPH_DATA to a folder holding ${relative}, or put shared/data beside the checkout)`,
       );
     }
-  }
+    // biome-ignore lint/suspicious/noSkippedTests: the data is absent; the line above says so and how to get it.
+    describe.skip(name, body);
+  };
   return {
     dir,
-    describe: dir === undefined ? (describe.skip as typeof describe) : describe,
+    describe: dir === undefined ? skipped : (name, body) => describe(name, body),
     path: (name) => resolve(dir ?? '/absent-data', name),
   };
 }

@@ -3,7 +3,7 @@
 // without it. See test/data.ts at the repository root.
 import { resolve } from 'node:path';
 import { describe } from 'vitest';
-import { dataSet, hardekopfFixtures } from '../../../test/data';
+import { dataSet, hardekopfFixtures, type SuiteDeclaration } from '../../../test/data';
 
 /** The suite's folder in the data folder (gcc, perl, python, vim, linux, php, mplayer). */
 export const hardekopfData = dataSet('andersen/hardekopf', 'perl_nodes.txt.gz');
@@ -14,6 +14,6 @@ export function benchmarkPrefix(name: string): string {
 }
 
 /** `describe` for a suite over benchmark `name`: always for ex, the data folder's otherwise. */
-export function describeBenchmark(name: string): typeof describe {
-  return name === 'ex' ? describe : hardekopfData.describe;
+export function describeBenchmark(name: string): SuiteDeclaration {
+  return name === 'ex' ? (title, body) => describe(title, body) : hardekopfData.describe;
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { hardekopfFixtures } from '../../../test/data';
 import { ConstraintModelError, ConstraintParseError } from '../src/errors';
 import {
   parseConstraintJson,
@@ -15,7 +16,6 @@ import {
   parsePointsTo,
   readHardekopf,
 } from '../src/io/index';
-import { benchmarkPrefix } from './benchmarks';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -36,7 +36,7 @@ const pointsTo = (body: string) => () =>
   parsePointsTo(`gpumorph-points-to 1\nnodes 3\n${body}`, { file: 'p.txt' });
 
 /** ex_nodes.txt.gz cut after 10,000 of its compressed bytes. */
-const truncatedGzip = readFileSync(`${benchmarkPrefix('ex')}_nodes.txt.gz`).subarray(0, 10_000);
+const truncatedGzip = readFileSync(`${hardekopfFixtures}/ex_nodes.txt.gz`).subarray(0, 10_000);
 /** A gzip header followed by bytes that are not a deflate stream. */
 const corruptGzip = Uint8Array.of(0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0);
 
