@@ -376,7 +376,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 40 },
     );
-  }, 300_000);
+  }, 600_000);
 
   it('carries new pointees across two copy edges a round with the second hop, and equals the CPU engine without it or with any budget', async () => {
     // A chain of 12 copies from &x, stored into a field of y and loaded from it into a second chain
@@ -447,7 +447,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 20 },
     );
-  }, 300_000);
+  }, 600_000);
 
   it('equals the CPU engine in buffers kept from the solves before it, and in kept buffers of random words', async () => {
     const ctx = gpu.ctx;
@@ -543,7 +543,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       take.mockRestore();
       ctx.retained.trim();
     }
-  }, 300_000);
+  }, 600_000);
 
   it('equals the CPU engine with member ids across many elements (objects of up to 30 fields)', async () => {
     await fc.assert(
@@ -565,7 +565,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 15 },
     );
-  }, 300_000);
+  }, 600_000);
 
   it.each([1, 2, 3, 16])(
     'decodes a ΔP of five elements for a load, a store, an offset and an online pair with %i team(s) each',
@@ -940,7 +940,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 32 },
     );
-  }, 300_000);
+  }, 600_000);
 
   it('merges worklist runs that repeat each source hundreds of times (copies skipped by search)', async () => {
     // Loads x = *y_i and stores *y_i = z through many pointers y_i into the same few objects: the
@@ -991,7 +991,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 25 },
     );
-  }, 300_000);
+  }, 600_000);
 
   it('pushes a repeated worklist pair once per attempt, whatever the size of its table', async () => {
     // Loads x = *y_i through 40 pointers into the same three objects, each rule run (shareRules
@@ -1069,7 +1069,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 12 },
     );
-  }, 300_000);
+  }, 600_000);
 
   /**
    * One load chain per depth: p_0 = &o_0, p_{i+1} = *p_i through objects o_i = &o_{i+1}. Every other
@@ -1249,7 +1249,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 30 },
     );
-  }, 300_000);
+  }, 600_000);
 
   it('runs the next rules behind the update when the host has nothing to do first, and holds them back otherwise (rulesAhead)', async () => {
     // 8 chains of depth 6: rounds that only propagate (the rules run ahead), and a last, quiet one
@@ -1313,7 +1313,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     );
     expect(ran).toBeGreaterThan(0);
     expect(skipped).toBeGreaterThan(0);
-  }, 300_000);
+  }, 600_000);
 
   it('queues whole rounds two deep, and holds back those queued behind a round the host must finish (pipelineRounds)', async () => {
     // 8 chains of depth 6 sort 8 pairs a round: sort_small holds them; a radix sort planned for
@@ -1425,7 +1425,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         if (cyclic) expect(result.statistics.hcdMerges).toBeGreaterThan(0);
       }
     }
-  }, 300_000);
+  }, 600_000);
 
   it('times each submission on the GPU when asked, and says how long the GPU waited between them', async () => {
     const { solver } = await solve(loadChains([3, 5, 7]), { timeSubmissions: true });
@@ -1495,7 +1495,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 30 },
     );
-  }, 300_000);
+  }, 600_000);
 
   it('lays out hundreds of new children of two classes in one round, and of one of them again later', async () => {
     // Each class's children take positions from an atomic count that merge_data sets back to 0
@@ -1539,7 +1539,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       // 45 late ones.
       expect(result.pointsTo(y)).toHaveLength(450 + 45);
     }
-  }, 300_000);
+  }, 600_000);
 
   it('equals the CPU engine on random fan-ins, where every skipped pull would be lost', async () => {
     // Pointers s_i copied into one hub, some of them gaining a second set a round later from a
@@ -1586,7 +1586,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       ),
       { numRuns: 24 },
     );
-  }, 300_000);
+  }, 600_000);
 
   /** 20 pointers to 10 of 40 two-field objects each, with stores, loads and copies among them. */
   function storesAndLoads() {
@@ -1682,7 +1682,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     const { result, solver } = await solve(program, { initialPoolElements: 128, windowElements: 64 });
     expect(solver.report?.pointsPool.used).toBeGreaterThan(64);
     await expectSameAsCpu(program, result);
-  }, 300_000);
+  }, 600_000);
 
   it('grows ahead of need only as far as a pool may grow', async () => {
     // A guess of growth far past the pools' largest size (five and three windows of 64 elements
@@ -1696,7 +1696,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     await expectSameAsCpu(program, result);
     expect(solver.report?.pointsPool.capacity).toBeGreaterThan(64);
     expect(solver.report?.pointsPool.capacity).toBeLessThanOrEqual(64 * 8);
-  }, 300_000);
+  }, 600_000);
 
   it('emits setup, one wave and one iteration event per round, then done', async () => {
     const solver = await createGpuSolver(smallProgram().program, { gpu: gpu.ctx });
@@ -1795,7 +1795,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     } finally {
       solver.destroy();
     }
-  }, 60_000);
+  }, 300_000);
 
   it("ex (PPoPP'12 suite): identical to the CPU engine and to the reference solution", async () => {
     const input = await readHardekopf({ prefix: benchmarkPrefix('ex') });
@@ -1822,7 +1822,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     } finally {
       touched.destroy();
     }
-  }, 60_000);
+  }, 300_000);
 });
 
 describeGpu(

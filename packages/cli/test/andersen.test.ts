@@ -98,7 +98,7 @@ describe('gpumorph andersen solve', () => {
       expect(run.code).toBe(3);
       expect(run.stderr).toContain('no WebGPU adapter');
     }
-  }, 120_000);
+  }, 300_000);
 
   it("solves ex from the PPoPP'12 suite by prefix and verifies it exactly (node 1 per convention)", async () => {
     const run = await runCliCaptured(['andersen', 'solve', '--input', join(data, 'ex'), '--json']);
@@ -111,7 +111,7 @@ describe('gpumorph andersen solve', () => {
     expect(report.result.verification?.ignored).toEqual([
       expect.objectContaining({ variable: 1, wouldDiffer: true }),
     ]);
-  }, 60_000);
+  }, 180_000);
 
   it('takes the files by role as well', async () => {
     const run = await runCliCaptured([
@@ -129,7 +129,7 @@ describe('gpumorph andersen solve', () => {
     ]);
     expect(run.code).toBe(0);
     expect((JSON.parse(run.stdout) as AndersenSolveReport).result.verification?.exact).toBe(true);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('gpumorph andersen solve usage', () => {
