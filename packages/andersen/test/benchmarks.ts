@@ -17,3 +17,18 @@ export function benchmarkPrefix(name: string): string {
 export function describeBenchmark(name: string): SuiteDeclaration {
   return name === 'ex' ? (title, body) => describe(title, body) : hardekopfData.describe;
 }
+
+/**
+ * `describe.each` over benchmarks: one suite per benchmark, declared by {@link describeBenchmark}
+ * (`$name` or `%s` in the title is the benchmark's name).
+ */
+export function describeEachBenchmark<T extends string | { readonly name: string }>(
+  benchmarks: readonly T[],
+) {
+  return (title: string, body: (benchmark: T) => void): void => {
+    for (const benchmark of benchmarks) {
+      const name = typeof benchmark === 'string' ? benchmark : benchmark.name;
+      describeBenchmark(name)(title.replace('$name', name).replace('%s', name), () => body(benchmark));
+    }
+  };
+}

@@ -19,7 +19,7 @@ import {
 } from '../src/io/index';
 import { countByKind, validateProgram } from '../src/model/index';
 import { constraintProgram } from '../src/testing/index';
-import { benchmarkPrefix, describeBenchmark } from './benchmarks';
+import { benchmarkPrefix, describeEachBenchmark } from './benchmarks';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -75,77 +75,73 @@ function load(name: string, constraints: 'raw' | 'after-hcd' = 'after-hcd'): Pro
   return input;
 }
 
-for (const b of benchmarks) {
-  describeBenchmark(b.name)(`the ${b.name} benchmark`, () => {
-    it('reads the nodes file: node count, header, objects', async () => {
-      const { program } = await load(b.name);
-      expect(program.nodeCount).toBe(b.nodes);
-      expect(program.objectSize.length).toBe(b.nodes);
-      expect(program.hardekopf).toEqual({ lastObject: b.lastObject, lastFunction: b.lastFunction });
-      expect(program.objectSize[b.lastObject]).toBeGreaterThan(0);
-      expect(program.objectSize.subarray(b.lastObject + 1).every((size) => size === 0)).toBe(true);
-    });
-
-    it('reads the after-HCD constraints, agreeing with their counts line', async () => {
-      const { program, files } = await load(b.name);
-      expect(files.constraints).toBe(`${benchmarkPrefix(b.name)}_constraints_after_hcd.txt.gz`);
-      expect(countByKind(program.constraints)).toEqual(b.afterHcd);
-      // HCD merged loads and stores onto offset 0.
-      const c = program.constraints;
-      const offsets = new Set<number>();
-      for (let i = 0; i < c.length; i++)
-        if (c.kind[i] === 2 || c.kind[i] === 3) offsets.add(c.offset[i] as number);
-      expect([...offsets]).toEqual([0]);
-      expect(() => validateProgram(program)).not.toThrow();
-    });
-
-    it('reads the raw constraints with { constraints: "raw" }', async () => {
-      const { program, files } = await load(b.name, 'raw');
-      expect(files.constraints).toBe(`${benchmarkPrefix(b.name)}_constraints.txt.gz`);
-      expect(countByKind(program.constraints)).toEqual(b.raw);
-    });
-
-    it('reads the HCD table: both sections, with their sizes', async () => {
-      const { hcd, files } = await load(b.name);
-      expect(files.hcd).toBe(`${benchmarkPrefix(b.name)}_hcd.txt.gz`);
-      expect(hcd?.offlineMerges.length).toBe(2 * b.merges);
-      expect(hcd?.online.length).toBe(2 * b.onlinePairs);
-      const ys = new Set<number>();
-      for (let i = 0; i < (hcd?.online.length ?? 0); i += 2) ys.add(hcd?.online[i] as number);
-      expect(ys.size).toBe(b.onlineDistinct);
-    });
-
-    it('reads the reference solution: its classes cover the N variables once each', async () => {
-      const { solution } = await load(b.name);
-      expect(solution?.nodeCount).toBe(b.nodes);
-      expect(solution?.classes.length).toBe(b.classes);
-      const seen = new Uint8Array(b.nodes);
-      let listed = 0;
-      for (const c of solution?.classes ?? []) {
-        for (const v of c.variables) seen[v] = (seen[v] as number) + 1;
-        listed += c.variables.length;
-      }
-      expect(listed).toBe(b.nodes);
-      expect(seen.every((times) => times === 1)).toBe(true);
-    });
+describeEachBenchmark(benchmarks)('the $name benchmark', (b) => {
+  it('reads the nodes file: node count, header, objects', async () => {
+    const { program } = await load(b.name);
+    expect(program.nodeCount).toBe(b.nodes);
+    expect(program.objectSize.length).toBe(b.nodes);
+    expect(program.hardekopf).toEqual({ lastObject: b.lastObject, lastFunction: b.lastFunction });
+    expect(program.objectSize[b.lastObject]).toBeGreaterThan(0);
+    expect(program.objectSize.subarray(b.lastObject + 1).every((size) => size === 0)).toBe(true);
   });
-}
+
+  it('reads the after-HCD constraints, agreeing with their counts line', async () => {
+    const { program, files } = await load(b.name);
+    expect(files.constraints).toBe(`${benchmarkPrefix(b.name)}_constraints_after_hcd.txt.gz`);
+    expect(countByKind(program.constraints)).toEqual(b.afterHcd);
+    // HCD merged loads and stores onto offset 0.
+    const c = program.constraints;
+    const offsets = new Set<number>();
+    for (let i = 0; i < c.length; i++)
+      if (c.kind[i] === 2 || c.kind[i] === 3) offsets.add(c.offset[i] as number);
+    expect([...offsets]).toEqual([0]);
+    expect(() => validateProgram(program)).not.toThrow();
+  });
+
+  it('reads the raw constraints with { constraints: "raw" }', async () => {
+    const { program, files } = await load(b.name, 'raw');
+    expect(files.constraints).toBe(`${benchmarkPrefix(b.name)}_constraints.txt.gz`);
+    expect(countByKind(program.constraints)).toEqual(b.raw);
+  });
+
+  it('reads the HCD table: both sections, with their sizes', async () => {
+    const { hcd, files } = await load(b.name);
+    expect(files.hcd).toBe(`${benchmarkPrefix(b.name)}_hcd.txt.gz`);
+    expect(hcd?.offlineMerges.length).toBe(2 * b.merges);
+    expect(hcd?.online.length).toBe(2 * b.onlinePairs);
+    const ys = new Set<number>();
+    for (let i = 0; i < (hcd?.online.length ?? 0); i += 2) ys.add(hcd?.online[i] as number);
+    expect(ys.size).toBe(b.onlineDistinct);
+  });
+
+  it('reads the reference solution: its classes cover the N variables once each', async () => {
+    const { solution } = await load(b.name);
+    expect(solution?.nodeCount).toBe(b.nodes);
+    expect(solution?.classes.length).toBe(b.classes);
+    const seen = new Uint8Array(b.nodes);
+    let listed = 0;
+    for (const c of solution?.classes ?? []) {
+      for (const v of c.variables) seen[v] = (seen[v] as number) + 1;
+      listed += c.variables.length;
+    }
+    expect(listed).toBe(b.nodes);
+    expect(seen.every((times) => times === 1)).toBe(true);
+  });
+});
 
 // gcc is left out here: comparing its 150k constraints element by element takes seconds.
-for (const b of benchmarks.slice(0, 2)) {
-  describeBenchmark(b.name)(`the ${b.name} benchmark written back`, () => {
-    it('writes nodes, constraints, HCD table and solution that read back identical', async () => {
-      const { program, hcd, solution } = await load(b.name);
-      const nodes = parseHardekopfNodes(formatHardekopfNodes(program));
-      const back = parseHardekopfConstraints(formatHardekopfConstraints(program), nodes);
-      expect(back).toStrictEqual(program);
-      expect(parseHardekopfHcd(formatHardekopfHcd(hcd as HcdTable))).toStrictEqual(hcd);
-      expect(parseHardekopfSolution(formatHardekopfSolution(solution as ReferenceSolution))).toStrictEqual(
-        solution,
-      );
-    });
+describeEachBenchmark(benchmarks.slice(0, 2))('the $name benchmark written back', (b) => {
+  it('writes nodes, constraints, HCD table and solution that read back identical', async () => {
+    const { program, hcd, solution } = await load(b.name);
+    const nodes = parseHardekopfNodes(formatHardekopfNodes(program));
+    const back = parseHardekopfConstraints(formatHardekopfConstraints(program), nodes);
+    expect(back).toStrictEqual(program);
+    expect(parseHardekopfHcd(formatHardekopfHcd(hcd as HcdTable))).toStrictEqual(hcd);
+    expect(parseHardekopfSolution(formatHardekopfSolution(solution as ReferenceSolution))).toStrictEqual(
+      solution,
+    );
   });
-}
+});
 
 describe('gzip detection', () => {
   it('reads plain and gzip-compressed bytes of one file the same, whatever the name says', async () => {

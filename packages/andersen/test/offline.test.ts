@@ -8,7 +8,7 @@ import { representativesOf } from '../src/offline/graph';
 import { applyOfflineMerges, computeHvn, computeOfflineHcd, type HcdPairs } from '../src/offline/index';
 import type { AndersenResult } from '../src/result/result';
 import { constraintProgram } from '../src/testing/index';
-import { benchmarkPrefix, describeBenchmark } from './benchmarks';
+import { benchmarkPrefix, describeBenchmark, describeEachBenchmark } from './benchmarks';
 
 const NO_PAIRS = new Uint32Array(0);
 
@@ -172,7 +172,7 @@ describe('applyOfflineMerges', () => {
   });
 });
 
-const shippedTables = [
+describeEachBenchmark([
   {
     name: 'ex',
     // Our merges induce exactly the shipped partition; the online pairs agree up to representatives.
@@ -191,70 +191,66 @@ const shippedTables = [
     afterMergesCounts: [3467, 26803, 12910, 3023, 8261],
     nonzeroLoadStoreDroppedByShipped: 100,
   },
-];
-
-for (const bench of shippedTables) {
-  describeBenchmark(bench.name)(`computeOfflineHcd against the shipped ${bench.name} tables`, () => {
-    let raw: HardekopfInput;
-    let after: HardekopfInput;
-    beforeAll(async () => {
-      raw = await readHardekopf({ prefix: benchmarkPrefix(bench.name) }, { constraints: 'raw' });
-      after = await readHardekopf({ prefix: benchmarkPrefix(bench.name) });
-    });
-
-    it('induces the shipped partition of variables (or a coarser one)', () => {
-      const ours = computeOfflineHcd(raw.program);
-      const shipped = raw.hcd as HcdPairs;
-      expect(ours.statistics.mergedVariables).toBe(bench.ours.merges);
-      expect(shipped.offlineMerges.length / 2).toBe(bench.shipped.merges);
-      const n = raw.program.nodeCount;
-      const ourRepresentative = representativesOf(n, ours.offlineMerges);
-      // Every shipped class lies inside one of ours.
-      for (const members of classesOf(n, shipped.offlineMerges).values()) {
-        const classes = new Set(members.map((v) => ourRepresentative[v]));
-        expect(classes.size).toBe(1);
-      }
-      if (bench.relation === 'equal') {
-        expect([...classesOf(n, ours.offlineMerges).values()].sort()).toEqual(
-          [...classesOf(n, shipped.offlineMerges).values()].sort(),
-        );
-      }
-    });
-
-    it('finds every shipped online pair, up to representatives', () => {
-      const ours = computeOfflineHcd(raw.program);
-      const shipped = raw.hcd as HcdPairs;
-      expect(ours.online.length / 2).toBe(bench.ours.online);
-      expect(shipped.online.length / 2).toBe(bench.shipped.online);
-      const representative = representativesOf(raw.program.nodeCount, ours.offlineMerges);
-      const ourPairs = onlineUpTo(ours.online, representative);
-      const shippedPairs = onlineUpTo(shipped.online, representative);
-      for (const pair of shippedPairs) expect(ourPairs.has(pair)).toBe(true);
-      if (bench.relation === 'equal') expect(ourPairs).toEqual(shippedPairs);
-    });
-
-    it('rewrites like _constraints_after_hcd, except that the shipped file drops nonzero-offset loads and stores', () => {
-      const shipped = raw.hcd as HcdPairs;
-      const rewritten = applyOfflineMerges(raw.program, shipped.offlineMerges);
-      const key = (p: ConstraintProgram, i: number) =>
-        `${p.constraints.kind[i]},${p.constraints.dst[i]},${p.constraints.src[i]},${p.constraints.offset[i]}`;
-      const ours = new Set(Array.from({ length: rewritten.constraints.length }, (_, i) => key(rewritten, i)));
-      const theirs = new Set(
-        Array.from({ length: after.program.constraints.length }, (_, i) => key(after.program, i)),
-      );
-      const onlyOurs = [...ours].filter((k) => !theirs.has(k));
-      expect([...theirs].filter((k) => !ours.has(k))).toEqual([]);
-      expect(onlyOurs.length).toBe(bench.nonzeroLoadStoreDroppedByShipped);
-      for (const k of onlyOurs) {
-        const [kind, , , offset] = k.split(',').map(Number);
-        expect(kind === 2 || kind === 3).toBe(true);
-        expect(offset).toBeGreaterThan(0);
-      }
-      const withOurMerges = applyOfflineMerges(raw.program, computeOfflineHcd(raw.program).offlineMerges);
-      expect(countByKind(withOurMerges.constraints)).toEqual(bench.afterMergesCounts);
-    });
+])('computeOfflineHcd against the shipped $name tables', (bench) => {
+  let raw: HardekopfInput;
+  let after: HardekopfInput;
+  beforeAll(async () => {
+    raw = await readHardekopf({ prefix: benchmarkPrefix(bench.name) }, { constraints: 'raw' });
+    after = await readHardekopf({ prefix: benchmarkPrefix(bench.name) });
   });
-}
+
+  it('induces the shipped partition of variables (or a coarser one)', () => {
+    const ours = computeOfflineHcd(raw.program);
+    const shipped = raw.hcd as HcdPairs;
+    expect(ours.statistics.mergedVariables).toBe(bench.ours.merges);
+    expect(shipped.offlineMerges.length / 2).toBe(bench.shipped.merges);
+    const n = raw.program.nodeCount;
+    const ourRepresentative = representativesOf(n, ours.offlineMerges);
+    // Every shipped class lies inside one of ours.
+    for (const members of classesOf(n, shipped.offlineMerges).values()) {
+      const classes = new Set(members.map((v) => ourRepresentative[v]));
+      expect(classes.size).toBe(1);
+    }
+    if (bench.relation === 'equal') {
+      expect([...classesOf(n, ours.offlineMerges).values()].sort()).toEqual(
+        [...classesOf(n, shipped.offlineMerges).values()].sort(),
+      );
+    }
+  });
+
+  it('finds every shipped online pair, up to representatives', () => {
+    const ours = computeOfflineHcd(raw.program);
+    const shipped = raw.hcd as HcdPairs;
+    expect(ours.online.length / 2).toBe(bench.ours.online);
+    expect(shipped.online.length / 2).toBe(bench.shipped.online);
+    const representative = representativesOf(raw.program.nodeCount, ours.offlineMerges);
+    const ourPairs = onlineUpTo(ours.online, representative);
+    const shippedPairs = onlineUpTo(shipped.online, representative);
+    for (const pair of shippedPairs) expect(ourPairs.has(pair)).toBe(true);
+    if (bench.relation === 'equal') expect(ourPairs).toEqual(shippedPairs);
+  });
+
+  it('rewrites like _constraints_after_hcd, except that the shipped file drops nonzero-offset loads and stores', () => {
+    const shipped = raw.hcd as HcdPairs;
+    const rewritten = applyOfflineMerges(raw.program, shipped.offlineMerges);
+    const key = (p: ConstraintProgram, i: number) =>
+      `${p.constraints.kind[i]},${p.constraints.dst[i]},${p.constraints.src[i]},${p.constraints.offset[i]}`;
+    const ours = new Set(Array.from({ length: rewritten.constraints.length }, (_, i) => key(rewritten, i)));
+    const theirs = new Set(
+      Array.from({ length: after.program.constraints.length }, (_, i) => key(after.program, i)),
+    );
+    const onlyOurs = [...ours].filter((k) => !theirs.has(k));
+    expect([...theirs].filter((k) => !ours.has(k))).toEqual([]);
+    expect(onlyOurs.length).toBe(bench.nonzeroLoadStoreDroppedByShipped);
+    for (const k of onlyOurs) {
+      const [kind, , , offset] = k.split(',').map(Number);
+      expect(kind === 2 || kind === 3).toBe(true);
+      expect(offset).toBeGreaterThan(0);
+    }
+    const withOurMerges = applyOfflineMerges(raw.program, computeOfflineHcd(raw.program).offlineMerges);
+    expect(countByKind(withOurMerges.constraints)).toEqual(bench.afterMergesCounts);
+  });
+});
 
 describe('HCD is exact on ex', () => {
   it('gives every variable the points-to set of a solve without HCD, rewritten or not', async () => {
