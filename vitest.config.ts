@@ -10,8 +10,9 @@ export default defineConfig({
           name: 'examples',
           environment: 'node',
           include: ['test/examples.test.ts'],
-          // Each example is a tsx process; the GPU ones compile WGSL on lavapipe.
-          testTimeout: 120_000,
+          // Each example is a tsx process; the GPU ones compile WGSL on lavapipe (limits generous
+          // for a loaded 2-core machine: they end hung runs, never judge speed).
+          testTimeout: 300_000,
         },
       },
       {
@@ -27,8 +28,8 @@ export default defineConfig({
           environment: 'node',
           include: ['test/packaging.test.ts'],
           // npm pack + install, then examples that may compile WGSL on lavapipe.
-          testTimeout: 180_000,
-          hookTimeout: 180_000,
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
         },
       },
     ],

@@ -12,8 +12,10 @@ export function definePackageProject(name: string, extra: { testTimeout?: number
       name,
       environment: 'node',
       include: ['test/**/*.test.ts'],
-      testTimeout: extra.testTimeout ?? 60_000,
-      hookTimeout: 60_000,
+      // Limits end a hung test; they never judge speed. Generous, so that a 2-core machine under a
+      // load of 10 (lavapipe compiling WGSL beside everything else) finishes what a fast one does.
+      testTimeout: extra.testTimeout ?? 180_000,
+      hookTimeout: 600_000,
       // One Dawn device per worker is plenty on a 2-core machine running lavapipe.
       pool: 'forks',
     },

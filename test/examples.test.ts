@@ -28,7 +28,7 @@ async function example(script: string, ...args: string[]): Promise<string> {
   const { stdout } = await run(
     join(root, 'node_modules', '.bin', 'tsx'),
     ['--conditions=@gpumorph/source', join(root, 'examples', script), ...args],
-    { cwd: root, timeout: 120_000 },
+    { cwd: root, timeout: 300_000 },
   );
   return stdout;
 }

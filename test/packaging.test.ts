@@ -139,7 +139,7 @@ describe('the packed packages', () => {
     const example = readmeMainExample(await readFile(join(root, w.dir, 'README.md'), 'utf8'));
     let output = '';
     if (example.lang === 'ts') {
-      const { stdout } = await run(bin('tsx'), [exampleFile(w)], { cwd: project, timeout: 120_000 });
+      const { stdout } = await run(bin('tsx'), [exampleFile(w)], { cwd: project, timeout: 300_000 });
       output = stdout;
     } else {
       const commands = gpumorphCommands(example.code);
@@ -147,7 +147,7 @@ describe('the packed packages', () => {
       for (const args of commands) {
         const { stdout } = await run(join(project, 'node_modules', '.bin', 'gpumorph'), args, {
           cwd: project,
-          timeout: 120_000,
+          timeout: 300_000,
         });
         output += stdout;
       }

@@ -1,3 +1,3 @@
 import { definePackageProject } from '../../vitest.shared.ts';
 
-export default definePackageProject('eigencfa', { testTimeout: 120_000 });
+export default definePackageProject('eigencfa', { testTimeout: 300_000 });

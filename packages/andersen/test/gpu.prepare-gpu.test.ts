@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { BufferUsage } from '@gpumorph/gpu-allocator';
 import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import fc from 'fast-check';
@@ -16,10 +15,8 @@ import {
 import { readHardekopf } from '../src/io/read';
 import type { ConstraintProgram } from '../src/model/program';
 import type { HcdPairs } from '../src/offline/hcd-pairs';
+import { benchmarkPrefix } from './benchmarks';
 import { programWithHcdPairs } from './hcd-programs';
-
-const DATA = new URL('../../../../shared/data/andersen/hardekopf/', import.meta.url).pathname;
-const haveEx = existsSync(`${DATA}ex_nodes.txt.gz`);
 
 describeGpu('the GPU preparation of a program (prepare.wgsl.ts)', (gpu) => {
   /** Runs the preparation alone and reads back what it wrote. */
@@ -115,12 +112,9 @@ describeGpu('the GPU preparation of a program (prepare.wgsl.ts)', (gpu) => {
     );
   });
 
-  it.skipIf(!haveEx)(
-    "prepares ex (PPoPP'12 suite, with its HCD table) as the host does, across several workgroups",
-    async () => {
-      const input = await readHardekopf({ prefix: `${DATA}ex` });
-      if (!input.hcd) throw new Error('ex has no HCD table');
-      await expectSameAsHost(input.program, input.hcd, 9);
-    },
-  );
+  it("prepares ex (PPoPP'12 suite, with its HCD table) as the host does, across several workgroups", async () => {
+    const input = await readHardekopf({ prefix: benchmarkPrefix('ex') });
+    if (!input.hcd) throw new Error('ex has no HCD table');
+    await expectSameAsHost(input.program, input.hcd, 9);
+  });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { hardekopfFixtures } from '../../../test/data';
 import { ConstraintModelError, ConstraintParseError } from '../src/errors';
 import {
   parseConstraintJson,
@@ -16,7 +17,6 @@ import {
   readHardekopf,
 } from '../src/io/index';
 
-const DATA = fileURLToPath(new URL('../../../../shared/data/andersen/hardekopf/', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
 /** Four nodes: 0 a 2-field struct (0 and 1), 2 a function flag only, 3 a plain variable; largest object 2. */
@@ -36,7 +36,7 @@ const pointsTo = (body: string) => () =>
   parsePointsTo(`gpumorph-points-to 1\nnodes 3\n${body}`, { file: 'p.txt' });
 
 /** ex_nodes.txt.gz cut after 10,000 of its compressed bytes. */
-const truncatedGzip = readFileSync(`${DATA}ex_nodes.txt.gz`).subarray(0, 10_000);
+const truncatedGzip = readFileSync(`${hardekopfFixtures}/ex_nodes.txt.gz`).subarray(0, 10_000);
 /** A gzip header followed by bytes that are not a deflate stream. */
 const corruptGzip = Uint8Array.of(0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0);
 

@@ -19,8 +19,8 @@ import {
 } from '../src/io/index';
 import { countByKind, validateProgram } from '../src/model/index';
 import { constraintProgram } from '../src/testing/index';
+import { benchmarkPrefix, describeEachBenchmark } from './benchmarks';
 
-const DATA = fileURLToPath(new URL('../../../../shared/data/andersen/hardekopf/', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
 /** Figures read off the files with zcat/awk, independently of the parser. */
@@ -69,13 +69,13 @@ function load(name: string, constraints: 'raw' | 'after-hcd' = 'after-hcd'): Pro
   const key = `${name}:${constraints}`;
   let input = cache.get(key);
   if (!input) {
-    input = readHardekopf({ prefix: `${DATA}${name}` }, { constraints });
+    input = readHardekopf({ prefix: benchmarkPrefix(name) }, { constraints });
     cache.set(key, input);
   }
   return input;
 }
 
-describe.each(benchmarks)('the $name benchmark', (b) => {
+describeEachBenchmark(benchmarks)('the $name benchmark', (b) => {
   it('reads the nodes file: node count, header, objects', async () => {
     const { program } = await load(b.name);
     expect(program.nodeCount).toBe(b.nodes);
@@ -87,7 +87,7 @@ describe.each(benchmarks)('the $name benchmark', (b) => {
 
   it('reads the after-HCD constraints, agreeing with their counts line', async () => {
     const { program, files } = await load(b.name);
-    expect(files.constraints).toBe(`${DATA}${b.name}_constraints_after_hcd.txt.gz`);
+    expect(files.constraints).toBe(`${benchmarkPrefix(b.name)}_constraints_after_hcd.txt.gz`);
     expect(countByKind(program.constraints)).toEqual(b.afterHcd);
     // HCD merged loads and stores onto offset 0.
     const c = program.constraints;
@@ -100,13 +100,13 @@ describe.each(benchmarks)('the $name benchmark', (b) => {
 
   it('reads the raw constraints with { constraints: "raw" }', async () => {
     const { program, files } = await load(b.name, 'raw');
-    expect(files.constraints).toBe(`${DATA}${b.name}_constraints.txt.gz`);
+    expect(files.constraints).toBe(`${benchmarkPrefix(b.name)}_constraints.txt.gz`);
     expect(countByKind(program.constraints)).toEqual(b.raw);
   });
 
   it('reads the HCD table: both sections, with their sizes', async () => {
     const { hcd, files } = await load(b.name);
-    expect(files.hcd).toBe(`${DATA}${b.name}_hcd.txt.gz`);
+    expect(files.hcd).toBe(`${benchmarkPrefix(b.name)}_hcd.txt.gz`);
     expect(hcd?.offlineMerges.length).toBe(2 * b.merges);
     expect(hcd?.online.length).toBe(2 * b.onlinePairs);
     const ys = new Set<number>();
@@ -130,7 +130,7 @@ describe.each(benchmarks)('the $name benchmark', (b) => {
 });
 
 // gcc is left out here: comparing its 150k constraints element by element takes seconds.
-describe.each(benchmarks.slice(0, 2))('the $name benchmark written back', (b) => {
+describeEachBenchmark(benchmarks.slice(0, 2))('the $name benchmark written back', (b) => {
   it('writes nodes, constraints, HCD table and solution that read back identical', async () => {
     const { program, hcd, solution } = await load(b.name);
     const nodes = parseHardekopfNodes(formatHardekopfNodes(program));
@@ -145,7 +145,7 @@ describe.each(benchmarks.slice(0, 2))('the $name benchmark written back', (b) =>
 
 describe('gzip detection', () => {
   it('reads plain and gzip-compressed bytes of one file the same, whatever the name says', async () => {
-    const gz = await readFile(`${DATA}ex_nodes.txt.gz`);
+    const gz = await readFile(`${benchmarkPrefix('ex')}_nodes.txt.gz`);
     const plain = await decompress(gz, 'ex_nodes.txt.gz');
     expect(plain[0]).not.toBe(0x1f);
     expect(parseHardekopfNodes(plain, { file: 'ex_nodes.txt.gz' })).toStrictEqual(

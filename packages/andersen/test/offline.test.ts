@@ -8,8 +8,8 @@ import { representativesOf } from '../src/offline/graph';
 import { applyOfflineMerges, computeHvn, computeOfflineHcd, type HcdPairs } from '../src/offline/index';
 import type { AndersenResult } from '../src/result/result';
 import { constraintProgram } from '../src/testing/index';
+import { benchmarkPrefix, describeBenchmark, describeEachBenchmark } from './benchmarks';
 
-const DATA = new URL('../../../../shared/data/andersen/hardekopf/', import.meta.url).pathname;
 const NO_PAIRS = new Uint32Array(0);
 
 function solve(program: ConstraintProgram, hcd?: HcdPairs): Promise<AndersenResult> {
@@ -172,7 +172,7 @@ describe('applyOfflineMerges', () => {
   });
 });
 
-describe.each([
+describeEachBenchmark([
   {
     name: 'ex',
     // Our merges induce exactly the shipped partition; the online pairs agree up to representatives.
@@ -195,8 +195,8 @@ describe.each([
   let raw: HardekopfInput;
   let after: HardekopfInput;
   beforeAll(async () => {
-    raw = await readHardekopf({ prefix: `${DATA}${bench.name}` }, { constraints: 'raw' });
-    after = await readHardekopf({ prefix: `${DATA}${bench.name}` });
+    raw = await readHardekopf({ prefix: benchmarkPrefix(bench.name) }, { constraints: 'raw' });
+    after = await readHardekopf({ prefix: benchmarkPrefix(bench.name) });
   });
 
   it('induces the shipped partition of variables (or a coarser one)', () => {
@@ -254,7 +254,7 @@ describe.each([
 
 describe('HCD is exact on ex', () => {
   it('gives every variable the points-to set of a solve without HCD, rewritten or not', async () => {
-    const { program } = await readHardekopf({ prefix: `${DATA}ex` }, { constraints: 'raw' });
+    const { program } = await readHardekopf({ prefix: benchmarkPrefix('ex') }, { constraints: 'raw' });
     const hcd = computeOfflineHcd(program);
     const plain = await solve(program);
     // One online pointer stays empty on ex too, but there it breaks no cycle the merges relied on.
@@ -264,31 +264,31 @@ describe('HCD is exact on ex', () => {
   });
 });
 
-describe('perl: HCD with an online pointer that stays empty, and HVN', () => {
+describeBenchmark('perl')('perl: HCD with an online pointer that stays empty, and HVN', () => {
   let program: ConstraintProgram;
   let plain: AndersenResult;
   beforeAll(async () => {
-    program = (await readHardekopf({ prefix: `${DATA}perl` }, { constraints: 'raw' })).program;
+    program = (await readHardekopf({ prefix: benchmarkPrefix('perl') }, { constraints: 'raw' })).program;
     plain = await solve(program);
-  }, 120_000);
+  }, 600_000);
 
   it('merging the variables of ref cycles offline over-approximates 3 variables, as the shipped table does', async () => {
     const hcd = computeOfflineHcd(program);
     expect(everyOnlinePointerNonEmpty(hcd, plain)).toBe(false);
     expect(compareSolutions(plain, await solve(program, hcd))).toMatchObject({ differing: 3, supersets: 3 });
-  }, 120_000);
+  }, 300_000);
 
   it("refCycleVariables: 'online' is exact on perl", async () => {
     const hcd = computeOfflineHcd(program, { refCycleVariables: 'online' });
     expect(compareSolutions(plain, await solve(program, hcd)).differing).toBe(0);
-  }, 120_000);
+  }, 300_000);
 
   it('HVN merges are exact', async () => {
     const hvn = computeHvn(program);
     expect(hvn.statistics.mergedVariables).toBe(38700);
     const result = await solve(program, { offlineMerges: hvn.merges, online: NO_PAIRS });
     expect(compareSolutions(plain, result).differing).toBe(0);
-  }, 120_000);
+  }, 300_000);
 });
 
 describe('HCD on random programs', () => {
@@ -342,7 +342,7 @@ describe('computeHvn', () => {
   });
 
   it('is exact on ex', async () => {
-    const { program } = await readHardekopf({ prefix: `${DATA}ex` }, { constraints: 'raw' });
+    const { program } = await readHardekopf({ prefix: benchmarkPrefix('ex') }, { constraints: 'raw' });
     const hvn = computeHvn(program);
     expect(hvn.statistics.mergedVariables).toBe(6271);
     const plain = await solve(program);

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -15,8 +14,7 @@ import {
   verifySolution,
 } from '../src/index';
 import { constraintProgram } from '../src/testing/index';
-
-const DATA = new URL('../../../../shared/data/andersen/hardekopf/', import.meta.url).pathname;
+import { benchmarkPrefix, describeEachBenchmark } from './benchmarks';
 
 /** A small C-like program: `struct S { int *f; int *g; } s; int x, y; int *p, *q, **pp, *r, *t;` */
 function smallProgram() {
@@ -152,45 +150,38 @@ describe('events and cancellation', () => {
     await expect(solving).rejects.toBeInstanceOf(SolveAbortedError);
   });
 
-  it.skipIf(!existsSync(`${DATA}ex_nodes.txt.gz`))(
-    'stops a running solve when the signal aborts',
-    async () => {
-      const input = await readHardekopf({ prefix: `${DATA}ex` });
-      const controller = new AbortController();
-      const solver = createCpuSolver(input.program, {
-        hcd: input.hcd,
-        signal: controller.signal,
-        yieldEveryMs: 0,
-      });
-      let rounds = 0;
-      solver.on('iteration', () => {
-        rounds++;
-        if (rounds === 2) controller.abort('enough');
-      });
-      const error = await solver.solve().catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(SolveAbortedError);
-      expect((error as SolveAbortedError).cause).toBe('enough');
-      expect(rounds).toBe(2);
-    },
-  );
+  it('stops a running solve when the signal aborts', async () => {
+    const input = await readHardekopf({ prefix: benchmarkPrefix('ex') });
+    const controller = new AbortController();
+    const solver = createCpuSolver(input.program, {
+      hcd: input.hcd,
+      signal: controller.signal,
+      yieldEveryMs: 0,
+    });
+    let rounds = 0;
+    solver.on('iteration', () => {
+      rounds++;
+      if (rounds === 2) controller.abort('enough');
+    });
+    const error = await solver.solve().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SolveAbortedError);
+    expect((error as SolveAbortedError).cause).toBe('enough');
+    expect(rounds).toBe(2);
+  });
 });
 
-describe.each(['ex', 'perl'])("the PPoPP'12 suite: %s", (bench) => {
-  it.skipIf(!existsSync(`${DATA}${bench}_nodes.txt.gz`))(
-    'matches the reference solution for every variable (node 1 per the Hardekopf convention)',
-    async () => {
-      const input = await readHardekopf({ prefix: `${DATA}${bench}` });
-      if (!input.solution) throw new Error('the reference solution is missing');
-      const result = await solveAndersen(input.program, { hcd: input.hcd });
-      const report = verifySolution(result, input.solution, { ignore: HARDEKOPF_REFERENCE_CONVENTIONS });
-      expect(report.differences).toEqual([]);
-      expect(report.exact).toBe(true);
-      expect(report.checked).toBe(input.program.nodeCount - 1);
-      // Without the convention exactly that one node differs, and nothing else.
-      const strict = verifySolution(result, input.solution);
-      expect(strict.differing).toBe(1);
-      expect(strict.differences[0]?.variable).toBe(1);
-    },
-    120_000,
-  );
+describeEachBenchmark(['ex', 'perl'])("the PPoPP'12 suite: %s", (bench) => {
+  it('matches the reference solution for every variable (node 1 per the Hardekopf convention)', async () => {
+    const input = await readHardekopf({ prefix: benchmarkPrefix(bench) });
+    if (!input.solution) throw new Error('the reference solution is missing');
+    const result = await solveAndersen(input.program, { hcd: input.hcd });
+    const report = verifySolution(result, input.solution, { ignore: HARDEKOPF_REFERENCE_CONVENTIONS });
+    expect(report.differences).toEqual([]);
+    expect(report.exact).toBe(true);
+    expect(report.checked).toBe(input.program.nodeCount - 1);
+    // Without the convention exactly that one node differs, and nothing else.
+    const strict = verifySolution(result, input.solution);
+    expect(strict.differing).toBe(1);
+    expect(strict.differences[0]?.variable).toBe(1);
+  }, 300_000);
 });

@@ -128,6 +128,12 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: '`1`: also run the GPU tests of the workgroup-memory paths, minutes to compile on lavapipe.',
   },
   {
+    name: 'GPUMORPH_SOUNDNESS_RUNS',
+    readBy: 'tests',
+    description:
+      'Generated programs the eigencfa soundness oracle checks (default 300; the long run uses 10000).',
+  },
+  {
     name: 'GPUMORPH_KEEP_SCRATCH',
     readBy: 'tests',
     description: "`1`: keep the packaging test's scratch folder for inspection.",

@@ -1,15 +1,15 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parsePointsTo } from '@gpumorph/andersen';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hardekopfFixtures } from '../../../test/data';
 import type { AndersenSolveReport } from '../src/commands/andersen';
 import { repoRoot, runCliCaptured, spawnCli } from './helpers';
 
 const example = resolve(repoRoot, 'examples/andersen/callbacks.constraints.txt');
-const data = resolve(repoRoot, '../shared/data/andersen/hardekopf');
-const hasData = existsSync(join(data, 'ex_nodes.txt.gz'));
+/** `ex` of the PPoPP'12 suite, carried as a fixture. */
+const data = hardekopfFixtures;
 let dir = '';
 
 beforeAll(async () => {
@@ -115,46 +115,38 @@ describe('gpumorph andersen solve', () => {
       expect(run.code).toBe(3);
       expect(run.stderr).toContain('no WebGPU adapter');
     }
-  }, 120_000);
+  }, 300_000);
 
-  it.skipIf(!hasData)(
-    "solves ex from the PPoPP'12 suite by prefix and verifies it exactly (node 1 per convention)",
-    async () => {
-      const run = await runCliCaptured(['andersen', 'solve', '--input', join(data, 'ex'), '--json']);
-      expect(run.code).toBe(0);
-      const report = JSON.parse(run.stdout) as AndersenSolveReport;
-      expect(report.sizes.nodes).toBe(11078);
-      expect(report.sizes.hcd).toEqual({ offlineMerges: 1574, onlinePairs: 110 });
-      expect(report.result.verification?.exact).toBe(true);
-      expect(report.result.verification?.checked).toBe(11077);
-      expect(report.result.verification?.ignored).toEqual([
-        expect.objectContaining({ variable: 1, wouldDiffer: true }),
-      ]);
-    },
-    60_000,
-  );
+  it("solves ex from the PPoPP'12 suite by prefix and verifies it exactly (node 1 per convention)", async () => {
+    const run = await runCliCaptured(['andersen', 'solve', '--input', join(data, 'ex'), '--json']);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as AndersenSolveReport;
+    expect(report.sizes.nodes).toBe(11078);
+    expect(report.sizes.hcd).toEqual({ offlineMerges: 1574, onlinePairs: 110 });
+    expect(report.result.verification?.exact).toBe(true);
+    expect(report.result.verification?.checked).toBe(11077);
+    expect(report.result.verification?.ignored).toEqual([
+      expect.objectContaining({ variable: 1, wouldDiffer: true }),
+    ]);
+  }, 180_000);
 
-  it.skipIf(!hasData)(
-    'takes the files by role as well',
-    async () => {
-      const run = await runCliCaptured([
-        'andersen',
-        'solve',
-        '--nodes',
-        join(data, 'ex_nodes.txt.gz'),
-        '--constraints',
-        join(data, 'ex_constraints_after_hcd.txt.gz'),
-        '--hcd',
-        join(data, 'ex_hcd.txt.gz'),
-        '--verify',
-        join(data, 'ex_correct_soln_001.txt.gz'),
-        '--json',
-      ]);
-      expect(run.code).toBe(0);
-      expect((JSON.parse(run.stdout) as AndersenSolveReport).result.verification?.exact).toBe(true);
-    },
-    60_000,
-  );
+  it('takes the files by role as well', async () => {
+    const run = await runCliCaptured([
+      'andersen',
+      'solve',
+      '--nodes',
+      join(data, 'ex_nodes.txt.gz'),
+      '--constraints',
+      join(data, 'ex_constraints_after_hcd.txt.gz'),
+      '--hcd',
+      join(data, 'ex_hcd.txt.gz'),
+      '--verify',
+      join(data, 'ex_correct_soln_001.txt.gz'),
+      '--json',
+    ]);
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as AndersenSolveReport).result.verification?.exact).toBe(true);
+  }, 180_000);
 });
 
 describe('gpumorph andersen solve usage', () => {

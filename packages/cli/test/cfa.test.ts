@@ -1,15 +1,15 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseExpectedStore } from '@gpumorph/eigencfa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { vhmFixtures } from '../../../test/data';
 import type { CfaReport } from '../src/commands/cfa';
 import { repoRoot, runCliCaptured, spawnCli } from './helpers';
 
 const example = resolve(repoRoot, 'examples/eigencfa/regex.scm');
-const data = resolve(repoRoot, '../shared/data/eigencfa/vhm');
-const hasData = existsSync(join(data, 'smallest/Fun.mat'));
+/** The smallest Van Horn–Mairson sizes of the EigenCFA benchmark, carried as fixtures. */
+const data = vhmFixtures;
 let dir = '';
 
 beforeAll(async () => {
@@ -42,7 +42,7 @@ describe('gpumorph cfa', () => {
     ]);
   });
 
-  it.runIf(hasData)('--matrices: the store equals expected-store.rkt (n = 8)', async () => {
+  it('--matrices: the store equals expected-store.rkt (n = 8)', async () => {
     const run = await runCliCaptured(['cfa', '--matrices', join(data, '8'), '--engine', 'cpu', '--json']);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as CfaReport;

@@ -38,7 +38,7 @@ export function spawnCli(
       {
         cwd: repoRoot,
         env: env as NodeJS.ProcessEnv,
-        timeout: options.timeoutMs ?? 45_000,
+        timeout: options.timeoutMs ?? 150_000,
         killSignal: 'SIGKILL',
       },
       (error, stdout, stderr) => {

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repoRoot, vhmFixtures } from '../../../test/data';
 import { eigencfaBench, PAPER_TABLE_1, parsePaperTable1 } from '../src/bench/index';
-import { repoRoot, vhmDir } from './data';
 
 const seed = resolve(repoRoot, '../shared/seeds/eigencfa-popl11.txt');
 
@@ -11,7 +12,13 @@ describe('bench eigencfa', () => {
     expect(parsePaperTable1(readFileSync(seed, 'utf8'))).toEqual(PAPER_TABLE_1);
   });
 
-  it.runIf(vhmDir !== undefined)('runs the CPU rows of chosen sizes with the paper beside', async () => {
+  it('runs the CPU rows of chosen sizes with the paper beside', async () => {
+    // A data folder ($GPUMORPH_DATA) holding only the sizes carried as fixtures.
+    const data = mkdtempSync(join(tmpdir(), 'gpumorph-bench-'));
+    mkdirSync(join(data, 'eigencfa'));
+    symlinkSync(vhmFixtures, join(data, 'eigencfa/vhm'));
+    const saved = process.env.GPUMORPH_DATA;
+    process.env.GPUMORPH_DATA = data;
     process.env.GPUMORPH_EIGENCFA_SIZES = '2,16';
     try {
       const report = await eigencfaBench.run({ ctx: null, engines: ['cpu'], quick: false, log: () => {} });
@@ -24,6 +31,9 @@ describe('bench eigencfa', () => {
       });
     } finally {
       delete process.env.GPUMORPH_EIGENCFA_SIZES;
+      if (saved === undefined) delete process.env.GPUMORPH_DATA;
+      else process.env.GPUMORPH_DATA = saved;
+      rmSync(data, { recursive: true, force: true });
     }
   });
 });

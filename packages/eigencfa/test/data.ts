@@ -1,44 +1,34 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe } from 'vitest';
+import { resolve } from 'node:path';
+import { dataSet, vhmFixtureSizes, vhmFixtures } from '../../../test/data';
 
-export const here = dirname(fileURLToPath(import.meta.url));
-/** The monorepo root. */
-export const repoRoot = resolve(here, '../../..');
-/** The EigenCFA benchmark folder (../shared/data or $GPUMORPH_DATA), or undefined. */
-export const vhmDir = [
-  process.env.GPUMORPH_DATA ? resolve(process.env.GPUMORPH_DATA, 'eigencfa/vhm') : undefined,
-  resolve(repoRoot, '../shared/data/eigencfa/vhm'),
-].find((d) => d !== undefined && existsSync(resolve(d, 'smallest/Fun.mat')));
+export { repoRoot } from '../../../test/data';
 
-/**
- * `describe` for suites that read the data folder. A user's clone has no `../shared`, so there the
- * suites are skipped with a warning; CI sets `GPUMORPH_REQUIRE_DATA=1`, where a missing folder fails.
- */
-export const describeWithData: typeof describe | typeof describe.skip = (() => {
-  if (vhmDir) return describe;
-  if (process.env.GPUMORPH_REQUIRE_DATA === '1') {
-    throw new Error(
-      'GPUMORPH_REQUIRE_DATA=1 but no eigencfa/vhm data folder (../shared/data or $GPUMORPH_DATA)',
-    );
-  }
-  console.warn(
-    'eigencfa: no data folder (../shared/data/eigencfa/vhm or $GPUMORPH_DATA): skipping its suites',
-  );
-  return describe.skip;
-})();
+/** This folder (the eigencfa tests). */
+export const here = import.meta.dirname;
 
-/** Sizes present in the data folder, smallest first ('smallest' first of all). */
-export const vhmSizes: string[] = vhmDir
-  ? readdirSync(vhmDir).sort((a, b) => (a === 'smallest' ? -1 : b === 'smallest' ? 1 : Number(a) - Number(b)))
+/** The sizes carried as fixtures (smallest … 16), each with its expected store. */
+export const fixtureSizes: readonly string[] = vhmFixtureSizes;
+
+/** The folder of a fixture size. */
+export const fixtureDir = (n: string) => resolve(vhmFixtures, n);
+
+/** The full EigenCFA benchmark folder (`eigencfa/vhm` of the data folder); its suites skip without it. */
+export const vhmData = dataSet('eigencfa/vhm', 'smallest/Fun.mat');
+
+/** Sizes of the data folder that are not fixtures, smallest first (empty without the data folder). */
+export const dataSizes: string[] = vhmData.dir
+  ? readdirSync(vhmData.dir)
+      .filter((n) => !fixtureSizes.includes(n))
+      .sort((a, b) => Number(a) - Number(b))
   : [];
-/** Sizes with an expected-store.rkt. */
-export const expectedSizes = vhmSizes.filter(
-  (n) => vhmDir && existsSync(resolve(vhmDir, n, 'expected-store.rkt')),
+
+/** Of {@link dataSizes}, those with an expected-store.rkt. */
+export const dataExpectedSizes = dataSizes.filter((n) =>
+  existsSync(resolve(vhmData.path(n), 'expected-store.rkt')),
 );
 
-export const examplesDir = resolve(repoRoot, 'examples/eigencfa');
+export const examplesDir = resolve(import.meta.dirname, '../../../examples/eigencfa');
 export const examplePrograms = readdirSync(examplesDir)
   .filter((f) => f.endsWith('.scm'))
   .sort();

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
+  compileScheme,
   decompileMatrices,
   firstDifference,
   parseExpectedStore,
@@ -10,12 +11,14 @@ import {
   referenceStore,
   solveCfa,
   solveCpuSparse,
+  vanHornMairson,
 } from '../src/index';
-import { describeWithData, expectedSizes, vhmDir } from './data';
+import { dataExpectedSizes, fixtureDir, fixtureSizes, vhmData } from './data';
 
-describeWithData('fixpoints equal expected-store.rkt', () => {
-  it.each(expectedSizes)('n = %s: CPU sparse engine', async (n) => {
-    const dir = resolve(vhmDir as string, n);
+/** The two fixpoint checks, for the sizes in `dirOf`'s folders. */
+function fixpointTests(sizes: readonly string[], dirOf: (n: string) => string) {
+  it.each(sizes)('n = %s: CPU sparse engine', async (n) => {
+    const dir = dirOf(n);
     const m = await readMatricesDir(dir);
     const expected = parseExpectedStore(
       readFileSync(resolve(dir, 'expected-store.rkt'), 'utf8'),
@@ -26,8 +29,8 @@ describeWithData('fixpoints equal expected-store.rkt', () => {
     expect(firstDifference(store, expected)).toBeUndefined();
   });
 
-  it.each(expectedSizes)('n = %s: reference 0CFA over the decompiled terms', async (n) => {
-    const dir = resolve(vhmDir as string, n);
+  it.each(sizes)('n = %s: reference 0CFA over the decompiled terms', async (n) => {
+    const dir = dirOf(n);
     const m = await readMatricesDir(dir);
     const expected = parseExpectedStore(
       readFileSync(resolve(dir, 'expected-store.rkt'), 'utf8'),
@@ -37,11 +40,20 @@ describeWithData('fixpoints equal expected-store.rkt', () => {
     const { top, lambdas } = decompileMatrices(m);
     expect(firstDifference(referenceStore(lambdas, referenceCfa(top)), expected)).toBeUndefined();
   });
+}
+
+describe('fixpoints equal expected-store.rkt (the sizes carried as fixtures)', () => {
+  fixpointTests(fixtureSizes, fixtureDir);
 });
 
-describeWithData('the CPU engine through solveCfa', () => {
+vhmData.describe('fixpoints equal expected-store.rkt (the larger sizes of the data folder)', () => {
+  fixpointTests(dataExpectedSizes, (n) => vhmData.path(n));
+});
+
+describe('the CPU engine through solveCfa', () => {
   it('reports sizes and emits its events; an aborted signal cancels', async () => {
-    const m = await readMatricesDir(resolve(vhmDir as string, '64'));
+    // n = 64 as the front end compiles it (the same matrices as the data folder's, see frontend.test.ts).
+    const m = compileScheme(vanHornMairson(64)).matrices;
     const result = await solveCfa(m, { engine: 'cpu' });
     expect(result.statistics).toMatchObject({
       engine: 'cpu',

@@ -17,13 +17,14 @@ import {
   type Tramp,
   vanHornMairson,
 } from '../src/index';
-import { describeWithData, vhmDir, vhmSizes } from './data';
+import { dataSizes, fixtureDir, fixtureSizes, vhmData } from './data';
 
 const same = (a: Uint32Array, b: Uint32Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-describeWithData('the front end on the data folder', () => {
-  it.each(vhmSizes)('n = %s: program.scm compiles to the shipped Fun/Arg1/Arg2', async (n) => {
-    const dir = resolve(vhmDir as string, n);
+/** The front end and the generator against the shipped files of the sizes in `dirOf`'s folders. */
+function shippedTests(sizes: readonly string[], dirOf: (n: string) => string) {
+  it.each(sizes)('n = %s: program.scm compiles to the shipped Fun/Arg1/Arg2', async (n) => {
+    const dir = dirOf(n);
     const shipped = await readMatricesDir(dir);
     const { matrices } = compileScheme(readFileSync(resolve(dir, 'program.scm'), 'utf8'), {
       file: 'program.scm',
@@ -34,11 +35,19 @@ describeWithData('the front end on the data folder', () => {
     expect(same(matrices.arg2, shipped.arg2)).toBe(true);
   });
 
-  it.each(vhmSizes.filter((n) => n !== 'smallest'))('n = %s: the generator writes program.scm', (n) => {
-    const text = readFileSync(resolve(vhmDir as string, n, 'program.scm'), 'utf8');
+  it.each(sizes.filter((n) => n !== 'smallest'))('n = %s: the generator writes program.scm', (n) => {
+    const text = readFileSync(resolve(dirOf(n), 'program.scm'), 'utf8');
     const program = text.split('\n').filter((line) => line.trim() !== '' && !line.startsWith(';'));
     expect(program).toEqual([vanHornMairson(Number(n))]);
   });
+}
+
+vhmData.describe('the front end on the larger sizes of the data folder', () => {
+  shippedTests(dataSizes, (n) => vhmData.path(n));
+});
+
+describe('the front end on the sizes carried as fixtures', () => {
+  shippedTests(fixtureSizes, fixtureDir);
 
   it('maps flows of source variables: n = 2', () => {
     const compiled = compileScheme(vanHornMairson(2), { file: 'vhm2.scm' });

@@ -20,22 +20,20 @@ import {
   vanHornMairson,
 } from '../src/index';
 import { randomSchemeProgram } from '../src/testing/programs';
-import { examplePrograms, expectedSizes, readExample, vhmDir, vhmSizes } from './data';
+import { examplePrograms, fixtureDir, fixtureSizes, readExample } from './data';
 
-/** Data-folder sizes lavapipe solves quickly. */
-const small = vhmSizes.filter((n) => n === 'smallest' || Number(n) <= 64);
+/** The sizes carried as fixtures (smallest … 16, each with its expected store): small enough for lavapipe. */
+const small = fixtureSizes;
 
 describeGpu('WebGPU engine', (gpu) => {
-  it.each(small)('n = %s: WebGPU == CPU (== expected-store.rkt where shipped)', async (n) => {
-    const dir = resolve(vhmDir as string, n);
+  it.each(small)('n = %s: WebGPU == CPU == expected-store.rkt', async (n) => {
+    const dir = fixtureDir(n);
     const m = await readMatricesDir(dir);
     const cpu = solveCpuSparse(m);
     const { store } = await solveWebGpu(gpu.ctx, m);
     expect(firstDifference(store, cpu.store)).toBeUndefined();
-    if (expectedSizes.includes(n)) {
-      const expected = parseExpectedStore(readFileSync(resolve(dir, 'expected-store.rkt'), 'utf8'));
-      expect(firstDifference(store, expected)).toBeUndefined();
-    }
+    const expected = parseExpectedStore(readFileSync(resolve(dir, 'expected-store.rkt'), 'utf8'));
+    expect(firstDifference(store, expected)).toBeUndefined();
   });
 
   it('n = 64 with the store split over four buffers, one round per dispatch at first', async () => {
@@ -189,7 +187,7 @@ describeGpu('WebGPU engine', (gpu) => {
   });
 
   it.each(small)('grid mode, n = %s: several workgroups per round give the CPU fixpoint', async (n) => {
-    const m = await readMatricesDir(resolve(vhmDir as string, n));
+    const m = await readMatricesDir(fixtureDir(n));
     const { store, statistics } = await solveWebGpu(gpu.ctx, m, { mode: 'grid', gridWorkgroups: 3 });
     expect(statistics.gridWorkgroups).toBe(3);
     expect(firstDifference(store, solveCpuSparse(m).store)).toBeUndefined();
