@@ -5,15 +5,21 @@ import { parsePointsTo } from '@gpumorph/andersen';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hardekopfFixtures } from '../../../test/data';
 import type { AndersenSolveReport } from '../src/commands/andersen';
+import { gpuForEngine } from '../src/gpu';
 import { repoRoot, runCliCaptured, spawnCli } from './helpers';
 
 const example = resolve(repoRoot, 'examples/andersen/callbacks.constraints.txt');
 /** `ex` of the PPoPP'12 suite, carried as a fixture. */
 const data = hardekopfFixtures;
 let dir = '';
+/** The engine `auto` picks here under the CLI's one rule (a hardware adapter, or GPUMORPH_REQUIRE_GPU=1). */
+let autoEngine: 'cpu' | 'webgpu' = 'cpu';
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'gpumorph-andersen-'));
+  const gpu = await gpuForEngine('auto');
+  autoEngine = gpu ? 'webgpu' : 'cpu';
+  gpu?.destroy();
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -23,7 +29,7 @@ describe('gpumorph andersen solve', () => {
   it('solves the README example and prints its points-to sets by name', async () => {
     const run = await runCliCaptured(['andersen', 'solve', '--input', example, '--print']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('engine          cpu');
+    expect(run.stdout).toContain(`engine          ${autoEngine}`);
     // The indirect call h->fn(h->arg) in run() reaches both handlers, each seeing both nodes.
     expect(run.stdout).toContain('run.fn -> {on_a, on_b}');
     expect(run.stdout).toContain('on_a.p -> {n1, n2}');
@@ -36,7 +42,7 @@ describe('gpumorph andersen solve', () => {
     const run = await runCliCaptured(['andersen', 'solve', '--input', example, '--json', '--out', out]);
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout) as AndersenSolveReport;
-    expect(report.engine).toBe('cpu');
+    expect(report.engine).toBe(autoEngine);
     expect(report.sizes.nodes).toBe(32);
     expect(report.sizes.constraints).toEqual({
       total: 22,
