@@ -29,6 +29,7 @@ export {
   type Sign,
   signedNode,
   toRational,
+  type WideningOptions,
 } from './dbm/octagon';
 export { OctagonDimensionError, OctagonError, OctagonParseError, type SourcePosition } from './errors';
 export {

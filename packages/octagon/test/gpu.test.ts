@@ -160,6 +160,12 @@ describeGpu('octagon WebGPU engine', (fixture) => {
       expect((await gpu.elementwise('meet', a, b)).equals(a.meet(b))).toBe(true);
       expect((await gpu.elementwise('widen', a, b)).equals(a.widen(b))).toBe(true);
       expect((await gpu.elementwise('narrow', a, b)).equals(a.narrow(b))).toBe(true);
+      // cell for cell, with the left argument closed (default) and as built
+      const raw = (o: { rawMatrix(): ArrayLike<number> | null }) => Array.from(o.rawMatrix() ?? []);
+      for (const left of ['closed', 'raw'] as const) {
+        expect(raw(await gpu.elementwise('widen', a, b, { left }))).toEqual(raw(a.widen(b, [], { left })));
+        expect(raw(await gpu.elementwise('narrow', a, b, { left }))).toEqual(raw(a.narrow(b, { left })));
+      }
     }
     gpu.destroy();
   });

@@ -2,71 +2,36 @@ import { OctagonDimensionError } from '../errors';
 import { type BoundStore, type Bounds, boundsOf, type NumberEngine } from '../numbers/bounds';
 import { Rational } from '../numbers/rational';
 import { closeF64, closeGeneric, incrementalCloseGeneric } from './closure';
+import {
+  formatConstraint,
+  type Interval,
+  type LinearExpr,
+  type NumberLike,
+  type OctagonKind,
+  type OctConstraint,
+  type Sign,
+  signedNode,
+  toRational,
+} from './constraints';
 import { halfSize, matPos } from './layout';
 
-/** `int`: variables range over the integers (tight closure); `real`: over the reals (strong closure). */
-export type OctagonKind = 'int' | 'real';
-
-/** +1 or −1. */
-export type Sign = 1 | -1;
-
-/** A number given to the domain: a rational, a JS number (its exact value) or a string (`'7/2'`). */
-export type NumberLike = Rational | number | bigint | string;
-
-/**
- * An octagonal constraint `si·x_i + sj·x_j ≤ c`, or `si·x_i ≤ c` without `j`.
- *
- * @example
- * ```ts
- * const c: OctConstraint = { i: 0, si: 1, j: 1, sj: -1, c: 3 }; // x0 − x1 ≤ 3
- * ```
- */
-export interface OctConstraint {
-  readonly i: number;
-  readonly si: Sign;
-  readonly j?: number | undefined;
-  readonly sj?: Sign | undefined;
-  readonly c: NumberLike;
-}
-
-/** A closed interval; `null` is an infinite end. */
-export interface Interval {
-  readonly lo: Rational | null;
-  readonly hi: Rational | null;
-}
-
-/**
- * A linear form `Σ coef·x_var + constant` with an interval constant (APRON's interval linear forms).
- *
- * @example
- * ```ts
- * const e: LinearExpr = { terms: [[0, 2], [1, -1]], constant: 5 }; // 2·x0 − x1 + 5
- * ```
- */
-export interface LinearExpr {
-  readonly terms: ReadonlyArray<readonly [variable: number, coefficient: NumberLike]>;
-  readonly constant?: NumberLike | { readonly lo: NumberLike | null; readonly hi: NumberLike | null };
-}
-
-/** Converts a {@link NumberLike} to an exact rational. */
-export function toRational(x: NumberLike): Rational {
-  if (x instanceof Rational) return x;
-  if (typeof x === 'bigint') return Rational.of(x);
-  if (typeof x === 'string') return Rational.parse(x);
-  if (x === Number.NEGATIVE_INFINITY || Number.isNaN(x)) throw new RangeError(`bad constant ${x}`);
-  return Rational.fromNumber(x);
-}
-
-/**
- * Node of the signed variable `s·x_i`: `2i` for `+x_i`, `2i+1` for `−x_i`.
- *
- * @example
- * ```ts
- * signedNode(-1, 3); // 7: the node of −x3
- * ```
- */
-export function signedNode(s: Sign, i: number): number {
-  return s === 1 ? 2 * i : 2 * i + 1;
+export {
+  formatConstraint,
+  type Interval,
+  type LinearExpr,
+  type NumberLike,
+  type OctagonKind,
+  type OctConstraint,
+  type Sign,
+  signedNode,
+  toRational,
+} from './constraints';
+/** How {@link Octagon.widen} and {@link Octagon.narrow} read their arguments. */
+export interface WideningOptions {
+  /** `closed` (default, APRON): the left argument is closed first; `raw`: used as built (Miné; chains stabilise). */
+  readonly left?: 'closed' | 'raw';
+  /** `cell` (default, APRON): a threshold bounds the stored cell (`2·x` for a unary one); `bound`: the bound of `±x±y` or `x`. */
+  readonly thresholds?: 'cell' | 'bound';
 }
 
 /** Upper bounds of a linear form and of its negation (outward: never below the exact ones). */
@@ -80,7 +45,7 @@ interface FormBounds<T> {
  * or outward-rounded f64 number system (see {@link Bounds}). Values are immutable: every operator
  * returns a new octagon. The strong (tight for `int`) closure is computed lazily and cached beside
  * the matrix as built, so operators that Miné defines on closed arguments (join, inclusion,
- * forget, assignment, bounds…) close them, and widening uses its left argument as built.
+ * forget, assignment, bounds…) close them.
  *
  * Create through {@link createOctagonDomain}.
  *
@@ -238,17 +203,36 @@ export class Octagon<T> {
   }
 
   /**
-   * Widening `this ∇ other` (Miné 2006 Def. 11): the left argument as built (never closed, or
-   * chains need not stabilise), the right closed; a cell that grows goes to the least threshold
-   * above it (thresholds are bounds of `±x±y`; a unary cell `2·x` uses twice the threshold), or +∞.
+   * Widening `this ∇ other` (Miné 2006 Def. 11, APRON's `oct_widening`): a cell of the right
+   * argument (closed) above the left one's goes to the least threshold at or above it, else +∞.
+   * By default (APRON's semantics) the left argument is closed first and the thresholds are compared
+   * with the stored cells (a unary cell stores `2·x`, so `t` bounds `x` by `t/2`). `left: 'raw'`
+   * uses the left argument as built — Miné's condition for chains to stabilise: closing a widened
+   * iterate can bring a +∞ cell back to a finite value — and `thresholds: 'bound'` compares them
+   * with the bounds of `±x±y` and of `x` (a unary cell uses `2·t`). An empty left argument (in
+   * either mode its emptiness is decided by its closure) gives the right one closed.
+   *
+   * @example
+   * ```ts
+   * const D = createOctagonDomain({ engine: 'exact' });
+   * const a = D.fromBox([{ lo: 0, hi: 1 }]);
+   * const b = D.fromBox([{ lo: 0, hi: 2 }]);
+   * a.widen(b, [10]).bound(0)?.hi?.toString(); // "5": the cell 2·x ≤ 10 (APRON)
+   * a.widen(b, [10], { thresholds: 'bound', left: 'raw' }).bound(0)?.hi?.toString(); // "10"
+   * ```
    */
-  widen(other: Octagon<T>, thresholds: readonly NumberLike[] = []): Octagon<T> {
+  widen(
+    other: Octagon<T>,
+    thresholds: readonly NumberLike[] = [],
+    options: WideningOptions = {},
+  ): Octagon<T> {
     this.#same(other, 'widening');
-    if (this.isEmpty()) return other;
-    const a = this.#raw as BoundStore<T>;
+    if (this.isEmpty()) return other.close();
+    const a = (options.left === 'raw' ? this.#raw : this.closedMatrix()) as BoundStore<T>;
     const b = other.closedMatrix();
-    if (!b) return this;
+    if (!b) return options.left === 'raw' ? this : this.close();
     const B = this.bounds;
+    const onBounds = options.thresholds === 'bound';
     // Integer octagons take ⌊t⌋ (an integer variable below t is below ⌊t⌋), keeping every cell integral.
     const ts = thresholds
       .map((t) => B.fromRational(this.kind === 'int' ? toRational(t).floor() : toRational(t)))
@@ -265,9 +249,9 @@ export class Octagon<T> {
           continue;
         }
         let w = B.inf;
-        const unary = j === (i ^ 1);
+        const twice = onBounds && j === (i ^ 1);
         for (const t of ts) {
-          const tv = unary ? B.double(t) : t;
+          const tv = twice ? B.double(t) : t;
           if (B.le(bv, tv)) {
             w = tv;
             break;
@@ -279,10 +263,14 @@ export class Octagon<T> {
     return this.#make(m, false);
   }
 
-  /** Narrowing `this Δ other` (Miné 2006 Def. 12): +∞ cells of the left (as built) take the right's (closed). */
-  narrow(other: Octagon<T>): Octagon<T> {
+  /**
+   * Narrowing `this Δ other` (Miné 2006 Def. 12): the +∞ cells of the left argument take the
+   * right's (closed). The left argument is closed first by default (APRON), or used as built with
+   * `left: 'raw'`.
+   */
+  narrow(other: Octagon<T>, options: Pick<WideningOptions, 'left'> = {}): Octagon<T> {
     this.#same(other, 'narrowing');
-    const a = this.#raw;
+    const a = options.left === 'raw' ? this.#raw : this.closedMatrix();
     const b = other.closedMatrix();
     if (!a || !b) return this.#make(null, true);
     const B = this.bounds;
@@ -384,41 +372,7 @@ export class Octagon<T> {
     this.#var(y);
     const B = this.bounds;
     const cr = toRational(c);
-    if (x === y) {
-      if (!this.#raw) return this;
-      // Exact shift: V_{2x} += c (or the nodes swap first for x := −x + c). Only the rows and
-      // columns of x's two nodes change: O(n) cells after the copy.
-      const deltas = new Map<number, T>();
-      for (const k of [-2, -1, 1, 2]) deltas.set(k, B.fromRational(cr.mul(Rational.of(k))));
-      const shift = (src: BoundStore<T> | null) => {
-        if (!src) return null;
-        const m = B.copy(src);
-        const N = 2 * this.dim;
-        const p = 2 * x;
-        const node = (k: number) => (s === -1 && k >> 1 === x ? k ^ 1 : k);
-        const visit = (i: number, j: number) => {
-          let v = src[matPos(node(i), node(j))] as T;
-          // V_j − V_i grows by c when j = p, by −c when j = p+1; the reverse for i.
-          const coef = (j === p ? 1 : 0) - (j === p + 1 ? 1 : 0) - (i === p ? 1 : 0) + (i === p + 1 ? 1 : 0);
-          if (coef !== 0 && cr.num !== 0n && !B.isInf(v)) v = B.add(v, deltas.get(coef) as T);
-          m[matPos(i, j)] = v;
-        };
-        for (let k = 0; k < N; k++) {
-          visit(p, k);
-          visit(p + 1, k);
-          visit(k, p);
-          visit(k, p + 1);
-        }
-        return m;
-      };
-      const out = new Octagon(B, this.kind, this.dim, shift(this.#raw), false);
-      if (this.#closed !== undefined) {
-        out.#closed = shift(this.#closed);
-        // Rounding of the shift (f64, non-integral c) may leave the cached closure slightly off its strong form: recompute.
-        if (B.engine === 'f64' && !cr.isInteger) out.#closed = undefined;
-      }
-      return out;
-    }
+    if (x === y) return this.#shift(x, s, cr, cr);
     const c0 = this.closedMatrix();
     if (!c0) return this.#make(null, true);
     const m = B.copy(c0);
@@ -427,6 +381,72 @@ export class Octagon<T> {
     this.#setConstraint(m, 1, x, -s as Sign, y, cr);
     this.#setConstraint(m, -1, x, s, y, cr.neg());
     return this.#closeIncremental(m, x);
+  }
+
+  /**
+   * `x := s·x + [lo, hi]` (`null`: an infinite end), exact. Only the rows and columns of x's two
+   * nodes change: `V'_{2x} ∈ s·x + [lo, hi]` and `V'_{2x+1} ∈ −s·x − [lo, hi]`, so cell `(i, j)`
+   * (`V_j − V_i`) grows by the most `V_j` can grow minus the least `V_i` can (the nodes of x swap
+   * first when `s = −1`). A constant shift (`lo = hi`) is a bijection and shifts the matrix as
+   * built; an interval one shifts the closed matrix — shifting a matrix that is not closed would
+   * pay the width `hi − lo` once per passage of a path through x, losing the relations of x with
+   * the others (from `x0 − x1 ≤ 0`, `x0 := x0 + [0, 1]` gives `x0 − x1 ≤ 1`, as APRON). A shifted
+   * closed matrix stays strongly closed (each triangle gains `hi − lo ≥ 0`; tight for integral ends).
+   */
+  #shift(x: number, s: Sign, lo: Rational | null, hi: Rational | null): Octagon<T> {
+    if (lo && hi?.lt(lo)) return this.#make(null, true);
+    const constant = lo !== null && hi !== null && lo.eq(hi);
+    const B = this.bounds;
+    const p = 2 * x;
+    // grow[k] / least[k]: the most / least V'_k − V_{node(k)} for k = p, p+1 (null: unbounded)
+    const grow = [hi, lo === null ? null : lo.neg()];
+    const least = [lo, hi === null ? null : hi.neg()];
+    const delta = new Map<string, T>();
+    const deltaOf = (i: number, j: number): T | null => {
+      const up = j === p || j === p + 1 ? grow[j - p] : Rational.ZERO;
+      const down = i === p || i === p + 1 ? least[i - p] : Rational.ZERO;
+      if (up === null || up === undefined || down === null || down === undefined) return B.inf;
+      const d = up.sub(down);
+      if (d.num === 0n) return null;
+      const key = d.toString();
+      let v = delta.get(key);
+      if (v === undefined) {
+        v = B.fromRational(d);
+        delta.set(key, v);
+      }
+      return v;
+    };
+    const node = (k: number) => (s === -1 && k >> 1 === x ? k ^ 1 : k);
+    const apply = (src: BoundStore<T>) => {
+      const m = B.copy(src);
+      const N = 2 * this.dim;
+      const visit = (i: number, j: number) => {
+        if (i === j) return;
+        const v = src[matPos(node(i), node(j))] as T;
+        const d = deltaOf(i, j);
+        m[matPos(i, j)] = d === null || B.isInf(v) ? v : B.isInf(d) ? B.inf : B.add(v, d);
+      };
+      for (let k = 0; k < N; k++) {
+        visit(p, k);
+        visit(p + 1, k);
+        visit(k, p);
+        visit(k, p + 1);
+      }
+      return m;
+    };
+    // Rounding (f64, fractional ends) or fractional ends of an integer octagon leave a shifted
+    // closure off its tight/strong form: then the closure is recomputed when asked for.
+    const integral = (lo === null || lo.isInteger) && (hi === null || hi.isInteger);
+    const staysClosed = integral || (B.engine === 'exact' && this.kind === 'real');
+    if (constant) {
+      if (!this.#raw) return this;
+      const out = new Octagon(B, this.kind, this.dim, apply(this.#raw), false);
+      if (this.#closed !== undefined && staysClosed) out.#closed = this.#closed && apply(this.#closed);
+      return out;
+    }
+    const c = this.closedMatrix();
+    if (!c) return this.#make(null, true);
+    return this.#make(apply(c), staysClosed);
   }
 
   /** `x := [lo, hi]` (`null` ends unbounded): closes, forgets `x`, bounds it, closes incrementally. */
@@ -443,7 +463,7 @@ export class Octagon<T> {
   }
 
   /**
-   * `x := Σ aᵢ·xᵢ + [c_lo, c_hi]`: exact for `±y + c` and intervals; otherwise Miné's interval
+   * `x := Σ aᵢ·xᵢ + [c_lo, c_hi]`: exact for `±y + c`, `±x + [c_lo, c_hi]` and intervals; otherwise Miné's interval
    * linear form assignment (2006 §4.4.4): `x` is forgotten and bounded, and for every other `y`,
    * `x − y` and `x + y` get the interval bounds of `e − y` and `e + y` on the closed argument.
    */
@@ -452,9 +472,11 @@ export class Octagon<T> {
     const terms = this.#terms(e);
     const [clo, chi] = this.#constant(e);
     if (terms.length === 0) return this.assignInterval(x, clo, chi);
-    if (terms.length === 1 && clo !== null && chi !== null && clo.eq(chi)) {
+    if (terms.length === 1) {
       const [v, a] = terms[0] as [number, Rational];
-      if (a.eq(Rational.ONE) || a.eq(Rational.ONE.neg()))
+      const unit = a.eq(Rational.ONE) || a.eq(Rational.ONE.neg());
+      if (unit && v === x) return this.#shift(x, a.num > 0n ? 1 : -1, clo, chi);
+      if (unit && clo !== null && chi !== null && clo.eq(chi))
         return this.assignVar(x, a.num > 0n ? 1 : -1, v, clo);
     }
     const c0 = this.closedMatrix();
@@ -783,29 +805,6 @@ export class Octagon<T> {
     }
     return { up, down };
   }
-}
-
-/**
- * Text of a constraint in variable order: `x - y <= 3`, `x + y <= 4`, `x <= 2`; constraints whose
- * terms are all negative print flipped: `x >= 1`, `x + y >= -2`.
- *
- * @example
- * ```ts
- * formatConstraint({ i: 0, si: -1, c: -1 }, ['x']); // "x >= 1"
- * ```
- */
-export function formatConstraint(c: OctConstraint, names?: readonly string[]): string {
-  const name = (v: number) => names?.[v] ?? `x${v}`;
-  const bound = toRational(c.c);
-  let terms: [Sign, number][] = [[c.si, c.i]];
-  if (c.j !== undefined && c.sj !== undefined) terms.push([c.sj, c.j]);
-  terms.sort((a, b) => a[1] - b[1]);
-  const flip = terms.every(([s]) => s === -1);
-  if (flip) terms = terms.map(([s, v]) => [-s as Sign, v]);
-  const lhs = terms
-    .map(([s, v], k) => (k === 0 ? `${s === 1 ? '' : '-'}${name(v)}` : ` ${s === 1 ? '+' : '-'} ${name(v)}`))
-    .join('');
-  return flip ? `${lhs} >= ${bound.neg().toString()}` : `${lhs} <= ${bound.toString()}`;
 }
 
 /** Options of {@link createOctagonDomain}. */

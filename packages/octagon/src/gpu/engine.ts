@@ -13,6 +13,7 @@ import {
   type OctConstraint,
   signedNode,
   toRational,
+  type WideningOptions,
 } from '../dbm/octagon';
 import { OctagonDimensionError, OctagonError } from '../errors';
 import { nextUp } from '../numbers/rational';
@@ -426,11 +427,17 @@ export class OctagonGpu {
   }
 
   /**
-   * Join, meet, widening or narrowing of two octagons on the GPU, with the operands Miné's
-   * definitions ask for: join closes both (on the GPU), widening and narrowing close the right
-   * one only, meet none. The join is closed; the others are not.
+   * Join, meet, widening or narrowing of two octagons on the GPU, with the operands the CPU
+   * operators use: join closes both (on the GPU), widening and narrowing close the right one and,
+   * unless `left: 'raw'` ({@link Octagon.widen}), the left one; meet none. The join is closed; the
+   * others are not. Widening here has no thresholds.
    */
-  async elementwise(op: ElementwiseOp, a: Octagon<number>, b: Octagon<number>): Promise<Octagon<number>> {
+  async elementwise(
+    op: ElementwiseOp,
+    a: Octagon<number>,
+    b: Octagon<number>,
+    options: Pick<WideningOptions, 'left'> = {},
+  ): Promise<Octagon<number>> {
     if (a.dim !== b.dim || a.kind !== b.kind)
       throw new OctagonDimensionError(`${op} of octagons over ${a.dim} and ${b.dim} variables`);
     let left = a;
@@ -441,10 +448,12 @@ export class OctagonGpu {
       if (right.isEmpty()) return left;
     } else if (op === 'widen' || op === 'narrow') {
       right = await this.close(b);
+      const closedLeft = await this.close(a);
+      if (options.left !== 'raw') left = closedLeft;
       if (op === 'widen') {
-        if ((await this.close(a)).isEmpty()) return b;
-        if (right.isEmpty()) return a;
-      } else if (right.isEmpty() || a.rawMatrix() === null) return right;
+        if (closedLeft.isEmpty()) return right;
+        if (right.isEmpty()) return left;
+      } else if (right.isEmpty() || left.rawMatrix() === null) return right;
     } else if (a.rawMatrix() === null || b.rawMatrix() === null) {
       return createOctagonDomain({ engine: 'f64', kind: a.kind }).bottom(a.dim);
     }
