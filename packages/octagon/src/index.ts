@@ -7,6 +7,31 @@ export {
   type ProgramPoint,
 } from './analyzer/analyze';
 export { type Cond, type Expr, type Program, parseProgram, type RelOp, type Stmt } from './analyzer/parse';
+export { parallelAssign, substitute } from './dbm/apron/assign';
+export { addDimensionsAt, expand, fold, forgetVars } from './dbm/apron/dimensions';
+export { addEpsilon, addEpsilonBin, joinArray, meetArray } from './dbm/apron/lattice';
+export {
+  boundLinear,
+  type ConstraintOp,
+  type LinearConstraint,
+  satConstraint,
+  satInterval,
+} from './dbm/apron/queries';
+export {
+  deserializeOctagon,
+  hashOctagon,
+  type SerializedOctagon,
+  serializeOctagon,
+} from './dbm/apron/serialize';
+export {
+  assignTree,
+  boundTree,
+  guardTree,
+  type Rounding,
+  satTree,
+  substituteTree,
+  type TreeExpr,
+} from './dbm/apron/tree';
 export {
   closeF64,
   closeGeneric,
@@ -14,16 +39,14 @@ export {
   isExactGrid,
   strengthenGeneric,
 } from './dbm/closure';
+export { createOctagonDomain, type OctagonDomain, type OctagonDomainOptions } from './dbm/domain';
 export { halfSize, matPos, rowStart } from './dbm/layout';
 export {
-  createOctagonDomain,
   formatConstraint,
   type Interval,
   type LinearExpr,
   type NumberLike,
   Octagon,
-  type OctagonDomain,
-  type OctagonDomainOptions,
   type OctagonKind,
   type OctConstraint,
   type Sign,

@@ -1,11 +1,6 @@
 import type { GpuContext } from '@gpumorph/gpu-allocator';
-import {
-  createOctagonDomain,
-  type LinearExpr,
-  type Octagon,
-  type OctagonDomain,
-  type WideningOptions,
-} from '../dbm/octagon';
+import { createOctagonDomain, type OctagonDomain } from '../dbm/domain';
+import type { LinearExpr, Octagon, WideningOptions } from '../dbm/octagon';
 import { OctagonParseError, type SourcePosition } from '../errors';
 import { createOctagonGpu, type OctagonGpu } from '../gpu/engine';
 import type { Rational } from '../numbers/rational';

@@ -1,8 +1,9 @@
 import { BufferUsage, type GpuContext, measureGpu, median, type PassTimer } from '@gpumorph/gpu-allocator';
 import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
 import { closeF64 } from '../dbm/closure';
+import { createOctagonDomain } from '../dbm/domain';
 import { halfSize, rowStart } from '../dbm/layout';
-import { createOctagonDomain, Octagon, type OctagonKind } from '../dbm/octagon';
+import { Octagon, type OctagonKind } from '../dbm/octagon';
 import { createOctagonGpu, encodeBound, formatOf, GpuDbm, type OctagonGpu } from '../gpu/engine';
 import { F32_INF_THRESHOLD, I32_LIM } from '../gpu/layout';
 import { f64Bounds } from '../numbers/bounds';

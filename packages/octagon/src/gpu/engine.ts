@@ -5,9 +5,9 @@ import {
   type Kernel,
   type PassTimer,
 } from '@gpumorph/gpu-allocator';
+import { createOctagonDomain } from '../dbm/domain';
 import { matPos } from '../dbm/layout';
 import {
-  createOctagonDomain,
   type Octagon,
   type OctagonKind,
   type OctConstraint,
