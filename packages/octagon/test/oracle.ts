@@ -51,10 +51,11 @@ export function maximize(
   objective: Readonly<Record<string, number>>,
   rows: readonly Row[],
   vars: readonly string[],
-  kind: OctagonKind,
+  kind: OctagonKind | { readonly integers: readonly string[] },
 ): number | null {
   if (!highs) throw new Error('loadOracle() first');
   const all = [...new Set([...vars, 'zero'])];
+  const integers = kind === 'int' ? all : kind === 'real' ? [] : kind.integers;
   const text = [
     `Maximize\n obj: ${linear(objective)}`,
     'Subject To',
@@ -62,10 +63,10 @@ export function maximize(
     ' z: 1 zero = 0',
     'Bounds',
     ...all.map((v) => ` ${v} free`),
-    ...(kind === 'int' ? ['Generals', ` ${all.join(' ')}`] : []),
+    ...(integers.length > 0 ? ['Generals', ` ${integers.join(' ')}`] : []),
     'End',
   ].join('\n');
-  const options = kind === 'int' ? { output_flag: false, presolve: 'off' } : { output_flag: false };
+  const options = integers.length > 0 ? { output_flag: false, presolve: 'off' } : { output_flag: false };
   const r = highs.solve(text, options as never);
   const constant = Object.values(objective).every((a) => a === 0);
   if (r.Status === 'Primal infeasible or unbounded') return constant ? Number.NaN : null;

@@ -4,6 +4,19 @@ import { matPos, rowStart } from './layout';
 import { createClosureSweep } from './wasm/simd';
 
 /**
+ * Which variables are integers, for the tightening of the closure: `true` (all: tight closure),
+ * `false` (none: strong closure), or one flag per variable (mixed octagons: the unary cells of
+ * the integer variables are tightened — sound, and the strong closure on the real ones).
+ */
+export type Tightness = boolean | ArrayLike<number>;
+
+/** The per-variable integer flags of a {@link Tightness}. */
+function integerFlags(tight: Tightness, n: number): Uint8Array {
+  if (typeof tight !== 'boolean') return Uint8Array.from({ length: n }, (_, v) => (tight[v] ? 1 : 0));
+  return new Uint8Array(n).fill(tight ? 1 : 0);
+}
+
+/**
  * Strong closure (reals) or tight closure (integers) of a half matrix in place, on any
  * {@link Bounds}: Miné's Floyd–Warshall with the two nodes of a variable as one pivot
  * (paths through `k`, `k̄`, `k→k̄` and `k̄→k`), then one strengthening step
@@ -18,7 +31,7 @@ import { createClosureSweep } from './wasm/simd';
  * const nonEmpty = closeGeneric(m, 2, exactBounds, false);
  * ```
  */
-export function closeGeneric<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: boolean): boolean {
+export function closeGeneric<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: Tightness): boolean {
   const N = 2 * n;
   const a = new Array<T>(N);
   const b = new Array<T>(N);
@@ -65,12 +78,13 @@ export function closeGeneric<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight
  * strengthenGeneric(m, n, exactBounds, false); // after a shortest-path closure of m
  * ```
  */
-export function strengthenGeneric<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: boolean): boolean {
+export function strengthenGeneric<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: Tightness): boolean {
   const N = 2 * n;
+  const ints = integerFlags(tight, n);
   const t = new Array<T>(N);
   for (let i = 0; i < N; i++) {
     let v = m[matPos(i, i ^ 1)] as T;
-    if (tight && !B.isInf(v)) {
+    if (ints[i >> 1] && !B.isInf(v)) {
       v = B.double(B.floor(B.half(v)));
       m[matPos(i, i ^ 1)] = v;
     }
@@ -115,7 +129,7 @@ export function incrementalCloseGeneric<T>(
   n: number,
   B: Bounds<T>,
   v: number,
-  tight: boolean,
+  tight: Tightness,
 ): boolean {
   const N = 2 * n;
   const p = 2 * v;
@@ -224,7 +238,7 @@ export function isExactGrid(m: Float64Array, n: number): boolean {
 export function closeF64(
   m: Float64Array,
   n: number,
-  tight: boolean,
+  tight: Tightness,
   options: { simd?: boolean } = {},
 ): boolean {
   const N = 2 * n;
@@ -309,7 +323,7 @@ export function closeF64(
  * O(n) pivot preparation and the strengthening stay in JavaScript. Undefined when WebAssembly SIMD
  * is unavailable.
  */
-function closeF64Simd(m: Float64Array, n: number, tight: boolean): boolean | undefined {
+function closeF64Simd(m: Float64Array, n: number, tight: Tightness): boolean | undefined {
   const N = 2 * n;
   const cells = m.length;
   const kernel = createClosureSweep(8 * (cells + 4 * N));
@@ -366,13 +380,14 @@ function closeF64Simd(m: Float64Array, n: number, tight: boolean): boolean | und
  * strengthenF64(m, n, false); // m already shortest-path closed
  * ```
  */
-export function strengthenF64(m: Float64Array, n: number, tight: boolean, exact = false): boolean {
+export function strengthenF64(m: Float64Array, n: number, tight: Tightness, exact = false): boolean {
   const N = 2 * n;
+  const ints = integerFlags(tight, n);
   const t = new Float64Array(N);
   for (let i = 0; i < N; i++) {
     const pos = matPos(i, i ^ 1);
     let v = m[pos] as number;
-    if (tight && v !== Number.POSITIVE_INFINITY) {
+    if (ints[i >> 1] && v !== Number.POSITIVE_INFINITY) {
       v = 2 * Math.floor(v / 2);
       m[pos] = v;
     }
@@ -388,7 +403,8 @@ export function strengthenF64(m: Float64Array, n: number, tight: boolean, exact 
       const tj = t[j ^ 1] as number;
       if (tj === Number.POSITIVE_INFINITY) continue;
       let s = exact ? (ti + tj) / 2 : halfUp(addUp(ti, tj));
-      if (tight) s = Math.floor(s); // ti, tj even: exact; when rounded up, ⌊·⌋ stays above the exact integer
+      // ti, tj even: exact; when rounded up, ⌊·⌋ stays above the exact integer (two integer variables)
+      if (ints[i >> 1] && ints[j >> 1]) s = Math.floor(s);
       if (s < (m[base + j] as number)) m[base + j] = s;
     }
   }

@@ -3,6 +3,7 @@
  * and interval linear forms, with their conversions and printing.
  * @module
  */
+import { OctagonDimensionError } from '../errors';
 import { Rational } from '../numbers/rational';
 
 /** `int`: variables range over the integers (tight closure); `real`: over the reals (strong closure). */
@@ -91,4 +92,25 @@ export function formatConstraint(c: OctConstraint, names?: readonly string[]): s
     .map(([s, v], k) => (k === 0 ? `${s === 1 ? '' : '-'}${name(v)}` : ` ${s === 1 ? '+' : '-'} ${name(v)}`))
     .join('');
   return flip ? `${lhs} >= ${bound.neg().toString()}` : `${lhs} <= ${bound.toString()}`;
+}
+
+/** The terms of `e` with their coefficients summed by variable (zeros dropped), checked against `dim`. */
+export function linearTerms(e: LinearExpr, dim: number): [number, Rational][] {
+  const acc = new Map<number, Rational>();
+  for (const [v, a] of e.terms) {
+    if (!Number.isInteger(v) || v < 0 || v >= dim)
+      throw new OctagonDimensionError(`variable ${v} out of range 0…${dim - 1}`);
+    acc.set(v, (acc.get(v) ?? Rational.ZERO).add(toRational(a)));
+  }
+  return [...acc].filter(([, a]) => a.num !== 0n);
+}
+
+/** The ends of the constant of `e` (`null`: infinite). */
+export function linearConstant(e: LinearExpr): [Rational | null, Rational | null] {
+  const c = e.constant ?? 0;
+  if (typeof c === 'object' && !(c instanceof Rational)) {
+    return [c.lo === null ? null : toRational(c.lo), c.hi === null ? null : toRational(c.hi)];
+  }
+  const r = toRational(c);
+  return [r, r];
 }

@@ -6,6 +6,8 @@ import {
   formatConstraint,
   type Interval,
   type LinearExpr,
+  linearConstant,
+  linearTerms,
   type NumberLike,
   type OctagonKind,
   type OctConstraint,
@@ -13,6 +15,7 @@ import {
   signedNode,
   toRational,
 } from './constraints';
+import { guardLinearForm } from './guard-linear';
 import { halfSize, matPos } from './layout';
 
 export {
@@ -61,16 +64,34 @@ export class Octagon<T> {
   readonly dim: number;
   readonly kind: OctagonKind;
   readonly bounds: Bounds<T>;
+  /**
+   * For a `real` octagon, one flag per variable, 1 for an integer variable (a mixed octagon, as
+   * APRON's `intdim`: the closure tightens those variables' bounds and binary cells between two
+   * of them are floored); null when no variable is an integer. Always null for `int` octagons.
+   */
+  readonly integers: Uint8Array | null;
   /** The matrix as built; null when known empty. */
   readonly #raw: BoundStore<T> | null;
   /** The closed matrix: undefined until computed, null when empty. */
   #closed: BoundStore<T> | null | undefined;
 
   /** @internal Use the domain's factories. */
-  constructor(bounds: Bounds<T>, kind: OctagonKind, dim: number, raw: BoundStore<T> | null, closed: boolean) {
+  constructor(
+    bounds: Bounds<T>,
+    kind: OctagonKind,
+    dim: number,
+    raw: BoundStore<T> | null,
+    closed: boolean,
+    integers: Uint8Array | null = null,
+  ) {
     this.bounds = bounds;
     this.kind = kind;
     this.dim = dim;
+    if (integers !== null && (kind === 'int' || integers.length !== dim))
+      throw new OctagonDimensionError(
+        `integer flags of ${integers.length} variables for a ${kind} octagon of ${dim}`,
+      );
+    this.integers = integers !== null && integers.some((f) => f === 1) ? integers : null;
     this.#raw = raw;
     this.#closed = raw === null ? null : closed ? raw : undefined;
   }
@@ -78,6 +99,29 @@ export class Octagon<T> {
   /** Number engine of the bounds. */
   get engine(): NumberEngine {
     return this.bounds.engine;
+  }
+
+  /**
+   * This `real` octagon with the variables `vars` ranging over the integers too (a mixed
+   * octagon: its points whose coordinates `vars` are integers). Not closed.
+   *
+   * @example
+   * ```ts
+   * const R = createOctagonDomain({ engine: 'exact', kind: 'real' });
+   * R.fromBox([{ lo: 0, hi: '5/2' }]).withIntegerVars([0]).bound(0)?.hi?.toString(); // "2"
+   * ```
+   */
+  withIntegerVars(vars: readonly number[]): Octagon<T> {
+    for (const v of vars) this.#var(v);
+    if (this.kind === 'int') return this;
+    const flags = this.integers ? Uint8Array.from(this.integers) : new Uint8Array(this.dim);
+    for (const v of vars) flags[v] = 1;
+    return this.#withIntegers(this, flags);
+  }
+
+  /** Whether variable `v` ranges over the integers (every variable of an `int` octagon). */
+  isIntegerVar(v: number): boolean {
+    return this.kind === 'int' || this.integers?.[v] === 1;
   }
 
   /** True when the matrix as built is known to be closed (or empty). */
@@ -94,7 +138,7 @@ export class Octagon<T> {
   closedMatrix(): BoundStore<T> | null {
     if (this.#closed === undefined) {
       const m = this.bounds.copy(this.#raw as BoundStore<T>);
-      const tight = this.kind === 'int';
+      const tight = this.#tightness();
       const ok =
         this.bounds.engine === 'f64'
           ? closeF64(m as unknown as Float64Array, this.dim, tight)
@@ -109,13 +153,13 @@ export class Octagon<T> {
    * GPU engine). Operators then use it without closing again; soundness does not depend on it.
    */
   markClosed(): Octagon<T> {
-    return new Octagon(this.bounds, this.kind, this.dim, this.#raw, true);
+    return this.#make(this.#raw, true);
   }
 
   /** This octagon with its matrix closed (the same set of points). */
   close(): Octagon<T> {
     const c = this.closedMatrix();
-    return new Octagon(this.bounds, this.kind, this.dim, c, true);
+    return this.#make(c, true);
   }
 
   /** Whether the octagon has no point (closes it). */
@@ -291,8 +335,17 @@ export class Octagon<T> {
     return this.#make(m, true);
   }
 
-  /** Appends `count` unconstrained variables (indices `dim … dim+count−1`). */
-  addDimensions(count: number): Octagon<T> {
+  /**
+   * Appends `count` unconstrained variables (indices `dim … dim+count−1`); in a `real` octagon
+   * they are integers with `integer: true` (a mixed octagon).
+   */
+  addDimensions(count: number, options: { readonly integer?: boolean } = {}): Octagon<T> {
+    if (options.integer && this.kind === 'real' && count > 0) {
+      const flags = new Uint8Array(this.dim + count);
+      if (this.integers) flags.set(this.integers);
+      flags.fill(1, this.dim);
+      return this.#withIntegers(this.addDimensions(count), flags);
+    }
     const n = this.dim + count;
     const make = (src: BoundStore<T> | null) => {
       if (!src) return null;
@@ -301,7 +354,8 @@ export class Octagon<T> {
       for (let i = 2 * this.dim; i < 2 * n; i++) m[matPos(i, i)] = this.bounds.zero;
       return m;
     };
-    const out = new Octagon(this.bounds, this.kind, n, make(this.#raw), false);
+    const flags = this.integers && Uint8Array.from({ length: n }, (_, v) => this.integers?.[v] ?? 0);
+    const out = new Octagon(this.bounds, this.kind, n, make(this.#raw), false, flags);
     if (this.#closed !== undefined) out.#closed = make(this.#closed);
     return out;
   }
@@ -313,7 +367,8 @@ export class Octagon<T> {
     const keep = [...Array(this.dim).keys()].filter((v) => !gone.has(v));
     const c = this.closedMatrix();
     const n = keep.length;
-    if (!c) return new Octagon(this.bounds, this.kind, n, null, true);
+    const flags = this.integers && Uint8Array.from(keep, (v) => this.integers?.[v] ?? 0);
+    if (!c) return new Octagon(this.bounds, this.kind, n, null, true, flags);
     const m = this.bounds.alloc(halfSize(n));
     for (let a = 0; a < n; a++) {
       for (let b = 0; b < n; b++) {
@@ -329,7 +384,7 @@ export class Octagon<T> {
         }
       }
     }
-    return new Octagon(this.bounds, this.kind, n, m, true);
+    return new Octagon(this.bounds, this.kind, n, m, true, flags);
   }
 
   /** Renames variable `v` to `perm[v]` (a permutation of `0 … dim−1`). */
@@ -356,7 +411,14 @@ export class Octagon<T> {
       }
       return m;
     };
-    const out = new Octagon(this.bounds, this.kind, this.dim, map(this.#raw), false);
+    let flags: Uint8Array | null = null;
+    if (this.integers) {
+      flags = new Uint8Array(this.dim);
+      perm.forEach((to, v) => {
+        (flags as Uint8Array)[to] = this.integers?.[v] ?? 0;
+      });
+    }
+    const out = new Octagon(this.bounds, this.kind, this.dim, map(this.#raw), false, flags);
     if (this.#closed !== undefined) out.#closed = map(this.#closed);
     return out;
   }
@@ -437,10 +499,10 @@ export class Octagon<T> {
     // Rounding (f64, fractional ends) or fractional ends of an integer octagon leave a shifted
     // closure off its tight/strong form: then the closure is recomputed when asked for.
     const integral = (lo === null || lo.isInteger) && (hi === null || hi.isInteger);
-    const staysClosed = integral || (B.engine === 'exact' && this.kind === 'real');
+    const staysClosed = integral || (B.engine === 'exact' && !this.isIntegerVar(x));
     if (constant) {
       if (!this.#raw) return this;
-      const out = new Octagon(B, this.kind, this.dim, apply(this.#raw), false);
+      const out = this.#make(apply(this.#raw), false);
       if (this.#closed !== undefined && staysClosed) out.#closed = this.#closed && apply(this.#closed);
       return out;
     }
@@ -469,8 +531,8 @@ export class Octagon<T> {
    */
   assignLinear(x: number, e: LinearExpr): Octagon<T> {
     this.#var(x);
-    const terms = this.#terms(e);
-    const [clo, chi] = this.#constant(e);
+    const terms = linearTerms(e, this.dim);
+    const [clo, chi] = linearConstant(e);
     if (terms.length === 0) return this.assignInterval(x, clo, chi);
     if (terms.length === 1) {
       const [v, a] = terms[0] as [number, Rational];
@@ -535,58 +597,15 @@ export class Octagon<T> {
   /**
    * Guard `e ≤ 0` for a linear form (Miné 2006 §4.4.3): exact when `e` is octagonal, otherwise
    * each unit-coefficient variable and pair is bounded by the interval of the rest of `e` on the
-   * closed argument, and other variables by division.
+   * closed argument, and other variables by division ({@link guardLinearForm}).
    */
   guardLinear(e: LinearExpr): Octagon<T> {
-    const terms = this.#terms(e);
-    const [clo] = this.#constant(e);
-    const unit = (a: Rational) => a.eq(Rational.ONE) || a.eq(Rational.ONE.neg());
-    const sign = (a: Rational): Sign => (a.num > 0n ? 1 : -1);
-    // e ≤ 0 holds for some point of the constant interval: Σ aᵢxᵢ ≤ −c_lo.
-    if (clo === null) return this;
-    const rhs = clo.neg();
-    if (terms.length === 0) return rhs.num < 0n ? this.#make(null, true) : this;
-    if (terms.length <= 2 && terms.every(([, a]) => unit(a))) {
-      const [i, ai] = terms[0] as [number, Rational];
-      const t2 = terms[1];
-      return this.guard({ i, si: sign(ai), j: t2?.[0], sj: t2 ? sign(t2[1]) : undefined, c: rhs });
-    }
-    const c0 = this.closedMatrix();
-    if (!c0) return this.#make(null, true);
-    const B = this.bounds;
-    const iv = this.#varBounds(c0);
-    // up(−Σ_{k∉S} a_k x_k) for a set S of excluded variables.
-    const restUp = (skip: ReadonlySet<number>): T => {
-      let acc = B.fromRational(rhs);
-      for (const [v, a] of terms) {
-        if (skip.has(v)) continue;
-        // −a·x ≤ up: a > 0 uses −x's bound, a < 0 uses x's bound
-        const b = a.num > 0n ? iv.negLo[v] : iv.hi[v];
-        acc = B.add(acc, B.mul(b as T, a.num > 0n ? a : a.neg()));
-        if (B.isInf(acc)) return acc;
-      }
-      return acc;
-    };
-    let o: Octagon<T> = this.close();
-    for (let t = 0; t < terms.length; t++) {
-      const [v, a] = terms[t] as [number, Rational];
-      const up = restUp(new Set([v]));
-      if (!B.isInf(up)) {
-        // a·x ≤ up ⇒ sign(a)·x ≤ up / |a|
-        const abs = a.num > 0n ? a : a.neg();
-        const bound = B.toRational(up).div(abs);
-        o = o.guard({ i: v, si: sign(a), c: bound });
-      }
-      if (!unit(a)) continue;
-      for (let u = t + 1; u < terms.length; u++) {
-        const [w, b] = terms[u] as [number, Rational];
-        if (!unit(b)) continue;
-        const pairUp = restUp(new Set([v, w]));
-        if (!B.isInf(pairUp)) o = o.guard({ i: v, si: sign(a), j: w, sj: sign(b), c: B.toRational(pairUp) });
-      }
-      if (o.isEmpty()) return o;
-    }
-    return o;
+    return guardLinearForm(this, e);
+  }
+
+  /** The empty octagon over the same variables. */
+  toBottom(): Octagon<T> {
+    return this.#make(null, true);
   }
 
   // ---------------------------------------------------------------- queries
@@ -674,7 +693,14 @@ export class Octagon<T> {
       for (let p = 0; p < src.length; p++) m[p] = this.bounds.toRational(src[p] as T);
       return m;
     };
-    const out = new Octagon<Rational>(boundsOf('exact'), this.kind, this.dim, conv(this.#raw), false);
+    const out = new Octagon<Rational>(
+      boundsOf('exact'),
+      this.kind,
+      this.dim,
+      conv(this.#raw),
+      false,
+      this.integers,
+    );
     if (this.#closed !== undefined) out.#closed = conv(this.#closed);
     return out;
   }
@@ -682,11 +708,24 @@ export class Octagon<T> {
   // ---------------------------------------------------------------- internals
 
   #make(m: BoundStore<T> | null, closed: boolean): Octagon<T> {
-    return new Octagon(this.bounds, this.kind, this.dim, m, closed);
+    return new Octagon(this.bounds, this.kind, this.dim, m, closed, this.integers);
+  }
+
+  #withIntegers(o: Octagon<T>, flags: Uint8Array): Octagon<T> {
+    return new Octagon(o.bounds, o.kind, o.dim, o.#raw, false, flags);
+  }
+
+  #tightness(): boolean | Uint8Array {
+    return this.kind === 'int' ? true : (this.integers ?? false);
   }
 
   #same(other: Octagon<T>, what: string): void {
-    if (other.dim !== this.dim || other.kind !== this.kind || other.bounds !== this.bounds) {
+    if (
+      other.dim !== this.dim ||
+      other.kind !== this.kind ||
+      other.bounds !== this.bounds ||
+      String(other.integers) !== String(this.integers)
+    ) {
       throw new OctagonDimensionError(
         `${what} of octagons over ${this.dim} ${this.kind} (${this.engine}) and ${other.dim} ${other.kind} (${other.engine}) variables`,
       );
@@ -737,7 +776,7 @@ export class Octagon<T> {
   #setBound(m: BoundStore<T>, i: number, j: number, v: T): boolean {
     const B = this.bounds;
     let value = v;
-    if (this.kind === 'int' && !B.isInf(value)) value = B.floor(value);
+    if (this.isIntegerVar(i >> 1) && this.isIntegerVar(j >> 1) && !B.isInf(value)) value = B.floor(value);
     const p = matPos(i, j);
     if (B.lt(value, m[p] as T)) {
       m[p] = value;
@@ -747,26 +786,8 @@ export class Octagon<T> {
   }
 
   #closeIncremental(m: BoundStore<T>, v: number): Octagon<T> {
-    const ok = incrementalCloseGeneric(m, this.dim, this.bounds, v, this.kind === 'int');
+    const ok = incrementalCloseGeneric(m, this.dim, this.bounds, v, this.#tightness());
     return this.#make(ok ? m : null, true);
-  }
-
-  #terms(e: LinearExpr): [number, Rational][] {
-    const acc = new Map<number, Rational>();
-    for (const [v, a] of e.terms) {
-      this.#var(v);
-      acc.set(v, (acc.get(v) ?? Rational.ZERO).add(toRational(a)));
-    }
-    return [...acc].filter(([, a]) => a.num !== 0n);
-  }
-
-  #constant(e: LinearExpr): [Rational | null, Rational | null] {
-    const c = e.constant ?? 0;
-    if (typeof c === 'object' && !(c instanceof Rational)) {
-      return [c.lo === null ? null : toRational(c.lo), c.hi === null ? null : toRational(c.hi)];
-    }
-    const r = toRational(c);
-    return [r, r];
   }
 
   /** Upper bounds of `x_v` and of `−x_v` from a closed matrix. */

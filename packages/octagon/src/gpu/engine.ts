@@ -379,9 +379,14 @@ export class OctagonGpu {
     return flag !== 0;
   }
 
-  /** The octagon with its closure computed on the GPU (raw matrix uploaded, closed matrix read back). */
+  /**
+   * The octagon with its closure computed on the GPU (raw matrix uploaded, closed matrix read
+   * back). A mixed integer/real octagon is closed by the CPU engine (the GPU kernels tighten all
+   * variables or none).
+   */
   async close(o: Octagon<number>): Promise<Octagon<number>> {
     if (o.rawMatrix() === null) return o;
+    if (o.integers) return o.close();
     const dbm = await this.upload(o);
     try {
       const empty = await this.closeDbm(dbm);
@@ -440,6 +445,12 @@ export class OctagonGpu {
   ): Promise<Octagon<number>> {
     if (a.dim !== b.dim || a.kind !== b.kind)
       throw new OctagonDimensionError(`${op} of octagons over ${a.dim} and ${b.dim} variables`);
+    if (a.integers || b.integers) {
+      // mixed integer/real octagons: the CPU operators (see close)
+      if (op === 'join') return a.join(b);
+      if (op === 'meet') return a.meet(b);
+      return op === 'widen' ? a.widen(b, [], options) : a.narrow(b, options);
+    }
     let left = a;
     let right = b;
     if (op === 'join') {
@@ -574,6 +585,7 @@ export class OctagonGpu {
   async closeBatch(os: readonly Octagon<number>[]): Promise<Octagon<number>[]> {
     const first = os[0];
     if (!first) return [];
+    if (os.some((o) => o.integers)) return os.map((o) => o.close()); // mixed: see close
     if (2 * first.dim > 256)
       throw new OctagonDimensionError(
         `batched closure holds octagons of at most 128 variables, not ${first.dim}`,

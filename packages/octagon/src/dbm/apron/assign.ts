@@ -5,8 +5,8 @@
  */
 import { OctagonDimensionError } from '../../errors';
 import type { LinearExpr } from '../constraints';
+import { linearConstant, linearTerms } from '../constraints';
 import type { Octagon } from '../octagon';
-import { linearConstant, linearTerms } from './queries';
 
 function checkTargets<T>(
   o: Octagon<T>,

@@ -15,8 +15,8 @@ function checkVar<T>(o: Octagon<T>, v: number): void {
 /**
  * Inserts one new variable before each of the `positions` (APRON's `dimchange`: indices in the
  * old numbering, `0 … dim`, sorted, repeats allowed — `[0, 0, 2]` inserts two variables before
- * x0 and one before x2). The new variables are unconstrained, or 0 with `project`. Closedness is
- * kept.
+ * x0 and one before x2). The new variables are unconstrained, or 0 with `project`; in a `real`
+ * octagon they are integers with `integer: true`.
  *
  * @example
  * ```ts
@@ -27,7 +27,7 @@ function checkVar<T>(o: Octagon<T>, v: number): void {
 export function addDimensionsAt<T>(
   o: Octagon<T>,
   positions: readonly number[],
-  options: { readonly project?: boolean } = {},
+  options: { readonly project?: boolean; readonly integer?: boolean } = {},
 ): Octagon<T> {
   positions.forEach((p, k) => {
     if (!Number.isInteger(p) || p < 0 || p > o.dim || (k > 0 && p < (positions[k - 1] as number)))
@@ -44,7 +44,7 @@ export function addDimensionsAt<T>(
     perm.push(v + t);
   }
   for (let u = 0; u < k; u++) perm.push((positions[u] as number) + u);
-  let out = o.addDimensions(k).permute(perm);
+  let out = o.addDimensions(k, { integer: options.integer === true }).permute(perm);
   if (options.project) {
     for (let u = 0; u < k; u++) out = out.assignInterval((positions[u] as number) + u, 0, 0);
   }
@@ -87,7 +87,13 @@ export function expand<T>(o: Octagon<T>, v: number, count: number): Octagon<T> {
   const B = o.bounds;
   const n = o.dim + count;
   const c = o.closedMatrix();
-  if (!c) return new Octagon(B, o.kind, n, null, true);
+  let flags: Uint8Array | null = null;
+  if (o.integers) {
+    flags = new Uint8Array(n);
+    flags.set(o.integers);
+    flags.fill(o.integers[v] ?? 0, o.dim);
+  }
+  if (!c) return new Octagon(B, o.kind, n, null, true, flags);
   const m = B.alloc(halfSize(n));
   for (let p = 0; p < c.length; p++) m[p] = c[p] as T; // old rows come first
   for (let u = o.dim; u < n; u++) {
@@ -104,7 +110,7 @@ export function expand<T>(o: Octagon<T>, v: number, count: number): Octagon<T> {
       m[matPos(2 * u + a, 2 * u + a)] = B.zero;
     }
   }
-  return new Octagon(B, o.kind, n, m, false);
+  return new Octagon(B, o.kind, n, m, false, flags);
 }
 
 /**
@@ -121,6 +127,8 @@ export function fold<T>(o: Octagon<T>, vars: readonly number[]): Octagon<T> {
   for (const v of vars) checkVar(o, v);
   if (new Set(vars).size !== vars.length || vars.length === 0)
     throw new OctagonDimensionError(`fold: [${vars.join(', ')}] must be distinct variables`);
+  if (new Set(vars.map((v) => o.isIntegerVar(v))).size > 1)
+    throw new OctagonDimensionError(`fold: [${vars.join(', ')}] mixes integer and real variables`);
   const [first] = vars as [number];
   let acc: Octagon<T> | null = null;
   for (const v of vars) {

@@ -13,7 +13,12 @@ function checkSame<T>(os: readonly Octagon<T>[], what: string): Octagon<T> {
   const first = os[0];
   if (!first) throw new OctagonDimensionError(`${what} of no octagons`);
   for (const o of os) {
-    if (o.dim !== first.dim || o.kind !== first.kind || o.bounds !== first.bounds)
+    if (
+      o.dim !== first.dim ||
+      o.kind !== first.kind ||
+      o.bounds !== first.bounds ||
+      String(o.integers) !== String(first.integers)
+    )
       throw new OctagonDimensionError(
         `${what} of octagons over ${first.dim} ${first.kind} (${first.engine}) and ${o.dim} ${o.kind} (${o.engine}) variables`,
       );
@@ -35,11 +40,11 @@ export function joinArray<T>(os: readonly Octagon<T>[]): Octagon<T> {
   const first = checkSame(os, 'join');
   const B = first.bounds;
   const mats = os.map((o) => o.closedMatrix()).filter((m): m is BoundStore<T> => m !== null);
-  if (mats.length === 0) return new Octagon(B, first.kind, first.dim, null, true);
+  if (mats.length === 0) return new Octagon(B, first.kind, first.dim, null, true, first.integers);
   const m = B.copy(mats[0] as BoundStore<T>);
   for (const other of mats.slice(1))
     for (let p = 0; p < m.length; p++) m[p] = B.max(m[p] as T, other[p] as T);
-  return new Octagon(B, first.kind, first.dim, m, true);
+  return new Octagon(B, first.kind, first.dim, m, true, first.integers);
 }
 
 /**
@@ -55,11 +60,11 @@ export function meetArray<T>(os: readonly Octagon<T>[]): Octagon<T> {
   const first = checkSame(os, 'meet');
   const B = first.bounds;
   const mats = os.map((o) => o.rawMatrix());
-  if (mats.some((m) => m === null)) return new Octagon(B, first.kind, first.dim, null, true);
+  if (mats.some((m) => m === null)) return new Octagon(B, first.kind, first.dim, null, true, first.integers);
   const m = B.copy(mats[0] as BoundStore<T>);
   for (const other of mats.slice(1) as BoundStore<T>[])
     for (let p = 0; p < m.length; p++) m[p] = B.min(m[p] as T, other[p] as T);
-  return new Octagon(B, first.kind, first.dim, m, false);
+  return new Octagon(B, first.kind, first.dim, m, false, first.integers);
 }
 
 /** `ε·max |finite cell|` of a matrix, rounded up (0 when there is no finite cell). */
@@ -99,7 +104,7 @@ export function addEpsilon<T>(o: Octagon<T>, epsilon: NumberLike): Octagon<T> {
       if (i !== j && !B.isInf(m[p] as T)) m[p] = B.add(m[p] as T, d);
     }
   }
-  return new Octagon(B, o.kind, o.dim, m, false);
+  return new Octagon(B, o.kind, o.dim, m, false, o.integers);
 }
 
 /**
@@ -125,5 +130,5 @@ export function addEpsilonBin<T>(a: Octagon<T>, b: Octagon<T>, epsilon: NumberLi
     const bv = bm[p] as T;
     if (B.lt(m[p] as T, bv)) m[p] = B.isInf(bv) ? bv : B.add(bv, d);
   }
-  return new Octagon(B, a.kind, a.dim, m, false);
+  return new Octagon(B, a.kind, a.dim, m, false, a.integers);
 }

@@ -3,9 +3,17 @@
  * whether a linear constraint or an interval holds everywhere (`sat_lincons`, `sat_interval`).
  * @module
  */
-import { OctagonDimensionError } from '../../errors';
 import { Rational } from '../../numbers/rational';
-import { type Interval, type LinearExpr, type NumberLike, type Sign, toRational } from '../constraints';
+import {
+  type Interval,
+  type LinearExpr,
+  linearConstant,
+  linearTerms,
+  type NumberLike,
+  type Sign,
+  toRational,
+} from '../constraints';
+
 import type { Octagon } from '../octagon';
 
 /** The relation of a linear constraint `e op 0` (APRON's `ap_constyp_t`). */
@@ -15,27 +23,6 @@ export type ConstraintOp = '<=' | '<' | '=' | '!=';
 export interface LinearConstraint {
   readonly expr: LinearExpr;
   readonly op: ConstraintOp;
-}
-
-/** The terms of `e` with their coefficients summed by variable (zeros dropped), checked against `dim`. */
-export function linearTerms(e: LinearExpr, dim: number): [number, Rational][] {
-  const acc = new Map<number, Rational>();
-  for (const [v, a] of e.terms) {
-    if (!Number.isInteger(v) || v < 0 || v >= dim)
-      throw new OctagonDimensionError(`variable ${v} out of range 0…${dim - 1}`);
-    acc.set(v, (acc.get(v) ?? Rational.ZERO).add(toRational(a)));
-  }
-  return [...acc].filter(([, a]) => a.num !== 0n);
-}
-
-/** The ends of the constant of `e` (`null`: infinite). */
-export function linearConstant(e: LinearExpr): [Rational | null, Rational | null] {
-  const c = e.constant ?? 0;
-  if (typeof c === 'object' && !(c instanceof Rational)) {
-    return [c.lo === null ? null : toRational(c.lo), c.hi === null ? null : toRational(c.hi)];
-  }
-  const r = toRational(c);
-  return [r, r];
 }
 
 const add = (a: Rational | null, b: Rational | null) => (a === null || b === null ? null : a.add(b));

@@ -17,6 +17,8 @@ export interface SerializedOctagon {
   readonly engine: 'exact' | 'f64';
   readonly kind: OctagonKind;
   readonly dim: number;
+  /** The integer variables of a mixed (`real`) octagon, or null. */
+  readonly integers: readonly number[] | null;
   /** The `2n(n+1)` cells of the half matrix as built, or `null` when known empty. */
   readonly cells: readonly string[] | null;
 }
@@ -45,6 +47,7 @@ export function serializeOctagon<T>(o: Octagon<T>): string {
     engine: o.engine,
     kind: o.kind,
     dim: o.dim,
+    integers: o.integers ? [...o.integers.keys()].filter((v) => o.integers?.[v] === 1) : null,
     cells,
   };
   return JSON.stringify(out);
@@ -75,13 +78,26 @@ export function deserializeOctagon(text: string): Octagon<Rational> | Octagon<nu
   if (data.engine !== 'exact' && data.engine !== 'f64') bad(`unknown engine ${String(data.engine)}`);
   if (data.kind !== 'int' && data.kind !== 'real') bad(`unknown kind ${String(data.kind)}`);
   if (!Number.isSafeInteger(data.dim) || data.dim < 0) bad(`bad dimension ${String(data.dim)}`);
+  const ints = data.integers ?? null;
+  if (
+    ints !== null &&
+    (data.kind !== 'real' ||
+      !Array.isArray(ints) ||
+      ints.some((v) => !Number.isInteger(v) || v < 0 || v >= data.dim))
+  )
+    bad(`bad integer variables ${JSON.stringify(ints)}`);
   if (data.cells !== null && (!Array.isArray(data.cells) || data.cells.length !== halfSize(data.dim)))
     bad(`${data.dim} variables need ${halfSize(data.dim)} cells`);
   return data.engine === 'exact' ? build(exactBounds, data) : build(f64Bounds, data);
 }
 
 function build<T>(B: Bounds<T>, data: SerializedOctagon): Octagon<T> {
-  if (data.cells === null) return new Octagon(B, data.kind, data.dim, null, true);
+  let flags: Uint8Array | null = null;
+  if (data.integers) {
+    flags = new Uint8Array(data.dim);
+    for (const v of data.integers) flags[v] = 1;
+  }
+  if (data.cells === null) return new Octagon(B, data.kind, data.dim, null, true, flags);
   const m = B.alloc(data.cells.length);
   data.cells.forEach((c, p) => {
     if (c === 'inf') return;
@@ -100,7 +116,7 @@ function build<T>(B: Bounds<T>, data: SerializedOctagon): Octagon<T> {
     m[p] = v;
   });
   // the closure is recomputed when an operator needs it
-  return new Octagon(B, data.kind, data.dim, m, false);
+  return new Octagon(B, data.kind, data.dim, m, false, flags);
 }
 
 /**
@@ -122,7 +138,7 @@ export function hashOctagon<T>(o: Octagon<T>): number {
     for (let k = 0; k < s.length; k++) mix(s.charCodeAt(k));
     mix(0);
   };
-  text(`${o.engine}/${o.kind}/${o.dim}`);
+  text(`${o.engine}/${o.kind}/${o.dim}/${String(o.integers)}`);
   const m = o.closedMatrix();
   if (!m) {
     text('empty');

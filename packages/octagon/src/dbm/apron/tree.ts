@@ -9,10 +9,10 @@
  * @module
  */
 import { Rational } from '../../numbers/rational';
-import { type Interval, type LinearExpr, type NumberLike, toRational } from '../constraints';
+import { type Interval, type LinearExpr, linearTerms, type NumberLike, toRational } from '../constraints';
 import type { Octagon } from '../octagon';
 import { substitute } from './assign';
-import { boundLinear, type ConstraintOp, linearTerms, satConstraint } from './queries';
+import { boundLinear, type ConstraintOp, satConstraint } from './queries';
 
 /**
  * How the result of an operation is rounded: to an integer (`int`; `zero` truncates as C's
@@ -188,7 +188,7 @@ function remainder<T>(o: Octagon<T>, a: Form, b: Form): Form {
 }
 
 /** Adds the error of rounding to an integer; the identity where the form is integral on integer points. */
-function round<T>(o: Octagon<T>, f: Form, r: Rounding | undefined): Form {
+function round(f: Form, r: Rounding | undefined): Form {
   if (!r || r.type === 'real') return f;
   if (f.integral) return f;
   const half = Rational.of(1, 2);
@@ -224,32 +224,31 @@ export function linearize<T>(o: Octagon<T>, t: TreeExpr): Form {
         terms: new Map([[t.v, Rational.ONE]]),
         lo: Rational.ZERO,
         hi: Rational.ZERO,
-        integral: o.kind === 'int',
+        integral: o.isIntegerVar(t.v),
       };
     case 'neg':
       return negForm(linearize(o, t.arg));
     case 'cast':
-      return round(o, linearize(o, t.arg), t.round);
+      return round(linearize(o, t.arg), t.round);
   }
   const a = linearize(o, t.left);
   const b = linearize(o, t.right);
   switch (t.op) {
     case '+':
-      return round(o, addForms(a, b), t.round);
+      return round(addForms(a, b), t.round);
     case '-':
-      return round(o, addForms(a, negForm(b)), t.round);
+      return round(addForms(a, negForm(b)), t.round);
     case '*':
       return round(
-        o,
         b.terms.size === 0 ? scale(o, a, intervalOf(o, b)) : scale(o, b, intervalOf(o, a)),
         t.round,
       );
     case '/': {
       const inv = reciprocal(intervalOf(o, b));
-      return inv === null ? TOP : round(o, scale(o, a, inv), t.round);
+      return inv === null ? TOP : round(scale(o, a, inv), t.round);
     }
     case '%':
-      return round(o, remainder(o, a, b), t.round);
+      return round(remainder(o, a, b), t.round);
   }
 }
 
