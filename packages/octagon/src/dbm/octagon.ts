@@ -15,6 +15,7 @@ import {
   signedNode,
   toRational,
 } from './constraints';
+import { cellsEq, cellsLe, maxCells, minCells, narrowCells, widenCells } from './elementwise';
 import { guardLinearForm } from './guard-linear';
 import { halfSize, matPos } from './layout';
 
@@ -204,9 +205,7 @@ export class Octagon<T> {
     if (!m) return true;
     const o = other.#raw;
     if (!o) return false;
-    const B = this.bounds;
-    for (let p = 0; p < m.length; p++) if (!B.le(m[p] as T, o[p] as T)) return false;
-    return true;
+    return cellsLe(this.bounds, m, o);
   }
 
   /** Same set of points: both closed and compared. */
@@ -215,8 +214,7 @@ export class Octagon<T> {
     const a = this.closedMatrix();
     const b = other.closedMatrix();
     if (!a || !b) return a === b;
-    for (let p = 0; p < a.length; p++) if (!this.bounds.eq(a[p] as T, b[p] as T)) return false;
-    return true;
+    return cellsEq(this.bounds, a, b);
   }
 
   // ---------------------------------------------------------------- lattice
@@ -228,10 +226,7 @@ export class Octagon<T> {
     const b = other.closedMatrix();
     if (!a) return other.close();
     if (!b) return this.close();
-    const B = this.bounds;
-    const m = B.alloc(a.length);
-    for (let p = 0; p < a.length; p++) m[p] = B.max(a[p] as T, b[p] as T);
-    return this.#make(m, true);
+    return this.#make(maxCells(this.bounds, a, b), true);
   }
 
   /** Greatest lower bound: min of the matrices as built (not closed). */
@@ -240,10 +235,7 @@ export class Octagon<T> {
     const a = this.#raw;
     const b = other.#raw;
     if (!a || !b) return this.#make(null, true);
-    const B = this.bounds;
-    const m = B.alloc(a.length);
-    for (let p = 0; p < a.length; p++) m[p] = B.min(a[p] as T, b[p] as T);
-    return this.#make(m, false);
+    return this.#make(minCells(this.bounds, a, b), false);
   }
 
   /**
@@ -276,34 +268,11 @@ export class Octagon<T> {
     const b = other.closedMatrix();
     if (!b) return options.left === 'raw' ? this : this.close();
     const B = this.bounds;
-    const onBounds = options.thresholds === 'bound';
     // Integer octagons take ⌊t⌋ (an integer variable below t is below ⌊t⌋), keeping every cell integral.
     const ts = thresholds
       .map((t) => B.fromRational(this.kind === 'int' ? toRational(t).floor() : toRational(t)))
       .sort((x, y) => (B.lt(x, y) ? -1 : 1));
-    const m = B.alloc(a.length);
-    const N = 2 * this.dim;
-    for (let i = 0; i < N; i++) {
-      for (let j = 0; j <= (i | 1); j++) {
-        const p = matPos(i, j);
-        const av = a[p] as T;
-        const bv = b[p] as T;
-        if (B.le(bv, av)) {
-          m[p] = av;
-          continue;
-        }
-        let w = B.inf;
-        const twice = onBounds && j === (i ^ 1);
-        for (const t of ts) {
-          const tv = twice ? B.double(t) : t;
-          if (B.le(bv, tv)) {
-            w = tv;
-            break;
-          }
-        }
-        m[p] = w;
-      }
-    }
+    const m = widenCells(B, a, b, this.dim, ts, options.thresholds === 'bound');
     return this.#make(m, false);
   }
 
@@ -317,10 +286,7 @@ export class Octagon<T> {
     const a = options.left === 'raw' ? this.#raw : this.closedMatrix();
     const b = other.closedMatrix();
     if (!a || !b) return this.#make(null, true);
-    const B = this.bounds;
-    const m = B.alloc(a.length);
-    for (let p = 0; p < a.length; p++) m[p] = B.isInf(a[p] as T) ? (b[p] as T) : (a[p] as T);
-    return this.#make(m, false);
+    return this.#make(narrowCells(this.bounds, a, b), false);
   }
 
   // ---------------------------------------------------------------- dimensions
