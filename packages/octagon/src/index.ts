@@ -35,10 +35,13 @@ export {
 export {
   closeF64,
   closeGeneric,
+  closeMatrix,
   incrementalCloseGeneric,
   isExactGrid,
   strengthenGeneric,
+  type Tightness,
 } from './dbm/closure';
+export { closeByBlocks, variableBlocks } from './dbm/decompose';
 export { createOctagonDomain, type OctagonDomain, type OctagonDomainOptions } from './dbm/domain';
 export { halfSize, matPos, rowStart } from './dbm/layout';
 export {

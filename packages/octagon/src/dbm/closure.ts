@@ -1,5 +1,6 @@
 import type { BoundStore, Bounds } from '../numbers/bounds';
 import { addUp, halfUp } from '../numbers/rational';
+import { closeByBlocks } from './decompose';
 import { matPos, rowStart } from './layout';
 import { createClosureSweep } from './wasm/simd';
 
@@ -414,4 +415,29 @@ export function strengthenF64(m: Float64Array, n: number, tight: Tightness, exac
     m[d] = 0;
   }
   return true;
+}
+
+/**
+ * The closure the octagons use, chosen automatically: block by block when the variables split
+ * into independent blocks none of which holds more than half of them ({@link closeByBlocks}; the
+ * same matrix as the dense closure), else dense ({@link closeF64} on f64 matrices,
+ * {@link closeGeneric} otherwise). In place; returns false when empty.
+ *
+ * @example
+ * ```ts
+ * const nonEmpty = closeMatrix(m, n, f64Bounds, true);
+ * ```
+ */
+export function closeMatrix<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: Tightness): boolean {
+  const dense = (s: BoundStore<T>, k: number, t: Tightness) =>
+    s instanceof Float64Array ? closeF64(s, k, t) : closeGeneric(s, k, B, t);
+  if (n >= 16) {
+    const strengthen = (s: BoundStore<T>) =>
+      s instanceof Float64Array
+        ? strengthenF64(s, n, tight, isExactGrid(s, n))
+        : strengthenGeneric(s, n, B, tight);
+    const byBlocks = closeByBlocks(m, n, B, tight, dense, strengthen);
+    if (byBlocks !== undefined) return byBlocks;
+  }
+  return dense(m, n, tight);
 }

@@ -1,7 +1,7 @@
 import { OctagonDimensionError } from '../errors';
 import { type BoundStore, type Bounds, boundsOf, type NumberEngine } from '../numbers/bounds';
 import { Rational } from '../numbers/rational';
-import { closeF64, closeGeneric, incrementalCloseGeneric } from './closure';
+import { closeMatrix, incrementalCloseGeneric } from './closure';
 import {
   formatConstraint,
   type Interval,
@@ -139,12 +139,7 @@ export class Octagon<T> {
   closedMatrix(): BoundStore<T> | null {
     if (this.#closed === undefined) {
       const m = this.bounds.copy(this.#raw as BoundStore<T>);
-      const tight = this.#tightness();
-      const ok =
-        this.bounds.engine === 'f64'
-          ? closeF64(m as unknown as Float64Array, this.dim, tight)
-          : closeGeneric(m, this.dim, this.bounds, tight);
-      this.#closed = ok ? m : null;
+      this.#closed = closeMatrix(m, this.dim, this.bounds, this.#tightness()) ? m : null;
     }
     return this.#closed;
   }
