@@ -33,12 +33,13 @@ export function variableBlocks<T>(m: BoundStore<T>, n: number, B: Bounds<T>): nu
     }
     return r;
   };
+  const f64 = m instanceof Float64Array ? m : null;
   for (let i = 2; i < 2 * n; i++) {
     const vi = i >> 1;
     const base = ((i + 1) * (i + 1)) >> 1;
     // cells (i, j) with j < 2·vi: another variable
     for (let j = 0; j < 2 * vi; j++) {
-      if (B.isInf(m[base + j] as T)) continue;
+      if (f64 ? f64[base + j] === Number.POSITIVE_INFINITY : B.isInf(m[base + j] as T)) continue;
       const a = find(vi);
       const b = find(j >> 1);
       if (a !== b) parent[a] = b;
