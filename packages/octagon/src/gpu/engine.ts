@@ -487,6 +487,19 @@ export class OctagonGpu {
     }
   }
 
+  /**
+   * APRON's `join_array` and `meet_array` on the GPU: the elementwise join (of closed operands)
+   * or meet (of the matrices as built) folded over the octagons; the same octagon as the CPU's
+   * `joinArray` / `meetArray`.
+   */
+  async reduce(op: 'join' | 'meet', os: readonly Octagon<number>[]): Promise<Octagon<number>> {
+    const [first, ...rest] = os;
+    if (!first) throw new OctagonDimensionError(`${op} of no octagons`);
+    let acc = op === 'join' ? await this.close(first) : first;
+    for (const o of rest) acc = await this.elementwise(op, acc, o);
+    return acc;
+  }
+
   /** Compiles a transfer kernel. */
   async prepareTransfer(format: GpuNumberFormat, op: 'guard' | 'shift'): Promise<void> {
     await this.#kernel(`transfer ${op} ${format}`);
