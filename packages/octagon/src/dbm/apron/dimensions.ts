@@ -52,9 +52,9 @@ export function addDimensionsAt<T>(
 }
 
 /**
- * Forgets the variables (APRON's `forget_array`): they become unconstrained, or 0 with
- * `project` (then the result is the projection of the octagon on the hyperplane `x = 0`'s
- * directions, as APRON). Closes first; the result is closed.
+ * Forgets the variables (APRON's `forget_array`): they become unconstrained (the projection of
+ * the octagon on the other variables), or, with `project`, 0 (APRON's `project = true`). Closes
+ * first; the result is closed.
  *
  * @example
  * ```ts
