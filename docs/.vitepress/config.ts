@@ -48,7 +48,11 @@ const guide: DefaultTheme.SidebarItem[] = [
         ],
       },
       { text: 'eigencfa', link: '/guide/eigencfa' },
-      { text: 'octagon', link: '/guide/octagon' },
+      {
+        text: 'octagon',
+        link: '/guide/octagon',
+        items: [{ text: "APRON's other operators", link: '/guide/octagon-apron' }],
+      },
     ],
   },
   { text: 'Tools', items: [{ text: 'cli', link: '/guide/cli' }] },
