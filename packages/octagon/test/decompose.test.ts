@@ -47,7 +47,7 @@ describe('decomposed closure (blocks of related variables)', () => {
         const ints = !tight && mixed ? Array.from({ length: n }, (_, v) => (v % 3 === 0 ? 1 : 0)) : tight;
         const raw = F.fromConstraints(n, cons).rawMatrix() as Float64Array | null;
         if (!raw) return;
-        const blocks = variableBlocks(raw, n, f64Bounds);
+        const blocks = variableBlocks(raw, n, f64Bounds) ?? [];
         expect(Math.max(...blocks.map((b) => b.length))).toBeLessThanOrEqual(size);
         const byBlocks = Float64Array.from(raw);
         const dense = Float64Array.from(raw);
@@ -75,7 +75,10 @@ describe('decomposed closure (blocks of related variables)', () => {
       { i: 3, si: 1, j: 4, sj: 1, c: 2 },
       { i: 1, si: 1, c: 0 },
     ]);
-    const blocks = variableBlocks(o.rawMatrix() as Float64Array, 5, f64Bounds).map((b) => b.join(','));
+    const blocks = (variableBlocks(o.rawMatrix() as Float64Array, 5, f64Bounds) ?? []).map((b) =>
+      b.join(','),
+    );
     expect(blocks.sort()).toEqual(['0,3,4', '1', '2']);
+    expect(variableBlocks(o.rawMatrix() as Float64Array, 5, f64Bounds, 2)).toBeNull(); // a block of 3 > 2
   });
 });

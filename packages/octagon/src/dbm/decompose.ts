@@ -13,15 +13,22 @@ import { halfSize, matPos } from './layout';
 
 /**
  * The blocks of related variables (each sorted; singletons included), by union–find over the
- * finite cells between two variables.
+ * finite cells between two variables; `null` as soon as one block has more than `maxBlock`
+ * variables (a dense octagon is not scanned to the end).
  *
  * @example
  * ```ts
  * variableBlocks(m, 4, f64Bounds); // [[0, 2], [1], [3]] when only x0 and x2 are related
  * ```
  */
-export function variableBlocks<T>(m: BoundStore<T>, n: number, B: Bounds<T>): number[][] {
+export function variableBlocks<T>(
+  m: BoundStore<T>,
+  n: number,
+  B: Bounds<T>,
+  maxBlock = n,
+): number[][] | null {
   const parent = Int32Array.from({ length: n }, (_, v) => v);
+  const size = new Int32Array(n).fill(1);
   const find = (v: number): number => {
     let r = v;
     while (parent[r] !== r) r = parent[r] as number;
@@ -42,7 +49,10 @@ export function variableBlocks<T>(m: BoundStore<T>, n: number, B: Bounds<T>): nu
       if (f64 ? f64[base + j] === Number.POSITIVE_INFINITY : B.isInf(m[base + j] as T)) continue;
       const a = find(vi);
       const b = find(j >> 1);
-      if (a !== b) parent[a] = b;
+      if (a === b) continue;
+      parent[a] = b;
+      size[b] = (size[b] as number) + (size[a] as number);
+      if ((size[b] as number) > maxBlock) return null;
     }
   }
   const blocks = new Map<number, number[]>();
@@ -76,9 +86,8 @@ export function closeByBlocks<T>(
   strengthen: (m: BoundStore<T>) => boolean,
   maxShare = 0.5,
 ): boolean | undefined {
-  const blocks = variableBlocks(m, n, B);
-  const largest = blocks.reduce((k, b) => Math.max(k, b.length), 0);
-  if (largest > maxShare * n) return undefined;
+  const blocks = variableBlocks(m, n, B, Math.floor(maxShare * n));
+  if (blocks === null) return undefined;
   for (const vs of blocks) {
     if (vs.length < 2) continue; // a lone variable: the strengthening checks its two unary cells
     const k = vs.length;
