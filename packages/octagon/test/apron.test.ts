@@ -133,7 +133,7 @@ describe.each(kinds)('APRON operators against HiGHS (%s)', (kind) => {
           expect(satInterval(o, v, -1, 4)).toBe(mx !== null && mx <= 4 && mn !== null && -mn >= -1);
         },
       ),
-      { numRuns: kind === 'int' ? 25 : 40 },
+      { numRuns: 40 },
     );
   });
 
@@ -172,7 +172,7 @@ describe.each(kinds)('APRON operators against HiGHS (%s)', (kind) => {
           );
         },
       ),
-      { numRuns: kind === 'int' ? 6 : 25 },
+      { numRuns: 25 },
     );
   });
 
@@ -206,7 +206,7 @@ describe.each(kinds)('APRON operators against HiGHS (%s)', (kind) => {
           expectOracle(r, rows, [...ws, ...ys], mode);
         },
       ),
-      { numRuns: kind === 'int' ? 6 : 25 },
+      { numRuns: 25 },
     );
   });
 
@@ -226,7 +226,7 @@ describe.each(kinds)('APRON operators against HiGHS (%s)', (kind) => {
           expectOracle(r, rows, [...xs, ...ys], kind === 'real' ? 'tight' : 'sound');
         },
       ),
-      { numRuns: kind === 'int' ? 6 : 20 },
+      { numRuns: 20 },
     );
   });
 
@@ -246,7 +246,7 @@ describe.each(kinds)('APRON operators against HiGHS (%s)', (kind) => {
             .equals(fold(o, [0, 1])),
         ).toBe(true);
       }),
-      { numRuns: kind === 'int' ? 6 : 20 },
+      { numRuns: 20 },
     );
   });
 });
