@@ -51,7 +51,10 @@ const guide: DefaultTheme.SidebarItem[] = [
       {
         text: 'octagon',
         link: '/guide/octagon',
-        items: [{ text: "APRON's other operators", link: '/guide/octagon-apron' }],
+        items: [
+          { text: "APRON's other operators", link: '/guide/octagon-apron' },
+          { text: 'Number engines and WebGPU', link: '/guide/octagon-engines' },
+        ],
       },
     ],
   },
