@@ -33,6 +33,7 @@ export {
   type TreeExpr,
 } from './dbm/apron/tree';
 export {
+  type CloseF64Options,
   closeF64,
   closeGeneric,
   closeMatrix,
@@ -41,6 +42,7 @@ export {
   strengthenGeneric,
   type Tightness,
 } from './dbm/closure';
+export { PIVOT_BLOCK, shortestPathsBlocked } from './dbm/closure-blocked';
 export { closeByBlocks, variableBlocks } from './dbm/decompose';
 export { createOctagonDomain, type OctagonDomain, type OctagonDomainOptions } from './dbm/domain';
 export { halfSize, matPos, rowStart } from './dbm/layout';

@@ -1,5 +1,6 @@
 import type { BoundStore, Bounds } from '../numbers/bounds';
 import { addUp, halfUp } from '../numbers/rational';
+import { shortestPathsBlocked } from './closure-blocked';
 import { closeByBlocks } from './decompose';
 import { matPos, rowStart } from './layout';
 import { createClosureSweep } from './wasm/simd';
@@ -221,11 +222,23 @@ export function isExactGrid(m: Float64Array, n: number): boolean {
   return true;
 }
 
+/** Below this many variables the matrix fits the cache and the pivot-by-pivot sweep is as fast. */
+const BLOCKED_FROM = 64;
+
+/** Which path {@link closeF64} takes on the exact grid (both give the same matrix; for tests). */
+export interface CloseF64Options {
+  /** WebAssembly SIMD (default: where available, from 16 variables); `false`: the JavaScript loop. */
+  readonly simd?: boolean;
+  /** The cache-blocked closure ({@link shortestPathsBlocked}; default from 64 variables). */
+  readonly blocked?: boolean;
+}
+
 /**
  * Strong (or tight) closure of an f64 half matrix in place: the same algorithm as
  * {@link closeGeneric}, specialised for `Float64Array`. When every value is on the exact grid
  * ({@link isExactGrid}) the sums are exact and plain `+` is used — the usual case, and the one
- * the speed comparisons time; otherwise a candidate that would lower a cell is recomputed rounded
+ * the speed comparisons time; from 64 variables its shortest paths are then cache-blocked
+ * ({@link shortestPathsBlocked}); otherwise a candidate that would lower a cell is recomputed rounded
  * up ({@link addUp}) before it is stored, so no stored bound is ever below the exact one.
  *
  * Returns false when the octagon is empty.
@@ -240,11 +253,15 @@ export function closeF64(
   m: Float64Array,
   n: number,
   tight: Tightness,
-  options: { simd?: boolean } = {},
+  options: CloseF64Options = {},
 ): boolean {
   const N = 2 * n;
   const exact = isExactGrid(m, n);
   if (exact && n >= 16 && options.simd !== false) {
+    if (options.blocked ?? n >= BLOCKED_FROM) {
+      const paths = shortestPathsBlocked(m, n);
+      if (paths !== undefined) return paths && strengthenF64(m, n, tight, true);
+    }
     const done = closeF64Simd(m, n, tight);
     if (done !== undefined) return done;
   }

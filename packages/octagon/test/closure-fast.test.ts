@@ -1,0 +1,86 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { closeF64, createOctagonDomain, halfSize, Rational } from '../src/index';
+import { constraintsArb } from './arbitraries';
+
+/** A dense random half matrix on the exact grid: integer cells in [lo, hi), some +∞, 0 diagonal. */
+function denseArb(n: number, lo: number, hi: number): fc.Arbitrary<Float64Array> {
+  return fc
+    .tuple(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 0, max: 4 }))
+    .map(([seed, infEvery]) => {
+      let s = seed;
+      const next = () => {
+        s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+        return s / 2 ** 32;
+      };
+      const m = new Float64Array(halfSize(n));
+      for (let p = 0; p < m.length; p++)
+        m[p] =
+          infEvery > 0 && next() < 1 / (infEvery + 1)
+            ? Number.POSITIVE_INFINITY
+            : lo + Math.floor(next() * (hi - lo));
+      for (let i = 0; i < 2 * n; i++) m[(((i + 1) * (i + 1)) >> 1) + i] = 0;
+      return m;
+    });
+}
+
+describe('cache-blocked f64 closure', () => {
+  // sizes around the pivot block (16 variables) and the panel chunk (8 columns): partial last blocks
+  it.each([17, 23, 40, 70])(
+    'equals the pivot-by-pivot SIMD sweep and the JavaScript loop cell for cell (%i variables, dense)',
+    (n) => {
+      fc.assert(
+        fc.property(denseArb(n, 1, 1000), fc.boolean(), (raw, tight) => {
+          const blocked = Float64Array.from(raw);
+          const sweep = Float64Array.from(raw);
+          const js = Float64Array.from(raw);
+          const ok = closeF64(blocked, n, tight, { blocked: true });
+          expect(closeF64(sweep, n, tight, { blocked: false })).toBe(ok);
+          expect(closeF64(js, n, tight, { simd: false })).toBe(ok);
+          expect(ok).toBe(true);
+          expect(blocked).toEqual(sweep);
+          expect(blocked).toEqual(js);
+        }),
+        { numRuns: 6 },
+      );
+    },
+  );
+
+  it('finds the same emptiness on matrices with negative cells', () => {
+    const n = 20;
+    fc.assert(
+      fc.property(denseArb(n, -3, 200), fc.boolean(), (raw, tight) => {
+        const blocked = Float64Array.from(raw);
+        const js = Float64Array.from(raw);
+        const ok = closeF64(blocked, n, tight, { blocked: true });
+        expect(closeF64(js, n, tight, { simd: false })).toBe(ok);
+        if (ok) expect(blocked).toEqual(js);
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('equals the exact engine on sparse random constraints (tight and strong)', () => {
+    const n = 24;
+    fc.assert(
+      fc.property(constraintsArb(n, 4 * n, -3, 40), fc.boolean(), (cons, tight) => {
+        const kind = tight ? 'int' : 'real';
+        const raw = createOctagonDomain({ engine: 'f64', kind })
+          .fromConstraints(n, cons)
+          .rawMatrix() as Float64Array | null;
+        const exact = createOctagonDomain({ engine: 'exact', kind }).fromConstraints(n, cons).closedMatrix();
+        if (!raw) {
+          expect(exact).toBeNull();
+          return;
+        }
+        const blocked = Float64Array.from(raw);
+        expect(closeF64(blocked, n, tight, { blocked: true })).toBe(exact !== null);
+        if (exact)
+          expect(Array.from(blocked, (v) => Rational.fromNumber(v).toString())).toEqual(
+            Array.from(exact as ArrayLike<Rational>, String),
+          );
+      }),
+      { numRuns: 20 },
+    );
+  });
+});
