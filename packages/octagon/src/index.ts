@@ -43,6 +43,11 @@ export {
   type Tightness,
 } from './dbm/closure';
 export { PIVOT_BLOCK, shortestPathsBlocked } from './dbm/closure-blocked';
+export {
+  type ClosureThreads,
+  type ClosureThreadsOptions,
+  createClosureThreads,
+} from './dbm/closure-threads';
 export { closeByBlocks, variableBlocks } from './dbm/decompose';
 export { createOctagonDomain, type OctagonDomain, type OctagonDomainOptions } from './dbm/domain';
 export { halfSize, matPos, rowStart } from './dbm/layout';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { closeF64, createOctagonDomain, halfSize, Rational } from '../src/index';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeF64, createClosureThreads, createOctagonDomain, halfSize, Rational } from '../src/index';
 import { constraintsArb } from './arbitraries';
 
 /** A dense random half matrix on the exact grid: integer cells in [lo, hi), some +∞, 0 diagonal. */
@@ -24,7 +24,36 @@ function denseArb(n: number, lo: number, hi: number): fc.Arbitrary<Float64Array>
     });
 }
 
+const threads = createClosureThreads({ threads: 3 });
+afterAll(() => threads?.destroy());
+
 describe('cache-blocked f64 closure', () => {
+  it('starts worker threads in Node', () => {
+    expect(threads?.threads).toBe(3);
+  });
+
+  it.each([40, 90])(
+    'with worker threads equals it cell for cell, and finds the same emptiness (%i variables)',
+    (n) => {
+      fc.assert(
+        fc.property(denseArb(n, -1, 300), fc.boolean(), (raw, tight) => {
+          const threaded = Float64Array.from(raw);
+          const single = Float64Array.from(raw);
+          const ok = closeF64(threaded, n, tight, { blocked: true, threads });
+          expect(closeF64(single, n, tight, { blocked: true })).toBe(ok);
+          if (ok) expect(threaded).toEqual(single);
+          const dense = Float64Array.from(raw, (v) => (v < 0 ? 1 : v)); // non-empty
+          const a = Float64Array.from(dense);
+          const b = Float64Array.from(dense);
+          expect(closeF64(a, n, tight, { blocked: true, threads })).toBe(true);
+          expect(closeF64(b, n, tight, { blocked: false })).toBe(true);
+          expect(a).toEqual(b);
+        }),
+        { numRuns: 5 },
+      );
+    },
+  );
+
   // sizes around the pivot block (16 variables) and the panel chunk (8 columns): partial last blocks
   it.each([17, 23, 40, 70])(
     'equals the pivot-by-pivot SIMD sweep and the JavaScript loop cell for cell (%i variables, dense)',

@@ -1,6 +1,7 @@
 import type { BoundStore, Bounds } from '../numbers/bounds';
 import { addUp, halfUp } from '../numbers/rational';
 import { shortestPathsBlocked } from './closure-blocked';
+import type { ClosureThreads } from './closure-threads';
 import { closeByBlocks } from './decompose';
 import { matPos, rowStart } from './layout';
 import { createClosureSweep } from './wasm/simd';
@@ -231,6 +232,8 @@ export interface CloseF64Options {
   readonly simd?: boolean;
   /** The cache-blocked closure ({@link shortestPathsBlocked}; default from 64 variables). */
   readonly blocked?: boolean;
+  /** Worker threads for the blocked closure ({@link createClosureThreads}); none by default. */
+  readonly threads?: ClosureThreads;
 }
 
 /**
@@ -259,7 +262,7 @@ export function closeF64(
   const exact = isExactGrid(m, n);
   if (exact && n >= 16 && options.simd !== false) {
     if (options.blocked ?? n >= BLOCKED_FROM) {
-      const paths = shortestPathsBlocked(m, n);
+      const paths = shortestPathsBlocked(m, n, options.threads);
       if (paths !== undefined) return paths && strengthenF64(m, n, tight, true);
     }
     const done = closeF64Simd(m, n, tight);
