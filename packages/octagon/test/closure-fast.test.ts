@@ -75,6 +75,19 @@ describe('cache-blocked f64 closure', () => {
     },
   );
 
+  it("a domain's threads close its octagons; its octagons combine with those of a domain without", () => {
+    const n = 70;
+    const T = createOctagonDomain({ engine: 'f64', kind: 'int', threads });
+    const F = createOctagonDomain({ engine: 'f64', kind: 'int' });
+    for (const cons of fc.sample(constraintsArb(n, 6 * n, -2, 60), { numRuns: 3, seed: 7 })) {
+      const a = T.fromConstraints(n, cons);
+      const b = F.fromConstraints(n, cons);
+      expect(a.equals(b)).toBe(true);
+      expect(Array.from(a.closedMatrix() ?? [])).toEqual(Array.from(b.closedMatrix() ?? []));
+      expect(a.join(b).equals(b)).toBe(true);
+    }
+  });
+
   it('finds the same emptiness on matrices with negative cells', () => {
     const n = 20;
     fc.assert(

@@ -1,6 +1,7 @@
 import { BufferUsage, type GpuContext, measureGpu, median, type PassTimer } from '@gpumorph/gpu-allocator';
 import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
 import { closeF64, closeMatrix } from '../dbm/closure';
+import { createClosureThreads } from '../dbm/closure-threads';
 import { createOctagonDomain } from '../dbm/domain';
 import { halfSize, rowStart } from '../dbm/layout';
 import { Octagon, type OctagonKind } from '../dbm/octagon';
@@ -214,6 +215,12 @@ export const octagonBench: BenchSuite = {
     const gpuCtx = ctx && options.engines.includes('webgpu') ? ctx : null;
     const cpu = options.engines.includes('cpu');
     const gpu: OctagonGpu | null = gpuCtx ? createOctagonGpu(gpuCtx) : null;
+    // the closure's worker threads: one per core the host reports, up to 16
+    const os = (
+      globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+    ).process?.getBuiltinModule?.('node:os') as { availableParallelism?: () => number } | undefined;
+    const cores = Math.min(16, os?.availableParallelism?.() ?? 1);
+    const threads = cpu && cores > 1 ? createClosureThreads({ threads: cores }) : undefined;
     try {
       for (const n of sizes) {
         const N = 2 * n;
@@ -241,6 +248,33 @@ export const octagonBench: BenchSuite = {
             method: 'cpu',
             metrics: { 'Grelax/s': (8 * n * n * n) / (t.ms * 1e6) },
           });
+          if (threads && n >= 64) {
+            log(`octagon: f64 closure of ${n} variables on ${threads.threads} threads`);
+            let threaded: Float64Array | null = null;
+            const tt = timeCpu(
+              () => {
+                const m = Float64Array.from(half);
+                closeF64(m, n, true, { threads });
+                threaded = m;
+              },
+              n >= 1024 ? 1 : trials,
+              n < 1024,
+            );
+            rows.push({
+              case: 'closure (int, tight)',
+              size: `${n} vars`,
+              engine: `cpu f64, ${threads.threads} threads`,
+              medianMs: tt.ms,
+              runs: tt.runs,
+              method: 'cpu',
+              metrics: { 'Grelax/s': (8 * n * n * n) / (tt.ms * 1e6) },
+            });
+            const same =
+              threaded !== null && (threaded as Float64Array).every((v, p) => v === cpuClosed?.[p]);
+            notes.push(
+              `closure of ${n} vars on ${threads.threads} threads ${same ? 'equals' : 'DIFFERS FROM'} the single-threaded closure.`,
+            );
+          }
           const X = createOctagonDomain({ engine: 'exact', kind: 'int' });
           if (n <= 32) {
             const exact = new Octagon(
@@ -603,6 +637,7 @@ export const octagonBench: BenchSuite = {
       }
     } finally {
       gpu?.destroy();
+      threads?.destroy();
     }
     for (const [op, p] of Object.entries(PAPER)) {
       const cells = sizes

@@ -233,7 +233,7 @@ export interface CloseF64Options {
   /** The cache-blocked closure ({@link shortestPathsBlocked}; default from 64 variables). */
   readonly blocked?: boolean;
   /** Worker threads for the blocked closure ({@link createClosureThreads}); none by default. */
-  readonly threads?: ClosureThreads;
+  readonly threads?: ClosureThreads | undefined;
 }
 
 /**
@@ -450,7 +450,7 @@ export function strengthenF64(m: Float64Array, n: number, tight: Tightness, exac
  */
 export function closeMatrix<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: Tightness): boolean {
   const dense = (s: BoundStore<T>, k: number, t: Tightness) =>
-    s instanceof Float64Array ? closeF64(s, k, t) : closeGeneric(s, k, B, t);
+    s instanceof Float64Array ? closeF64(s, k, t, { threads: B.threads }) : closeGeneric(s, k, B, t);
   if (n >= 16) {
     const strengthen = (s: BoundStore<T>) =>
       s instanceof Float64Array

@@ -4,6 +4,7 @@
  */
 import { type Bounds, boundsOf, type NumberEngine } from '../numbers/bounds';
 import type { Rational } from '../numbers/rational';
+import type { ClosureThreads } from './closure-threads';
 import { type NumberLike, type OctagonKind, type OctConstraint, toRational } from './constraints';
 import { halfSize, matPos } from './layout';
 import { Octagon } from './octagon';
@@ -14,6 +15,12 @@ export interface OctagonDomainOptions<E extends NumberEngine = NumberEngine> {
   readonly engine?: E;
   /** `int` (integer variables, tight closure; default) or `real` (strong closure). */
   readonly kind?: OctagonKind;
+  /**
+   * Worker threads ({@link createClosureThreads}) for the dense closures of the `f64` engine from
+   * 64 variables; the caller owns them (`destroy()`). None by default: the closure runs on the
+   * calling thread. Octagons of domains with and without threads combine.
+   */
+  readonly threads?: ClosureThreads | undefined;
 }
 
 /** Factories of octagons of one number engine and kind. */
@@ -53,7 +60,8 @@ export function createOctagonDomain(
 ): OctagonDomain<Rational> | OctagonDomain<number> {
   const kind = options.kind ?? 'int';
   if (options.engine === 'exact') return makeDomain(boundsOf('exact'), kind);
-  return makeDomain(boundsOf('f64'), kind);
+  const f64 = boundsOf('f64');
+  return makeDomain(options.threads ? { ...f64, threads: options.threads } : f64, kind);
 }
 
 function makeDomain<T>(B: Bounds<T>, kind: OctagonKind): OctagonDomain<T> {

@@ -684,7 +684,7 @@ export class Octagon<T> {
     if (
       other.dim !== this.dim ||
       other.kind !== this.kind ||
-      other.bounds !== this.bounds ||
+      other.bounds.engine !== this.bounds.engine ||
       String(other.integers) !== String(this.integers)
     ) {
       throw new OctagonDimensionError(

@@ -16,7 +16,7 @@ function checkSame<T>(os: readonly Octagon<T>[], what: string): Octagon<T> {
     if (
       o.dim !== first.dim ||
       o.kind !== first.kind ||
-      o.bounds !== first.bounds ||
+      o.bounds.engine !== first.bounds.engine ||
       String(o.integers) !== String(first.integers)
     )
       throw new OctagonDimensionError(
