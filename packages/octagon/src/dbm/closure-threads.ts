@@ -52,6 +52,10 @@ const END = 3;
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { ctrl, module, index, threads } = workerData;
+process.on('uncaughtException', () => {
+  Atomics.store(ctrl, ${FAILED}, 1);
+  Atomics.notify(ctrl, ${DONE});
+});
 const rowStart = (i) => ((i + 1) * (i + 1)) >> 1;
 const matPos = (i, j) => (j > (i | 1) ? (i ^ 1) + rowStart(j ^ 1) : j + rowStart(i));
 function rowRange(kind, t, T, nodes) {
@@ -162,10 +166,13 @@ export function createClosureThreads(options: ClosureThreadsOptions = {}): Closu
     Atomics.add(ctrl, GEN, 1);
     Atomics.notify(ctrl, GEN);
   };
-  const awaitWorkers = () => {
-    for (let d = Atomics.load(ctrl, DONE); d < workers.length; d = Atomics.load(ctrl, DONE))
-      Atomics.wait(ctrl, DONE, d);
-    if (Atomics.load(ctrl, FAILED) !== 0) throw new Error('octagon closure: a worker thread failed');
+  /** Waits until every worker is done with the phase; false when one failed (it may never be). */
+  const awaitWorkers = (): boolean => {
+    for (let d = Atomics.load(ctrl, DONE); d < workers.length; d = Atomics.load(ctrl, DONE)) {
+      if (Atomics.load(ctrl, FAILED) !== 0) return false;
+      Atomics.wait(ctrl, DONE, d, 100);
+    }
+    return Atomics.load(ctrl, FAILED) === 0;
   };
   return {
     threads: T,
@@ -175,6 +182,7 @@ export function createClosureThreads(options: ClosureThreadsOptions = {}): Closu
     },
     begin(L, _n) {
       if (destroyed) throw new Error('octagon closure threads: used after destroy()');
+      if (Atomics.load(ctrl, FAILED) !== 0) return undefined; // a failed worker: the calling thread alone
       const pages = Math.max(1, Math.ceil((8 * L.total) / 65_536));
       if (8 * L.total > 2 ** 32 - 65_536) return undefined;
       const memory = new wasm.Memory({ initial: pages, maximum: pages, shared: true });
@@ -197,12 +205,11 @@ export function createClosureThreads(options: ClosureThreadsOptions = {}): Closu
           announce(kind === 'paths' ? PATHS : SWEEP);
           const [from, to] = rowRange(kind, 0, T, L.nodes);
           own(from, to);
-          awaitWorkers();
+          if (!awaitWorkers()) throw new Error('octagon closure: a worker thread failed');
         },
         end() {
           announce(END);
-          for (let d = Atomics.load(ctrl, DONE); d < workers.length; d = Atomics.load(ctrl, DONE))
-            Atomics.wait(ctrl, DONE, d);
+          awaitWorkers();
         },
       };
     },
