@@ -76,12 +76,13 @@ describe('cache-blocked f64 closure', () => {
   );
 
   it("a domain's threads close its octagons; its octagons combine with those of a domain without", () => {
-    const n = 70;
+    const n = 260; // a domain's closures use its threads from 256 variables
     const T = createOctagonDomain({ engine: 'f64', kind: 'int', threads });
     const F = createOctagonDomain({ engine: 'f64', kind: 'int' });
-    for (const cons of fc.sample(constraintsArb(n, 6 * n, -2, 60), { numRuns: 3, seed: 7 })) {
+    for (const cons of fc.sample(constraintsArb(n, 6 * n, 0, 60), { numRuns: 2, seed: 7 })) {
       const a = T.fromConstraints(n, cons);
       const b = F.fromConstraints(n, cons);
+      expect(a.isEmpty()).toBe(false); // constants ≥ 0: the origin is a point
       expect(a.equals(b)).toBe(true);
       expect(Array.from(a.closedMatrix() ?? [])).toEqual(Array.from(b.closedMatrix() ?? []));
       expect(a.join(b).equals(b)).toBe(true);

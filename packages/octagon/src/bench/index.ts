@@ -248,7 +248,7 @@ export const octagonBench: BenchSuite = {
             method: 'cpu',
             metrics: { 'Grelax/s': (8 * n * n * n) / (t.ms * 1e6) },
           });
-          if (threads && n >= 64) {
+          if (threads && n >= 256) {
             log(`octagon: f64 closure of ${n} variables on ${threads.threads} threads`);
             let threaded: Float64Array | null = null;
             const tt = timeCpu(

@@ -131,7 +131,7 @@ export interface ClosureThreadsOptions {
  * ```ts
  * const threads = createClosureThreads({ threads: 4 });
  * const F = createOctagonDomain({ engine: 'f64', kind: 'int', threads });
- * // … closures of octagons of 64 variables and more use 4 threads …
+ * // … dense closures of octagons of 256 variables and more use 4 threads …
  * threads?.destroy();
  * ```
  */

@@ -223,14 +223,17 @@ export function isExactGrid(m: Float64Array, n: number): boolean {
   return true;
 }
 
-/** Below this many variables the matrix fits the cache and the pivot-by-pivot sweep is as fast. */
-const BLOCKED_FROM = 64;
+/** Below this many variables the matrix fits the cache and the pivot-by-pivot sweep is faster. */
+const BLOCKED_FROM = 128;
+
+/** Below this many variables a domain's closure stays on the calling thread (the meetings cost more). */
+const THREADS_FROM = 256;
 
 /** Which path {@link closeF64} takes on the exact grid (both give the same matrix; for tests). */
 export interface CloseF64Options {
   /** WebAssembly SIMD (default: where available, from 16 variables); `false`: the JavaScript loop. */
   readonly simd?: boolean;
-  /** The cache-blocked closure ({@link shortestPathsBlocked}; default from 64 variables). */
+  /** The cache-blocked closure ({@link shortestPathsBlocked}; default from 128 variables). */
   readonly blocked?: boolean;
   /** Worker threads for the blocked closure ({@link createClosureThreads}); none by default. */
   readonly threads?: ClosureThreads | undefined;
@@ -240,7 +243,7 @@ export interface CloseF64Options {
  * Strong (or tight) closure of an f64 half matrix in place: the same algorithm as
  * {@link closeGeneric}, specialised for `Float64Array`. When every value is on the exact grid
  * ({@link isExactGrid}) the sums are exact and plain `+` is used — the usual case, and the one
- * the speed comparisons time; from 64 variables its shortest paths are then cache-blocked
+ * the speed comparisons time; from 128 variables its shortest paths are then cache-blocked
  * ({@link shortestPathsBlocked}); otherwise a candidate that would lower a cell is recomputed rounded
  * up ({@link addUp}) before it is stored, so no stored bound is ever below the exact one.
  *
@@ -450,7 +453,9 @@ export function strengthenF64(m: Float64Array, n: number, tight: Tightness, exac
  */
 export function closeMatrix<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: Tightness): boolean {
   const dense = (s: BoundStore<T>, k: number, t: Tightness) =>
-    s instanceof Float64Array ? closeF64(s, k, t, { threads: B.threads }) : closeGeneric(s, k, B, t);
+    s instanceof Float64Array
+      ? closeF64(s, k, t, { threads: k >= THREADS_FROM ? B.threads : undefined })
+      : closeGeneric(s, k, B, t);
   if (n >= 16) {
     const strengthen = (s: BoundStore<T>) =>
       s instanceof Float64Array

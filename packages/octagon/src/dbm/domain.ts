@@ -17,7 +17,7 @@ export interface OctagonDomainOptions<E extends NumberEngine = NumberEngine> {
   readonly kind?: OctagonKind;
   /**
    * Worker threads ({@link createClosureThreads}) for the dense closures of the `f64` engine from
-   * 64 variables; the caller owns them (`destroy()`). None by default: the closure runs on the
+   * 256 variables; the caller owns them (`destroy()`). None by default: the closure runs on the
    * calling thread. Octagons of domains with and without threads combine.
    */
   readonly threads?: ClosureThreads | undefined;
