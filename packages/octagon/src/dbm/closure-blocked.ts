@@ -148,7 +148,7 @@ export function shortestPathsBlocked(
   threads?: ClosureThreads,
 ): boolean | undefined {
   const L = blockedLayout(n);
-  const run = threads?.begin(L, n);
+  const run = threads?.begin(L);
   const kernel = run ? run.kernel : createClosureSweep(8 * L.total);
   if (!kernel) return undefined;
   const view = new Float64Array(kernel.memory.buffer, 0, L.total);

@@ -12,7 +12,7 @@ export interface ClosureThreads {
   /** Ends the worker threads; a later closure given this object throws. */
   destroy(): void;
   /** @internal One closure over a fresh shared memory of `layout.total` doubles. */
-  begin(layout: BlockedLayout, n: number): ClosureRun | undefined;
+  begin(layout: BlockedLayout): ClosureRun | undefined;
 }
 
 /** @internal */
@@ -180,7 +180,7 @@ export function createClosureThreads(options: ClosureThreadsOptions = {}): Closu
       destroyed = true;
       for (const w of workers.splice(0)) w.terminate();
     },
-    begin(L, _n) {
+    begin(L) {
       if (destroyed) throw new Error('octagon closure threads: used after destroy()');
       if (Atomics.load(ctrl, FAILED) !== 0) return undefined; // a failed worker: the calling thread alone
       const pages = Math.max(1, Math.ceil((8 * L.total) / 65_536));
