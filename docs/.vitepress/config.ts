@@ -49,7 +49,14 @@ const guide: DefaultTheme.SidebarItem[] = [
         ],
       },
       { text: 'eigencfa', link: '/guide/eigencfa' },
-      { text: 'octagon', link: '/guide/octagon' },
+      {
+        text: 'octagon',
+        link: '/guide/octagon',
+        items: [
+          { text: "APRON's other operators", link: '/guide/octagon-apron' },
+          { text: 'Number engines and WebGPU', link: '/guide/octagon-engines' },
+        ],
+      },
     ],
   },
   { text: 'Tools', items: [{ text: 'cli', link: '/guide/cli' }] },

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Assembles the octagon closure's WebAssembly SIMD kernel (the O(n²) sweep of one Floyd–Warshall
-// pivot over a half matrix of doubles, two cells per f64x2 instruction) from the WAT below into
+// Assembles the octagon closure's WebAssembly SIMD kernels (the O(n²) sweep of one Floyd–Warshall
+// pivot over a half matrix of doubles, two cells per f64x2 instruction, and the min-plus update of
+// a row by a packed panel of pivots, which the blocked closure uses) from the WAT below into
 // packages/octagon/src/dbm/wasm/kernels.ts (base64). Run `node packages/octagon/scripts/build-wasm.mjs`
 // after changing the WAT; the output is committed so a build needs no WebAssembly toolchain.
 import { writeFileSync } from 'node:fs';
@@ -58,18 +59,93 @@ const wat = `(module
                   (f64x2.add (local.get $vb) (v128.load (i32.add (local.get $as) (local.get $j))))))
                 (v128.store (local.get $row) (local.get $v))))))
         (local.set $i (local.get $i1))
-        (br $rows)))))`;
+        (br $rows))))
+
+  ;; minplus(dst, len, a, panel, k): dst[j] = min(dst[j], min over kk < k of a[kk] + P[kk][j]) for
+  ;; j < len (len and k even), where the panel P is packed in chunks of 8 columns: P[kk][j] is the
+  ;; double at panel + 8·((j >> 3)·8k + 8kk + (j & 7)), so the k rows of a chunk are contiguous.
+  ;; Eight cells stay in four f64x2 registers across the candidates, taken two at a time so each
+  ;; register waits on one minimum per pair. pmin (b < a ? b : a, one instruction) is the
+  ;; comparison of the JavaScript loop; the values are never NaN.
+  (func (export "minplus") (param $dst i32) (param $len i32) (param $a i32) (param $panel i32) (param $k i32)
+    (local $end i32) (local $full i32) (local $p i32) (local $ap i32) (local $aend i32) (local $s v128) (local $t v128)
+    (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128)
+    (local.set $end (i32.add (local.get $dst) (i32.shl (local.get $len) (i32.const 3))))
+    (local.set $full (i32.add (local.get $dst) (i32.shl (i32.and (local.get $len) (i32.const -8)) (i32.const 3))))
+    (local.set $aend (i32.add (local.get $a) (i32.shl (local.get $k) (i32.const 3))))
+    (block $chunks_done
+      (loop $chunks
+        (br_if $chunks_done (i32.ge_u (local.get $dst) (local.get $full)))
+        (local.set $v0 (v128.load (local.get $dst)))
+        (local.set $v1 (v128.load offset=16 (local.get $dst)))
+        (local.set $v2 (v128.load offset=32 (local.get $dst)))
+        (local.set $v3 (v128.load offset=48 (local.get $dst)))
+        (local.set $ap (local.get $a))
+        (local.set $p (local.get $panel))
+        (block $ks_done
+          (loop $ks
+            (br_if $ks_done (i32.ge_u (local.get $ap) (local.get $aend)))
+            (local.set $s (v128.load64_splat (local.get $ap)))
+            (local.set $t (v128.load64_splat offset=8 (local.get $ap)))
+            (local.set $v0 (f64x2.pmin (local.get $v0) (f64x2.pmin
+              (f64x2.add (local.get $s) (v128.load (local.get $p)))
+              (f64x2.add (local.get $t) (v128.load offset=64 (local.get $p))))))
+            (local.set $v1 (f64x2.pmin (local.get $v1) (f64x2.pmin
+              (f64x2.add (local.get $s) (v128.load offset=16 (local.get $p)))
+              (f64x2.add (local.get $t) (v128.load offset=80 (local.get $p))))))
+            (local.set $v2 (f64x2.pmin (local.get $v2) (f64x2.pmin
+              (f64x2.add (local.get $s) (v128.load offset=32 (local.get $p)))
+              (f64x2.add (local.get $t) (v128.load offset=96 (local.get $p))))))
+            (local.set $v3 (f64x2.pmin (local.get $v3) (f64x2.pmin
+              (f64x2.add (local.get $s) (v128.load offset=48 (local.get $p)))
+              (f64x2.add (local.get $t) (v128.load offset=112 (local.get $p))))))
+            (local.set $ap (i32.add (local.get $ap) (i32.const 16)))
+            (local.set $p (i32.add (local.get $p) (i32.const 128)))
+            (br $ks)))
+        (v128.store (local.get $dst) (local.get $v0))
+        (v128.store offset=16 (local.get $dst) (local.get $v1))
+        (v128.store offset=32 (local.get $dst) (local.get $v2))
+        (v128.store offset=48 (local.get $dst) (local.get $v3))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 64)))
+        (local.set $panel (i32.add (local.get $panel) (i32.shl (local.get $k) (i32.const 6))))
+        (br $chunks)))
+    ;; the last 2, 4 or 6 cells, a pair at a time, in the last (partial) chunk of the panel
+    (block $pairs_done
+      (loop $pairs
+        (br_if $pairs_done (i32.ge_u (local.get $dst) (local.get $end)))
+        (local.set $v0 (v128.load (local.get $dst)))
+        (local.set $ap (local.get $a))
+        (local.set $p (local.get $panel))
+        (block $ks2_done
+          (loop $ks2
+            (br_if $ks2_done (i32.ge_u (local.get $ap) (local.get $aend)))
+            (local.set $v0 (f64x2.pmin (local.get $v0)
+              (f64x2.add (v128.load64_splat (local.get $ap)) (v128.load (local.get $p)))))
+            (local.set $ap (i32.add (local.get $ap) (i32.const 8)))
+            (local.set $p (i32.add (local.get $p) (i32.const 64)))
+            (br $ks2)))
+        (v128.store (local.get $dst) (local.get $v0))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+        (local.set $panel (i32.add (local.get $panel) (i32.const 16)))
+        (br $pairs)))))`;
 
 const wabt = await wabtFactory();
-const module = wabt.parseWat('closure.wat', wat, { simd: true });
-module.validate();
-const { buffer } = module.toBinary({});
-const base64 = Buffer.from(buffer).toString('base64');
+/** The module's bytes, importing a plain or a shared memory (the threaded closure's). */
+function assemble(source) {
+  const module = wabt.parseWat('closure.wat', source, { simd: true, threads: true });
+  module.validate({ simd: true, threads: true });
+  return Buffer.from(module.toBinary({}).buffer);
+}
+const buffer = assemble(wat);
+const base64 = buffer.toString('base64');
+const shared = assemble(wat.replace('(memory 1 65536)', '(memory 1 65536 shared)')).toString('base64');
 const out = new URL('../src/dbm/wasm/kernels.ts', import.meta.url);
 writeFileSync(
   out,
   `// Generated by packages/octagon/scripts/build-wasm.mjs from the WAT there; do not edit.\n` +
-    `/** WebAssembly SIMD sweep of one closure pivot over a half matrix of doubles (${buffer.length} bytes). */\n` +
-    `export const CLOSURE_KERNEL_BASE64 =\n  '${base64}';\n`,
+    `/** WebAssembly SIMD kernels of the f64 closure: one pivot's sweep and a min-plus row update (${buffer.length} bytes). */\n` +
+    `export const CLOSURE_KERNEL_BASE64 =\n  '${base64}';\n` +
+    `/** The same kernels importing a shared memory (the closure's worker threads). */\n` +
+    `export const CLOSURE_KERNEL_SHARED_BASE64 =\n  '${shared}';\n`,
 );
 console.log(`wrote ${out.pathname}: ${buffer.length} bytes`);

@@ -8,28 +8,62 @@ export {
   type ProgramPoint,
 } from './analyzer/analyze';
 export { type Cond, type Expr, type Program, parseProgram, type RelOp, type Stmt } from './analyzer/parse';
+export { parallelAssign, substitute } from './dbm/apron/assign';
+export { addDimensionsAt, expand, fold, forgetVars } from './dbm/apron/dimensions';
+export { addEpsilon, addEpsilonBin, joinArray, meetArray } from './dbm/apron/lattice';
 export {
+  boundLinear,
+  type ConstraintOp,
+  type LinearConstraint,
+  satConstraint,
+  satInterval,
+} from './dbm/apron/queries';
+export {
+  deserializeOctagon,
+  hashOctagon,
+  type SerializedOctagon,
+  serializeOctagon,
+} from './dbm/apron/serialize';
+export {
+  assignTree,
+  boundTree,
+  guardTree,
+  type Rounding,
+  satTree,
+  substituteTree,
+  type TreeExpr,
+} from './dbm/apron/tree';
+export {
+  type CloseF64Options,
   closeF64,
   closeGeneric,
+  closeMatrix,
   incrementalCloseGeneric,
   isExactGrid,
   strengthenGeneric,
+  type Tightness,
 } from './dbm/closure';
+export { PIVOT_BLOCK, shortestPathsBlocked } from './dbm/closure-blocked';
+export {
+  type ClosureThreads,
+  type ClosureThreadsOptions,
+  createClosureThreads,
+} from './dbm/closure-threads';
+export { closeByBlocks, variableBlocks } from './dbm/decompose';
+export { createOctagonDomain, type OctagonDomain, type OctagonDomainOptions } from './dbm/domain';
 export { halfSize, matPos, rowStart } from './dbm/layout';
 export {
-  createOctagonDomain,
   formatConstraint,
   type Interval,
   type LinearExpr,
   type NumberLike,
   Octagon,
-  type OctagonDomain,
-  type OctagonDomainOptions,
   type OctagonKind,
   type OctConstraint,
   type Sign,
   signedNode,
   toRational,
+  type WideningOptions,
 } from './dbm/octagon';
 export {
   OctagonAbortedError,

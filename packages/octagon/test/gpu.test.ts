@@ -2,7 +2,15 @@ import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { randomHalf } from '../src/bench/index';
-import { createOctagonDomain, createOctagonGpu, Octagon, type OctagonKind, Rational } from '../src/index';
+import {
+  createOctagonDomain,
+  createOctagonGpu,
+  joinArray,
+  meetArray,
+  Octagon,
+  type OctagonKind,
+  Rational,
+} from '../src/index';
 import { constraintsArb } from './arbitraries';
 
 /** Every GPU cell ≥ the exact cell; equal when `equal`; twins equal (coherence of the dense result). */
@@ -160,6 +168,16 @@ describeGpu('octagon WebGPU engine', (fixture) => {
       expect((await gpu.elementwise('meet', a, b)).equals(a.meet(b))).toBe(true);
       expect((await gpu.elementwise('widen', a, b)).equals(a.widen(b))).toBe(true);
       expect((await gpu.elementwise('narrow', a, b)).equals(a.narrow(b))).toBe(true);
+      // cell for cell, with the left argument closed (default) and as built
+      const raw = (o: { rawMatrix(): ArrayLike<number> | null }) => Array.from(o.rawMatrix() ?? []);
+      const cs = fc.sample(constraintsArb(6, 14, 0, 20), { numRuns: 3, seed: 12 });
+      const os = cs.map((c) => F.fromConstraints(6, c));
+      expect((await gpu.reduce('join', os)).equals(joinArray(os))).toBe(true);
+      expect(raw(await gpu.reduce('meet', os))).toEqual(raw(meetArray(os)));
+      for (const left of ['closed', 'raw'] as const) {
+        expect(raw(await gpu.elementwise('widen', a, b, { left }))).toEqual(raw(a.widen(b, [], { left })));
+        expect(raw(await gpu.elementwise('narrow', a, b, { left }))).toEqual(raw(a.narrow(b, { left })));
+      }
     }
     gpu.destroy();
   });

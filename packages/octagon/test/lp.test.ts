@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import loadHighs from 'highs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   createOctagonDomain,
@@ -10,14 +9,12 @@ import {
   toRational,
 } from '../src/index';
 import { constraintsArb, satisfies } from './arbitraries';
+import { cellForm, loadOracle, maximize, octRows, oracleHighs } from './oracle';
 
-type Highs = Awaited<ReturnType<typeof loadHighs>>;
-let highs: Highs;
-beforeAll(async () => {
-  highs = await loadHighs();
-});
+beforeAll(loadOracle);
 
 const N = 3;
+const xs = Array.from({ length: N }, (_, v) => `x${v}`);
 
 /** V_j − V_i as LP text (coefficients combined: V_{2k} = x_k, V_{2k+1} = −x_k). */
 function objective(i: number, j: number): string {
@@ -53,9 +50,9 @@ function lpBody(
  */
 const MIP_OPTIONS = { output_flag: false, presolve: 'off' } as never;
 
-/** max of V_j − V_i subject to the constraints, by HiGHS (MIP for integers); null when unbounded. */
+/** max of V_j − V_i subject to the constraints, by HiGHS's MIP (LP for reals); null when unbounded. */
 function lpMax(cons: readonly OctConstraint[], i: number, j: number, kind: OctagonKind): number | null {
-  const r = highs.solve(
+  const r = oracleHighs().solve(
     `Maximize\n obj: ${objective(i, j)}\n${lpBody(cons, kind)}`,
     kind === 'int' ? MIP_OPTIONS : ({ output_flag: false } as never),
   );
@@ -78,7 +75,7 @@ function cellValue(point: readonly number[], i: number, j: number): number {
  * (0, 0, 0) it missed; a closed cell above HiGHS's optimum is held to such a witness instead.
  */
 function integerPointReaches(cons: readonly OctConstraint[], i: number, j: number, bound: number): boolean {
-  const r = highs.solve(
+  const r = oracleHighs().solve(
     `Maximize\n obj: 0 x0\n${lpBody(cons, 'int', [` w: ${objective(i, j)} >= ${bound}`])}`,
     MIP_OPTIONS,
   );
@@ -88,10 +85,14 @@ function integerPointReaches(cons: readonly OctConstraint[], i: number, j: numbe
   return cons.every((c) => satisfies(c, point)) && cellValue(point, i, j) === bound;
 }
 
-/** Checks every closed cell of `cons` against HiGHS's optimum (or, below it, an integer witness). */
+/**
+ * Checks every closed cell of `cons` against the oracle's optimum (an exactly checked integer
+ * vertex of the LP, else HiGHS's MIP) or, below a MIP optimum, an integer witness.
+ */
 function expectTight(cons: readonly OctConstraint[], kind: OctagonKind): void {
   const c = createOctagonDomain({ engine: 'exact', kind }).fromConstraints(N, cons).closedMatrix();
-  const first = lpMax(cons, 0, 0, kind);
+  const rows = octRows(cons);
+  const first = maximize({}, rows, xs, kind);
   if (!c) {
     expect(Number.isNaN(first)).toBe(true);
     return;
@@ -100,7 +101,7 @@ function expectTight(cons: readonly OctConstraint[], kind: OctagonKind): void {
     for (let j = 0; j < 2 * N; j++) {
       if (i === j) continue;
       const bound = c[matPos(i, j)] as Rational;
-      const opt = lpMax(cons, i, j, kind);
+      const opt = maximize(cellForm(i, j), rows, xs, kind);
       if (bound.isInf) expect(opt).toBeNull();
       else if (kind === 'int' && opt !== null && opt < bound.toNumber() - 1e-9) {
         // HiGHS's MIP may stop short of the optimum (see integerPointReaches).

@@ -1,9 +1,16 @@
 import type { AnalysisTimings, GpuContext } from '@gpumorph/gpu-allocator';
-import { createOctagonDomain, type LinearExpr, type Octagon, type OctagonDomain } from '../dbm/octagon';
+import { createOctagonDomain, type OctagonDomain } from '../dbm/domain';
+import type { LinearExpr, Octagon, WideningOptions } from '../dbm/octagon';
 import { OctagonAbortedError, OctagonParseError, type SourcePosition } from '../errors';
 import { createOctagonGpu, type OctagonGpu } from '../gpu/engine';
 import type { Rational } from '../numbers/rational';
 import { type Cond, type Expr, type Program, parseProgram, type RelOp, type Stmt } from './parse';
+
+/**
+ * Widening and narrowing as Miné defines them: the left argument (the previous iterate) as built,
+ * so the iterates stabilise, and thresholds that bound the program's values (`x ≤ t`, not `2·x ≤ t`).
+ */
+const MINE_WIDENING: WideningOptions = { left: 'raw', thresholds: 'bound' };
 
 /** Engines of the analyzer: exact rationals, f64, or WebGPU (closures, joins and widenings' right arguments on the GPU). */
 export type AnalyzerEngine = 'exact' | 'f64' | 'webgpu';
@@ -348,13 +355,13 @@ class Analyzer {
           head =
             iter < this.#delay
               ? await this.be.join(head, next)
-              : head.widen(await this.be.closed(next), this.#thresholds);
+              : head.widen(await this.be.closed(next), this.#thresholds, MINE_WIDENING);
           if (iter > 1000)
             throw new Error(`no fixpoint at ${st.pos.line}:${st.pos.column} after 1000 iterations`);
         }
         for (let k = 0; k < this.#narrowing; k++) {
           const next = await this.be.closed(await step(head));
-          head = await this.be.closed(head.narrow(next));
+          head = await this.be.closed(head.narrow(next, MINE_WIDENING));
         }
         head = await this.be.closed(head);
         if (rec) {

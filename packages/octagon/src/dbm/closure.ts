@@ -1,7 +1,23 @@
 import type { BoundStore, Bounds } from '../numbers/bounds';
 import { addUp, halfUp } from '../numbers/rational';
+import { shortestPathsBlocked } from './closure-blocked';
+import type { ClosureThreads } from './closure-threads';
+import { closeByBlocks } from './decompose';
 import { matPos, rowStart } from './layout';
 import { createClosureSweep } from './wasm/simd';
+
+/**
+ * Which variables are integers, for the tightening of the closure: `true` (all: tight closure),
+ * `false` (none: strong closure), or one flag per variable (mixed octagons: the unary cells of
+ * the integer variables are tightened — sound, and the strong closure on the real ones).
+ */
+export type Tightness = boolean | ArrayLike<number>;
+
+/** The per-variable integer flags of a {@link Tightness}. */
+function integerFlags(tight: Tightness, n: number): Uint8Array {
+  if (typeof tight !== 'boolean') return Uint8Array.from({ length: n }, (_, v) => (tight[v] ? 1 : 0));
+  return new Uint8Array(n).fill(tight ? 1 : 0);
+}
 
 /**
  * Strong closure (reals) or tight closure (integers) of a half matrix in place, on any
@@ -18,7 +34,7 @@ import { createClosureSweep } from './wasm/simd';
  * const nonEmpty = closeGeneric(m, 2, exactBounds, false);
  * ```
  */
-export function closeGeneric<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: boolean): boolean {
+export function closeGeneric<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: Tightness): boolean {
   const N = 2 * n;
   const a = new Array<T>(N);
   const b = new Array<T>(N);
@@ -65,12 +81,13 @@ export function closeGeneric<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight
  * strengthenGeneric(m, n, exactBounds, false); // after a shortest-path closure of m
  * ```
  */
-export function strengthenGeneric<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: boolean): boolean {
+export function strengthenGeneric<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: Tightness): boolean {
   const N = 2 * n;
+  const ints = integerFlags(tight, n);
   const t = new Array<T>(N);
   for (let i = 0; i < N; i++) {
     let v = m[matPos(i, i ^ 1)] as T;
-    if (tight && !B.isInf(v)) {
+    if (ints[i >> 1] && !B.isInf(v)) {
       v = B.double(B.floor(B.half(v)));
       m[matPos(i, i ^ 1)] = v;
     }
@@ -115,7 +132,7 @@ export function incrementalCloseGeneric<T>(
   n: number,
   B: Bounds<T>,
   v: number,
-  tight: boolean,
+  tight: Tightness,
 ): boolean {
   const N = 2 * n;
   const p = 2 * v;
@@ -206,11 +223,28 @@ export function isExactGrid(m: Float64Array, n: number): boolean {
   return true;
 }
 
+/** Below this many variables the matrix fits the cache and the pivot-by-pivot sweep is faster. */
+const BLOCKED_FROM = 128;
+
+/** Below this many variables a domain's closure stays on the calling thread (the meetings cost more). */
+const THREADS_FROM = 256;
+
+/** Which path {@link closeF64} takes on the exact grid (both give the same matrix; for tests). */
+export interface CloseF64Options {
+  /** WebAssembly SIMD (default: where available, from 16 variables); `false`: the JavaScript loop. */
+  readonly simd?: boolean;
+  /** The cache-blocked closure ({@link shortestPathsBlocked}; default from 128 variables). */
+  readonly blocked?: boolean;
+  /** Worker threads for the blocked closure ({@link createClosureThreads}); none by default. */
+  readonly threads?: ClosureThreads | undefined;
+}
+
 /**
  * Strong (or tight) closure of an f64 half matrix in place: the same algorithm as
  * {@link closeGeneric}, specialised for `Float64Array`. When every value is on the exact grid
  * ({@link isExactGrid}) the sums are exact and plain `+` is used — the usual case, and the one
- * the speed comparisons time; otherwise a candidate that would lower a cell is recomputed rounded
+ * the speed comparisons time; from 128 variables its shortest paths are then cache-blocked
+ * ({@link shortestPathsBlocked}); otherwise a candidate that would lower a cell is recomputed rounded
  * up ({@link addUp}) before it is stored, so no stored bound is ever below the exact one.
  *
  * Returns false when the octagon is empty.
@@ -224,12 +258,16 @@ export function isExactGrid(m: Float64Array, n: number): boolean {
 export function closeF64(
   m: Float64Array,
   n: number,
-  tight: boolean,
-  options: { simd?: boolean } = {},
+  tight: Tightness,
+  options: CloseF64Options = {},
 ): boolean {
   const N = 2 * n;
   const exact = isExactGrid(m, n);
   if (exact && n >= 16 && options.simd !== false) {
+    if (options.blocked ?? n >= BLOCKED_FROM) {
+      const paths = shortestPathsBlocked(m, n, options.threads);
+      if (paths !== undefined) return paths && strengthenF64(m, n, tight, true);
+    }
     const done = closeF64Simd(m, n, tight);
     if (done !== undefined) return done;
   }
@@ -309,7 +347,7 @@ export function closeF64(
  * O(n) pivot preparation and the strengthening stay in JavaScript. Undefined when WebAssembly SIMD
  * is unavailable.
  */
-function closeF64Simd(m: Float64Array, n: number, tight: boolean): boolean | undefined {
+function closeF64Simd(m: Float64Array, n: number, tight: Tightness): boolean | undefined {
   const N = 2 * n;
   const cells = m.length;
   const kernel = createClosureSweep(8 * (cells + 4 * N));
@@ -366,13 +404,14 @@ function closeF64Simd(m: Float64Array, n: number, tight: boolean): boolean | und
  * strengthenF64(m, n, false); // m already shortest-path closed
  * ```
  */
-export function strengthenF64(m: Float64Array, n: number, tight: boolean, exact = false): boolean {
+export function strengthenF64(m: Float64Array, n: number, tight: Tightness, exact = false): boolean {
   const N = 2 * n;
+  const ints = integerFlags(tight, n);
   const t = new Float64Array(N);
   for (let i = 0; i < N; i++) {
     const pos = matPos(i, i ^ 1);
     let v = m[pos] as number;
-    if (tight && v !== Number.POSITIVE_INFINITY) {
+    if (ints[i >> 1] && v !== Number.POSITIVE_INFINITY) {
       v = 2 * Math.floor(v / 2);
       m[pos] = v;
     }
@@ -388,7 +427,8 @@ export function strengthenF64(m: Float64Array, n: number, tight: boolean, exact 
       const tj = t[j ^ 1] as number;
       if (tj === Number.POSITIVE_INFINITY) continue;
       let s = exact ? (ti + tj) / 2 : halfUp(addUp(ti, tj));
-      if (tight) s = Math.floor(s); // ti, tj even: exact; when rounded up, ⌊·⌋ stays above the exact integer
+      // ti, tj even: exact; when rounded up, ⌊·⌋ stays above the exact integer (two integer variables)
+      if (ints[i >> 1] && ints[j >> 1]) s = Math.floor(s);
       if (s < (m[base + j] as number)) m[base + j] = s;
     }
   }
@@ -398,4 +438,31 @@ export function strengthenF64(m: Float64Array, n: number, tight: boolean, exact 
     m[d] = 0;
   }
   return true;
+}
+
+/**
+ * The closure the octagons use, chosen automatically: block by block when the variables split
+ * into independent blocks none of which holds more than half of them ({@link closeByBlocks}; the
+ * same matrix as the dense closure), else dense ({@link closeF64} on f64 matrices,
+ * {@link closeGeneric} otherwise). In place; returns false when empty.
+ *
+ * @example
+ * ```ts
+ * const nonEmpty = closeMatrix(m, n, f64Bounds, true);
+ * ```
+ */
+export function closeMatrix<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: Tightness): boolean {
+  const dense = (s: BoundStore<T>, k: number, t: Tightness) =>
+    s instanceof Float64Array
+      ? closeF64(s, k, t, { threads: k >= THREADS_FROM ? B.threads : undefined })
+      : closeGeneric(s, k, B, t);
+  if (n >= 16) {
+    const strengthen = (s: BoundStore<T>) =>
+      s instanceof Float64Array
+        ? strengthenF64(s, n, tight, isExactGrid(s, n))
+        : strengthenGeneric(s, n, B, tight);
+    const byBlocks = closeByBlocks(m, n, B, tight, dense, strengthen);
+    if (byBlocks !== undefined) return byBlocks;
+  }
+  return dense(m, n, tight);
 }

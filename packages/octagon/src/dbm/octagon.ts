@@ -1,72 +1,41 @@
 import { OctagonDimensionError } from '../errors';
 import { type BoundStore, type Bounds, boundsOf, type NumberEngine } from '../numbers/bounds';
 import { Rational } from '../numbers/rational';
-import { closeF64, closeGeneric, incrementalCloseGeneric } from './closure';
+import { closeMatrix, incrementalCloseGeneric } from './closure';
+import {
+  formatConstraint,
+  type Interval,
+  type LinearExpr,
+  linearConstant,
+  linearTerms,
+  type NumberLike,
+  type OctagonKind,
+  type OctConstraint,
+  type Sign,
+  signedNode,
+  toRational,
+} from './constraints';
+import { cellsEq, cellsLe, maxCells, minCells, narrowCells, widenCells } from './elementwise';
+import { guardLinearForm } from './guard-linear';
 import { halfSize, matPos } from './layout';
 
-/** `int`: variables range over the integers (tight closure); `real`: over the reals (strong closure). */
-export type OctagonKind = 'int' | 'real';
-
-/** +1 or −1. */
-export type Sign = 1 | -1;
-
-/** A number given to the domain: a rational, a JS number (its exact value) or a string (`'7/2'`). */
-export type NumberLike = Rational | number | bigint | string;
-
-/**
- * An octagonal constraint `si·x_i + sj·x_j ≤ c`, or `si·x_i ≤ c` without `j`.
- *
- * @example
- * ```ts
- * const c: OctConstraint = { i: 0, si: 1, j: 1, sj: -1, c: 3 }; // x0 − x1 ≤ 3
- * ```
- */
-export interface OctConstraint {
-  readonly i: number;
-  readonly si: Sign;
-  readonly j?: number | undefined;
-  readonly sj?: Sign | undefined;
-  readonly c: NumberLike;
-}
-
-/** A closed interval; `null` is an infinite end. */
-export interface Interval {
-  readonly lo: Rational | null;
-  readonly hi: Rational | null;
-}
-
-/**
- * A linear form `Σ coef·x_var + constant` with an interval constant (APRON's interval linear forms).
- *
- * @example
- * ```ts
- * const e: LinearExpr = { terms: [[0, 2], [1, -1]], constant: 5 }; // 2·x0 − x1 + 5
- * ```
- */
-export interface LinearExpr {
-  readonly terms: ReadonlyArray<readonly [variable: number, coefficient: NumberLike]>;
-  readonly constant?: NumberLike | { readonly lo: NumberLike | null; readonly hi: NumberLike | null };
-}
-
-/** Converts a {@link NumberLike} to an exact rational. */
-export function toRational(x: NumberLike): Rational {
-  if (x instanceof Rational) return x;
-  if (typeof x === 'bigint') return Rational.of(x);
-  if (typeof x === 'string') return Rational.parse(x);
-  if (x === Number.NEGATIVE_INFINITY || Number.isNaN(x)) throw new RangeError(`bad constant ${x}`);
-  return Rational.fromNumber(x);
-}
-
-/**
- * Node of the signed variable `s·x_i`: `2i` for `+x_i`, `2i+1` for `−x_i`.
- *
- * @example
- * ```ts
- * signedNode(-1, 3); // 7: the node of −x3
- * ```
- */
-export function signedNode(s: Sign, i: number): number {
-  return s === 1 ? 2 * i : 2 * i + 1;
+export {
+  formatConstraint,
+  type Interval,
+  type LinearExpr,
+  type NumberLike,
+  type OctagonKind,
+  type OctConstraint,
+  type Sign,
+  signedNode,
+  toRational,
+} from './constraints';
+/** How {@link Octagon.widen} and {@link Octagon.narrow} read their arguments. */
+export interface WideningOptions {
+  /** `closed` (default, APRON): the left argument is closed first; `raw`: used as built (Miné; chains stabilise). */
+  readonly left?: 'closed' | 'raw';
+  /** `cell` (default, APRON): a threshold bounds the stored cell (`2·x` for a unary one); `bound`: the bound of `±x±y` or `x`. */
+  readonly thresholds?: 'cell' | 'bound';
 }
 
 /** Upper bounds of a linear form and of its negation (outward: never below the exact ones). */
@@ -80,7 +49,7 @@ interface FormBounds<T> {
  * or outward-rounded f64 number system (see {@link Bounds}). Values are immutable: every operator
  * returns a new octagon. The strong (tight for `int`) closure is computed lazily and cached beside
  * the matrix as built, so operators that Miné defines on closed arguments (join, inclusion,
- * forget, assignment, bounds…) close them, and widening uses its left argument as built.
+ * forget, assignment, bounds…) close them.
  *
  * Create through {@link createOctagonDomain}.
  *
@@ -96,16 +65,34 @@ export class Octagon<T> {
   readonly dim: number;
   readonly kind: OctagonKind;
   readonly bounds: Bounds<T>;
+  /**
+   * For a `real` octagon, one flag per variable, 1 for an integer variable (a mixed octagon, as
+   * APRON's `intdim`: the closure tightens those variables' bounds and binary cells between two
+   * of them are floored); null when no variable is an integer. Always null for `int` octagons.
+   */
+  readonly integers: Uint8Array | null;
   /** The matrix as built; null when known empty. */
   readonly #raw: BoundStore<T> | null;
   /** The closed matrix: undefined until computed, null when empty. */
   #closed: BoundStore<T> | null | undefined;
 
   /** @internal Use the domain's factories. */
-  constructor(bounds: Bounds<T>, kind: OctagonKind, dim: number, raw: BoundStore<T> | null, closed: boolean) {
+  constructor(
+    bounds: Bounds<T>,
+    kind: OctagonKind,
+    dim: number,
+    raw: BoundStore<T> | null,
+    closed: boolean,
+    integers: Uint8Array | null = null,
+  ) {
     this.bounds = bounds;
     this.kind = kind;
     this.dim = dim;
+    if (integers !== null && (kind === 'int' || integers.length !== dim))
+      throw new OctagonDimensionError(
+        `integer flags of ${integers.length} variables for a ${kind} octagon of ${dim}`,
+      );
+    this.integers = integers !== null && integers.some((f) => f === 1) ? integers : null;
     this.#raw = raw;
     this.#closed = raw === null ? null : closed ? raw : undefined;
   }
@@ -113,6 +100,29 @@ export class Octagon<T> {
   /** Number engine of the bounds. */
   get engine(): NumberEngine {
     return this.bounds.engine;
+  }
+
+  /**
+   * This `real` octagon with the variables `vars` ranging over the integers too (a mixed
+   * octagon: its points whose coordinates `vars` are integers). Not closed.
+   *
+   * @example
+   * ```ts
+   * const R = createOctagonDomain({ engine: 'exact', kind: 'real' });
+   * R.fromBox([{ lo: 0, hi: '5/2' }]).withIntegerVars([0]).bound(0)?.hi?.toString(); // "2"
+   * ```
+   */
+  withIntegerVars(vars: readonly number[]): Octagon<T> {
+    for (const v of vars) this.#var(v);
+    if (this.kind === 'int') return this;
+    const flags = this.integers ? Uint8Array.from(this.integers) : new Uint8Array(this.dim);
+    for (const v of vars) flags[v] = 1;
+    return this.#withIntegers(this, flags);
+  }
+
+  /** Whether variable `v` ranges over the integers (every variable of an `int` octagon). */
+  isIntegerVar(v: number): boolean {
+    return this.kind === 'int' || this.integers?.[v] === 1;
   }
 
   /** True when the matrix as built is known to be closed (or empty). */
@@ -129,12 +139,7 @@ export class Octagon<T> {
   closedMatrix(): BoundStore<T> | null {
     if (this.#closed === undefined) {
       const m = this.bounds.copy(this.#raw as BoundStore<T>);
-      const tight = this.kind === 'int';
-      const ok =
-        this.bounds.engine === 'f64'
-          ? closeF64(m as unknown as Float64Array, this.dim, tight)
-          : closeGeneric(m, this.dim, this.bounds, tight);
-      this.#closed = ok ? m : null;
+      this.#closed = closeMatrix(m, this.dim, this.bounds, this.#tightness()) ? m : null;
     }
     return this.#closed;
   }
@@ -144,13 +149,13 @@ export class Octagon<T> {
    * GPU engine). Operators then use it without closing again; soundness does not depend on it.
    */
   markClosed(): Octagon<T> {
-    return new Octagon(this.bounds, this.kind, this.dim, this.#raw, true);
+    return this.#make(this.#raw, true);
   }
 
   /** This octagon with its matrix closed (the same set of points). */
   close(): Octagon<T> {
     const c = this.closedMatrix();
-    return new Octagon(this.bounds, this.kind, this.dim, c, true);
+    return this.#make(c, true);
   }
 
   /** Whether the octagon has no point (closes it). */
@@ -195,9 +200,7 @@ export class Octagon<T> {
     if (!m) return true;
     const o = other.#raw;
     if (!o) return false;
-    const B = this.bounds;
-    for (let p = 0; p < m.length; p++) if (!B.le(m[p] as T, o[p] as T)) return false;
-    return true;
+    return cellsLe(this.bounds, m, o);
   }
 
   /** Same set of points: both closed and compared. */
@@ -206,8 +209,7 @@ export class Octagon<T> {
     const a = this.closedMatrix();
     const b = other.closedMatrix();
     if (!a || !b) return a === b;
-    for (let p = 0; p < a.length; p++) if (!this.bounds.eq(a[p] as T, b[p] as T)) return false;
-    return true;
+    return cellsEq(this.bounds, a, b);
   }
 
   // ---------------------------------------------------------------- lattice
@@ -219,10 +221,7 @@ export class Octagon<T> {
     const b = other.closedMatrix();
     if (!a) return other.close();
     if (!b) return this.close();
-    const B = this.bounds;
-    const m = B.alloc(a.length);
-    for (let p = 0; p < a.length; p++) m[p] = B.max(a[p] as T, b[p] as T);
-    return this.#make(m, true);
+    return this.#make(maxCells(this.bounds, a, b), true);
   }
 
   /** Greatest lower bound: min of the matrices as built (not closed). */
@@ -231,64 +230,58 @@ export class Octagon<T> {
     const a = this.#raw;
     const b = other.#raw;
     if (!a || !b) return this.#make(null, true);
-    const B = this.bounds;
-    const m = B.alloc(a.length);
-    for (let p = 0; p < a.length; p++) m[p] = B.min(a[p] as T, b[p] as T);
-    return this.#make(m, false);
+    return this.#make(minCells(this.bounds, a, b), false);
   }
 
   /**
-   * Widening `this ∇ other` (Miné 2006 Def. 11): the left argument as built (never closed, or
-   * chains need not stabilise), the right closed; a cell that grows goes to the least threshold
-   * above it (thresholds are bounds of `±x±y`; a unary cell `2·x` uses twice the threshold), or +∞.
+   * Widening `this ∇ other` (Miné 2006 Def. 11, APRON's `oct_widening`): a cell of the right
+   * argument (closed) above the left one's goes to the least threshold at or above it, else +∞.
+   * By default (APRON's semantics) the left argument is closed first and the thresholds are compared
+   * with the stored cells (a unary cell stores `2·x`, so `t` bounds `x` by `t/2`). `left: 'raw'`
+   * uses the left argument as built — Miné's condition for chains to stabilise: closing a widened
+   * iterate can bring a +∞ cell back to a finite value — and `thresholds: 'bound'` compares them
+   * with the bounds of `±x±y` and of `x` (a unary cell uses `2·t`). An empty left argument (in
+   * either mode its emptiness is decided by its closure) gives the right one closed.
+   *
+   * @example
+   * ```ts
+   * const D = createOctagonDomain({ engine: 'exact' });
+   * const a = D.fromBox([{ lo: 0, hi: 1 }]);
+   * const b = D.fromBox([{ lo: 0, hi: 2 }]);
+   * a.widen(b, [10]).bound(0)?.hi?.toString(); // "5": the cell 2·x ≤ 10 (APRON)
+   * a.widen(b, [10], { thresholds: 'bound', left: 'raw' }).bound(0)?.hi?.toString(); // "10"
+   * ```
    */
-  widen(other: Octagon<T>, thresholds: readonly NumberLike[] = []): Octagon<T> {
+  widen(
+    other: Octagon<T>,
+    thresholds: readonly NumberLike[] = [],
+    options: WideningOptions = {},
+  ): Octagon<T> {
     this.#same(other, 'widening');
-    if (this.isEmpty()) return other;
-    const a = this.#raw as BoundStore<T>;
+    if (this.isEmpty()) return other.close();
+    const a = (options.left === 'raw' ? this.#raw : this.closedMatrix()) as BoundStore<T>;
     const b = other.closedMatrix();
-    if (!b) return this;
+    if (!b) return options.left === 'raw' ? this : this.close();
     const B = this.bounds;
     // Integer octagons take ⌊t⌋ (an integer variable below t is below ⌊t⌋), keeping every cell integral.
     const ts = thresholds
       .map((t) => B.fromRational(this.kind === 'int' ? toRational(t).floor() : toRational(t)))
       .sort((x, y) => (B.lt(x, y) ? -1 : 1));
-    const m = B.alloc(a.length);
-    const N = 2 * this.dim;
-    for (let i = 0; i < N; i++) {
-      for (let j = 0; j <= (i | 1); j++) {
-        const p = matPos(i, j);
-        const av = a[p] as T;
-        const bv = b[p] as T;
-        if (B.le(bv, av)) {
-          m[p] = av;
-          continue;
-        }
-        let w = B.inf;
-        const unary = j === (i ^ 1);
-        for (const t of ts) {
-          const tv = unary ? B.double(t) : t;
-          if (B.le(bv, tv)) {
-            w = tv;
-            break;
-          }
-        }
-        m[p] = w;
-      }
-    }
+    const m = widenCells(B, a, b, this.dim, ts, options.thresholds === 'bound');
     return this.#make(m, false);
   }
 
-  /** Narrowing `this Δ other` (Miné 2006 Def. 12): +∞ cells of the left (as built) take the right's (closed). */
-  narrow(other: Octagon<T>): Octagon<T> {
+  /**
+   * Narrowing `this Δ other` (Miné 2006 Def. 12): the +∞ cells of the left argument take the
+   * right's (closed). The left argument is closed first by default (APRON), or used as built with
+   * `left: 'raw'`.
+   */
+  narrow(other: Octagon<T>, options: Pick<WideningOptions, 'left'> = {}): Octagon<T> {
     this.#same(other, 'narrowing');
-    const a = this.#raw;
+    const a = options.left === 'raw' ? this.#raw : this.closedMatrix();
     const b = other.closedMatrix();
     if (!a || !b) return this.#make(null, true);
-    const B = this.bounds;
-    const m = B.alloc(a.length);
-    for (let p = 0; p < a.length; p++) m[p] = B.isInf(a[p] as T) ? (b[p] as T) : (a[p] as T);
-    return this.#make(m, false);
+    return this.#make(narrowCells(this.bounds, a, b), false);
   }
 
   // ---------------------------------------------------------------- dimensions
@@ -303,8 +296,17 @@ export class Octagon<T> {
     return this.#make(m, true);
   }
 
-  /** Appends `count` unconstrained variables (indices `dim … dim+count−1`). */
-  addDimensions(count: number): Octagon<T> {
+  /**
+   * Appends `count` unconstrained variables (indices `dim … dim+count−1`); in a `real` octagon
+   * they are integers with `integer: true` (a mixed octagon).
+   */
+  addDimensions(count: number, options: { readonly integer?: boolean } = {}): Octagon<T> {
+    if (options.integer && this.kind === 'real' && count > 0) {
+      const flags = new Uint8Array(this.dim + count);
+      if (this.integers) flags.set(this.integers);
+      flags.fill(1, this.dim);
+      return this.#withIntegers(this.addDimensions(count), flags);
+    }
     const n = this.dim + count;
     const make = (src: BoundStore<T> | null) => {
       if (!src) return null;
@@ -313,7 +315,8 @@ export class Octagon<T> {
       for (let i = 2 * this.dim; i < 2 * n; i++) m[matPos(i, i)] = this.bounds.zero;
       return m;
     };
-    const out = new Octagon(this.bounds, this.kind, n, make(this.#raw), false);
+    const flags = this.integers && Uint8Array.from({ length: n }, (_, v) => this.integers?.[v] ?? 0);
+    const out = new Octagon(this.bounds, this.kind, n, make(this.#raw), false, flags);
     if (this.#closed !== undefined) out.#closed = make(this.#closed);
     return out;
   }
@@ -325,7 +328,8 @@ export class Octagon<T> {
     const keep = [...Array(this.dim).keys()].filter((v) => !gone.has(v));
     const c = this.closedMatrix();
     const n = keep.length;
-    if (!c) return new Octagon(this.bounds, this.kind, n, null, true);
+    const flags = this.integers && Uint8Array.from(keep, (v) => this.integers?.[v] ?? 0);
+    if (!c) return new Octagon(this.bounds, this.kind, n, null, true, flags);
     const m = this.bounds.alloc(halfSize(n));
     for (let a = 0; a < n; a++) {
       for (let b = 0; b < n; b++) {
@@ -341,7 +345,7 @@ export class Octagon<T> {
         }
       }
     }
-    return new Octagon(this.bounds, this.kind, n, m, true);
+    return new Octagon(this.bounds, this.kind, n, m, true, flags);
   }
 
   /** Renames variable `v` to `perm[v]` (a permutation of `0 … dim−1`). */
@@ -368,7 +372,14 @@ export class Octagon<T> {
       }
       return m;
     };
-    const out = new Octagon(this.bounds, this.kind, this.dim, map(this.#raw), false);
+    let flags: Uint8Array | null = null;
+    if (this.integers) {
+      flags = new Uint8Array(this.dim);
+      perm.forEach((to, v) => {
+        (flags as Uint8Array)[to] = this.integers?.[v] ?? 0;
+      });
+    }
+    const out = new Octagon(this.bounds, this.kind, this.dim, map(this.#raw), false, flags);
     if (this.#closed !== undefined) out.#closed = map(this.#closed);
     return out;
   }
@@ -384,41 +395,7 @@ export class Octagon<T> {
     this.#var(y);
     const B = this.bounds;
     const cr = toRational(c);
-    if (x === y) {
-      if (!this.#raw) return this;
-      // Exact shift: V_{2x} += c (or the nodes swap first for x := −x + c). Only the rows and
-      // columns of x's two nodes change: O(n) cells after the copy.
-      const deltas = new Map<number, T>();
-      for (const k of [-2, -1, 1, 2]) deltas.set(k, B.fromRational(cr.mul(Rational.of(k))));
-      const shift = (src: BoundStore<T> | null) => {
-        if (!src) return null;
-        const m = B.copy(src);
-        const N = 2 * this.dim;
-        const p = 2 * x;
-        const node = (k: number) => (s === -1 && k >> 1 === x ? k ^ 1 : k);
-        const visit = (i: number, j: number) => {
-          let v = src[matPos(node(i), node(j))] as T;
-          // V_j − V_i grows by c when j = p, by −c when j = p+1; the reverse for i.
-          const coef = (j === p ? 1 : 0) - (j === p + 1 ? 1 : 0) - (i === p ? 1 : 0) + (i === p + 1 ? 1 : 0);
-          if (coef !== 0 && cr.num !== 0n && !B.isInf(v)) v = B.add(v, deltas.get(coef) as T);
-          m[matPos(i, j)] = v;
-        };
-        for (let k = 0; k < N; k++) {
-          visit(p, k);
-          visit(p + 1, k);
-          visit(k, p);
-          visit(k, p + 1);
-        }
-        return m;
-      };
-      const out = new Octagon(B, this.kind, this.dim, shift(this.#raw), false);
-      if (this.#closed !== undefined) {
-        out.#closed = shift(this.#closed);
-        // Rounding of the shift (f64, non-integral c) may leave the cached closure slightly off its strong form: recompute.
-        if (B.engine === 'f64' && !cr.isInteger) out.#closed = undefined;
-      }
-      return out;
-    }
+    if (x === y) return this.#shift(x, s, cr, cr);
     const c0 = this.closedMatrix();
     if (!c0) return this.#make(null, true);
     const m = B.copy(c0);
@@ -427,6 +404,72 @@ export class Octagon<T> {
     this.#setConstraint(m, 1, x, -s as Sign, y, cr);
     this.#setConstraint(m, -1, x, s, y, cr.neg());
     return this.#closeIncremental(m, x);
+  }
+
+  /**
+   * `x := s·x + [lo, hi]` (`null`: an infinite end), exact. Only the rows and columns of x's two
+   * nodes change: `V'_{2x} ∈ s·x + [lo, hi]` and `V'_{2x+1} ∈ −s·x − [lo, hi]`, so cell `(i, j)`
+   * (`V_j − V_i`) grows by the most `V_j` can grow minus the least `V_i` can (the nodes of x swap
+   * first when `s = −1`). A constant shift (`lo = hi`) is a bijection and shifts the matrix as
+   * built; an interval one shifts the closed matrix — shifting a matrix that is not closed would
+   * pay the width `hi − lo` once per passage of a path through x, losing the relations of x with
+   * the others (from `x0 − x1 ≤ 0`, `x0 := x0 + [0, 1]` gives `x0 − x1 ≤ 1`, as APRON). A shifted
+   * closed matrix stays strongly closed (each triangle gains `hi − lo ≥ 0`; tight for integral ends).
+   */
+  #shift(x: number, s: Sign, lo: Rational | null, hi: Rational | null): Octagon<T> {
+    if (lo && hi?.lt(lo)) return this.#make(null, true);
+    const constant = lo !== null && hi !== null && lo.eq(hi);
+    const B = this.bounds;
+    const p = 2 * x;
+    // grow[k] / least[k]: the most / least V'_k − V_{node(k)} for k = p, p+1 (null: unbounded)
+    const grow = [hi, lo === null ? null : lo.neg()];
+    const least = [lo, hi === null ? null : hi.neg()];
+    const delta = new Map<string, T>();
+    const deltaOf = (i: number, j: number): T | null => {
+      const up = j === p || j === p + 1 ? grow[j - p] : Rational.ZERO;
+      const down = i === p || i === p + 1 ? least[i - p] : Rational.ZERO;
+      if (up === null || up === undefined || down === null || down === undefined) return B.inf;
+      const d = up.sub(down);
+      if (d.num === 0n) return null;
+      const key = d.toString();
+      let v = delta.get(key);
+      if (v === undefined) {
+        v = B.fromRational(d);
+        delta.set(key, v);
+      }
+      return v;
+    };
+    const node = (k: number) => (s === -1 && k >> 1 === x ? k ^ 1 : k);
+    const apply = (src: BoundStore<T>) => {
+      const m = B.copy(src);
+      const N = 2 * this.dim;
+      const visit = (i: number, j: number) => {
+        if (i === j) return;
+        const v = src[matPos(node(i), node(j))] as T;
+        const d = deltaOf(i, j);
+        m[matPos(i, j)] = d === null || B.isInf(v) ? v : B.isInf(d) ? B.inf : B.add(v, d);
+      };
+      for (let k = 0; k < N; k++) {
+        visit(p, k);
+        visit(p + 1, k);
+        visit(k, p);
+        visit(k, p + 1);
+      }
+      return m;
+    };
+    // Rounding (f64, fractional ends) or fractional ends of an integer octagon leave a shifted
+    // closure off its tight/strong form: then the closure is recomputed when asked for.
+    const integral = (lo === null || lo.isInteger) && (hi === null || hi.isInteger);
+    const staysClosed = integral || (B.engine === 'exact' && !this.isIntegerVar(x));
+    if (constant) {
+      if (!this.#raw) return this;
+      const out = this.#make(apply(this.#raw), false);
+      if (this.#closed !== undefined && staysClosed) out.#closed = this.#closed && apply(this.#closed);
+      return out;
+    }
+    const c = this.closedMatrix();
+    if (!c) return this.#make(null, true);
+    return this.#make(apply(c), staysClosed);
   }
 
   /** `x := [lo, hi]` (`null` ends unbounded): closes, forgets `x`, bounds it, closes incrementally. */
@@ -443,18 +486,20 @@ export class Octagon<T> {
   }
 
   /**
-   * `x := Σ aᵢ·xᵢ + [c_lo, c_hi]`: exact for `±y + c` and intervals; otherwise Miné's interval
+   * `x := Σ aᵢ·xᵢ + [c_lo, c_hi]`: exact for `±y + c`, `±x + [c_lo, c_hi]` and intervals; otherwise Miné's interval
    * linear form assignment (2006 §4.4.4): `x` is forgotten and bounded, and for every other `y`,
    * `x − y` and `x + y` get the interval bounds of `e − y` and `e + y` on the closed argument.
    */
   assignLinear(x: number, e: LinearExpr): Octagon<T> {
     this.#var(x);
-    const terms = this.#terms(e);
-    const [clo, chi] = this.#constant(e);
+    const terms = linearTerms(e, this.dim);
+    const [clo, chi] = linearConstant(e);
     if (terms.length === 0) return this.assignInterval(x, clo, chi);
-    if (terms.length === 1 && clo !== null && chi !== null && clo.eq(chi)) {
+    if (terms.length === 1) {
       const [v, a] = terms[0] as [number, Rational];
-      if (a.eq(Rational.ONE) || a.eq(Rational.ONE.neg()))
+      const unit = a.eq(Rational.ONE) || a.eq(Rational.ONE.neg());
+      if (unit && v === x) return this.#shift(x, a.num > 0n ? 1 : -1, clo, chi);
+      if (unit && clo !== null && chi !== null && clo.eq(chi))
         return this.assignVar(x, a.num > 0n ? 1 : -1, v, clo);
     }
     const c0 = this.closedMatrix();
@@ -513,58 +558,15 @@ export class Octagon<T> {
   /**
    * Guard `e ≤ 0` for a linear form (Miné 2006 §4.4.3): exact when `e` is octagonal, otherwise
    * each unit-coefficient variable and pair is bounded by the interval of the rest of `e` on the
-   * closed argument, and other variables by division.
+   * closed argument, and other variables by division ({@link guardLinearForm}).
    */
   guardLinear(e: LinearExpr): Octagon<T> {
-    const terms = this.#terms(e);
-    const [clo] = this.#constant(e);
-    const unit = (a: Rational) => a.eq(Rational.ONE) || a.eq(Rational.ONE.neg());
-    const sign = (a: Rational): Sign => (a.num > 0n ? 1 : -1);
-    // e ≤ 0 holds for some point of the constant interval: Σ aᵢxᵢ ≤ −c_lo.
-    if (clo === null) return this;
-    const rhs = clo.neg();
-    if (terms.length === 0) return rhs.num < 0n ? this.#make(null, true) : this;
-    if (terms.length <= 2 && terms.every(([, a]) => unit(a))) {
-      const [i, ai] = terms[0] as [number, Rational];
-      const t2 = terms[1];
-      return this.guard({ i, si: sign(ai), j: t2?.[0], sj: t2 ? sign(t2[1]) : undefined, c: rhs });
-    }
-    const c0 = this.closedMatrix();
-    if (!c0) return this.#make(null, true);
-    const B = this.bounds;
-    const iv = this.#varBounds(c0);
-    // up(−Σ_{k∉S} a_k x_k) for a set S of excluded variables.
-    const restUp = (skip: ReadonlySet<number>): T => {
-      let acc = B.fromRational(rhs);
-      for (const [v, a] of terms) {
-        if (skip.has(v)) continue;
-        // −a·x ≤ up: a > 0 uses −x's bound, a < 0 uses x's bound
-        const b = a.num > 0n ? iv.negLo[v] : iv.hi[v];
-        acc = B.add(acc, B.mul(b as T, a.num > 0n ? a : a.neg()));
-        if (B.isInf(acc)) return acc;
-      }
-      return acc;
-    };
-    let o: Octagon<T> = this.close();
-    for (let t = 0; t < terms.length; t++) {
-      const [v, a] = terms[t] as [number, Rational];
-      const up = restUp(new Set([v]));
-      if (!B.isInf(up)) {
-        // a·x ≤ up ⇒ sign(a)·x ≤ up / |a|
-        const abs = a.num > 0n ? a : a.neg();
-        const bound = B.toRational(up).div(abs);
-        o = o.guard({ i: v, si: sign(a), c: bound });
-      }
-      if (!unit(a)) continue;
-      for (let u = t + 1; u < terms.length; u++) {
-        const [w, b] = terms[u] as [number, Rational];
-        if (!unit(b)) continue;
-        const pairUp = restUp(new Set([v, w]));
-        if (!B.isInf(pairUp)) o = o.guard({ i: v, si: sign(a), j: w, sj: sign(b), c: B.toRational(pairUp) });
-      }
-      if (o.isEmpty()) return o;
-    }
-    return o;
+    return guardLinearForm(this, e);
+  }
+
+  /** The empty octagon over the same variables. */
+  toBottom(): Octagon<T> {
+    return this.#make(null, true);
   }
 
   // ---------------------------------------------------------------- queries
@@ -652,7 +654,14 @@ export class Octagon<T> {
       for (let p = 0; p < src.length; p++) m[p] = this.bounds.toRational(src[p] as T);
       return m;
     };
-    const out = new Octagon<Rational>(boundsOf('exact'), this.kind, this.dim, conv(this.#raw), false);
+    const out = new Octagon<Rational>(
+      boundsOf('exact'),
+      this.kind,
+      this.dim,
+      conv(this.#raw),
+      false,
+      this.integers,
+    );
     if (this.#closed !== undefined) out.#closed = conv(this.#closed);
     return out;
   }
@@ -660,11 +669,24 @@ export class Octagon<T> {
   // ---------------------------------------------------------------- internals
 
   #make(m: BoundStore<T> | null, closed: boolean): Octagon<T> {
-    return new Octagon(this.bounds, this.kind, this.dim, m, closed);
+    return new Octagon(this.bounds, this.kind, this.dim, m, closed, this.integers);
+  }
+
+  #withIntegers(o: Octagon<T>, flags: Uint8Array): Octagon<T> {
+    return new Octagon(o.bounds, o.kind, o.dim, o.#raw, false, flags);
+  }
+
+  #tightness(): boolean | Uint8Array {
+    return this.kind === 'int' ? true : (this.integers ?? false);
   }
 
   #same(other: Octagon<T>, what: string): void {
-    if (other.dim !== this.dim || other.kind !== this.kind || other.bounds !== this.bounds) {
+    if (
+      other.dim !== this.dim ||
+      other.kind !== this.kind ||
+      other.bounds.engine !== this.bounds.engine ||
+      String(other.integers) !== String(this.integers)
+    ) {
       throw new OctagonDimensionError(
         `${what} of octagons over ${this.dim} ${this.kind} (${this.engine}) and ${other.dim} ${other.kind} (${other.engine}) variables`,
       );
@@ -715,7 +737,7 @@ export class Octagon<T> {
   #setBound(m: BoundStore<T>, i: number, j: number, v: T): boolean {
     const B = this.bounds;
     let value = v;
-    if (this.kind === 'int' && !B.isInf(value)) value = B.floor(value);
+    if (this.isIntegerVar(i >> 1) && this.isIntegerVar(j >> 1) && !B.isInf(value)) value = B.floor(value);
     const p = matPos(i, j);
     if (B.lt(value, m[p] as T)) {
       m[p] = value;
@@ -725,26 +747,8 @@ export class Octagon<T> {
   }
 
   #closeIncremental(m: BoundStore<T>, v: number): Octagon<T> {
-    const ok = incrementalCloseGeneric(m, this.dim, this.bounds, v, this.kind === 'int');
+    const ok = incrementalCloseGeneric(m, this.dim, this.bounds, v, this.#tightness());
     return this.#make(ok ? m : null, true);
-  }
-
-  #terms(e: LinearExpr): [number, Rational][] {
-    const acc = new Map<number, Rational>();
-    for (const [v, a] of e.terms) {
-      this.#var(v);
-      acc.set(v, (acc.get(v) ?? Rational.ZERO).add(toRational(a)));
-    }
-    return [...acc].filter(([, a]) => a.num !== 0n);
-  }
-
-  #constant(e: LinearExpr): [Rational | null, Rational | null] {
-    const c = e.constant ?? 0;
-    if (typeof c === 'object' && !(c instanceof Rational)) {
-      return [c.lo === null ? null : toRational(c.lo), c.hi === null ? null : toRational(c.hi)];
-    }
-    const r = toRational(c);
-    return [r, r];
   }
 
   /** Upper bounds of `x_v` and of `−x_v` from a closed matrix. */
@@ -783,110 +787,4 @@ export class Octagon<T> {
     }
     return { up, down };
   }
-}
-
-/**
- * Text of a constraint in variable order: `x - y <= 3`, `x + y <= 4`, `x <= 2`; constraints whose
- * terms are all negative print flipped: `x >= 1`, `x + y >= -2`.
- *
- * @example
- * ```ts
- * formatConstraint({ i: 0, si: -1, c: -1 }, ['x']); // "x >= 1"
- * ```
- */
-export function formatConstraint(c: OctConstraint, names?: readonly string[]): string {
-  const name = (v: number) => names?.[v] ?? `x${v}`;
-  const bound = toRational(c.c);
-  let terms: [Sign, number][] = [[c.si, c.i]];
-  if (c.j !== undefined && c.sj !== undefined) terms.push([c.sj, c.j]);
-  terms.sort((a, b) => a[1] - b[1]);
-  const flip = terms.every(([s]) => s === -1);
-  if (flip) terms = terms.map(([s, v]) => [-s as Sign, v]);
-  const lhs = terms
-    .map(([s, v], k) => (k === 0 ? `${s === 1 ? '' : '-'}${name(v)}` : ` ${s === 1 ? '+' : '-'} ${name(v)}`))
-    .join('');
-  return flip ? `${lhs} >= ${bound.neg().toString()}` : `${lhs} <= ${bound.toString()}`;
-}
-
-/** Options of {@link createOctagonDomain}. */
-export interface OctagonDomainOptions<E extends NumberEngine = NumberEngine> {
-  /** `exact` (BigInt rationals, the oracle) or `f64` (outward rounding; default). */
-  readonly engine?: E;
-  /** `int` (integer variables, tight closure; default) or `real` (strong closure). */
-  readonly kind?: OctagonKind;
-}
-
-/** Factories of octagons of one number engine and kind. */
-export interface OctagonDomain<T> {
-  readonly engine: NumberEngine;
-  readonly kind: OctagonKind;
-  readonly bounds: Bounds<T>;
-  /** No constraint. */
-  top(dim: number): Octagon<T>;
-  /** The empty octagon. */
-  bottom(dim: number): Octagon<T>;
-  /** The conjunction of `constraints` (not closed). */
-  fromConstraints(dim: number, constraints: readonly OctConstraint[]): Octagon<T>;
-  /** The box `x_v ∈ box[v]` (closed). */
-  fromBox(box: readonly { lo: NumberLike | null; hi: NumberLike | null }[]): Octagon<T>;
-  /** An octagon from a full 2n×2n row-major matrix of bounds (coherence is enforced by taking the min of twin cells). */
-  fromDense(dim: number, dense: ArrayLike<T>): Octagon<T>;
-}
-
-/**
- * The octagon domain over one number engine and kind.
- *
- * @example
- * ```ts
- * const D = createOctagonDomain({ engine: 'f64', kind: 'real' });
- * const o = D.fromBox([{ lo: 0, hi: 1 }, { lo: 0, hi: 2 }]);
- * o.assignLinear(0, { terms: [[0, 1], [1, 1]] }).bound(0); // { lo: 0, hi: 3 } (as Rationals)
- * ```
- */
-export function createOctagonDomain(options: OctagonDomainOptions<'exact'>): OctagonDomain<Rational>;
-export function createOctagonDomain(options?: OctagonDomainOptions<'f64'>): OctagonDomain<number>;
-export function createOctagonDomain(
-  options?: OctagonDomainOptions,
-): OctagonDomain<Rational> | OctagonDomain<number>;
-export function createOctagonDomain(
-  options: OctagonDomainOptions = {},
-): OctagonDomain<Rational> | OctagonDomain<number> {
-  const kind = options.kind ?? 'int';
-  if (options.engine === 'exact') return makeDomain(boundsOf('exact'), kind);
-  return makeDomain(boundsOf('f64'), kind);
-}
-
-function makeDomain<T>(B: Bounds<T>, kind: OctagonKind): OctagonDomain<T> {
-  const top = (dim: number) => {
-    const m = B.alloc(halfSize(dim));
-    for (let i = 0; i < 2 * dim; i++) m[matPos(i, i)] = B.zero;
-    return m;
-  };
-  return {
-    engine: B.engine,
-    kind,
-    bounds: B,
-    top: (dim) => new Octagon(B, kind, dim, top(dim), true),
-    bottom: (dim) => new Octagon(B, kind, dim, null, true),
-    fromConstraints: (dim, constraints) => new Octagon(B, kind, dim, top(dim), false).guardAll(constraints),
-    fromBox: (box) => {
-      let o = new Octagon(B, kind, box.length, top(box.length), true);
-      box.forEach((b, v) => {
-        if (b.hi !== null) o = o.guard({ i: v, si: 1, c: b.hi });
-        if (b.lo !== null) o = o.guard({ i: v, si: -1, c: toRational(b.lo).neg() });
-      });
-      return o;
-    },
-    fromDense: (dim, dense) => {
-      const m = B.alloc(halfSize(dim));
-      const N = 2 * dim;
-      for (let i = 0; i < N; i++) {
-        for (let j = 0; j < N; j++) {
-          const p = matPos(i, j);
-          m[p] = B.min(m[p] as T, dense[i * N + j] as T);
-        }
-      }
-      return new Octagon(B, kind, dim, m, false);
-    },
-  };
 }

@@ -5,14 +5,15 @@ import {
   type Kernel,
   type PassTimer,
 } from '@gpumorph/gpu-allocator';
+import { createOctagonDomain } from '../dbm/domain';
 import { matPos } from '../dbm/layout';
 import {
-  createOctagonDomain,
   type Octagon,
   type OctagonKind,
   type OctConstraint,
   signedNode,
   toRational,
+  type WideningOptions,
 } from '../dbm/octagon';
 import { OctagonDimensionError, OctagonError } from '../errors';
 import { nextUp } from '../numbers/rational';
@@ -378,9 +379,14 @@ export class OctagonGpu {
     return flag !== 0;
   }
 
-  /** The octagon with its closure computed on the GPU (raw matrix uploaded, closed matrix read back). */
+  /**
+   * The octagon with its closure computed on the GPU (raw matrix uploaded, closed matrix read
+   * back). A mixed integer/real octagon is closed by the CPU engine (the GPU kernels tighten all
+   * variables or none).
+   */
   async close(o: Octagon<number>): Promise<Octagon<number>> {
     if (o.rawMatrix() === null) return o;
+    if (o.integers) return o.close();
     const dbm = await this.upload(o);
     try {
       const empty = await this.closeDbm(dbm);
@@ -426,13 +432,25 @@ export class OctagonGpu {
   }
 
   /**
-   * Join, meet, widening or narrowing of two octagons on the GPU, with the operands Miné's
-   * definitions ask for: join closes both (on the GPU), widening and narrowing close the right
-   * one only, meet none. The join is closed; the others are not.
+   * Join, meet, widening or narrowing of two octagons on the GPU, with the operands the CPU
+   * operators use: join closes both (on the GPU), widening and narrowing close the right one and,
+   * unless `left: 'raw'` ({@link Octagon.widen}), the left one; meet none. The join is closed; the
+   * others are not. Widening here has no thresholds.
    */
-  async elementwise(op: ElementwiseOp, a: Octagon<number>, b: Octagon<number>): Promise<Octagon<number>> {
+  async elementwise(
+    op: ElementwiseOp,
+    a: Octagon<number>,
+    b: Octagon<number>,
+    options: Pick<WideningOptions, 'left'> = {},
+  ): Promise<Octagon<number>> {
     if (a.dim !== b.dim || a.kind !== b.kind)
       throw new OctagonDimensionError(`${op} of octagons over ${a.dim} and ${b.dim} variables`);
+    if (a.integers || b.integers) {
+      // mixed integer/real octagons: the CPU operators (see close)
+      if (op === 'join') return a.join(b);
+      if (op === 'meet') return a.meet(b);
+      return op === 'widen' ? a.widen(b, [], options) : a.narrow(b, options);
+    }
     let left = a;
     let right = b;
     if (op === 'join') {
@@ -441,10 +459,12 @@ export class OctagonGpu {
       if (right.isEmpty()) return left;
     } else if (op === 'widen' || op === 'narrow') {
       right = await this.close(b);
+      const closedLeft = await this.close(a);
+      if (options.left !== 'raw') left = closedLeft;
       if (op === 'widen') {
-        if ((await this.close(a)).isEmpty()) return b;
-        if (right.isEmpty()) return a;
-      } else if (right.isEmpty() || a.rawMatrix() === null) return right;
+        if (closedLeft.isEmpty()) return right;
+        if (right.isEmpty()) return left;
+      } else if (right.isEmpty() || left.rawMatrix() === null) return right;
     } else if (a.rawMatrix() === null || b.rawMatrix() === null) {
       return createOctagonDomain({ engine: 'f64', kind: a.kind }).bottom(a.dim);
     }
@@ -465,6 +485,19 @@ export class OctagonGpu {
       db.destroy();
       out.destroy();
     }
+  }
+
+  /**
+   * APRON's `join_array` and `meet_array` on the GPU: the elementwise join (of closed operands)
+   * or meet (of the matrices as built) folded over the octagons; the same octagon as the CPU's
+   * `joinArray` / `meetArray`.
+   */
+  async reduce(op: 'join' | 'meet', os: readonly Octagon<number>[]): Promise<Octagon<number>> {
+    const [first, ...rest] = os;
+    if (!first) throw new OctagonDimensionError(`${op} of no octagons`);
+    let acc = op === 'join' ? await this.close(first) : first;
+    for (const o of rest) acc = await this.elementwise(op, acc, o);
+    return acc;
   }
 
   /** Compiles a transfer kernel. */
@@ -565,6 +598,7 @@ export class OctagonGpu {
   async closeBatch(os: readonly Octagon<number>[]): Promise<Octagon<number>[]> {
     const first = os[0];
     if (!first) return [];
+    if (os.some((o) => o.integers)) return os.map((o) => o.close()); // mixed: see close
     if (2 * first.dim > 256)
       throw new OctagonDimensionError(
         `batched closure holds octagons of at most 128 variables, not ${first.dim}`,

@@ -1,3 +1,4 @@
+import type { ClosureThreads } from '../dbm/closure-threads';
 import { addUp, halfUp, mulUp, nextUp, Rational } from './rational';
 
 /** Which number system an octagon's bounds live in. */
@@ -48,6 +49,8 @@ export interface Bounds<T> {
   alloc(size: number): BoundStore<T>;
   copy(m: BoundStore<T>): BoundStore<T>;
   format(a: T): string;
+  /** Worker threads for large dense closures on f64 (a domain's `threads` option); none by default. */
+  readonly threads?: ClosureThreads | undefined;
 }
 
 /**

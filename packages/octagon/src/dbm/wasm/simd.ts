@@ -11,11 +11,16 @@ interface WasmApi {
   Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
 }
 
-/** One pivot's sweep over a half matrix in a WebAssembly memory (see `scripts/build-wasm.mjs`). */
+/** The closure's kernels over a WebAssembly memory (see `scripts/build-wasm.mjs`); arguments are byte offsets. */
 export interface ClosureSweep {
   readonly memory: WasmMemory;
-  /** `m[i][j] = min(m[i][j], a[i] + bs[j], b[i] + as[j])` over every stored cell; arguments are byte offsets. */
+  /** `m[i][j] = min(m[i][j], a[i] + bs[j], b[i] + as[j])` over every stored cell: one pivot. */
   sweep(m: number, nodes: number, a: number, b: number, as: number, bs: number): void;
+  /**
+   * `dst[j] = min(dst[j], min over kk < k of a[kk] + P[kk][j])` for `j < len` (even), the panel P
+   * packed in chunks of 8 columns (`P[kk][j]` at double `(j >> 3)·8k + 8kk + (j & 7)`).
+   */
+  minplus(dst: number, len: number, a: number, panel: number, k: number): void;
 }
 
 let compiled: object | null | undefined;
@@ -52,6 +57,7 @@ export function createClosureSweep(bytes: number): ClosureSweep | undefined {
   }
   const exports = new wasm.Instance(compiled, { env: { memory } }).exports as {
     sweep: ClosureSweep['sweep'];
+    minplus: ClosureSweep['minplus'];
   };
-  return { memory, sweep: exports.sweep };
+  return { memory, sweep: exports.sweep, minplus: exports.minplus };
 }
