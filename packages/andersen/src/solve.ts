@@ -2,6 +2,7 @@ import { type AcquireGpuOptions, acquireGpu, type GpuContext } from '@gpumorph/g
 import { type CpuSolverOptions, createCpuSolver, type IterationEvent, type SolvePhase } from './cpu/solver';
 import { EngineUnavailableError } from './errors';
 import { createGpuSolver, type GpuSolveReport } from './gpu/solver';
+import { applyOpaqueObjects, type OpaqueObjects } from './model/opaque';
 import type { ConstraintProgram } from './model/program';
 import type { AndersenResult } from './result/result';
 
@@ -22,6 +23,12 @@ export interface SolveAndersenOptions extends CpuSolverOptions {
   readonly acquire?: AcquireGpuOptions | undefined;
   /** WebGPU engine: elements each pool starts with (see `GpuSolverOptions`). */
   readonly initialPoolElements?: number | undefined;
+  /**
+   * Objects that stand for unmodelled memory and what happens to their contents (default: none,
+   * every object tracked). `readHardekopf` gives the Hardekopf files' convention as
+   * `input.opaqueObjects` (node 1, contents `empty`); see {@link applyOpaqueObjects}.
+   */
+  readonly opaqueObjects?: OpaqueObjects | undefined;
 }
 
 /**
@@ -37,6 +44,8 @@ export type SolvedAndersen = AndersenResult & {
   readonly engine: 'cpu' | 'webgpu';
   /** The WebGPU engine's memory, transfer and timing report (absent for the CPU engine). */
   readonly gpu?: GpuSolveReport | undefined;
+  /** The opaque-object convention the answer was computed under (`contents: 'tracked'` and no nodes by default). */
+  readonly opaqueObjects: OpaqueObjects;
 };
 
 /**
@@ -56,9 +65,11 @@ export type SolvedAndersen = AndersenResult & {
  * ```
  */
 export async function solveAndersen(
-  program: ConstraintProgram,
+  input: ConstraintProgram,
   options: SolveAndersenOptions = {},
 ): Promise<SolvedAndersen> {
+  const opaqueObjects: OpaqueObjects = options.opaqueObjects ?? { nodes: [], contents: 'tracked' };
+  const { program, hcd } = applyOpaqueObjects(input, options.hcd, opaqueObjects);
   const engine = options.engine ?? 'auto';
   if (engine !== 'cpu') {
     let ctx = options.gpu ?? null;
@@ -75,7 +86,7 @@ export async function solveAndersen(
     if (ctx) {
       const solver = await createGpuSolver(program, {
         gpu: ctx,
-        hcd: options.hcd,
+        hcd,
         signal: options.signal,
         initialPoolElements: options.initialPoolElements,
       });
@@ -83,7 +94,7 @@ export async function solveAndersen(
       if (options.onIteration) solver.on('iteration', options.onIteration);
       try {
         const result = await solver.solve();
-        return Object.assign(result, { engine: 'webgpu' as const, gpu: solver.report });
+        return Object.assign(result, { engine: 'webgpu' as const, gpu: solver.report, opaqueObjects });
       } finally {
         solver.destroy();
         if (owned) ctx.destroy();
@@ -95,9 +106,9 @@ export async function solveAndersen(
       );
     }
   }
-  const solver = createCpuSolver(program, options);
+  const solver = createCpuSolver(program, { ...options, hcd });
   if (options.onPhase) solver.on('phase', options.onPhase);
   if (options.onIteration) solver.on('iteration', options.onIteration);
   const result = await solver.solve();
-  return Object.assign(result, { engine: 'cpu' as const });
+  return Object.assign(result, { engine: 'cpu' as const, opaqueObjects });
 }

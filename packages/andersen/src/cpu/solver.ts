@@ -555,7 +555,7 @@ class SolveRun {
    * offset constraints shift them, and copy edges push them on.
    */
   async wave(order: Uint32Array): Promise<{ propagated: number; edgesAdded: number }> {
-    const { constraints } = this.program;
+    const { constraints, objectSize } = this.program;
     let propagatedNodes = 0;
     let edgesAdded = 0;
     const delta = this.delta;
@@ -582,7 +582,12 @@ class SolveRun {
       // a different list): go on until the class's list is the one just walked.
       for (let targets = this.hcdTargets[v]; targets !== undefined; ) {
         for (let t = 0; t < targets.length; t++) {
-          for (const o of members) if (this.merge(o, targets[t] as number) !== -1) this.stats.hcdMerges++;
+          for (const o of members) {
+            // A pointee nothing can be loaded from or stored into (objectSize 0: an opaque object
+            // whose contents are kept empty) is not on the cycle through *v.
+            if ((objectSize[o] as number) > 0 && this.merge(o, targets[t] as number) !== -1)
+              this.stats.hcdMerges++;
+          }
         }
         v = this.find(v);
         const now = this.hcdTargets[v];

@@ -1931,6 +1931,9 @@ ${teamKernel(
       slot('delta', 'x'),
       /* wgsl */ `
             ${skipJoined ? `if (atomicLoad(&control[${A('parent')} + m]) == joined_root) { continue; }` : ''}
+            // Nothing is loaded from or stored into a pointee of objectSize 0 (an opaque object
+            // whose contents are kept empty): the cycle through *x does not pass through it.
+            if (object_size(m) == 0u) { continue; }
             hook(m, pair.x);`,
       { part: 'part', parts: hookSplit },
     )}
