@@ -28,9 +28,30 @@ import { stressAndersen } from '@gpumorph/andersen/testing';
 import { acquireGpu, type GpuContext } from '@gpumorph/gpu-allocator';
 
 const MODES = {
-  small: { runs: 40, rounds: 1, maxNodes: 60, maxConstraints: 120, freshContexts: false },
-  long: { runs: 500, rounds: 4, maxNodes: 200, maxConstraints: 500, freshContexts: true },
-  h100: { runs: 2000, rounds: 4, maxNodes: 2000, maxConstraints: 6000, freshContexts: true },
+  small: {
+    runs: 40,
+    rounds: 1,
+    maxNodes: 60,
+    maxConstraints: 120,
+    size: 'small' as const,
+    freshContexts: false,
+  },
+  long: {
+    runs: 500,
+    rounds: 4,
+    maxNodes: 200,
+    maxConstraints: 500,
+    size: 'large' as const,
+    freshContexts: true,
+  },
+  h100: {
+    runs: 2000,
+    rounds: 4,
+    maxNodes: 2000,
+    maxConstraints: 6000,
+    size: 'max' as const,
+    freshContexts: true,
+  },
 } as const;
 
 const { values } = parseArgs({
@@ -74,6 +95,7 @@ for (let round = 0; round < rounds; round++) {
     gpu,
     maxNodes: mode.maxNodes,
     maxConstraints: mode.maxConstraints,
+    size: mode.size,
   });
   const line = { round, seed, programs: report.programs, ms: Math.round(performance.now() - started) };
   if (!report.failure) {

@@ -9,6 +9,11 @@ export interface CShapedProgramOptions {
   readonly maxConstraints?: number | undefined;
   /** Most fields of one struct or function object; default 5, at least 2. */
   readonly maxFields?: number | undefined;
+  /**
+   * fast-check's size of the lists (objects, constraint pieces, cycles): `small` (default) stays
+   * far below the maxima, `max` reaches them.
+   */
+  readonly size?: fc.SizeForArbitrary | undefined;
 }
 
 /** One constraint before packing: `[kind, dst, src, offset]`. */
@@ -62,7 +67,7 @@ function cLayout(
 }
 
 /** The constraint pieces of {@link cShapedProgram} over a layout, weighted towards what C programs have. */
-function cRows(l: CLayout, maxConstraints: number): fc.Arbitrary<Row[]> {
+function cRows(l: CLayout, maxConstraints: number, size: fc.SizeForArbitrary): fc.Arbitrary<Row[]> {
   const variable = fc.constantFrom(...l.variables);
   const hot = fc.constantFrom(...l.hot);
   const base = fc.constantFrom(...l.bases);
@@ -86,7 +91,7 @@ function cRows(l: CLayout, maxConstraints: number): fc.Arbitrary<Row[]> {
     {
       weight: 1,
       arbitrary: fc
-        .array(variable, { minLength: 2, maxLength: 24 })
+        .array(variable, { minLength: 2, maxLength: 24, size })
         .map((cycle): Row[] => cycle.map((n, i) => [1, n, cycle[(i + 1) % cycle.length] as number, 0])),
     },
     // Big fan-in: many addresses into one pointer, or one object's address into many pointers.
@@ -94,10 +99,10 @@ function cRows(l: CLayout, maxConstraints: number): fc.Arbitrary<Row[]> {
       weight: 1,
       arbitrary: fc.oneof(
         fc
-          .tuple(variable, fc.array(anyObject, { minLength: 4, maxLength: 24 }))
+          .tuple(variable, fc.array(anyObject, { minLength: 4, maxLength: 24, size }))
           .map(([p, objects]): Row[] => objects.map((o) => [0, p, o, 0])),
         fc
-          .tuple(anyObject, fc.array(variable, { minLength: 4, maxLength: 24 }))
+          .tuple(anyObject, fc.array(variable, { minLength: 4, maxLength: 24, size }))
           .map(([o, pointers]): Row[] => pointers.map((p) => [0, p, o, 0])),
       ),
     },
@@ -121,6 +126,24 @@ function cRows(l: CLayout, maxConstraints: number): fc.Arbitrary<Row[]> {
         [1, b, a, 0],
         [3, x, b, 0],
       ]),
+    },
+    // Two pointers loaded through one pointer (HVN finds them equal, and they may stay empty), each
+    // dereferenced on a cycle of its own: online pairs whose pointers share a class.
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(variable, variable, variable, variable, variable, anyObject, anyObject, anyObject)
+        .map(([e, x1, x2, a, b, o1, o2, o3]): Row[] => [
+          [0, e, o3, 0],
+          [2, x1, e, 0],
+          [2, x2, e, 0],
+          [2, a, x1, 0],
+          [3, x1, a, 0],
+          [2, b, x2, 0],
+          [3, x2, b, 0],
+          [0, a, o1, 0],
+          [0, b, o2, 0],
+        ]),
     },
     // Plain constraints of every kind.
     { weight: 2, arbitrary: fc.tuple(variable, anyObject).map(([p, o]): Row[] => [[0, p, o, 0]]) },
@@ -156,6 +179,7 @@ function cRows(l: CLayout, maxConstraints: number): fc.Arbitrary<Row[]> {
   return fc
     .array(fc.oneof({ weight: 6, arbitrary: piece }, { weight: 1, arbitrary: call }), {
       maxLength: maxConstraints,
+      size,
     })
     .map((pieces) => pieces.flat().slice(0, maxConstraints));
 }
@@ -186,6 +210,7 @@ export function cShapedProgram(options: CShapedProgramOptions = {}): fc.Arbitrar
       fc.array(fc.record({ fields: fc.integer({ min: 1, max: maxFields }), fn: fc.boolean() }), {
         minLength: 1,
         maxLength: objectRoom,
+        size: options.size ?? 'small',
       }),
       fc.integer({ min: 2, max: Math.max(2, maxNodes - objectRoom * maxFields - 1) }),
       fc.integer({ min: 1, max: 3 }),
@@ -198,7 +223,7 @@ export function cShapedProgram(options: CShapedProgramOptions = {}): fc.Arbitrar
       ),
     );
   return layout.chain((l) =>
-    cRows(l, maxConstraints).map((list): ConstraintProgram => {
+    cRows(l, maxConstraints, options.size ?? 'small').map((list): ConstraintProgram => {
       const n = list.length;
       return {
         nodeCount: l.nodeCount,

@@ -10,7 +10,7 @@ import { appendOfflineMerges, type HcdPairs } from '../offline/hcd-pairs';
 import { computeHvn } from '../offline/hvn';
 import type { AndersenResult } from '../result/result';
 import { type AndersenEngine, solveAndersen } from '../solve';
-import { cShapedProgram } from './c-shapes';
+import { type CShapedProgramOptions, cShapedProgram } from './c-shapes';
 
 /** One way of solving a program in the differential check. */
 export interface StressVariant {
@@ -214,6 +214,8 @@ export interface StressOptions {
   readonly seed?: number | undefined;
   readonly maxNodes?: number | undefined;
   readonly maxConstraints?: number | undefined;
+  /** See {@link CShapedProgramOptions.size}. */
+  readonly size?: fc.SizeForArbitrary | undefined;
   /** The long-lived GPU context the WebGPU variants share (its pools and buffers are reused). */
   readonly gpu?: GpuContext | null | undefined;
   /** Also check every program under the `empty` convention for its first object (default true). */
@@ -253,7 +255,11 @@ export async function stressAndersen(options: StressOptions): Promise<StressRepo
   let programs = 0;
   const counted = () => programs;
   const arbitrary = fc.tuple(
-    cShapedProgram({ maxNodes: options.maxNodes, maxConstraints: options.maxConstraints }),
+    cShapedProgram({
+      maxNodes: options.maxNodes,
+      maxConstraints: options.maxConstraints,
+      size: options.size,
+    }),
     fc.boolean(),
     fc.integer({ min: 0, max: 2 ** 31 - 1 }),
     fc.array(fc.option(fc.integer({ min: 1, max: 64 }), { nil: undefined }), { minLength: 1, maxLength: 4 }),
