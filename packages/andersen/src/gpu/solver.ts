@@ -15,6 +15,7 @@ import {
   type PageToucher,
   POOL_HEADER_WORDS,
   type StagedRead,
+  WindowBudget,
 } from '@gpumorph/gpu-allocator';
 import {
   createMergeSort,
@@ -1048,9 +1049,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // Elements the initial sets may take: at most one a pair.
     const pointsElements = initialPairs.points;
     const edgeElements = initialPairs.count - initialPairs.points;
+    // The two pools share the storage bindings the kernels leave for windows: each may grow into
+    // the windows the other does not use (linux's points-to pool outgrew a fixed five of seven).
     const windowRoom = Math.max(2, ctx.limits.maxStorageBuffersPerShaderStage - FIXED_STORAGE_BINDINGS);
-    const pointsWindows = Math.max(1, Math.ceil((windowRoom * 5) / 8));
-    const edgeWindows = Math.max(1, windowRoom - pointsWindows);
+    const windowBudget = new WindowBudget(windowRoom);
+    const pointsWindows = windowRoom - 1;
+    const edgeWindows = windowRoom - 1;
     const initial = this.#options.initialPoolElements;
     const reuseBuffers = this.#options.reusePoolBuffers !== false;
     const windowOption =
@@ -1059,6 +1063,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       name: 'pts',
       capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements, 8 * n)),
       maxWindows: pointsWindows,
+      windowBudget,
       reuseBuffers,
       ...windowOption,
     });
@@ -1073,6 +1078,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           : Number.POSITIVE_INFINITY,
       ),
       maxWindows: edgeWindows,
+      windowBudget,
       reuseBuffers,
       ...windowOption,
     });
