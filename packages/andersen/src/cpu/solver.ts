@@ -583,8 +583,10 @@ class SolveRun {
       // can be loaded from or stored into (objectSize 0: an opaque object whose contents are kept
       // empty) is not on the cycle through *v: it merges with no target, and while v points to
       // nothing else the targets stay apart.
-      const onCycle = members.filter((o) => (objectSize[o] as number) > 0);
-      for (let targets = onCycle.length > 0 ? this.hcdTargets[v] : undefined; targets !== undefined; ) {
+      let targets = this.hcdTargets[v];
+      const onCycle = targets === undefined ? members : members.filter((o) => (objectSize[o] as number) > 0);
+      if (onCycle.length === 0) targets = undefined;
+      while (targets !== undefined) {
         for (let t = 0; t < targets.length; t++) {
           for (const o of onCycle) if (this.merge(o, targets[t] as number) !== -1) this.stats.hcdMerges++;
         }
