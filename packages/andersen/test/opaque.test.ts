@@ -86,17 +86,18 @@ describe('opaque objects (the unknown target of integer-to-pointer casts)', () =
   });
 
   it('drops direct assignments to an opaque object and HCD pairs that would fill it', () => {
-    const c = castProgram();
     const b = createConstraintBuilder();
     b.variable('null');
     const unknown = b.object('i2p');
     const v = b.variable('v');
-    b.copy(unknown, v).addressOf(v, unknown);
-    const hcd = { offlineMerges: Uint32Array.of(v, unknown), online: Uint32Array.of(unknown, v, c.t, v) };
+    const w = b.variable('w');
+    b.copy(unknown, v).addressOf(v, unknown).load(w, v);
+    const hcd = { offlineMerges: Uint32Array.of(v, unknown), online: Uint32Array.of(unknown, v, w, v) };
     const rewrite = applyOpaqueObjects(b.build(), hcd, { nodes: [unknown], contents: 'empty' });
     expect(rewrite.droppedConstraints).toBe(1);
+    expect(rewrite.program.constraints.length).toBe(2);
     expect(rewrite.droppedHcdPairs).toBe(2);
-    expect([...(rewrite.hcd?.online ?? [])]).toEqual([c.t, v]);
+    expect([...(rewrite.hcd?.online ?? [])]).toEqual([w, v]);
     expect(rewrite.program.objectSize[unknown]).toBe(0);
     expect(() => applyOpaqueObjects(b.build(), undefined, { nodes: [v], contents: 'empty' })).toThrow(
       ConstraintModelError,
