@@ -7,6 +7,7 @@ import {
 import { type CpuSolverOptions, createCpuSolver, type IterationEvent, type SolvePhase } from './cpu/solver';
 import { EngineUnavailableError } from './errors';
 import { createGpuSolver, type GpuSolveReport } from './gpu/solver';
+import { applyOpaqueObjects, type OpaqueObjects } from './model/opaque';
 import type { ConstraintProgram } from './model/program';
 import type { AndersenResult } from './result/result';
 
@@ -27,6 +28,12 @@ export interface SolveAndersenOptions extends CpuSolverOptions {
   readonly acquire?: AcquireGpuOptions | undefined;
   /** WebGPU engine: elements each pool starts with (see `GpuSolverOptions`). */
   readonly initialPoolElements?: number | undefined;
+  /**
+   * Objects that stand for unmodelled memory and what happens to their contents (default: none,
+   * every object tracked). `readHardekopf` gives the Hardekopf files' convention as
+   * `input.opaqueObjects` (node 1, contents `empty`); see {@link applyOpaqueObjects}.
+   */
+  readonly opaqueObjects?: OpaqueObjects | undefined;
 }
 
 /**
@@ -44,6 +51,8 @@ export type SolvedAndersen = AndersenResult & {
   readonly timings: AnalysisTimings;
   /** The WebGPU engine's memory, transfer and timing report (absent for the CPU engine). */
   readonly gpu?: GpuSolveReport | undefined;
+  /** The opaque-object convention the answer was computed under (`contents: 'tracked'` and no nodes by default). */
+  readonly opaqueObjects: OpaqueObjects;
 };
 
 /**
@@ -63,9 +72,11 @@ export type SolvedAndersen = AndersenResult & {
  * ```
  */
 export async function solveAndersen(
-  program: ConstraintProgram,
+  input: ConstraintProgram,
   options: SolveAndersenOptions = {},
 ): Promise<SolvedAndersen> {
+  const opaqueObjects: OpaqueObjects = options.opaqueObjects ?? { nodes: [], contents: 'tracked' };
+  const { program, hcd } = applyOpaqueObjects(input, options.hcd, opaqueObjects);
   const engine = options.engine ?? 'auto';
   const start = performance.now();
   if (engine !== 'cpu') {
@@ -83,7 +94,7 @@ export async function solveAndersen(
     if (ctx) {
       const solver = await createGpuSolver(program, {
         gpu: ctx,
-        hcd: options.hcd,
+        hcd,
         signal: options.signal,
         initialPoolElements: options.initialPoolElements,
       });
@@ -98,7 +109,7 @@ export async function solveAndersen(
           solveMs: report?.iterateMs ?? result.statistics.solveMs,
           readbackMs: report?.transferMs ?? 0,
         };
-        return Object.assign(result, { engine: 'webgpu' as const, timings, gpu: report });
+        return Object.assign(result, { engine: 'webgpu' as const, timings, gpu: report, opaqueObjects });
       } finally {
         solver.destroy();
         if (owned) ctx.destroy();
@@ -110,7 +121,7 @@ export async function solveAndersen(
       );
     }
   }
-  const solver = createCpuSolver(program, options);
+  const solver = createCpuSolver(program, { ...options, hcd });
   if (options.onPhase) solver.on('phase', options.onPhase);
   if (options.onIteration) solver.on('iteration', options.onIteration);
   const result = await solver.solve();
@@ -120,5 +131,5 @@ export async function solveAndersen(
     solveMs: result.statistics.solveMs,
     readbackMs: 0,
   };
-  return Object.assign(result, { engine: 'cpu' as const, timings });
+  return Object.assign(result, { engine: 'cpu' as const, timings, opaqueObjects });
 }

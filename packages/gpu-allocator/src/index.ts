@@ -62,6 +62,7 @@ export {
   growthLadder,
   type PoolHeaderState,
   type RunGrowingResult,
+  WindowBudget,
 } from './pool/pool';
 export {
   type AllocationProbe,

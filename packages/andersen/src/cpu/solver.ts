@@ -555,7 +555,7 @@ class SolveRun {
    * offset constraints shift them, and copy edges push them on.
    */
   async wave(order: Uint32Array): Promise<{ propagated: number; edgesAdded: number }> {
-    const { constraints } = this.program;
+    const { constraints, objectSize } = this.program;
     let propagatedNodes = 0;
     let edgesAdded = 0;
     const delta = this.delta;
@@ -579,10 +579,16 @@ class SolveRun {
       const members = delta.toArray();
 
       // Merging may make v's class absorb another with targets of its own (a list that grows, or
-      // a different list): go on until the class's list is the one just walked.
-      for (let targets = this.hcdTargets[v]; targets !== undefined; ) {
+      // a different list): go on until the class's list is the one just walked. A pointee nothing
+      // can be loaded from or stored into (objectSize 0: an opaque object whose contents are kept
+      // empty) is not on the cycle through *v: it merges with no target, and while v points to
+      // nothing else the targets stay apart.
+      let targets = this.hcdTargets[v];
+      const onCycle = targets === undefined ? members : members.filter((o) => (objectSize[o] as number) > 0);
+      if (onCycle.length === 0) targets = undefined;
+      while (targets !== undefined) {
         for (let t = 0; t < targets.length; t++) {
-          for (const o of members) if (this.merge(o, targets[t] as number) !== -1) this.stats.hcdMerges++;
+          for (const o of onCycle) if (this.merge(o, targets[t] as number) !== -1) this.stats.hcdMerges++;
         }
         v = this.find(v);
         const now = this.hcdTargets[v];

@@ -276,3 +276,24 @@ export function solverLayout(points: ElementPool, edges: ElementPool) {
 
 /** Storage bindings of {@link solverLayout} besides the pool windows. */
 export const FIXED_STORAGE_BINDINGS = 9;
+
+/**
+ * The pool windows a shader stage's storage bindings leave (`room`), and each pool's share of
+ * them: the points-to pool five eighths, the edge pool the rest. Either pool may borrow the other's
+ * free windows when it truly needs them (`WindowBudget`); growing ahead of need, a guess, stays
+ * within its share, so that a guess never takes the windows the other pool will need.
+ *
+ * @example
+ * ```ts
+ * poolWindowShares(16); // { room: 7, points: 5, edges: 2 }
+ * ```
+ */
+export function poolWindowShares(storageBuffersPerStage: number): {
+  room: number;
+  points: number;
+  edges: number;
+} {
+  const room = Math.max(2, storageBuffersPerStage - FIXED_STORAGE_BINDINGS);
+  const points = Math.max(1, Math.ceil((room * 5) / 8));
+  return { room, points, edges: Math.max(1, room - points) };
+}

@@ -15,6 +15,7 @@ import {
   type PageToucher,
   POOL_HEADER_WORDS,
   type StagedRead,
+  WindowBudget,
 } from '@gpumorph/gpu-allocator';
 import {
   createMergeSort,
@@ -59,9 +60,9 @@ import {
   CONTROL_ARRAYS,
   CONTROL_HEAD_WORDS,
   EDGE_SET_SLOTS,
-  FIXED_STORAGE_BINDINGS,
   LIST_WORD,
   NODE_SET_SLOTS,
+  poolWindowShares,
   STATUS,
   STATUS_WORDS,
   solverLayout,
@@ -1048,9 +1049,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // Elements the initial sets may take: at most one a pair.
     const pointsElements = initialPairs.points;
     const edgeElements = initialPairs.count - initialPairs.points;
-    const windowRoom = Math.max(2, ctx.limits.maxStorageBuffersPerShaderStage - FIXED_STORAGE_BINDINGS);
-    const pointsWindows = Math.max(1, Math.ceil((windowRoom * 5) / 8));
-    const edgeWindows = Math.max(1, windowRoom - pointsWindows);
+    // The two pools share the storage bindings the kernels leave for windows: each may grow into
+    // the windows the other does not use (linux's points-to pool outgrew a fixed five of seven).
+    const windowRoom = poolWindowShares(ctx.limits.maxStorageBuffersPerShaderStage).room;
+    const windowBudget = new WindowBudget(windowRoom);
+    const pointsWindows = windowRoom - 1;
+    const edgeWindows = windowRoom - 1;
     const initial = this.#options.initialPoolElements;
     const reuseBuffers = this.#options.reusePoolBuffers !== false;
     const windowOption =
@@ -1059,6 +1063,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       name: 'pts',
       capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements, 8 * n)),
       maxWindows: pointsWindows,
+      windowBudget,
       reuseBuffers,
       ...windowOption,
     });
@@ -1073,6 +1078,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           : Number.POSITIVE_INFINITY,
       ),
       maxWindows: edgeWindows,
+      windowBudget,
       reuseBuffers,
       ...windowOption,
     });
@@ -1912,8 +1918,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // Growing ahead is a guess: it stops at the pool's largest size (so the pool cannot refuse
     // it), and a GPU that cannot hold that much leaves the pool as it is (the guarded update
     // grows it to what it really needs, or reports why it cannot).
+    const shares = poolWindowShares(ctx.limits.maxStorageBuffersPerShaderStage);
     const growAheadOf = async (pool: ElementPool, wanted: number) => {
-      const target = Math.min(pool.maxCapacity, wanted);
+      const share = (pool === points ? shares.points : shares.edges) * pool.windowElements;
+      const target = Math.min(pool.maxCapacity, Math.max(pool.capacity, share), wanted);
       if (target <= pool.capacity) return;
       try {
         await timedGrow(() => pool.grow(target));

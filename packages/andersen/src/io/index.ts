@@ -28,7 +28,12 @@ export {
   pointsToOfSolution,
   type SolutionLookup,
 } from './points-to';
-export { type HardekopfSource, type ReadHardekopfOptions, readHardekopf } from './read';
+export {
+  HARDEKOPF_UNKNOWN_TARGET,
+  type HardekopfSource,
+  type ReadHardekopfOptions,
+  readHardekopf,
+} from './read';
 export { formatConstraintText, parseConstraintText } from './text';
 export type {
   HardekopfFiles,

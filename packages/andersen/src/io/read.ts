@@ -4,6 +4,7 @@
  * @module
  */
 import { ConstraintParseError } from '../errors';
+import type { OpaqueContents } from '../model/opaque';
 import type { ConstraintProgram } from '../model/program';
 import {
   type HardekopfConstraintOptions,
@@ -37,7 +38,16 @@ export interface ReadHardekopfOptions {
   readonly constraints?: 'raw' | 'after-hcd';
   /** See {@link HardekopfConstraintOptions.nonObjectAddress}; linux needs `make-object`. */
   readonly nonObjectAddress?: 'error' | 'make-object';
+  /**
+   * What node 1 (the unknown target of integer-to-pointer casts, `i2p`) holds, given back as
+   * `input.opaqueObjects`: `empty` (default; the convention the reference solutions follow) or
+   * `tracked` (an ordinary object: stores through pointers to it fill it, loads read it).
+   */
+  readonly unknownTarget?: OpaqueContents;
 }
+
+/** Node 1 of the Hardekopf files: the unknown target of integer-to-pointer casts (`i2p`). */
+export const HARDEKOPF_UNKNOWN_TARGET = 1;
 
 async function readBytes(path: string): Promise<Uint8Array> {
   const { readFile } = await import('node:fs/promises');
@@ -135,9 +145,15 @@ export async function readHardekopf(
     solutionBytes && files.solution !== undefined
       ? parseHardekopfSolution(solutionBytes, { file: files.solution, nodeCount })
       : undefined;
+  const unknownTargetIsObject =
+    nodeCount > HARDEKOPF_UNKNOWN_TARGET && (program.objectSize[HARDEKOPF_UNKNOWN_TARGET] as number) > 0;
   return {
     program,
     files,
+    opaqueObjects: {
+      nodes: unknownTargetIsObject ? [HARDEKOPF_UNKNOWN_TARGET] : [],
+      contents: options.unknownTarget ?? 'empty',
+    },
     ...(hcd === undefined ? {} : { hcd }),
     ...(solution === undefined ? {} : { solution }),
   };

@@ -3,6 +3,7 @@
  * reference (or computed) points-to solution.
  * @module
  */
+import type { OpaqueObjects } from '../model/opaque';
 import type { ConstraintProgram } from '../model/program';
 
 /**
@@ -63,4 +64,11 @@ export interface HardekopfInput {
   readonly hcd?: HcdTable;
   readonly solution?: ReferenceSolution;
   readonly files: HardekopfFiles;
+  /**
+   * The convention for node 1, the unknown target of integer-to-pointer casts: pass it to
+   * `solveAndersen(program, { opaqueObjects })`. Contents `empty` by default (the reference
+   * solutions' convention), `tracked` with `readHardekopf(…, { unknownTarget: 'tracked' })`; no
+   * nodes when node 1 is not an object.
+   */
+  readonly opaqueObjects: OpaqueObjects;
 }

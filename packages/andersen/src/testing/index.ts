@@ -208,3 +208,16 @@ export function constraintProgram(options: ConstraintProgramOptions = {}): fc.Ar
       }),
   );
 }
+
+export { type CShapedProgramOptions, cShapedProgram } from './c-shapes';
+export {
+  type CheckProgramOptions,
+  checkProgram,
+  hcdExactFor,
+  type StressDifference,
+  type StressOptions,
+  type StressReport,
+  type StressVariant,
+  stressAndersen,
+  stressVariants,
+} from './stress';

@@ -4,6 +4,7 @@ import {
   type AndersenEngine,
   appendOfflineMerges,
   applyOfflineMerges,
+  applyOpaqueObjects,
   ConstraintParseError,
   type ConstraintProgram,
   computeHvn,
@@ -13,6 +14,7 @@ import {
   formatPointsTo,
   HARDEKOPF_REFERENCE_CONVENTIONS,
   type HcdTable,
+  type OpaqueObjects,
   parseConstraintJson,
   parseConstraintText,
   parseHardekopfSolution,
@@ -85,6 +87,8 @@ export type AndersenSolveReport = AnalysisReport<
   {
     readonly iterations: number;
     readonly pointsToEdges: number;
+    /** The opaque objects (Hardekopf: node 1, the unknown target of integer-to-pointer casts) and what they hold. */
+    readonly opaqueObjects: { readonly nodes: number[]; readonly contents: OpaqueObjects['contents'] };
     readonly statistics: Record<string, number>;
     readonly verification: {
       readonly file: string;
@@ -162,6 +166,8 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
   let solution: ReferenceSolution | undefined;
   let files: Record<string, string>;
   let hardekopf = false;
+  // The Hardekopf files' convention for node 1 (contents empty, as their reference solutions).
+  let opaqueObjects: OpaqueObjects = { nodes: [], contents: 'tracked' };
   if (options.input !== undefined && (await isFile(options.input))) {
     program = await readConstraintFile(options.input);
     files = { constraints: options.input };
@@ -184,7 +190,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
       constraints: options.constraintSet,
       nonObjectAddress: 'make-object',
     });
-    ({ program, hcd, solution } = input);
+    ({ program, hcd, solution, opaqueObjects } = input);
     files = { ...input.files };
     hardekopf = true;
   }
@@ -201,7 +207,8 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
   const offlineStart = performance.now();
   let solvedProgram = program;
   if (options.offlineHcd) {
-    const computed = computeOfflineHcd(program);
+    // The offline passes see the program as the engines solve it (opaque objects rewritten).
+    const computed = computeOfflineHcd(applyOpaqueObjects(program, undefined, opaqueObjects).program);
     solvedProgram = applyOfflineMerges(program, computed.offlineMerges);
     hcd = appendOfflineMerges(computed, shippedMerges);
     log(
@@ -209,7 +216,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     );
   }
   if (options.hvn) {
-    const hvn = computeHvn(solvedProgram);
+    const hvn = computeHvn(applyOpaqueObjects(solvedProgram, undefined, opaqueObjects).program);
     hcd = appendOfflineMerges(hcd, hvn.merges);
     log(`andersen: HVN: ${hvn.statistics.mergedVariables} variables merged`);
   }
@@ -229,6 +236,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
       engine,
       ...(gpu ? { gpu } : {}),
       hcd,
+      opaqueObjects,
       onIteration: (event) => {
         progress.setTotal(event.round + 1);
         progress.update(event.round, `round ${event.round}: ${count(event.propagated)} nodes propagated`);
@@ -251,7 +259,7 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     const report = verifySolution(
       result,
       solution,
-      hardekopf ? { ignore: HARDEKOPF_REFERENCE_CONVENTIONS } : {},
+      hardekopf && opaqueObjects.contents === 'tracked' ? { ignore: HARDEKOPF_REFERENCE_CONVENTIONS } : {},
     );
     verification = {
       file: files.verify ?? files.solution ?? '',
@@ -287,6 +295,10 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     result: {
       iterations: statistics.rounds,
       pointsToEdges: result.pointsToEdges,
+      opaqueObjects: {
+        nodes: Array.from(result.opaqueObjects.nodes),
+        contents: result.opaqueObjects.contents,
+      },
       statistics: { ...statistics },
       verification,
     },

@@ -34,6 +34,12 @@ export interface ElementPoolOptions {
   /** Capacity multiplier when growing (default 2). */
   readonly growthFactor?: number;
   /**
+   * Binding windows this pool shares with others bound by the same kernels: it may grow into
+   * every window of the budget that the others do not use at the time (its `maxWindows` still
+   * bounds it). Without one, its windows are its own `maxWindows`.
+   */
+  readonly windowBudget?: WindowBudget | undefined;
+  /**
    * Take the element buffer from the context's kept buffers and give it back on `grow` and
    * `destroy` (`GpuContext.reuseBuffer`), so that a second pool of a size met before costs no
    * allocation. Elements past the reserved ones then start with whatever the last user left:
@@ -42,6 +48,43 @@ export interface ElementPoolOptions {
    * are zero.
    */
   readonly reuseBuffers?: boolean;
+}
+
+/**
+ * Binding windows shared by pools that one kernel binds together (a shader stage has a fixed
+ * number of storage bindings): each pool may grow into the windows the others do not use now,
+ * so that a solve whose points-to sets outgrow their share borrows the windows an edge pool
+ * leaves free instead of stopping at a fixed split.
+ *
+ * @example
+ * ```ts
+ * const budget = new WindowBudget(7);
+ * const pts = await createElementPool(ctx, { name: 'pts', capacity: 1024, maxWindows: 6, windowBudget: budget });
+ * const edg = await createElementPool(ctx, { name: 'edg', capacity: 1024, maxWindows: 6, windowBudget: budget });
+ * budget.available(pts); // 6: edg uses one window
+ * ```
+ */
+export class WindowBudget {
+  /** Windows the pools may use together. */
+  readonly total: number;
+  readonly #used = new Map<object, number>();
+
+  constructor(total: number) {
+    this.total = Math.max(1, Math.floor(total));
+  }
+
+  /** Windows `pool` may use: the total less what the other pools use now. */
+  available(pool: object): number {
+    let others = 0;
+    for (const [holder, windows] of this.#used) if (holder !== pool) others += windows;
+    return this.total - others;
+  }
+
+  /** Records the windows `pool` uses now (0 removes it). */
+  use(pool: object, windows: number): void {
+    if (windows > 0) this.#used.set(pool, windows);
+    else this.#used.delete(pool);
+  }
 }
 
 /** The header as read back from the GPU. */
@@ -94,9 +137,12 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
   readonly elementWords: number;
   readonly reserved: number;
   readonly windowElements: number;
-  readonly maxCapacity: number;
   readonly growthFactor: number;
   readonly header: GPUBuffer;
+  /** The most windows this pool may bind (bounded by the budget's free windows when it has one). */
+  readonly maxWindows: number;
+  readonly #maxCapacity: number;
+  readonly #budget: WindowBudget | undefined;
   /** Whether the element buffers come from, and go back to, the context's kept buffers. */
   readonly reuseBuffers: boolean;
   #buffer: GPUBuffer;
@@ -112,6 +158,8 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
       reserved: number;
       windowElements: number;
       maxCapacity: number;
+      maxWindows: number;
+      windowBudget?: WindowBudget | undefined;
       growthFactor: number;
       capacity: number;
       buffer: GPUBuffer;
@@ -125,12 +173,25 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
     this.elementWords = init.elementWords;
     this.reserved = init.reserved;
     this.windowElements = init.windowElements;
-    this.maxCapacity = init.maxCapacity;
+    this.#maxCapacity = init.maxCapacity;
+    this.maxWindows = init.maxWindows;
+    this.#budget = init.windowBudget;
     this.growthFactor = init.growthFactor;
     this.#capacity = init.capacity;
     this.#buffer = init.buffer;
     this.header = init.header;
     this.reuseBuffers = init.reuseBuffers ?? false;
+    this.#budget?.use(this, this.geometry.windows);
+  }
+
+  /**
+   * Largest capacity growth may reach now: the pool's own bound, and with a {@link WindowBudget}
+   * the windows the other pools leave free.
+   */
+  get maxCapacity(): number {
+    if (this.#budget === undefined) return this.#maxCapacity;
+    const windows = Math.min(this.maxWindows, this.#budget.available(this));
+    return Math.min(this.#maxCapacity, Math.max(this.#capacity, windows * this.windowElements));
   }
 
   /** Elements the pool holds now. */
@@ -229,13 +290,18 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
     const state = await this.readHeader();
     const from = this.#capacity;
     const wanted = growthLadder(Math.max(minCapacity, Math.ceil(from * this.growthFactor)));
-    const to = Math.min(this.maxCapacity, wanted);
+    const most = this.maxCapacity;
+    const to = Math.min(most, wanted);
     if (to < minCapacity || to <= from) {
+      const windows = Math.ceil(most / this.windowElements);
       throw new PoolCapacityError(
-        `pool '${this.name}' needs ${minCapacity} elements but may grow to ${this.maxCapacity} at most`,
+        `pool '${this.name}' needs ${minCapacity} elements but may grow to ${most} at most ` +
+          `(${windows} binding window(s) of ${this.windowElements} elements of ${this.elementBytes} bytes: ` +
+          `the device's maxStorageBufferBindingSize per window, its storage bindings per shader stage ` +
+          `shared with ${this.#budget ? 'the other pools and ' : ''}the kernel's other buffers, and maxBufferSize)`,
         this.name,
         minCapacity,
-        this.maxCapacity,
+        most,
       );
     }
     const next = await elementBuffer(
@@ -260,6 +326,7 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
     this.#letGo(this.#buffer);
     this.#buffer = next;
     this.#capacity = to;
+    this.#budget?.use(this, this.geometry.windows);
     this.#generation++;
     this.emit('grow', { pool: this.name, from, to, demand: state.next });
     return to;
@@ -333,6 +400,7 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
 
   /** Releases both buffers (the element buffer back to the context's kept ones, with `reuseBuffers`). */
   destroy(): void {
+    this.#budget?.use(this, 0);
     this.#letGo(this.#buffer);
     this.header.destroy();
     this.removeAllListeners();
@@ -411,7 +479,13 @@ export async function createElementPool(ctx: GpuContext, options: ElementPoolOpt
     Math.floor(ctx.limits.maxBufferSize / elementBytes),
     2 ** 32 - 1,
   );
-  const maxCapacity = Math.min(options.maxCapacity ?? deviceMax, deviceMax);
+  const ownMax = Math.min(options.maxCapacity ?? deviceMax, deviceMax);
+  const budget = options.windowBudget;
+  // With a budget, at most the windows the pools created before left free (a new pool holds none).
+  const maxCapacity =
+    budget === undefined
+      ? ownMax
+      : Math.min(ownMax, Math.min(maxWindows, budget.available({})) * windowElements);
   const capacity = Math.max(options.capacity, reserved, 1);
   if (capacity > maxCapacity) {
     throw new PoolCapacityError(
@@ -434,7 +508,9 @@ export async function createElementPool(ctx: GpuContext, options: ElementPoolOpt
     elementWords,
     reserved,
     windowElements,
-    maxCapacity,
+    maxCapacity: ownMax,
+    maxWindows,
+    windowBudget: budget,
     growthFactor: options.growthFactor ?? 2,
     capacity,
     buffer,

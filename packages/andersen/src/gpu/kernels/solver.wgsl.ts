@@ -1914,15 +1914,10 @@ ${teamKernel(
     let part = u % ${hookSplit}u;
     let pair = pts_team_u2(rule_table[params.hcd_start + i].xy);
     let x = pts_team_u(find(pair.y));
-    if (pts_lane == 0u && part == 0u) {
-      // Pairs whose pointers share a class share their target too (as the CPU engine merges them).
-      loop {
-        let claimed = atomicCompareExchangeWeak(&control[${A('hcdSlot')} + x], NONE, pair.x);
-        if (claimed.exchanged) { break; }
-        // A weak exchange may fail spuriously: retry until the slot holds someone's target.
-        if (claimed.old_value != NONE) { hook(claimed.old_value, pair.x); break; }
-      }
-    }
+    // Pairs whose pointers share a class share their target too (as the CPU engine merges them),
+    // but only once the class points to an object that can be dereferenced: while it points
+    // nowhere no cycle closes through *x, and joining the targets would merge unrelated sets.
+    var targets_joined = false;
     // Every new pointee of x lies on the offline cycle through *x: it joins y's class. Most have
     // joined it in an earlier round: a pointee whose parent is the target's root (found once per
     // pair) needs no hook, since classes only ever merge (skipped unless hcdSkipJoined is off).
@@ -1931,6 +1926,18 @@ ${teamKernel(
       slot('delta', 'x'),
       /* wgsl */ `
             ${skipJoined ? `if (atomicLoad(&control[${A('parent')} + m]) == joined_root) { continue; }` : ''}
+            // Nothing is loaded from or stored into a pointee of objectSize 0 (an opaque object
+            // whose contents are kept empty): the cycle through *x does not pass through it.
+            if (object_size(m) == 0u) { continue; }
+            if (!targets_joined) {
+              targets_joined = true;
+              loop {
+                let claimed = atomicCompareExchangeWeak(&control[${A('hcdSlot')} + x], NONE, pair.x);
+                if (claimed.exchanged) { break; }
+                // A weak exchange may fail spuriously: retry until the slot holds someone's target.
+                if (claimed.old_value != NONE) { hook(claimed.old_value, pair.x); break; }
+              }
+            }
             hook(m, pair.x);`,
       { part: 'part', parts: hookSplit },
     )}
