@@ -51,9 +51,7 @@ export const EXCEPTIONS = {
   // Parsers and front ends written as one recursive-descent function or one module per language;
   // their owners split them with the front-end work in progress.
   'packages/andersen/src/io/text.ts#parseConstraintText': 'parser, to split per directive',
-  'packages/andersen/src/llvm/extract.ts': 'LLVM front end, to split per instruction family',
   'packages/andersen/src/llvm/parser.ts': 'LLVM front end, to split per IR construct',
-  'packages/eigencfa/src/frontend/expand.ts': 'Scheme front end, to split per special form',
   'packages/eigencfa/src/frontend/expand.ts#special_': 'Scheme front end, to split per special form',
   'packages/eigencfa/src/frontend/reader.ts#readScheme': 'Scheme reader, to split per token kind',
   'packages/octagon/src/analyzer/parse.ts#parseProgram': 'parser, to split per statement',
@@ -62,7 +60,6 @@ export const EXCEPTIONS = {
   'packages/eigencfa/src/webgpu/delta.ts#solveWebGpu': 'to split setup, batches and readback',
   'packages/gpu-primitives/src/sort/radix-sort.ts': 'to move the pass planning out',
   'packages/gpu-primitives/src/sort/radix-sort.ts#encode': 'to move the pass planning out',
-  'packages/octagon/src/dbm/octagon.ts': 'to move the transfer functions out of the class',
 };
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -146,21 +146,22 @@ async function readSolutionFile(path: string, nodeCount: number): Promise<Refere
   return parseHardekopfSolution(bytes, { file: path, nodeCount });
 }
 
+/** What `andersen solve` reads: the program, its HCD table and reference, and the files they came from. */
+interface SolveInput {
+  readonly program: ConstraintProgram;
+  readonly hcd: HcdTable | undefined;
+  readonly solution: ReferenceSolution | undefined;
+  readonly files: Record<string, string>;
+  /** Whether the input is in the Hardekopf files' format (whose reference conventions apply). */
+  readonly hardekopf: boolean;
+  readonly opaqueObjects: OpaqueObjects;
+}
+
 /**
- * `gpumorph andersen solve`: reads a points-to problem (Hardekopf files by prefix or by role, or an
- * own-format file), solves it, optionally verifies against a reference and writes the points-to
- * sets. Prints a summary (or `--json`) on stdout, progress on stderr. Returns the exit status: 1 when
- * verification finds a difference.
- *
- * @example
- * ```ts
- * await runAndersenSolve({ input: 'examples/andersen/linked-list.gmc', engine: 'auto', json: true, constraintSet: 'after-hcd', useHcd: true }, processIo());
- * ```
+ * Reads the input of `andersen solve` (an own-format file, or Hardekopf files by prefix or by role)
+ * and its `--verify` reference, and refuses an `--out` that names any of them.
  */
-export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo): Promise<number> {
-  const c = colorsFor(io);
-  const log = (line: string) => io.stderr.write(`${c.dim(line)}\n`);
-  const readStart = performance.now();
+async function readSolveInput(options: AndersenSolveOptions): Promise<SolveInput> {
   let program: ConstraintProgram;
   let hcd: HcdTable | undefined;
   let solution: ReferenceSolution | undefined;
@@ -199,6 +200,26 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     files.verify = options.verify;
   }
   if (options.out !== undefined) await refuseToOverwrite('--out', options.out, Object.values(files));
+  return { program, hcd, solution, files, hardekopf, opaqueObjects };
+}
+
+/**
+ * `gpumorph andersen solve`: reads a points-to problem (Hardekopf files by prefix or by role, or an
+ * own-format file), solves it, optionally verifies against a reference and writes the points-to
+ * sets. Prints a summary (or `--json`) on stdout, progress on stderr. Returns the exit status: 1 when
+ * verification finds a difference.
+ *
+ * @example
+ * ```ts
+ * await runAndersenSolve({ input: 'examples/andersen/linked-list.gmc', engine: 'auto', json: true, constraintSet: 'after-hcd', useHcd: true }, processIo());
+ * ```
+ */
+export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo): Promise<number> {
+  const c = colorsFor(io);
+  const log = (line: string) => io.stderr.write(`${c.dim(line)}\n`);
+  const readStart = performance.now();
+  const { program, solution, files, hardekopf, opaqueObjects, ...read } = await readSolveInput(options);
+  let hcd = read.hcd;
   // With --offline-hcd the table's online pairs are replaced by ours, but its offline merges stay:
   // in `_after_hcd` files they name the representatives the merged-away variables were renamed to.
   const shippedMerges = options.useHcd && options.offlineHcd ? hcd?.offlineMerges : undefined;
