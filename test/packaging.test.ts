@@ -35,7 +35,7 @@ const expectedOutput: Record<string, RegExp[]> = {
   '@gpumorph/andersen': [/^true$/m],
   '@gpumorph/sparse-bitvector': [/961/],
   '@gpumorph/eigencfa': [/^f@.* ← /m],
-  '@gpumorph/octagon': [/^10$/m, /\{ -x \+ y <= 0 \}/, /\[ true \]/],
+  '@gpumorph/octagon': [/^10$/m, /\{ -x \+ y <= 0, y <= 10 \}/, /\[ true \]/],
   ...(requireGpu
     ? {
         '@gpumorph/gpu-allocator': [/llvmpipe|\[/],
