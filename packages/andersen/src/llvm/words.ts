@@ -175,25 +175,28 @@ export const NON_POINTER_OPS = new Set([
   'cleanupret',
 ]);
 
+/** Opcodes that may open a constant expression (`add (i64 …)`, `icmp eq (…)`, `select (…)`). */
+const CONSTANT_EXPRESSION_WORDS: ReadonlySet<string> = new Set([
+  'add',
+  'sub',
+  'mul',
+  'shl',
+  'lshr',
+  'ashr',
+  'and',
+  'or',
+  'xor',
+  'icmp',
+  'fcmp',
+  'extractelement',
+  'insertelement',
+  'shufflevector',
+  'select',
+  'trunc',
+]);
+
 export function isConstantExpressionWord(word: string): boolean {
-  return [
-    'add',
-    'sub',
-    'mul',
-    'shl',
-    'lshr',
-    'ashr',
-    'and',
-    'or',
-    'xor',
-    'icmp',
-    'fcmp',
-    'extractelement',
-    'insertelement',
-    'shufflevector',
-    'select',
-    'trunc',
-  ].includes(word);
+  return CONSTANT_EXPRESSION_WORDS.has(word);
 }
 
 export function describe(token: Token): string {
