@@ -45,6 +45,14 @@ export {
 } from './kernels/layout';
 export { readStaticUses, WgslStaticUses } from './kernels/static-use';
 export { gridWgsl, linkWgsl, type WgslModule } from './kernels/wgsl';
+export {
+  type CompactListsOptions,
+  type CompactListsResult,
+  CorruptListError,
+  compactCopyWgsl,
+  compactCountWgsl,
+  type ListHeads,
+} from './pool/compact';
 export { poolAccessWgsl, poolAllocWgsl, type TeamMode } from './pool/kernels/alloc.wgsl';
 export {
   DEFAULT_ELEMENT_WORDS,

@@ -6,6 +6,7 @@ import type { GpuContext } from '../context/context';
 import { PoolCapacityError } from '../errors';
 import type { WgslModule } from '../kernels/wgsl';
 import { BufferUsage } from '../webgpu-constants';
+import { type CompactListsOptions, type CompactListsResult, compactLists } from './compact';
 import { poolAccessWgsl, poolAllocWgsl, type TeamMode } from './kernels/alloc.wgsl';
 import {
   assertWgslIdentifier,
@@ -101,6 +102,8 @@ export interface PoolHeaderState {
 export type ElementPoolEvents = {
   /** The pool moved to a larger buffer; `demand` is the element count the failed step asked for. */
   grow: (event: { pool: string; from: number; to: number; demand: number }) => void;
+  /** {@link ElementPool.compact} dropped the unreachable elements: `from` and `to` elements in use. */
+  compact: (event: { pool: string; from: number; to: number }) => void;
 };
 
 /** Result of {@link ElementPool.runGrowing}. */
@@ -396,6 +399,38 @@ export class ElementPool extends (EventEmitter as new () => TypedEmitter.default
         ctx.queue.submit([encoder.finish()]);
       }
     });
+  }
+
+  /**
+   * Copies every list reachable from `options.heads` to the start of the pool, in list order, and
+   * drops every other element: the garbage a bump pool collects as its users replace lists. The
+   * heads are rewritten; no element index held anywhere else stays valid. A list reached from two
+   * heads is copied twice, so when sharing would make the copy larger than what is in use, nothing
+   * changes. Needs a pool without reserved elements, and GPU memory and storage bindings for a
+   * temporary copy of the reachable elements ({@link PoolCapacityError} when the bindings are
+   * short); a list longer than the pool throws {@link CorruptListError}. Run it between steps: no
+   * other work may use the pool meanwhile.
+   *
+   * @example
+   * ```ts
+   * // Each of 1,000 sets keeps a head in `heads`; word 31 links an element to the next.
+   * const { before, after } = await pool.compact({ nextWord: 31, heads: [{ buffer: heads, count: 1000 }] });
+   * ```
+   */
+  async compact(options: CompactListsOptions): Promise<CompactListsResult> {
+    const ctx = this.#ctx;
+    const result = await compactLists(ctx, this, options, (capacity) =>
+      createElementPool(ctx, {
+        name: `${this.name}_compact`,
+        elementWords: this.elementWords,
+        capacity,
+        windowElements: this.windowElements,
+        maxWindows: ctx.limits.maxStorageBuffersPerShaderStage,
+      }),
+    );
+    if (result.after < result.before)
+      this.emit('compact', { pool: this.name, from: result.before, to: result.after });
+    return result;
   }
 
   /** Releases both buffers (the element buffer back to the context's kept ones, with `reuseBuffers`). */

@@ -1,0 +1,255 @@
+import type { GpuContext } from '../context/context';
+import { GpumorphError, PoolCapacityError } from '../errors';
+import { dispatchItems, encodeDispatch } from '../kernels/dispatch';
+import { type BindingSpecs, defineBindings } from '../kernels/layout';
+import { gridWgsl, linkWgsl } from '../kernels/wgsl';
+import { BufferUsage } from '../webgpu-constants';
+import type { ElementPool } from './pool';
+
+/** A range of a storage buffer holding list heads: `count` u32 element indices from byte `offset`. */
+export interface ListHeads {
+  readonly buffer: GPUBuffer;
+  /** Byte offset of the first head (a multiple of the device's storage offset alignment; default 0). */
+  readonly offset?: number;
+  /** Heads in the range. */
+  readonly count: number;
+}
+
+/** Options of {@link ElementPool.compact}. */
+export interface CompactListsOptions {
+  /** Word of an element that holds the index of the next element of its list (`INVALID_ELEMENT` ends it). */
+  readonly nextWord: number;
+  /**
+   * Every head of a list that must survive: the lists reachable from them are copied, in list
+   * order, to the start of the pool, and the heads rewritten. Every other element is dropped.
+   */
+  readonly heads: readonly ListHeads[];
+}
+
+/** What {@link ElementPool.compact} did. */
+export interface CompactListsResult {
+  /** Elements handed out before (the bump pointer, at most the capacity). */
+  readonly before: number;
+  /** Elements handed out after: the reachable ones, each list once per head that reaches it. */
+  readonly after: number;
+}
+
+/** Thrown when a list is longer than the pool (a cycle or an index past the capacity). */
+export class CorruptListError extends GpumorphError {
+  override readonly name = 'CorruptListError';
+}
+
+const WORKGROUP_SIZE = 256;
+
+function countLayout(pool: ElementPool) {
+  return defineBindings(`compact count ${pool.name}`, {
+    ...pool.bindingSpecs(),
+    heads: { kind: 'storage', type: 'array<u32>', access: 'read' },
+    bases: { kind: 'storage', type: 'array<u32>' },
+    totals: { kind: 'storage', type: 'array<atomic<u32>>' },
+  } satisfies BindingSpecs);
+}
+
+function copyLayout(pool: ElementPool, into: ElementPool) {
+  return defineBindings(`compact copy ${pool.name}`, {
+    ...pool.bindingSpecs(),
+    ...into.bindingSpecs(),
+    heads: { kind: 'storage', type: 'array<u32>' },
+    bases: { kind: 'storage', type: 'array<u32>', access: 'read' },
+  } satisfies BindingSpecs);
+}
+
+/**
+ * WGSL that walks the list of each head, reserves its length in one shared counter and records
+ * where its copy will start (`INVALID_ELEMENT` for an empty list); a walk longer than the pool
+ * sets `totals[1]`.
+ */
+export function compactCountWgsl(pool: ElementPool, nextWord: number, layoutWgsl: string): string {
+  const p = pool.name;
+  return linkWgsl(
+    /* wgsl */ `
+${layoutWgsl}
+@compute @workgroup_size(${WORKGROUP_SIZE})
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let i = gm_workgroup_index(wid, nwg) * ${WORKGROUP_SIZE}u + lid;
+  if (i >= arrayLength(&heads)) { return; }
+  let capacity = ${p}_header.capacity;
+  var e = heads[i];
+  var length = 0u;
+  loop {
+    if (e == GM_INVALID_ELEMENT) { break; }
+    if (e >= capacity || length >= capacity) {
+      atomicStore(&totals[1], 1u);
+      break;
+    }
+    length += 1u;
+    e = ${p}_load(e, ${nextWord}u);
+  }
+  var base = GM_INVALID_ELEMENT;
+  if (length != 0u) { base = atomicAdd(&totals[0], length); }
+  bases[i] = base;
+}`,
+    [gridWgsl, pool.accessWgsl()],
+  );
+}
+
+/**
+ * WGSL that copies the list of each head to its reserved run of `into`, element by element in
+ * list order, links the copies to their successors in the run, and points the head at the run.
+ */
+export function compactCopyWgsl(
+  pool: ElementPool,
+  into: ElementPool,
+  nextWord: number,
+  layoutWgsl: string,
+): string {
+  const p = pool.name;
+  const q = into.name;
+  return linkWgsl(
+    /* wgsl */ `
+${layoutWgsl}
+@compute @workgroup_size(${WORKGROUP_SIZE})
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let i = gm_workgroup_index(wid, nwg) * ${WORKGROUP_SIZE}u + lid;
+  if (i >= arrayLength(&heads)) { return; }
+  let base = bases[i];
+  if (base == GM_INVALID_ELEMENT) { return; }
+  var e = heads[i];
+  var at = base;
+  loop {
+    if (e == GM_INVALID_ELEMENT) { break; }
+    let next = ${p}_load(e, ${nextWord}u);
+    for (var w = 0u; w < ${p}_ELEMENT_WORDS; w++) {
+      if (w != ${nextWord}u) { ${q}_store(at, w, ${p}_load(e, w)); }
+    }
+    ${q}_store(at, ${nextWord}u, select(at + 1u, GM_INVALID_ELEMENT, next == GM_INVALID_ELEMENT));
+    at += 1u;
+    e = next;
+  }
+  heads[i] = base;
+}`,
+    [gridWgsl, pool.accessWgsl(), into.accessWgsl()],
+  );
+}
+
+/**
+ * Copies every list reachable from `options.heads` to the start of `pool` and drops every other
+ * element: the garbage a bump pool collects when its users replace lists. Called by
+ * {@link ElementPool.compact}, which documents it.
+ */
+export async function compactLists(
+  ctx: GpuContext,
+  pool: ElementPool,
+  options: CompactListsOptions,
+  createScratch: (capacity: number) => Promise<ElementPool>,
+): Promise<CompactListsResult> {
+  const { nextWord } = options;
+  if (!Number.isInteger(nextWord) || nextWord < 0 || nextWord >= pool.elementWords) {
+    throw new RangeError(
+      `pool '${pool.name}': nextWord ${nextWord} is not a word of a ${pool.elementWords}-word element`,
+    );
+  }
+  if (pool.reserved !== 0) {
+    throw new RangeError(
+      `pool '${pool.name}': compaction moves every element, so it needs a pool without reserved elements`,
+    );
+  }
+  const header = await pool.readHeader();
+  const before = Math.min(header.next, header.capacity);
+  const heads = options.heads.filter((range) => range.count > 0);
+  const usage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
+  const totals = await ctx.createBuffer({ label: `compact ${pool.name} totals`, size: 8, usage });
+  const bases: GPUBuffer[] = [];
+  let scratch: ElementPool | undefined;
+  try {
+    await ctx.writeBuffer(totals, 0, new Uint32Array(2));
+    const counting = countLayout(pool);
+    const countKernel = await ctx.kernels.get({
+      label: `compact count ${pool.name}`,
+      code: compactCountWgsl(pool, nextWord, counting.wgsl()),
+      layout: counting,
+    });
+    const maxGroups = ctx.limits.maxComputeWorkgroupsPerDimension;
+    for (const range of heads) {
+      bases.push(
+        await ctx.createBuffer({ label: `compact ${pool.name} bases`, size: range.count * 4, usage }),
+      );
+    }
+    await ctx.guard(`compact count ${pool.name}`, () => {
+      const encoder = ctx.device.createCommandEncoder({ label: `compact count ${pool.name}` });
+      const pass = encoder.beginComputePass({ label: `compact count ${pool.name}` });
+      pass.setPipeline(countKernel.pipeline);
+      heads.forEach((range, r) => {
+        pass.setBindGroup(
+          0,
+          countKernel.bindGroup({
+            ...pool.resources(),
+            heads: { buffer: range.buffer, offset: range.offset ?? 0, size: range.count * 4 },
+            bases: { buffer: bases[r] as GPUBuffer, size: range.count * 4 },
+            totals: { buffer: totals, size: 8 },
+          }),
+        );
+        encodeDispatch(pass, dispatchItems(range.count, WORKGROUP_SIZE, maxGroups));
+      });
+      pass.end();
+      ctx.queue.submit([encoder.finish()]);
+    });
+    const [total = 0, corrupt = 0] = new Uint32Array(await ctx.readBuffer(totals, 0, 8));
+    if (corrupt !== 0) {
+      throw new CorruptListError(
+        `pool '${pool.name}': a list is longer than the pool (a cycle or an index past its capacity)`,
+      );
+    }
+    if (total >= before) {
+      // Nothing to drop (or lists shared by several heads, which the copy would duplicate).
+      return { before, after: before };
+    }
+    const windowsFree = ctx.limits.maxStorageBuffersPerShaderStage - pool.geometry.windows - 4;
+    const windowsNeeded = Math.ceil(Math.max(1, total) / pool.windowElements);
+    if (windowsNeeded > windowsFree) {
+      throw new PoolCapacityError(
+        `pool '${pool.name}': its ${total} reachable elements need ${windowsNeeded} binding window(s) ` +
+          `to be copied, and the device's storage bindings per shader stage leave ${windowsFree}`,
+        pool.name,
+        total,
+        windowsFree * pool.windowElements,
+      );
+    }
+    scratch = await createScratch(Math.max(1, total));
+    const copying = copyLayout(pool, scratch);
+    const copyKernel = await ctx.kernels.get({
+      label: `compact copy ${pool.name}`,
+      code: compactCopyWgsl(pool, scratch, nextWord, copying.wgsl()),
+      layout: copying,
+    });
+    const into = scratch;
+    await ctx.guard(`compact copy ${pool.name}`, () => {
+      const encoder = ctx.device.createCommandEncoder({ label: `compact copy ${pool.name}` });
+      const pass = encoder.beginComputePass({ label: `compact copy ${pool.name}` });
+      pass.setPipeline(copyKernel.pipeline);
+      heads.forEach((range, r) => {
+        pass.setBindGroup(
+          0,
+          copyKernel.bindGroup({
+            ...pool.resources(),
+            ...into.resources(),
+            heads: { buffer: range.buffer, offset: range.offset ?? 0, size: range.count * 4 },
+            bases: { buffer: bases[r] as GPUBuffer, size: range.count * 4 },
+          }),
+        );
+        encodeDispatch(pass, dispatchItems(range.count, WORKGROUP_SIZE, maxGroups));
+      });
+      pass.end();
+      if (total > 0) encoder.copyBufferToBuffer(into.buffer, 0, pool.buffer, 0, total * pool.elementBytes);
+      ctx.queue.writeBuffer(pool.header, 0, Uint32Array.of(total, pool.capacity, 0, pool.reserved));
+      ctx.queue.submit([encoder.finish()]);
+    });
+    return { before, after: total };
+  } finally {
+    scratch?.destroy();
+    for (const buffer of bases) buffer.destroy();
+    totals.destroy();
+  }
+}
