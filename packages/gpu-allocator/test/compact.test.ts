@@ -80,9 +80,9 @@ async function poolWith(ctx: GpuContext, layout: Layout): Promise<ElementPool> {
   return pool;
 }
 
-/** Heads split over two buffers, the second range at a nonzero aligned offset. */
+/** Heads split over two buffers, the second range from an unaligned first index. */
 async function headBuffers(ctx: GpuContext, heads: readonly number[]) {
-  const alignment = ctx.limits.minStorageBufferOffsetAlignment;
+  const alignment = 4 * 67;
   const half = heads.length >> 1;
   const usage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
   const first = await ctx.createBuffer({ label: 'heads a', size: Math.max(4, half * 4), usage });
@@ -102,7 +102,7 @@ async function headBuffers(ctx: GpuContext, heads: readonly number[]) {
   return {
     ranges: [
       { buffer: first, count: half },
-      { buffer: second, offset: alignment, count: heads.length - half },
+      { buffer: second, first: alignment / 4, count: heads.length - half },
     ],
     read,
     destroy: () => {
@@ -127,6 +127,9 @@ describeGpu('element pool compaction', (gpu) => {
           const elements = await pool.readElements();
           expect(walk(elements, after)).toEqual(expected);
           const header = await pool.readHeader();
+          const half = layout.heads.length >> 1;
+          const lengthOf = (lists: number[][][]) => lists.reduce((sum, list) => sum + list.length, 0);
+          expect(result.kept).toEqual([lengthOf(expected.slice(0, half)), lengthOf(expected.slice(half))]);
           if (reachable < layout.used) {
             expect(result.after).toBe(reachable);
             expect(header).toEqual({

@@ -28,6 +28,7 @@ import {
 import {
   adoptVectorTable,
   ELEMENT_WORDS,
+  NEXT_WORD,
   NO_ELEMENT,
   sparseBitVectorLibraryWgsl,
   type TeamKind,
@@ -63,6 +64,7 @@ import {
   LIST_WORD,
   NODE_SET_SLOTS,
   poolWindowShares,
+  SET_SLOT,
   STATUS,
   STATUS_WORDS,
   solverLayout,
@@ -117,6 +119,12 @@ export interface GpuSolverOptions {
   readonly initialPoolElements?: number | undefined;
   /** Elements per binding window of the pools (default: as many as one binding holds); lower it to test windowing. */
   readonly windowElements?: number | undefined;
+  /**
+   * Largest size of each pool, in elements (default: what the device's storage bindings allow).
+   * Lower it to meet, on a small program, what a large one meets at the device's limit.
+   * @internal
+   */
+  readonly maxPoolElements?: number | undefined;
   /**
    * Pairs the worklist (loads, stores, offsets) starts with (default four per node, at least
    * 4,096; it grows when an iteration emits more, and the iteration's rules run again).
@@ -549,6 +557,11 @@ export interface GpuSolveReport {
    * merges (the plan stands, and nothing runs again).
    */
   readonly mergeGrows: number;
+  /**
+   * Times a pool at its largest size dropped the elements no set reaches any more (the replaced
+   * ΔP, N and partial sets a bump pool keeps) instead of growing, and the iteration ran again.
+   */
+  readonly compactions: number;
   /** Milliseconds spent on the host preparing and uploading, iterating, and reading the result back. */
   readonly setupMs: number;
   /**
@@ -1057,8 +1070,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const edgeWindows = windowRoom - 1;
     const initial = this.#options.initialPoolElements;
     const reuseBuffers = this.#options.reusePoolBuffers !== false;
-    const windowOption =
-      this.#options.windowElements !== undefined ? { windowElements: this.#options.windowElements } : {};
+    const windowOption = {
+      ...(this.#options.windowElements !== undefined ? { windowElements: this.#options.windowElements } : {}),
+      ...(this.#options.maxPoolElements !== undefined ? { maxCapacity: this.#options.maxPoolElements } : {}),
+    };
     const points = await createElementPool(ctx, {
       name: 'pts',
       capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements, 8 * n)),
@@ -1910,10 +1925,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       host.submissions++;
       return submitted;
     };
-    const timedGrow = async (work: () => Promise<unknown>) => {
+    const timedGrow = async <T>(work: () => Promise<T>): Promise<T> => {
       const growStarted = performance.now();
-      await work();
+      const result = await work();
       host.grow += performance.now() - growStarted;
+      return result;
     };
     // Growing ahead is a guess: it stops at the pool's largest size (so the pool cannot refuse
     // it), and a GPU that cannot hold that much leaves the pool as it is (the guarded update
@@ -1951,6 +1967,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       reruns: 0,
       updateRedos: 0,
       mergeGrows: 0,
+      compactions: 0,
     };
     // Distinct copy edges between representatives before solving (see round 1 below).
     let initialEdgeCount = 0;
@@ -2354,18 +2371,63 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         mergeNeed: STATUS.mergeNeedEdges,
       },
     ] as const;
-    /** Grows each pool that ran out or has less room than `need` of it, as the status words report them. */
+    /**
+     * Set when a pool was compacted during the attempt at hand: the worklist's pairs and the pull
+     * chunks of that attempt name elements that moved, so its update cannot run again alone.
+     */
+    let compactedThisAttempt = false;
+    /**
+     * Drops the elements of `words.pool` that no head reaches (every set the solve replaced).
+     * Returns the elements still in use, or undefined when nothing could be dropped. The sets
+     * the attempt gathered (N and H, or G) now lie below the new end: the iteration's mark moves
+     * back by their size, so that the update guard still counts them among what the attempt run
+     * next gathers, as it would have without the compaction.
+     */
+    const compactPool = async (words: (typeof poolWords)[number]): Promise<number | undefined> => {
+      const pool = words.pool;
+      // The nodes' sets, one range per slot (heads are slot-major); the partial sets of pull
+      // chunks belong to the attempt, and the attempt run next hands its chunks out again, each
+      // starting empty.
+      const slots = pool === points ? NODE_SET_SLOTS : EDGE_SET_SLOTS;
+      const buffer = pool === points ? ptsHeads : edgHeads;
+      const heads = Array.from({ length: slots }, (_, slot) => ({ buffer, first: slot * n, count: n }));
+      const compacted = await timedGrow(() => pool.compact({ nextWord: NEXT_WORD, heads }));
+      if (compacted.after >= compacted.before) return undefined;
+      stats.compactions++;
+      compactedThisAttempt = true;
+      const gathered = compacted.kept.reduce(
+        (sum, kept, slot) => sum + (slot === SET_SLOT.pending || slot === SET_SLOT.hop ? kept : 0),
+        0,
+      );
+      ctx.queue.writeBuffer(control, 4 * words.mark, Uint32Array.of(compacted.after - gathered));
+      ctx.queue.writeBuffer(control, 4 * words.next, Uint32Array.of(compacted.after));
+      return compacted.after;
+    };
+    /**
+     * Grows each pool that ran out or has less room than `need` of it, as the status words report
+     * them. With `compact` (only where the whole attempt runs again next), a pool that would have
+     * to grow past its largest size first drops what no set reaches, and grows only if that
+     * still leaves too little room.
+     */
     const growPoolsShortOf = async (
       status: Uint32Array,
       need: (words: (typeof poolWords)[number]) => number,
+      options: { compact: boolean },
     ) => {
       for (const words of poolWords) {
         const next = status[words.next] as number;
         const capacity = status[words.capacity] as number;
         const room = need(words);
-        if (status[words.exhausted] !== 0 || next >= capacity || capacity - next < room) {
-          await growFor(words.pool, next, capacity, room);
+        if (status[words.exhausted] === 0 && next < capacity && capacity - next >= room) continue;
+        const wanted = Math.max(next, Math.min(next, capacity) + room) + 1;
+        if (options.compact && wanted > words.pool.maxCapacity) {
+          const inUse = await compactPool(words);
+          if (inUse !== undefined) {
+            if (inUse + room + 1 > words.pool.capacity) await growFor(words.pool, inUse, inUse, room);
+            continue;
+          }
         }
+        await growFor(words.pool, next, capacity, room);
       }
     };
     /**
@@ -2379,6 +2441,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           Math.min(status[words.next] as number, status[words.capacity] as number) -
           (status[words.mark] as number) +
           (status[words.mergeNeed] as number),
+        { compact: true },
       );
     /** Whether the last update went up after rules that ran out of nothing, counted by the host (not on a guess). */
     let updateAloneAgain = false;
@@ -2405,6 +2468,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
       updateAloneAgain = false;
+      compactedThisAttempt = false;
       const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
       // The very first submission fills the heads and arrays that start empty, then builds the
       // initial sets from their pairs (sorted, then merged into the pending slots by key).
@@ -2650,7 +2714,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         // The update alone again when only it ran short (pairCount ≤ capacity and the rules ran out
         // of nothing: else iterate would not have submitted it), as often as it does; the whole
         // iteration otherwise.
-        const alone = updateAloneAgain && status[STATUS.guessMissed] === 0;
+        const alone = updateAloneAgain && !compactedThisAttempt && status[STATUS.guessMissed] === 0;
         if (alone) stats.updateRedos++;
         status = alone
           ? await redoUpdate(`andersen update ${round} (again)`, status)
@@ -2662,7 +2726,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         // guard_merge found a pool short of room for the folds (the plan itself allocates nothing
         // and stands): grow that pool to hold them, and let the folds run, as the guard would now.
         stats.mergeGrows++;
-        await growPoolsShortOf(status, (words) => status[words.mergeNeed] as number);
+        await growPoolsShortOf(status, (words) => status[words.mergeNeed] as number, { compact: false });
         ctx.queue.writeBuffer(control, 4 * STATUS.skipMerge, Uint32Array.of(0));
         status = status.slice();
         status[STATUS.skipMerge] = 0;
@@ -2877,6 +2941,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       reruns: stats.reruns,
       updateRedos: stats.updateRedos,
       mergeGrows: stats.mergeGrows,
+      compactions: stats.compactions,
       setupMs,
       setupParts: { program: programMs, pools: poolsMs, buffers: setupMs - programMs - poolsMs },
       iterateMs,

@@ -6,13 +6,24 @@ import { gridWgsl, linkWgsl } from '../kernels/wgsl';
 import { BufferUsage } from '../webgpu-constants';
 import type { ElementPool } from './pool';
 
-/** A range of a storage buffer holding list heads: `count` u32 element indices from byte `offset`. */
+/** A range of a storage buffer holding list heads: `count` u32 element indices from index `first`. */
 export interface ListHeads {
   readonly buffer: GPUBuffer;
-  /** Byte offset of the first head (a multiple of the device's storage offset alignment; default 0). */
-  readonly offset?: number;
+  /** Index (in u32 words) of the first head; default 0. */
+  readonly first?: number;
   /** Heads in the range. */
   readonly count: number;
+}
+
+/** Storage offsets are multiples of this on every device (the largest alignment WebGPU allows). */
+const ALIGNMENT = 256;
+
+/** The binding of a head range: from the aligned offset at or before it, with the heads it skips. */
+function headsBinding(range: ListHeads): { binding: GPUBufferBinding; skip: number } {
+  const first = range.first ?? 0;
+  const offset = Math.floor((first * 4) / ALIGNMENT) * ALIGNMENT;
+  const skip = first - offset / 4;
+  return { binding: { buffer: range.buffer, offset, size: (skip + range.count) * 4 }, skip };
 }
 
 /** Options of {@link ElementPool.compact}. */
@@ -32,6 +43,8 @@ export interface CompactListsResult {
   readonly before: number;
   /** Elements handed out after: the reachable ones, each list once per head that reaches it. */
   readonly after: number;
+  /** Of {@link after}, the elements of the lists of each range of `heads`, in its order. */
+  readonly kept: readonly number[];
 }
 
 /** Thrown when a list is longer than the pool (a cycle or an index past the capacity). */
@@ -41,12 +54,21 @@ export class CorruptListError extends GpumorphError {
 
 const WORKGROUP_SIZE = 256;
 
+/** Words of a range's record in the totals buffer: the elements its lists hold, the heads it skips, its heads. */
+const RANGE_WORDS = 3;
+
+/** A head range as the kernels see it (the counting kernel adds to `total`). */
+function rangeStruct(counting: boolean): string {
+  return `struct GmCompactRange { total: ${counting ? 'atomic<u32>' : 'u32'}, skip: u32, count: u32 }`;
+}
+
 function countLayout(pool: ElementPool) {
   return defineBindings(`compact count ${pool.name}`, {
     ...pool.bindingSpecs(),
     heads: { kind: 'storage', type: 'array<u32>', access: 'read' },
     bases: { kind: 'storage', type: 'array<u32>' },
     totals: { kind: 'storage', type: 'array<atomic<u32>>' },
+    range: { kind: 'storage', type: 'GmCompactRange' },
   } satisfies BindingSpecs);
 }
 
@@ -56,26 +78,28 @@ function copyLayout(pool: ElementPool, into: ElementPool) {
     ...into.bindingSpecs(),
     heads: { kind: 'storage', type: 'array<u32>' },
     bases: { kind: 'storage', type: 'array<u32>', access: 'read' },
+    range: { kind: 'storage', type: 'GmCompactRange', access: 'read' },
   } satisfies BindingSpecs);
 }
 
 /**
- * WGSL that walks the list of each head, reserves its length in one shared counter and records
- * where its copy will start (`INVALID_ELEMENT` for an empty list); a walk longer than the pool
- * sets `totals[1]`.
+ * WGSL that walks the list of each head, reserves its length in one shared counter (and counts it
+ * in its range's) and records where its copy will start (`INVALID_ELEMENT` for an empty list); a
+ * walk longer than the pool sets `totals[1]`.
  */
 export function compactCountWgsl(pool: ElementPool, nextWord: number, layoutWgsl: string): string {
   const p = pool.name;
   return linkWgsl(
     /* wgsl */ `
+${rangeStruct(true)}
 ${layoutWgsl}
 @compute @workgroup_size(${WORKGROUP_SIZE})
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let i = gm_workgroup_index(wid, nwg) * ${WORKGROUP_SIZE}u + lid;
-  if (i >= arrayLength(&heads)) { return; }
+  if (i >= range.count) { return; }
   let capacity = ${p}_header.capacity;
-  var e = heads[i];
+  var e = heads[range.skip + i];
   var length = 0u;
   loop {
     if (e == GM_INVALID_ELEMENT) { break; }
@@ -87,7 +111,10 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     e = ${p}_load(e, ${nextWord}u);
   }
   var base = GM_INVALID_ELEMENT;
-  if (length != 0u) { base = atomicAdd(&totals[0], length); }
+  if (length != 0u) {
+    base = atomicAdd(&totals[0], length);
+    atomicAdd(&range.total, length);
+  }
   bases[i] = base;
 }`,
     [gridWgsl, pool.accessWgsl()],
@@ -108,15 +135,16 @@ export function compactCopyWgsl(
   const q = into.name;
   return linkWgsl(
     /* wgsl */ `
+${rangeStruct(false)}
 ${layoutWgsl}
 @compute @workgroup_size(${WORKGROUP_SIZE})
 fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
         @builtin(local_invocation_index) lid: u32) {
   let i = gm_workgroup_index(wid, nwg) * ${WORKGROUP_SIZE}u + lid;
-  if (i >= arrayLength(&heads)) { return; }
+  if (i >= range.count) { return; }
   let base = bases[i];
   if (base == GM_INVALID_ELEMENT) { return; }
-  var e = heads[i];
+  var e = heads[range.skip + i];
   var at = base;
   loop {
     if (e == GM_INVALID_ELEMENT) { break; }
@@ -128,7 +156,7 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
     at += 1u;
     e = next;
   }
-  heads[i] = base;
+  heads[range.skip + i] = base;
 }`,
     [gridWgsl, pool.accessWgsl(), into.accessWgsl()],
   );
@@ -159,12 +187,19 @@ export async function compactLists(
   const header = await pool.readHeader();
   const before = Math.min(header.next, header.capacity);
   const heads = options.heads.filter((range) => range.count > 0);
+  // Word 0: elements reached, word 1: a corrupt list; then one aligned record per range.
+  const totalsBytes = ALIGNMENT * (heads.length + 1);
+  const bindings = heads.map(headsBinding);
   const usage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
-  const totals = await ctx.createBuffer({ label: `compact ${pool.name} totals`, size: 8, usage });
+  const totals = await ctx.createBuffer({ label: `compact ${pool.name} totals`, size: totalsBytes, usage });
   const bases: GPUBuffer[] = [];
   let scratch: ElementPool | undefined;
   try {
-    await ctx.writeBuffer(totals, 0, new Uint32Array(2));
+    const records = new Uint32Array(totalsBytes / 4);
+    heads.forEach((range, r) => {
+      records.set([0, (bindings[r] as { skip: number }).skip, range.count], (ALIGNMENT / 4) * (r + 1));
+    });
+    await ctx.writeBuffer(totals, 0, records);
     const counting = countLayout(pool);
     const countKernel = await ctx.kernels.get({
       label: `compact count ${pool.name}`,
@@ -186,9 +221,10 @@ export async function compactLists(
           0,
           countKernel.bindGroup({
             ...pool.resources(),
-            heads: { buffer: range.buffer, offset: range.offset ?? 0, size: range.count * 4 },
+            heads: bindings[r]?.binding as GPUBufferBinding,
             bases: { buffer: bases[r] as GPUBuffer, size: range.count * 4 },
             totals: { buffer: totals, size: 8 },
+            range: { buffer: totals, offset: ALIGNMENT * (r + 1), size: 4 * RANGE_WORDS },
           }),
         );
         encodeDispatch(pass, dispatchItems(range.count, WORKGROUP_SIZE, maxGroups));
@@ -196,7 +232,12 @@ export async function compactLists(
       pass.end();
       ctx.queue.submit([encoder.finish()]);
     });
-    const [total = 0, corrupt = 0] = new Uint32Array(await ctx.readBuffer(totals, 0, 8));
+    const words = new Uint32Array(await ctx.readBuffer(totals, 0, totalsBytes));
+    const [total = 0, corrupt = 0] = words;
+    let r = 0;
+    const kept = options.heads.map((range) =>
+      range.count > 0 ? (words[(ALIGNMENT / 4) * ++r] as number) : 0,
+    );
     if (corrupt !== 0) {
       throw new CorruptListError(
         `pool '${pool.name}': a list is longer than the pool (a cycle or an index past its capacity)`,
@@ -204,7 +245,7 @@ export async function compactLists(
     }
     if (total >= before) {
       // Nothing to drop (or lists shared by several heads, which the copy would duplicate).
-      return { before, after: before };
+      return { before, after: before, kept };
     }
     const windowsFree = ctx.limits.maxStorageBuffersPerShaderStage - pool.geometry.windows - 4;
     const windowsNeeded = Math.ceil(Math.max(1, total) / pool.windowElements);
@@ -235,8 +276,9 @@ export async function compactLists(
           copyKernel.bindGroup({
             ...pool.resources(),
             ...into.resources(),
-            heads: { buffer: range.buffer, offset: range.offset ?? 0, size: range.count * 4 },
+            heads: bindings[r]?.binding as GPUBufferBinding,
             bases: { buffer: bases[r] as GPUBuffer, size: range.count * 4 },
+            range: { buffer: totals, offset: ALIGNMENT * (r + 1), size: 4 * RANGE_WORDS },
           }),
         );
         encodeDispatch(pass, dispatchItems(range.count, WORKGROUP_SIZE, maxGroups));
@@ -246,7 +288,7 @@ export async function compactLists(
       ctx.queue.writeBuffer(pool.header, 0, Uint32Array.of(total, pool.capacity, 0, pool.reserved));
       ctx.queue.submit([encoder.finish()]);
     });
-    return { before, after: total };
+    return { before, after: total, kept };
   } finally {
     scratch?.destroy();
     for (const buffer of bases) buffer.destroy();
