@@ -9,21 +9,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
-  type BenchOptions,
-  type BenchReport,
-  type BenchRow,
-  type BenchSuite,
-  collectGarbage,
-  settleGarbage,
-} from '@gpumorph/gpu-allocator/bench';
-import { solveCpuSparse } from '../cpu/sparse';
-import { compileScheme } from '../frontend/compile';
-import { vanHornMairson } from '../generator/vhm';
-import { parseExpectedStore, readMatricesDir } from '../matrix/io';
-import { type CfaMatrices, termCount } from '../matrix/program';
-import { type CfaStore, firstDifference } from '../store';
-import { createCfaBufferPool } from '../webgpu/buffer-pool';
-import { solveWebGpu } from '../webgpu/delta';
+  type CfaMatrices,
+  type CfaStore,
+  compileScheme,
+  createCfaBufferPool,
+  firstDifference,
+  parseExpectedStore,
+  readMatricesDir,
+  solveCpuSparse,
+  solveWebGpu,
+  termCount,
+  vanHornMairson,
+} from '@gpumorph/eigencfa';
+import { collectGarbage, settleGarbage } from './gc';
+import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';
 
 /** Table 1 of seeds/eigencfa-popl11 (GTX-480 and a 2.79 GHz i7, 2011): terms → GPU(Sp), CPU(Sp) in ms. */
 export const PAPER_TABLE_1: Readonly<Record<number, { readonly gpuSpMs: number; readonly cpuSpMs: number }>> =

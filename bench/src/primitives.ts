@@ -6,13 +6,21 @@ import {
   median,
   type PassTimer,
 } from '@gpumorph/gpu-allocator';
-import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
-import { compactReference, createCompaction } from '../compact/index';
-import { createEquivalenceClasses, equivalenceClassesReference } from '../equivalence/index';
-import { createMergeSort, mergeSortReference } from '../merge-sort/index';
-import { createReduce, reduceReference } from '../reduce/index';
-import { createScan, scanReference } from '../scan/index';
-import { createRadixSort, radixSortReference } from '../sort/index';
+import {
+  compactReference,
+  createCompaction,
+  createEquivalenceClasses,
+  createMergeSort,
+  createRadixSort,
+  createReduce,
+  createScan,
+  equivalenceClassesReference,
+  mergeSortReference,
+  radixSortReference,
+  reduceReference,
+  scanReference,
+} from '@gpumorph/gpu-primitives';
+import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';
 
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
 

@@ -1,13 +1,22 @@
 import { BufferUsage, type GpuContext, measureGpu, median, type PassTimer } from '@gpumorph/gpu-allocator';
-import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
-import { closeF64, closeMatrix } from '../dbm/closure';
-import { createClosureThreads } from '../dbm/closure-threads';
-import { createOctagonDomain } from '../dbm/domain';
-import { halfSize, rowStart } from '../dbm/layout';
-import { Octagon, type OctagonKind } from '../dbm/octagon';
-import { createOctagonGpu, encodeBound, formatOf, GpuDbm, type OctagonGpu } from '../gpu/engine';
-import { F32_INF_THRESHOLD, I32_LIM } from '../gpu/layout';
-import { f64Bounds } from '../numbers/bounds';
+import {
+  closeF64,
+  closeMatrix,
+  createClosureThreads,
+  createOctagonDomain,
+  createOctagonGpu,
+  decodeBound,
+  encodeBound,
+  f64Bounds,
+  formatOf,
+  GpuDbm,
+  halfSize,
+  Octagon,
+  type OctagonGpu,
+  type OctagonKind,
+  rowStart,
+} from '@gpumorph/octagon';
+import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';
 
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
 
@@ -172,8 +181,7 @@ function agreement(
   for (let i = 0; i < N; i++) {
     for (let j = 0; j < N; j++) {
       const raw = dense[i * stride + j] as number;
-      const g =
-        format === 'i32' ? (raw > I32_LIM ? Infinity : raw) : raw >= F32_INF_THRESHOLD ? Infinity : raw;
+      const g = decodeBound(raw, format);
       const ii = j > (i | 1) ? j ^ 1 : i;
       const jj = j > (i | 1) ? i ^ 1 : j;
       const c = half[rowStart(ii) + jj] as number;
