@@ -27,7 +27,7 @@ export default defineConfig({
         test: {
           name: 'packaging',
           environment: 'node',
-          include: ['test/packaging.test.ts'],
+          include: ['test/packaging.test.ts', 'test/cpu-only.test.ts'],
           // npm pack + install, then examples that may compile WGSL on lavapipe.
           testTimeout: 600_000,
           hookTimeout: 600_000,
