@@ -20,7 +20,7 @@ export default defineConfig({
         test: {
           name: 'repository',
           environment: 'node',
-          include: ['test/check-size.test.ts', 'test/api-contract.test.ts'],
+          include: ['test/check-size.test.ts', 'test/api-contract.test.ts', 'test/readme-figures.test.ts'],
         },
       },
       {
