@@ -364,4 +364,3 @@ export const andersenBench: BenchSuite = {
     "Andersen points-to analysis on the PPoPP'12 suite, CPU and WebGPU engines beside the paper's CPU-s, its GPU times and its CUDA code on an H100",
   run,
 };
-export { llvmBench, REAL_C_CODE_BASES, realCIrDirectory } from './llvm';
