@@ -21,6 +21,7 @@ import {
   termCount,
   vanHornMairson,
 } from '@gpumorph/eigencfa';
+import type { GpuContext } from '@gpumorph/gpu-allocator';
 import { collectGarbage, settleGarbage } from './gc';
 import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';
 
@@ -100,6 +101,207 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
+/** The paper's Table 1, read from the seed's text when it is here (else {@link PAPER_TABLE_1}). */
+function paperTable(notes: string[]): Record<number, { gpuSpMs: number; cpuSpMs: number }> {
+  const seed = [
+    process.env.GPUMORPH_SEEDS ? resolve(process.env.GPUMORPH_SEEDS, 'eigencfa-popl11.txt') : undefined,
+    resolve('../shared/seeds/eigencfa-popl11.txt'),
+    resolve('shared/seeds/eigencfa-popl11.txt'),
+  ].find((f) => f !== undefined && existsSync(f));
+  if (!seed) {
+    notes.push('paper figures: the transcription PAPER_TABLE_1 (seed text not found)');
+    return { ...PAPER_TABLE_1 };
+  }
+  const parsed = parsePaperTable1(readFileSync(seed, 'utf8'));
+  if (Object.keys(parsed).length < 11) return { ...PAPER_TABLE_1 };
+  notes.push(`paper figures read from ${seed}`);
+  return parsed;
+}
+
+/** One program of the suite: the data folder's matrices of size `n`, else generated. */
+interface SuiteProgram {
+  readonly n: string;
+  readonly m: CfaMatrices;
+  readonly expected: CfaStore | undefined;
+  readonly terms: number;
+  /** The row's size column. */
+  readonly size: string;
+  /** Front-end ms when generated, else 0. */
+  readonly compileMs: number;
+  readonly paper: { gpuSpMs: number; cpuSpMs: number } | undefined;
+  /**
+   * Up to n = 2048 (64 k lambdas) every engine runs several times: the H100 machine's times move
+   * by up to 2x between runs, and a ratio of two single runs says little.
+   */
+  readonly big: boolean;
+}
+
+async function loadProgram(
+  dir: string | undefined,
+  n: string,
+  table: Record<number, { gpuSpMs: number; cpuSpMs: number }>,
+  log: (line: string) => void,
+): Promise<SuiteProgram> {
+  let m: CfaMatrices;
+  let expected: CfaStore | undefined;
+  let source = 'data';
+  let compileMs = 0;
+  const dataDir = dir ? resolve(dir, n) : undefined;
+  if (dataDir && existsSync(resolve(dataDir, 'Fun.mat'))) {
+    m = await readMatricesDir(dataDir);
+    const e = resolve(dataDir, 'expected-store.rkt');
+    if (existsSync(e)) expected = parseExpectedStore(readFileSync(e, 'utf8'), e, m.rows);
+  } else {
+    if (TABLE_SIZES.includes(n) || EXTRA_DATA.includes(n))
+      log(`eigencfa: n = ${n}: no data folder, generating`);
+    const t = performance.now();
+    m = compileScheme(vanHornMairson(Number(n))).matrices;
+    compileMs = performance.now() - t;
+    source = 'generated';
+  }
+  const terms = termCount(m);
+  const size = `n=${n}, ${terms.toLocaleString('en-US')} terms (${source})`;
+  return { n, m, expected, terms, size, compileMs, paper: table[terms], big: m.lams > 70_000 };
+}
+
+/** The CPU engine's row of one program, and its store for the WebGPU row to compare with. */
+function cpuRow(p: SuiteProgram, log: (line: string) => void): { row: BenchRow; store: CfaStore } {
+  const runs = p.big ? 1 : 3;
+  const times: number[] = [];
+  let steps = 0;
+  let store: CfaStore | undefined;
+  for (let r = 0; r < runs; r++) {
+    collectGarbage();
+    const t = performance.now();
+    const result = solveCpuSparse(p.m);
+    times.push(performance.now() - t);
+    store = result.store;
+    steps = result.statistics.steps;
+  }
+  const cpuMs = median(times);
+  const cpuStore = store as CfaStore;
+  log(`eigencfa: n = ${p.n} cpu ${cpuMs.toFixed(1)} ms (${cpuStore.size} store entries)`);
+  const metrics: Record<string, number> = {
+    terms: p.terms,
+    'store entries': cpuStore.size,
+    'worklist steps': steps,
+    'min ms': Math.min(...times),
+    'max ms': Math.max(...times),
+  };
+  if (p.compileMs) metrics['front end ms'] = p.compileMs;
+  if (p.expected) metrics['= expected'] = firstDifference(cpuStore, p.expected) ? 0 : 1;
+  if (p.paper) {
+    metrics['paper CPU(Sp) ms'] = p.paper.cpuSpMs;
+    metrics['paper CPU(Sp) / ours'] = p.paper.cpuSpMs / cpuMs;
+  }
+  const row: BenchRow = {
+    case: `vhm ${p.n}`,
+    size: p.size,
+    engine: 'cpu',
+    medianMs: cpuMs,
+    runs,
+    method: 'cpu',
+    metrics,
+  };
+  return { row, store: cpuStore };
+}
+
+/** Timed WebGPU solves of one program: their times, the last store and its statistics as metrics. */
+async function timedGpuSolves(
+  gpu: GpuContext,
+  p: SuiteProgram,
+  runs: number,
+): Promise<{ times: number[]; store: CfaStore; metrics: Record<string, number> }> {
+  // Every run of one size uses the same store (cleared on the GPU), as a caller analysing many
+  // programs in a row would with a pool: allocated again each time, it made later runs slower.
+  const bufferPool = createCfaBufferPool(gpu);
+  try {
+    // Untimed solves of this program first, for at least 300 ms: they put the store in the
+    // pool, and they bring the GPU back to speed after idling through the CPU engine's runs. On the H100
+    // a solve after the GPU had idled for 2 s ran 4.7x slower (n = 1024: 67 ms against 14 ms),
+    // after 0.3 s no slower.
+    const warmStart = performance.now();
+    for (let w = 0; w < 2 || performance.now() - warmStart < 300; w++)
+      await solveWebGpu(gpu, p.m, { bufferPool });
+    const times: number[] = [];
+    let store: CfaStore | undefined;
+    let metrics: Record<string, number> = {};
+    for (let r = 0; r < runs; r++) {
+      store = undefined;
+      await settleGarbage();
+      const result = await solveWebGpu(gpu, p.m, { bufferPool });
+      const s = result.statistics;
+      times.push(s.solveMs);
+      store = result.store;
+      metrics = {
+        rounds: s.rounds,
+        batches: s.batches,
+        'grid workgroups': s.gridWorkgroups,
+        'peak items': s.peakItems,
+        'setup ms': s.setupMs,
+        'readback ms': s.readbackMs,
+        'total ms': s.setupMs + s.solveMs + s.readbackMs,
+        'store MiB': s.storeBytes / 2 ** 20,
+        'GPU MiB': s.deviceBytes / 2 ** 20,
+      };
+    }
+    return { times, store: store as CfaStore, metrics };
+  } finally {
+    bufferPool.destroy();
+  }
+}
+
+/** The WebGPU engine's row of one program, or undefined (and a note) when the engine failed. */
+async function gpuRow(
+  gpu: GpuContext,
+  p: SuiteProgram,
+  cpu: { store: CfaStore; ms: number } | undefined,
+  options: BenchOptions,
+  notes: string[],
+): Promise<BenchRow | undefined> {
+  const runs = p.big ? 2 : 5;
+  let solved: Awaited<ReturnType<typeof timedGpuSolves>>;
+  try {
+    solved = await timedGpuSolves(gpu, p, runs);
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error);
+    options.log(`eigencfa: n = ${p.n} webgpu failed: ${failure}`);
+    notes.push(`n = ${p.n}: the WebGPU engine failed: ${failure}`);
+    return undefined;
+  }
+  const { times, store } = solved;
+  const gpuMs = median(times);
+  let agree = 1;
+  if (cpu && firstDifference(store, cpu.store)) agree = 0;
+  if (p.expected && firstDifference(store, p.expected)) agree = 0;
+  if (!cpu && !p.expected) agree = Number.NaN;
+  options.log(
+    `eigencfa: n = ${p.n} webgpu ${gpuMs.toFixed(1)} ms, ${solved.metrics.rounds} rounds, agree ${agree}`,
+  );
+  const metrics: Record<string, number> = {
+    terms: p.terms,
+    'store entries': store.size,
+    'min ms': Math.min(...times),
+    'max ms': Math.max(...times),
+    ...solved.metrics,
+  };
+  if (!Number.isNaN(agree)) metrics.agree = agree;
+  if (cpu) metrics['cpu / webgpu'] = cpu.ms / gpuMs;
+  if (p.paper) {
+    metrics['paper GPU(Sp) ms'] = p.paper.gpuSpMs;
+    metrics['paper GPU(Sp) / ours'] = p.paper.gpuSpMs / gpuMs;
+  }
+  return {
+    case: `vhm ${p.n}`,
+    size: p.size,
+    engine: 'webgpu',
+    medianMs: gpuMs,
+    runs,
+    method: 'wall-clock',
+    metrics,
+  };
+}
+
 async function run(options: BenchOptions): Promise<BenchReport> {
   const rows: BenchRow[] = [];
   const dir = vhmDataDirectory();
@@ -111,20 +313,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
     'paper columns: Table 1 of seeds/eigencfa-popl11 (GPU(Sp) on a GTX-480, CPU(Sp) in C on a 2.79 GHz i7, 2011); anchors from the issue: a C++ std::set worklist 0CFA takes 0.84 s at n = 1024 and 2.7 s at n = 1792 on a 2-core machine of the CI kind',
     'agree: 1 when the WebGPU store equals the CPU store row for row (and expected-store.rkt where shipped), else 0; --quick runs n ≤ 64 only',
   ];
-  // The paper's figures, read from the seed's text when it is here (else the transcription above).
-  let table: Record<number, { gpuSpMs: number; cpuSpMs: number }> = { ...PAPER_TABLE_1 };
-  const seed = [
-    process.env.GPUMORPH_SEEDS ? resolve(process.env.GPUMORPH_SEEDS, 'eigencfa-popl11.txt') : undefined,
-    resolve('../shared/seeds/eigencfa-popl11.txt'),
-    resolve('shared/seeds/eigencfa-popl11.txt'),
-  ].find((f) => f !== undefined && existsSync(f));
-  if (seed) {
-    const parsed = parsePaperTable1(readFileSync(seed, 'utf8'));
-    if (Object.keys(parsed).length >= 11) {
-      table = parsed;
-      notes.push(`paper figures read from ${seed}`);
-    }
-  } else notes.push('paper figures: the transcription PAPER_TABLE_1 (seed text not found)');
+  const table = paperTable(notes);
   const only = process.env.GPUMORPH_EIGENCFA_SIZES?.split(',').map((s) => s.trim());
   let sizes = options.quick
     ? ['2', '4', '8', '16', '32', '64']
@@ -135,137 +324,16 @@ async function run(options: BenchOptions): Promise<BenchReport> {
     await solveWebGpu(gpu, compileScheme(vanHornMairson(2)).matrices);
   }
   for (const n of sizes) {
-    let m: CfaMatrices;
-    let expected: CfaStore | undefined;
-    let source = 'data';
-    let compileMs = 0;
-    const dataDir = dir ? resolve(dir, n) : undefined;
-    if (dataDir && existsSync(resolve(dataDir, 'Fun.mat'))) {
-      m = await readMatricesDir(dataDir);
-      const e = resolve(dataDir, 'expected-store.rkt');
-      if (existsSync(e)) expected = parseExpectedStore(readFileSync(e, 'utf8'), e, m.rows);
-    } else {
-      if (TABLE_SIZES.includes(n) || EXTRA_DATA.includes(n))
-        options.log(`eigencfa: n = ${n}: no data folder, generating`);
-      const t = performance.now();
-      m = compileScheme(vanHornMairson(Number(n))).matrices;
-      compileMs = performance.now() - t;
-      source = 'generated';
-    }
-    const terms = termCount(m);
-    const paper = table[terms];
-    // Up to n = 2048 (64 k lambdas) every engine runs several times: the H100 machine's times move
-    // by up to 2x between runs, and a ratio of two single runs says little.
-    const big = m.lams > 70_000;
-    const size = `n=${n}, ${terms.toLocaleString('en-US')} terms (${source})`;
-    let cpuStore: CfaStore | undefined;
-    let cpuMs: number | undefined;
+    const program = await loadProgram(dir, n, table, options.log);
+    let cpu: { store: CfaStore; ms: number } | undefined;
     if (cpuOn) {
-      const runs = big ? 1 : 3;
-      const times: number[] = [];
-      let steps = 0;
-      for (let r = 0; r < runs; r++) {
-        collectGarbage();
-        const t = performance.now();
-        const result = solveCpuSparse(m);
-        times.push(performance.now() - t);
-        cpuStore = result.store;
-        steps = result.statistics.steps;
-      }
-      cpuMs = median(times);
-      options.log(
-        `eigencfa: n = ${n} cpu ${cpuMs.toFixed(1)} ms (${(cpuStore as CfaStore).size} store entries)`,
-      );
-      const metrics: Record<string, number> = {
-        terms,
-        'store entries': (cpuStore as CfaStore).size,
-        'worklist steps': steps,
-        'min ms': Math.min(...times),
-        'max ms': Math.max(...times),
-      };
-      if (compileMs) metrics['front end ms'] = compileMs;
-      if (expected) metrics['= expected'] = firstDifference(cpuStore as CfaStore, expected) ? 0 : 1;
-      if (paper) {
-        metrics['paper CPU(Sp) ms'] = paper.cpuSpMs;
-        metrics['paper CPU(Sp) / ours'] = paper.cpuSpMs / cpuMs;
-      }
-      rows.push({ case: `vhm ${n}`, size, engine: 'cpu', medianMs: cpuMs, runs, method: 'cpu', metrics });
+      const { row, store } = cpuRow(program, options.log);
+      rows.push(row);
+      cpu = { store, ms: row.medianMs };
     }
     if (gpu) {
-      const runs = big ? 2 : 5;
-      // Every run of one size uses the same store (cleared on the GPU), as a caller analysing many
-      // programs in a row would with a pool: allocated again each time, it made later runs slower.
-      const bufferPool = createCfaBufferPool(gpu);
-      const times: number[] = [];
-      let store: CfaStore | undefined;
-      let metrics: Record<string, number> = {};
-      let failure: string | undefined;
-      try {
-        // Untimed solves of this program first, for at least 300 ms: they put the store in the
-        // pool, and they bring the GPU back to speed after idling through the CPU engine's runs. On the H100
-        // a solve after the GPU had idled for 2 s ran 4.7x slower (n = 1024: 67 ms against 14 ms),
-        // after 0.3 s no slower.
-        const warmStart = performance.now();
-        for (let w = 0; w < 2 || performance.now() - warmStart < 300; w++)
-          await solveWebGpu(gpu, m, { bufferPool });
-        for (let r = 0; r < runs; r++) {
-          store = undefined;
-          await settleGarbage();
-          const result = await solveWebGpu(gpu, m, { bufferPool });
-          const s = result.statistics;
-          times.push(s.solveMs);
-          store = result.store;
-          metrics = {
-            rounds: s.rounds,
-            batches: s.batches,
-            'grid workgroups': s.gridWorkgroups,
-            'peak items': s.peakItems,
-            'setup ms': s.setupMs,
-            'readback ms': s.readbackMs,
-            'total ms': s.setupMs + s.solveMs + s.readbackMs,
-            'store MiB': s.storeBytes / 2 ** 20,
-            'GPU MiB': s.deviceBytes / 2 ** 20,
-          };
-        }
-      } catch (error) {
-        failure = error instanceof Error ? error.message : String(error);
-        options.log(`eigencfa: n = ${n} webgpu failed: ${failure}`);
-        notes.push(`n = ${n}: the WebGPU engine failed: ${failure}`);
-      }
-      if (failure === undefined) {
-        const gpuMs = median(times);
-        const result = store as CfaStore;
-        let agree = 1;
-        if (cpuStore && firstDifference(result, cpuStore)) agree = 0;
-        if (expected && firstDifference(result, expected)) agree = 0;
-        if (!cpuStore && !expected) agree = Number.NaN;
-        options.log(
-          `eigencfa: n = ${n} webgpu ${gpuMs.toFixed(1)} ms, ${metrics.rounds} rounds, agree ${agree}`,
-        );
-        metrics = {
-          terms,
-          'store entries': result.size,
-          'min ms': Math.min(...times),
-          'max ms': Math.max(...times),
-          ...metrics,
-        };
-        if (!Number.isNaN(agree)) metrics.agree = agree;
-        if (cpuMs !== undefined) metrics['cpu / webgpu'] = cpuMs / gpuMs;
-        if (paper) {
-          metrics['paper GPU(Sp) ms'] = paper.gpuSpMs;
-          metrics['paper GPU(Sp) / ours'] = paper.gpuSpMs / gpuMs;
-        }
-        rows.push({
-          case: `vhm ${n}`,
-          size,
-          engine: 'webgpu',
-          medianMs: gpuMs,
-          runs,
-          method: 'wall-clock',
-          metrics,
-        });
-      }
-      bufferPool.destroy();
+      const row = await gpuRow(gpu, program, cpu, options, notes);
+      if (row) rows.push(row);
     }
   }
   if (!dir)
