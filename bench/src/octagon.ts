@@ -1,5 +1,6 @@
 import { BufferUsage, type GpuContext, measureGpu, median, type PassTimer } from '@gpumorph/gpu-allocator';
 import {
+  type ClosureThreads,
   closeF64,
   closeMatrix,
   createClosureThreads,
@@ -195,6 +196,494 @@ function agreement(
     : `above the CPU in ${above} cells (sound, less precise)`;
 }
 
+/** What every part of the suite shares: its settings, the engines, and the rows and notes it adds to. */
+interface OctagonContext {
+  readonly quick: boolean;
+  readonly log: (line: string) => void;
+  readonly rows: BenchRow[];
+  readonly notes: string[];
+  readonly trials: number;
+  /** Ms of the same GPU work before timing. */
+  readonly warmMs: number;
+  /** Largest variable count the CPU engine runs. */
+  readonly cpuMax: number;
+  readonly cpu: boolean;
+  readonly gpu: { readonly engine: OctagonGpu; readonly ctx: GpuContext } | null;
+  /** The closure's worker threads (one per core the host reports, up to 16), when there are several. */
+  readonly threads: ClosureThreads | undefined;
+}
+
+/** The f64 closure of `half` (and on the worker threads), checked; returns the closed matrix. */
+function cpuClosureRows(c: OctagonContext, n: number, half: Float64Array): Float64Array {
+  c.log(`octagon: f64 closure of ${n} variables`);
+  let cpuClosed: Float64Array = half;
+  const t = timeCpu(
+    () => {
+      const m = Float64Array.from(half);
+      closeF64(m, n, true);
+      cpuClosed = m;
+    },
+    n >= 1024 ? 1 : c.trials,
+    n < 1024,
+  );
+  c.rows.push({
+    case: 'closure (int, tight)',
+    size: `${n} vars`,
+    engine: 'cpu f64',
+    medianMs: t.ms,
+    runs: t.runs,
+    method: 'cpu',
+    metrics: { 'Grelax/s': (8 * n * n * n) / (t.ms * 1e6) },
+  });
+  const threads = c.threads;
+  if (threads && n >= 256) {
+    c.log(`octagon: f64 closure of ${n} variables on ${threads.threads} threads`);
+    let threaded: Float64Array | null = null;
+    const tt = timeCpu(
+      () => {
+        const m = Float64Array.from(half);
+        closeF64(m, n, true, { threads });
+        threaded = m;
+      },
+      n >= 1024 ? 1 : c.trials,
+      n < 1024,
+    );
+    c.rows.push({
+      case: 'closure (int, tight)',
+      size: `${n} vars`,
+      engine: `cpu f64, ${threads.threads} threads`,
+      medianMs: tt.ms,
+      runs: tt.runs,
+      method: 'cpu',
+      metrics: { 'Grelax/s': (8 * n * n * n) / (tt.ms * 1e6) },
+    });
+    const closed = cpuClosed;
+    const same = threaded !== null && (threaded as Float64Array).every((v, p) => v === closed[p]);
+    c.notes.push(
+      `closure of ${n} vars on ${threads.threads} threads ${same ? 'equals' : 'DIFFERS FROM'} the single-threaded closure.`,
+    );
+  }
+  if (n <= 32) {
+    const X = createOctagonDomain({ engine: 'exact', kind: 'int' });
+    const exact = new Octagon(
+      X.bounds,
+      'int',
+      n,
+      Array.from(half, (v) => X.bounds.fromRational(f64Bounds.toRational(v))),
+      false,
+    ).closedMatrix();
+    const same =
+      exact !== null && Array.from(cpuClosed).every((v, p) => f64Bounds.toRational(v).eq(exact[p] as never));
+    c.notes.push(
+      `closure of ${n} vars: the f64 engine ${same ? 'equals' : 'DIFFERS FROM'} the exact engine.`,
+    );
+  }
+  return cpuClosed;
+}
+
+/** The buffers of one size and kind on the GPU: the input, the matrix worked on, a second operand. */
+interface GpuOperands {
+  readonly n: number;
+  readonly kind: OctagonKind;
+  readonly format: 'i32' | 'f32';
+  readonly stride: number;
+  /** Bytes of one dense matrix. */
+  readonly size: number;
+  readonly src: GPUBuffer;
+  readonly work: GpuDbm;
+  readonly other: GPUBuffer;
+  /** The row's engine column, `webgpu i32` or `webgpu f32`. */
+  readonly engine: string;
+}
+
+/** Every GPU operator on dense octagons of `n` variables, for integer (i32) and real (f32) ones. */
+async function gpuOperatorRows(
+  c: OctagonContext,
+  n: number,
+  half: Float64Array,
+  cpuClosed: Float64Array | null,
+): Promise<void> {
+  const gpu = c.gpu;
+  if (!gpu) return;
+  if (n > gpu.engine.maxDenseDim()) {
+    c.notes.push(
+      `${n} vars: a dense matrix does not fit one binding of this device (max ${gpu.engine.maxDenseDim()} vars).`,
+    );
+    return;
+  }
+  for (const kind of ['int', 'real'] as const) {
+    const format = formatOf(kind);
+    const stride = gpu.engine.strideFor(n);
+    c.log(`octagon: webgpu ${format} operators, ${n} variables (stride ${stride})`);
+    const host = halfToDense(half, n, stride, kind);
+    const size = stride * stride * 4;
+    const src = await gpu.ctx.createBuffer({ label: 'bench octagon src', size, usage: STORAGE });
+    const workBuffer = await gpu.ctx.createBuffer({ label: 'bench octagon work', size, usage: STORAGE });
+    const work = new GpuDbm(workBuffer, n, kind, stride);
+    const other = await gpu.ctx.createBuffer({ label: 'bench octagon other', size, usage: STORAGE });
+    const o: GpuOperands = { n, kind, format, stride, size, src, work, other, engine: `webgpu ${format}` };
+    try {
+      await gpu.ctx.writeBuffer(src, 0, host);
+      await gpu.engine.prepareClose(format);
+      await gpu.engine.prepareFor(work);
+      const dense = await gpuClosureRow(c, gpu, o, half, cpuClosed);
+      await gpuEmptinessRow(c, gpu, o);
+      await gpu.ctx.writeBuffer(other, 0, dense);
+      await gpuElementwiseRows(c, gpu, o);
+      await gpuTransferRows(c, gpu, o);
+    } finally {
+      src.destroy();
+      work.destroy();
+      other.destroy();
+    }
+  }
+}
+
+/** The GPU closure, timed and checked (against the CPU engine, else for idempotence); returns it. */
+async function gpuClosureRow(
+  c: OctagonContext,
+  gpu: NonNullable<OctagonContext['gpu']>,
+  o: GpuOperands,
+  half: Float64Array,
+  cpuClosed: Float64Array | null,
+): Promise<Int32Array | Float32Array> {
+  const { n, kind, format, stride, size, src, work, engine } = o;
+  const closure = await timeGpu(
+    gpu.ctx,
+    'bench octagon closure',
+    (encoder, timer) => {
+      encoder.copyBufferToBuffer(src, 0, work.buffer, 0, size);
+      gpu.engine.encodeResetFlags(encoder);
+      gpu.engine.encodeClose(encoder, work, timer);
+    },
+    n >= 4096 ? Math.min(c.trials, 3) : c.trials,
+    c.warmMs,
+  );
+  // Relaxations the coherent blocked closure executes: per round the diagonal tile, the
+  // NB − 1 stored panels and the lower-triangle tiles outside them, T³ each.
+  const nb = stride / gpu.engine.tile;
+  const executed = ((nb * nb * (nb + 1)) / 2) * gpu.engine.tile ** 3;
+  const gops = (2 * executed) / (closure.ms * 1e6);
+  const N = 2 * n;
+  c.rows.push({
+    case: `closure (${kind === 'int' ? 'int, tight' : 'real, strong'})`,
+    size: `${n} vars`,
+    engine,
+    medianMs: closure.ms,
+    runs: closure.runs,
+    method: closure.method,
+    metrics: {
+      'Grelax/s': (N * N * N) / (closure.ms * 1e6),
+      '% of roof': (100 * gops) / (ROOF_TOPS[format] * 1e3),
+      'exec Grelax/s': executed / (closure.ms * 1e6),
+    },
+  });
+  const closed = new Uint8Array(await gpu.ctx.readBuffer(work.buffer, 0, size));
+  const empty = new Uint32Array(await gpu.ctx.readBuffer(gpu.engine.flagsBuffer as GPUBuffer, 0, 4))[0] !== 0;
+  const dense = format === 'i32' ? new Int32Array(closed.buffer) : new Float32Array(closed.buffer);
+  let verdict: string;
+  if (cpuClosed && c.cpu && n <= c.cpuMax) {
+    const ref = kind === 'int' ? cpuClosed : Float64Array.from(half);
+    if (kind === 'real') closeF64(ref, n, false);
+    verdict = `${empty ? 'EMPTY (wrong); ' : ''}${agreement(dense, stride, ref, n, kind)}`;
+  } else {
+    // Idempotence: closing the closed matrix again changes nothing.
+    await gpu.ctx.writeBuffer(work.buffer, 0, dense);
+    await gpu.engine.closeDbm(work);
+    const again = new Uint8Array(await gpu.ctx.readBuffer(work.buffer, 0, size));
+    let diff = 0;
+    for (let p = 0; p < again.length; p++) if (again[p] !== closed[p]) diff++;
+    verdict = `${empty ? 'EMPTY (wrong); ' : ''}${diff === 0 ? 'idempotent (a second GPU closure changes nothing)' : `NOT idempotent (${diff} bytes change)`}; no CPU reference at this size`;
+  }
+  c.notes.push(`closure of ${n} vars on ${engine}: ${verdict}.`);
+  return dense;
+}
+
+/** Emptiness: closure plus the negative-cycle flag, read back (wall clock, end to end). */
+async function gpuEmptinessRow(
+  c: OctagonContext,
+  gpu: NonNullable<OctagonContext['gpu']>,
+  o: GpuOperands,
+): Promise<void> {
+  const et: number[] = [];
+  for (let t = 0; t < Math.min(c.trials, 3); t++) {
+    const encoder = gpu.ctx.device.createCommandEncoder();
+    encoder.copyBufferToBuffer(o.src, 0, o.work.buffer, 0, o.size);
+    gpu.engine.encodeResetFlags(encoder);
+    await gpu.ctx.idle();
+    const start = performance.now();
+    gpu.engine.encodeClose(encoder, o.work);
+    gpu.ctx.queue.submit([encoder.finish()]);
+    await gpu.ctx.readBuffer(gpu.engine.flagsBuffer as GPUBuffer, 0, 4);
+    et.push(performance.now() - start);
+  }
+  c.rows.push({
+    case: 'emptiness (closure + flag readback)',
+    size: `${o.n} vars`,
+    engine: o.engine,
+    medianMs: median(et),
+    runs: et.length,
+    method: 'wall-clock',
+    metrics: {},
+  });
+}
+
+/** Elementwise: union and widening of two closed matrices. */
+async function gpuElementwiseRows(
+  c: OctagonContext,
+  gpu: NonNullable<OctagonContext['gpu']>,
+  o: GpuOperands,
+): Promise<void> {
+  for (const op of ['join', 'widen'] as const) {
+    await gpu.engine.prepareElementwise(o.format, op);
+    const t = await timeGpu(
+      gpu.ctx,
+      `bench octagon ${op}`,
+      (encoder, timer) =>
+        gpu.engine.encodeElementwise(
+          encoder,
+          op,
+          o.format,
+          o.src,
+          o.other,
+          o.work.buffer,
+          o.stride * o.stride,
+          timer,
+        ),
+      c.trials,
+      c.warmMs,
+    );
+    c.rows.push({
+      case: op === 'join' ? 'union' : 'widening',
+      size: `${o.n} vars`,
+      engine: o.engine,
+      medianMs: t.ms,
+      runs: t.runs,
+      method: t.method,
+      metrics: { 'GB/s': (3 * o.size) / (t.ms * 1e6) },
+    });
+  }
+}
+
+/** Transfer functions on the closed matrix: an assignment and a guard. */
+async function gpuTransferRows(
+  c: OctagonContext,
+  gpu: NonNullable<OctagonContext['gpu']>,
+  o: GpuOperands,
+): Promise<void> {
+  await gpu.engine.prepareTransfer(o.format, 'shift');
+  await gpu.engine.prepareTransfer(o.format, 'guard');
+  const transfers: [string, string, (encoder: GPUCommandEncoder, timer: PassTimer) => void][] = [
+    [
+      'assignment x := x + 1',
+      'bench octagon assignment',
+      (encoder, timer) => gpu.engine.encodeShift(encoder, o.work, o.n >> 1, 1, timer),
+    ],
+    [
+      'guard x0 − x1 ≤ 5',
+      'bench octagon guard',
+      (encoder, timer) => gpu.engine.encodeGuard(encoder, o.work, { i: 0, si: 1, j: 1, sj: -1, c: 5 }, timer),
+    ],
+  ];
+  for (const [name, label, encode] of transfers) {
+    const t = await timeGpu(gpu.ctx, label, encode, c.trials, c.warmMs);
+    c.rows.push({
+      case: name,
+      size: `${o.n} vars`,
+      engine: o.engine,
+      medianMs: t.ms,
+      runs: t.runs,
+      method: t.method,
+      metrics: {},
+    });
+  }
+}
+
+/** The f64 engine's other operators, the decomposed closure of blocks and the emptiness test. */
+function cpuOperatorRows(
+  c: OctagonContext,
+  n: number,
+  half: Float64Array,
+  cpuClosed: Float64Array | null,
+): void {
+  const F = createOctagonDomain({ engine: 'f64', kind: 'int' });
+  const closedHalf = cpuClosed ?? Float64Array.from(half);
+  const a = new Octagon(F.bounds, 'int', n, closedHalf, true);
+  const b = new Octagon(
+    F.bounds,
+    'int',
+    n,
+    Float64Array.from(closedHalf, (v) => (v === 0 ? 0 : v + 1)),
+    true,
+  );
+  const cpuRow = (name: string, t: { ms: number; runs: number }) =>
+    c.rows.push({
+      case: name,
+      size: `${n} vars`,
+      engine: 'cpu f64',
+      medianMs: t.ms,
+      runs: t.runs,
+      method: 'cpu',
+      metrics: {},
+    });
+  const ops: [string, () => unknown][] = [
+    ['union', () => a.join(b)],
+    ['intersection', () => a.meet(b)],
+    ['widening', () => a.widen(b)],
+    ['assignment x := x + 1', () => a.assignVar(n >> 1, 1, n >> 1, 1)],
+    ['guard x0 − x1 ≤ 5', () => a.meet(a).guard({ i: 0, si: 1, j: 1, sj: -1, c: 5 })],
+  ];
+  for (const [name, work] of ops) cpuRow(name, timeCpu(work, c.trials, true));
+  // Sparse: blocks of 8 related variables, closed block by block (closeMatrix decomposes).
+  const blocks = randomBlockHalf(n, 8, 0xb10c + n);
+  cpuRow(
+    'closure, blocks of 8 (int, decomposed)',
+    timeCpu(() => closeMatrix(Float64Array.from(blocks), n, f64Bounds, true), c.trials, true),
+  );
+  if (n <= 256) {
+    const byBlocks = Float64Array.from(blocks);
+    const dense = Float64Array.from(blocks);
+    const same =
+      closeMatrix(byBlocks, n, f64Bounds, true) === closeF64(dense, n, true) &&
+      byBlocks.every((v, p) => v === dense[p]);
+    c.notes.push(
+      `closure of ${n} vars in blocks of 8: block by block ${same ? 'equals' : 'DIFFERS FROM'} the dense closure.`,
+    );
+  }
+  if (n < 2048) {
+    // (At 2,048 and above the emptiness test is the closure row: not timed twice.)
+    cpuRow(
+      'emptiness (closure)',
+      timeCpu(
+        () => new Octagon(F.bounds, 'int', n, Float64Array.from(half), false).isEmpty(),
+        n >= 1024 ? 1 : c.trials,
+        false,
+      ),
+    );
+  }
+}
+
+/** Batches of small octagons closed in one dispatch (closures per second), the first 64 checked. */
+async function gpuBatchRows(
+  c: OctagonContext,
+  batchHalf: readonly Float64Array[],
+  batchCount: number,
+): Promise<void> {
+  const gpu = c.gpu;
+  if (!gpu) return;
+  const batchDim = BATCH_DIM;
+  for (const kind of ['int', 'real'] as const) {
+    const format = formatOf(kind);
+    c.log(`octagon: webgpu ${format} batched closure, ${batchCount} × ${batchDim} variables`);
+    const N = 2 * batchDim;
+    const one = batchHalf.map((h) => halfToDense(h, batchDim, N, kind));
+    const data = format === 'i32' ? new Int32Array(batchCount * N * N) : new Float32Array(batchCount * N * N);
+    for (let k = 0; k < batchCount; k++)
+      data.set(one[k % one.length] as Int32Array & Float32Array, k * N * N);
+    const src = await gpu.ctx.createBuffer({
+      label: 'bench batch src',
+      size: data.byteLength,
+      usage: STORAGE,
+    });
+    const work = await gpu.ctx.createBuffer({
+      label: 'bench batch work',
+      size: data.byteLength,
+      usage: STORAGE,
+    });
+    const flags = await gpu.ctx.createBuffer({
+      label: 'bench batch flags',
+      size: batchCount * 4,
+      usage: STORAGE,
+    });
+    try {
+      await gpu.ctx.writeBuffer(src, 0, data);
+      await gpu.engine.prepareBatch(batchDim, format);
+      const t = await timeGpu(
+        gpu.ctx,
+        'bench octagon batch',
+        (encoder, timer) => {
+          encoder.copyBufferToBuffer(src, 0, work, 0, data.byteLength);
+          encoder.clearBuffer(flags);
+          gpu.engine.encodeBatchClose(encoder, work, flags, batchDim, format, batchCount, timer);
+        },
+        c.trials,
+        c.warmMs,
+      );
+      c.rows.push({
+        case: `batched closure (${kind})`,
+        size: `${batchCount} × ${batchDim} vars`,
+        engine: `webgpu ${format}`,
+        medianMs: t.ms,
+        runs: t.runs,
+        method: t.method,
+        metrics: { 'closures/s': batchCount / (t.ms / 1e3) },
+      });
+      const out = new Uint8Array(
+        await gpu.ctx.readBuffer(work, 0, Math.min(data.byteLength, one.length * N * N * 4)),
+      );
+      const got = format === 'i32' ? new Int32Array(out.buffer) : new Float32Array(out.buffer);
+      const verdicts = new Set<string>();
+      for (let k = 0; k < Math.min(one.length, batchCount); k++) {
+        const ref = Float64Array.from(batchHalf[k] as Float64Array);
+        closeF64(ref, batchDim, kind === 'int');
+        verdicts.add(agreement(got.subarray(k * N * N, (k + 1) * N * N), N, ref, batchDim, kind));
+      }
+      c.notes.push(
+        `batched closure (${format}), first ${Math.min(one.length, batchCount)} octagons: ${[...verdicts].join('; ')}.`,
+      );
+    } finally {
+      src.destroy();
+      work.destroy();
+      flags.destroy();
+    }
+  }
+}
+
+/** The f64 engine closing small octagons one after the other, for the batches' comparison. */
+function cpuBatchRow(c: OctagonContext, batchHalf: readonly Float64Array[]): void {
+  const count = c.quick ? 64 : 2000;
+  const t = timeCpu(
+    () => {
+      for (let k = 0; k < count; k++)
+        closeF64(Float64Array.from(batchHalf[k % batchHalf.length] as Float64Array), BATCH_DIM, true);
+    },
+    c.trials,
+    true,
+  );
+  c.rows.push({
+    case: 'batched closure (int)',
+    size: `${count} × ${BATCH_DIM} vars`,
+    engine: 'cpu f64',
+    medianMs: t.ms,
+    runs: t.runs,
+    method: 'cpu',
+    metrics: { 'closures/s': count / (t.ms / 1e3) },
+  });
+}
+
+/** Variables of each octagon of the batches. */
+const BATCH_DIM = 32;
+
+/** The notes every report ends with: the SAS'07 figures at the sizes run, the inputs, the anchors. */
+function closingNotes(sizes: readonly number[]): string[] {
+  const notes: string[] = [];
+  for (const [op, p] of Object.entries(PAPER)) {
+    const cells = sizes
+      .filter((n) => p.cpu[n] !== undefined)
+      .map((n) => `${n}: CPU ${fmt((p.cpu[n] as number) / 20)}, GPU ${fmt((p.gpu[n] as number) / 20)}`);
+    if (cells.length > 0) notes.push(`SAS'07 ${op} (ms per run) — ${cells.join('; ')}.`);
+  }
+  notes.push(
+    'Inputs: dense random octagons, every cell an integer in [1, 1000) (non-empty; the worst case for the closure). GPU times are the compute passes (timestamp queries when available) after a warm-up; the input copy is outside the timed pass.',
+    '"Grelax/s": (2n)³ relaxations of plain Floyd–Warshall over the 2n nodes per closure, for every engine (the CPU engine, sweeping the half matrix with the two nodes of a variable as one pivot, does about a quarter of them; the coherent blocked closure of the GPU about half: "exec Grelax/s" counts those it executes on the padded matrix). "% of roof": 2 integer/float operations (add, min) per executed relaxation, against the nominal H100 SXM5 roofs of 33.5 TOP/s int32 and 67 TFLOP/s fp32.',
+    'CPU anchors (dense strong closure of random octagons, 2-core machine, from the issue): ELINA AVX 57 ms at 512 vars, 705 ms at 1,024, 15.6 s at 2,048; ELINA scalar 807 ms at 512, 7.3 s at 1,024; APRON (doubles) 2.6 s at 512, 21 s at 1,024.',
+    "CPU anchors of a second measurement (same generator, loaded 2-core machine, medians): dense closure ELINA AVX 116 ms at 512 vars and 1.25 s at 1,024, ELINA scalar 1.80 s / 15.7 s, APRON doubles 3.96 s / 33.3 s; dense join/meet at 512 vars ELINA AVX 0.15 ms; blocks of related variables: ELINA's decomposed closure (no absolute figure given).",
+    "SAS'07 figures: Table 1 divided by its 20 runs and read as milliseconds, as the issue reads them (4,096-variable GPU closure ≈ 1.2 s; the paper's text says seconds, and its O(1)–O(n²) columns are implausibly small in either unit); its GPU is a GeForce 7950 GTX (512 MB), its CPU a Pentium 4 D at 3.2 GHz.",
+    'The CPU f64 union/widening/assignment/guard allocate a new matrix (octagons are immutable values), so they are O(n²) like the GPU kernels.',
+  );
+  return notes;
+}
+
 /**
  * `gpumorph bench octagon`: closure, union (join), widening, emptiness, assignment `x := x + c` and
  * the guard `x − y ≤ c` on dense random octagons at the paper's sizes (128 … 4,096 variables) and at
@@ -214,453 +703,49 @@ export const octagonBench: BenchSuite = {
     'octagon domain: closure, join, widening, emptiness, assignment, guard (dense), batched closures',
   async run(options: BenchOptions): Promise<BenchReport> {
     const { ctx, quick, log } = options;
-    const rows: BenchRow[] = [];
-    const notes: string[] = [];
     const sizes = quick ? [16, 64] : [128, 256, 512, 1024, 2048, 4096, 8192];
-    const cpuMax = quick ? 64 : 2048;
-    const trials = quick ? 2 : 5;
-    const warmMs = quick ? 0 : 300;
     const gpuCtx = ctx && options.engines.includes('webgpu') ? ctx : null;
     const cpu = options.engines.includes('cpu');
-    const gpu: OctagonGpu | null = gpuCtx ? createOctagonGpu(gpuCtx) : null;
     // the closure's worker threads: one per core the host reports, up to 16
     const os = (
       globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
     ).process?.getBuiltinModule?.('node:os') as { availableParallelism?: () => number } | undefined;
     const cores = Math.min(16, os?.availableParallelism?.() ?? 1);
-    const threads = cpu && cores > 1 ? createClosureThreads({ threads: cores }) : undefined;
+    const c: OctagonContext = {
+      quick,
+      log,
+      rows: [],
+      notes: [],
+      trials: quick ? 2 : 5,
+      warmMs: quick ? 0 : 300,
+      cpuMax: quick ? 64 : 2048,
+      cpu,
+      gpu: gpuCtx ? { engine: createOctagonGpu(gpuCtx), ctx: gpuCtx } : null,
+      threads: cpu && cores > 1 ? createClosureThreads({ threads: cores }) : undefined,
+    };
     try {
       for (const n of sizes) {
-        const N = 2 * n;
         const half = randomHalf(n, 0x5eed + n);
-        const relaxations = N * N * N;
-        let cpuClosed: Float64Array | null = null;
-        // ---- closure (CPU)
-        if (cpu && n <= cpuMax) {
-          log(`octagon: f64 closure of ${n} variables`);
-          const t = timeCpu(
-            () => {
-              const m = Float64Array.from(half);
-              closeF64(m, n, true);
-              cpuClosed = m;
-            },
-            n >= 1024 ? 1 : trials,
-            n < 1024,
-          );
-          rows.push({
-            case: 'closure (int, tight)',
-            size: `${n} vars`,
-            engine: 'cpu f64',
-            medianMs: t.ms,
-            runs: t.runs,
-            method: 'cpu',
-            metrics: { 'Grelax/s': (8 * n * n * n) / (t.ms * 1e6) },
-          });
-          if (threads && n >= 256) {
-            log(`octagon: f64 closure of ${n} variables on ${threads.threads} threads`);
-            let threaded: Float64Array | null = null;
-            const tt = timeCpu(
-              () => {
-                const m = Float64Array.from(half);
-                closeF64(m, n, true, { threads });
-                threaded = m;
-              },
-              n >= 1024 ? 1 : trials,
-              n < 1024,
-            );
-            rows.push({
-              case: 'closure (int, tight)',
-              size: `${n} vars`,
-              engine: `cpu f64, ${threads.threads} threads`,
-              medianMs: tt.ms,
-              runs: tt.runs,
-              method: 'cpu',
-              metrics: { 'Grelax/s': (8 * n * n * n) / (tt.ms * 1e6) },
-            });
-            const same =
-              threaded !== null && (threaded as Float64Array).every((v, p) => v === cpuClosed?.[p]);
-            notes.push(
-              `closure of ${n} vars on ${threads.threads} threads ${same ? 'equals' : 'DIFFERS FROM'} the single-threaded closure.`,
-            );
-          }
-          const X = createOctagonDomain({ engine: 'exact', kind: 'int' });
-          if (n <= 32) {
-            const exact = new Octagon(
-              X.bounds,
-              'int',
-              n,
-              Array.from(half, (v) => X.bounds.fromRational(f64Bounds.toRational(v))),
-              false,
-            ).closedMatrix();
-            const same =
-              exact !== null &&
-              cpuClosed !== null &&
-              Array.from(cpuClosed as Float64Array).every((v, p) =>
-                f64Bounds.toRational(v).eq(exact[p] as never),
-              );
-            notes.push(
-              `closure of ${n} vars: the f64 engine ${same ? 'equals' : 'DIFFERS FROM'} the exact engine.`,
-            );
-          }
-        }
-        // ---- GPU operators
-        if (gpu && gpuCtx && n <= gpu.maxDenseDim()) {
-          for (const kind of ['int', 'real'] as const) {
-            const format = formatOf(kind);
-            const stride = gpu.strideFor(n);
-            log(`octagon: webgpu ${format} operators, ${n} variables (stride ${stride})`);
-            const host = halfToDense(half, n, stride, kind);
-            const size = stride * stride * 4;
-            const src = await gpuCtx.createBuffer({ label: 'bench octagon src', size, usage: STORAGE });
-            const work = new GpuDbm(
-              await gpuCtx.createBuffer({ label: 'bench octagon work', size, usage: STORAGE }),
-              n,
-              kind,
-              stride,
-            );
-            const other = await gpuCtx.createBuffer({ label: 'bench octagon other', size, usage: STORAGE });
-            try {
-              await gpuCtx.writeBuffer(src, 0, host);
-              await gpu.prepareClose(format);
-              await gpu.prepareFor(work);
-              const engine = `webgpu ${format}`;
-              const closure = await timeGpu(
-                gpuCtx,
-                'bench octagon closure',
-                (encoder, timer) => {
-                  encoder.copyBufferToBuffer(src, 0, work.buffer, 0, size);
-                  gpu.encodeResetFlags(encoder);
-                  gpu.encodeClose(encoder, work, timer);
-                },
-                n >= 4096 ? Math.min(trials, 3) : trials,
-                warmMs,
-              );
-              // Relaxations the coherent blocked closure executes: per round the diagonal tile, the
-              // NB − 1 stored panels and the lower-triangle tiles outside them, T³ each.
-              const nb = stride / gpu.tile;
-              const executed = ((nb * nb * (nb + 1)) / 2) * gpu.tile ** 3;
-              const gops = (2 * executed) / (closure.ms * 1e6);
-              rows.push({
-                case: `closure (${kind === 'int' ? 'int, tight' : 'real, strong'})`,
-                size: `${n} vars`,
-                engine,
-                medianMs: closure.ms,
-                runs: closure.runs,
-                method: closure.method,
-                metrics: {
-                  'Grelax/s': relaxations / (closure.ms * 1e6),
-                  '% of roof': (100 * gops) / (ROOF_TOPS[format] * 1e3),
-                  'exec Grelax/s': executed / (closure.ms * 1e6),
-                },
-              });
-              const closed = new Uint8Array(await gpuCtx.readBuffer(work.buffer, 0, size));
-              const empty =
-                new Uint32Array(await gpuCtx.readBuffer(gpu.flagsBuffer as GPUBuffer, 0, 4))[0] !== 0;
-              const dense =
-                format === 'i32' ? new Int32Array(closed.buffer) : new Float32Array(closed.buffer);
-              let verdict: string;
-              if (cpuClosed && cpu && n <= cpuMax) {
-                const ref = kind === 'int' ? (cpuClosed as Float64Array) : Float64Array.from(half);
-                if (kind === 'real') closeF64(ref, n, false);
-                verdict = `${empty ? 'EMPTY (wrong); ' : ''}${agreement(dense, stride, ref, n, kind)}`;
-              } else {
-                // Idempotence: closing the closed matrix again changes nothing.
-                await gpuCtx.writeBuffer(work.buffer, 0, dense);
-                await gpu.closeDbm(work);
-                const again = new Uint8Array(await gpuCtx.readBuffer(work.buffer, 0, size));
-                let diff = 0;
-                for (let p = 0; p < again.length; p++) if (again[p] !== closed[p]) diff++;
-                verdict = `${empty ? 'EMPTY (wrong); ' : ''}${diff === 0 ? 'idempotent (a second GPU closure changes nothing)' : `NOT idempotent (${diff} bytes change)`}; no CPU reference at this size`;
-              }
-              notes.push(`closure of ${n} vars on ${engine}: ${verdict}.`);
-
-              // Emptiness: closure plus the negative-cycle flag, read back (wall clock, end to end).
-              const et: number[] = [];
-              for (let t = 0; t < Math.min(trials, 3); t++) {
-                const encoder = gpuCtx.device.createCommandEncoder();
-                encoder.copyBufferToBuffer(src, 0, work.buffer, 0, size);
-                gpu.encodeResetFlags(encoder);
-                await gpuCtx.idle();
-                const start = performance.now();
-                gpu.encodeClose(encoder, work);
-                gpuCtx.queue.submit([encoder.finish()]);
-                await gpuCtx.readBuffer(gpu.flagsBuffer as GPUBuffer, 0, 4);
-                et.push(performance.now() - start);
-              }
-              rows.push({
-                case: 'emptiness (closure + flag readback)',
-                size: `${n} vars`,
-                engine,
-                medianMs: median(et),
-                runs: et.length,
-                method: 'wall-clock',
-                metrics: {},
-              });
-
-              // Elementwise: union and widening of two closed matrices.
-              await gpuCtx.writeBuffer(other, 0, dense);
-              for (const op of ['join', 'widen'] as const) {
-                await gpu.prepareElementwise(format, op);
-                const t = await timeGpu(
-                  gpuCtx,
-                  `bench octagon ${op}`,
-                  (encoder, timer) =>
-                    gpu.encodeElementwise(
-                      encoder,
-                      op,
-                      format,
-                      src,
-                      other,
-                      work.buffer,
-                      stride * stride,
-                      timer,
-                    ),
-                  trials,
-                  warmMs,
-                );
-                rows.push({
-                  case: op === 'join' ? 'union' : 'widening',
-                  size: `${n} vars`,
-                  engine,
-                  medianMs: t.ms,
-                  runs: t.runs,
-                  method: t.method,
-                  metrics: { 'GB/s': (3 * size) / (t.ms * 1e6) },
-                });
-              }
-              // Transfer functions on the closed matrix.
-              await gpu.prepareTransfer(format, 'shift');
-              await gpu.prepareTransfer(format, 'guard');
-              const shift = await timeGpu(
-                gpuCtx,
-                'bench octagon assignment',
-                (encoder, timer) => gpu.encodeShift(encoder, work, n >> 1, 1, timer),
-                trials,
-                warmMs,
-              );
-              rows.push({
-                case: 'assignment x := x + 1',
-                size: `${n} vars`,
-                engine,
-                medianMs: shift.ms,
-                runs: shift.runs,
-                method: shift.method,
-                metrics: {},
-              });
-              const guard = await timeGpu(
-                gpuCtx,
-                'bench octagon guard',
-                (encoder, timer) =>
-                  gpu.encodeGuard(encoder, work, { i: 0, si: 1, j: 1, sj: -1, c: 5 }, timer),
-                trials,
-                warmMs,
-              );
-              rows.push({
-                case: 'guard x0 − x1 ≤ 5',
-                size: `${n} vars`,
-                engine,
-                medianMs: guard.ms,
-                runs: guard.runs,
-                method: guard.method,
-                metrics: {},
-              });
-            } finally {
-              src.destroy();
-              work.destroy();
-              other.destroy();
-            }
-          }
-        } else if (gpu && n > gpu.maxDenseDim()) {
-          notes.push(
-            `${n} vars: a dense matrix does not fit one binding of this device (max ${gpu.maxDenseDim()} vars).`,
-          );
-        }
-        // ---- CPU operators besides closure
-        if (cpu && n <= cpuMax) {
-          const F = createOctagonDomain({ engine: 'f64', kind: 'int' });
-          const closedHalf = cpuClosed ?? Float64Array.from(half);
-          const a = new Octagon(F.bounds, 'int', n, closedHalf, true);
-          const b = new Octagon(
-            F.bounds,
-            'int',
-            n,
-            Float64Array.from(closedHalf, (v) => (v === 0 ? 0 : v + 1)),
-            true,
-          );
-          const ops: [string, () => unknown][] = [
-            ['union', () => a.join(b)],
-            ['intersection', () => a.meet(b)],
-            ['widening', () => a.widen(b)],
-            ['assignment x := x + 1', () => a.assignVar(n >> 1, 1, n >> 1, 1)],
-            ['guard x0 − x1 ≤ 5', () => a.meet(a).guard({ i: 0, si: 1, j: 1, sj: -1, c: 5 })],
-          ];
-          for (const [name, work] of ops) {
-            const t = timeCpu(work, trials, true);
-            rows.push({
-              case: name,
-              size: `${n} vars`,
-              engine: 'cpu f64',
-              medianMs: t.ms,
-              runs: t.runs,
-              method: 'cpu',
-              metrics: {},
-            });
-          }
-          // Sparse: blocks of 8 related variables, closed block by block (closeMatrix decomposes).
-          const blocks = randomBlockHalf(n, 8, 0xb10c + n);
-          const tb = timeCpu(() => closeMatrix(Float64Array.from(blocks), n, f64Bounds, true), trials, true);
-          rows.push({
-            case: 'closure, blocks of 8 (int, decomposed)',
-            size: `${n} vars`,
-            engine: 'cpu f64',
-            medianMs: tb.ms,
-            runs: tb.runs,
-            method: 'cpu',
-            metrics: {},
-          });
-          if (n <= 256) {
-            const byBlocks = Float64Array.from(blocks);
-            const dense = Float64Array.from(blocks);
-            const same =
-              closeMatrix(byBlocks, n, f64Bounds, true) === closeF64(dense, n, true) &&
-              byBlocks.every((v, p) => v === dense[p]);
-            notes.push(
-              `closure of ${n} vars in blocks of 8: block by block ${same ? 'equals' : 'DIFFERS FROM'} the dense closure.`,
-            );
-          }
-          if (n < 2048) {
-            // (At 2,048 and above the emptiness test is the closure row: not timed twice.)
-            const e = timeCpu(
-              () => new Octagon(F.bounds, 'int', n, Float64Array.from(half), false).isEmpty(),
-              n >= 1024 ? 1 : trials,
-              false,
-            );
-            rows.push({
-              case: 'emptiness (closure)',
-              size: `${n} vars`,
-              engine: 'cpu f64',
-              medianMs: e.ms,
-              runs: e.runs,
-              method: 'cpu',
-              metrics: {},
-            });
-          }
-        }
+        const cpuClosed = cpu && n <= c.cpuMax ? cpuClosureRows(c, n, half) : null;
+        await gpuOperatorRows(c, n, half, cpuClosed);
+        if (cpu && n <= c.cpuMax) cpuOperatorRows(c, n, half, cpuClosed);
       }
-
-      // ---- batches of small octagons
-      const batchDim = 32;
       const batchCount = quick ? 256 : 65_536;
       const batchHalf = Array.from({ length: Math.min(batchCount, 64) }, (_, k) =>
-        randomHalf(batchDim, 77 + k),
+        randomHalf(BATCH_DIM, 77 + k),
       );
-      if (gpu && gpuCtx) {
-        for (const kind of ['int', 'real'] as const) {
-          const format = formatOf(kind);
-          log(`octagon: webgpu ${format} batched closure, ${batchCount} × ${batchDim} variables`);
-          const N = 2 * batchDim;
-          const one = batchHalf.map((h) => halfToDense(h, batchDim, N, kind));
-          const data =
-            format === 'i32' ? new Int32Array(batchCount * N * N) : new Float32Array(batchCount * N * N);
-          for (let k = 0; k < batchCount; k++)
-            data.set(one[k % one.length] as Int32Array & Float32Array, k * N * N);
-          const src = await gpuCtx.createBuffer({
-            label: 'bench batch src',
-            size: data.byteLength,
-            usage: STORAGE,
-          });
-          const work = await gpuCtx.createBuffer({
-            label: 'bench batch work',
-            size: data.byteLength,
-            usage: STORAGE,
-          });
-          const flags = await gpuCtx.createBuffer({
-            label: 'bench batch flags',
-            size: batchCount * 4,
-            usage: STORAGE,
-          });
-          try {
-            await gpuCtx.writeBuffer(src, 0, data);
-            await gpu.prepareBatch(batchDim, format);
-            const t = await timeGpu(
-              gpuCtx,
-              'bench octagon batch',
-              (encoder, timer) => {
-                encoder.copyBufferToBuffer(src, 0, work, 0, data.byteLength);
-                encoder.clearBuffer(flags);
-                gpu.encodeBatchClose(encoder, work, flags, batchDim, format, batchCount, timer);
-              },
-              trials,
-              warmMs,
-            );
-            rows.push({
-              case: `batched closure (${kind})`,
-              size: `${batchCount} × ${batchDim} vars`,
-              engine: `webgpu ${format}`,
-              medianMs: t.ms,
-              runs: t.runs,
-              method: t.method,
-              metrics: { 'closures/s': batchCount / (t.ms / 1e3) },
-            });
-            const out = new Uint8Array(
-              await gpuCtx.readBuffer(work, 0, Math.min(data.byteLength, one.length * N * N * 4)),
-            );
-            const got = format === 'i32' ? new Int32Array(out.buffer) : new Float32Array(out.buffer);
-            let verdicts = new Set<string>();
-            for (let k = 0; k < Math.min(one.length, batchCount); k++) {
-              const ref = Float64Array.from(batchHalf[k] as Float64Array);
-              closeF64(ref, batchDim, kind === 'int');
-              verdicts.add(agreement(got.subarray(k * N * N, (k + 1) * N * N), N, ref, batchDim, kind));
-            }
-            notes.push(
-              `batched closure (${format}), first ${Math.min(one.length, batchCount)} octagons: ${[...verdicts].join('; ')}.`,
-            );
-            verdicts = new Set();
-          } finally {
-            src.destroy();
-            work.destroy();
-            flags.destroy();
-          }
-        }
-      }
-      if (cpu) {
-        const count = quick ? 64 : 2000;
-        const t = timeCpu(
-          () => {
-            for (let k = 0; k < count; k++)
-              closeF64(Float64Array.from(batchHalf[k % batchHalf.length] as Float64Array), batchDim, true);
-          },
-          trials,
-          true,
-        );
-        rows.push({
-          case: 'batched closure (int)',
-          size: `${count} × ${batchDim} vars`,
-          engine: 'cpu f64',
-          medianMs: t.ms,
-          runs: t.runs,
-          method: 'cpu',
-          metrics: { 'closures/s': count / (t.ms / 1e3) },
-        });
-      }
+      await gpuBatchRows(c, batchHalf, batchCount);
+      if (cpu) cpuBatchRow(c, batchHalf);
     } finally {
-      gpu?.destroy();
-      threads?.destroy();
+      c.gpu?.engine.destroy();
+      c.threads?.destroy();
     }
-    for (const [op, p] of Object.entries(PAPER)) {
-      const cells = sizes
-        .filter((n) => p.cpu[n] !== undefined)
-        .map((n) => `${n}: CPU ${fmt((p.cpu[n] as number) / 20)}, GPU ${fmt((p.gpu[n] as number) / 20)}`);
-      if (cells.length > 0) notes.push(`SAS'07 ${op} (ms per run) — ${cells.join('; ')}.`);
-    }
-    notes.push(
-      'Inputs: dense random octagons, every cell an integer in [1, 1000) (non-empty; the worst case for the closure). GPU times are the compute passes (timestamp queries when available) after a warm-up; the input copy is outside the timed pass.',
-      '"Grelax/s": (2n)³ relaxations of plain Floyd–Warshall over the 2n nodes per closure, for every engine (the CPU engine, sweeping the half matrix with the two nodes of a variable as one pivot, does about a quarter of them; the coherent blocked closure of the GPU about half: "exec Grelax/s" counts those it executes on the padded matrix). "% of roof": 2 integer/float operations (add, min) per executed relaxation, against the nominal H100 SXM5 roofs of 33.5 TOP/s int32 and 67 TFLOP/s fp32.',
-      'CPU anchors (dense strong closure of random octagons, 2-core machine, from the issue): ELINA AVX 57 ms at 512 vars, 705 ms at 1,024, 15.6 s at 2,048; ELINA scalar 807 ms at 512, 7.3 s at 1,024; APRON (doubles) 2.6 s at 512, 21 s at 1,024.',
-      "CPU anchors of a second measurement (same generator, loaded 2-core machine, medians): dense closure ELINA AVX 116 ms at 512 vars and 1.25 s at 1,024, ELINA scalar 1.80 s / 15.7 s, APRON doubles 3.96 s / 33.3 s; dense join/meet at 512 vars ELINA AVX 0.15 ms; blocks of related variables: ELINA's decomposed closure (no absolute figure given).",
-      "SAS'07 figures: Table 1 divided by its 20 runs and read as milliseconds, as the issue reads them (4,096-variable GPU closure ≈ 1.2 s; the paper's text says seconds, and its O(1)–O(n²) columns are implausibly small in either unit); its GPU is a GeForce 7950 GTX (512 MB), its CPU a Pentium 4 D at 3.2 GHz.",
-      'The CPU f64 union/widening/assignment/guard allocate a new matrix (octagons are immutable values), so they are O(n²) like the GPU kernels.',
-    );
-    return { suite: 'octagon', adapter: gpuCtx ? String(gpuCtx) : 'none (CPU engine only)', rows, notes };
+    const notes = [...c.notes, ...closingNotes(sizes)];
+    return {
+      suite: 'octagon',
+      adapter: gpuCtx ? String(gpuCtx) : 'none (CPU engine only)',
+      rows: c.rows,
+      notes,
+    };
   },
 };
