@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     projects: [
       'packages/*',
+      'bench',
       'scripts/docs',
       {
         test: {
@@ -19,14 +20,14 @@ export default defineConfig({
         test: {
           name: 'repository',
           environment: 'node',
-          include: ['test/check-size.test.ts', 'test/api-contract.test.ts'],
+          include: ['test/check-size.test.ts', 'test/api-contract.test.ts', 'test/readme-figures.test.ts'],
         },
       },
       {
         test: {
           name: 'packaging',
           environment: 'node',
-          include: ['test/packaging.test.ts'],
+          include: ['test/packaging.test.ts', 'test/cpu-only.test.ts'],
           // npm pack + install, then examples that may compile WGSL on lavapipe.
           testTimeout: 600_000,
           hookTimeout: 600_000,

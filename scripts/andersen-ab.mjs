@@ -1,6 +1,7 @@
-// Run (after `npm run build`; on the H100 machine through .device/enter.sh, see DESIGN.md):
+// Run (after `npm run build`; on the H100 machine through .device/enter.sh, see DESIGN.md; tsx
+// loads the private bench workspace's TypeScript, the libraries come from their dist/):
 //   GPUMORPH_DATA=../shared/data B=gcc,perl RUNS=4 \
-//     VARIANTS='{"new":{},"old":{"smallSort":false}}' node scripts/andersen-ab.mjs
+//     VARIANTS='{"new":{},"old":{"smallSort":false}}' node --import tsx scripts/andersen-ab.mjs
 //
 // Interleaved A/B of `createGpuSolver` options on the PPoPP'12 suite: per benchmark, untimed
 // solves (one, then one per variant), then RUNS rounds of one solve per variant in turn (a garbage collection, and the callbacks it schedules, before each), so
@@ -24,8 +25,8 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as A from '@gpumorph/andersen';
+import { settleGarbage } from '@gpumorph/bench';
 import { acquireGpu, UploadPool } from '@gpumorph/gpu-allocator';
-import { settleGarbage } from '@gpumorph/gpu-allocator/bench';
 
 const dir = resolve(process.env.GPUMORPH_DATA ?? '../shared/data', 'andersen/hardekopf');
 const ctx = await acquireGpu({ require: true });

@@ -2,9 +2,12 @@
 // Runs publint and @arethetypeswrong/cli (`attw --pack`, which packs the package with npm the way
 // it would be published) over every workspace package, after `npm run build`. Exits 1 when either
 // tool reports a problem in any package, so a broken exports map or a missing declaration file
-// fails CI instead of a user's install.
+// fails CI instead of a user's install. It also checks that the private benchmark workspace
+// (`@gpumorph/bench`) stays out of what is published: no published package exports a `bench`
+// subpath, depends on it (a dev dependency, which is never installed, is allowed), or has a dist/
+// file that imports it (the CLI bundles it; docs/decisions/bench-workspace.md).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,10 +16,49 @@ const { workspaces } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8
 /** @param {string} name */
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 
+/** The private benchmark workspace: never published, never a dependency of a published package. */
+const BENCH = '@gpumorph/bench';
+const importsBench = /["']@gpumorph\/bench(\/[^"']*)?["']/;
+
+/**
+ * What ties a published package to the private bench: a `bench` export, a dependency on it, or a
+ * dist/ file that imports it.
+ * @param {string} dir the package's folder
+ * @param {Record<string, any>} manifest its package.json
+ * @returns {string[]}
+ */
+function benchLeaks(dir, manifest) {
+  const leaks = [];
+  for (const subpath of Object.keys(manifest.exports ?? {}))
+    if (/(^|\/)bench(\/|$)/.test(subpath)) leaks.push(`exports ${subpath}`);
+  for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies'])
+    if (manifest[field] && BENCH in manifest[field]) leaks.push(`${field} has ${BENCH}`);
+  const dist = join(dir, 'dist');
+  if (existsSync(dist))
+    for (const file of readdirSync(dist, { recursive: true, encoding: 'utf8' }))
+      if (/\.(c|m)?(js|ts)$/.test(file) && readFileSync(join(dist, file), 'utf8').match(importsBench))
+        leaks.push(`dist/${file} imports ${BENCH}`);
+  return leaks;
+}
+
 const failures = [];
 for (const workspace of workspaces) {
   const dir = join(root, workspace);
-  const { name } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const { name } = manifest;
+  if (manifest.private === true) {
+    process.stdout.write(`- ${name} (private, not published: skipped)\n`);
+    continue;
+  }
+  if (name === BENCH) {
+    failures.push(`${BENCH} must be private`);
+    continue;
+  }
+  const leaks = benchLeaks(dir, manifest);
+  for (const leak of leaks) failures.push(`${name}: ${leak}`);
+  process.stdout.write(
+    `${leaks.length === 0 ? '✓' : '✗'} ${name} (no ${BENCH} in exports, dependencies, dist)\n`,
+  );
   if (!existsSync(join(dir, 'dist'))) {
     failures.push(`${name}: no dist/ (run npm run build first)`);
     continue;
@@ -42,4 +84,4 @@ if (failures.length > 0) {
   process.stdout.write(`\n${failures.length} problem(s):\n${failures.map((f) => `  ${f}`).join('\n')}\n`);
   process.exit(1);
 }
-process.stdout.write(`\nall ${workspaces.length} packages pass publint and attw\n`);
+process.stdout.write(`\nall published packages pass publint and attw, none tied to ${BENCH}\n`);

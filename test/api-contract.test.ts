@@ -1,22 +1,43 @@
 // The API the three analyses share (docs/architecture.md, "One API across the analyses"). The
 // assertions are on types: `npm run typecheck` fails when one analysis drifts from the contract.
 import type {
+  CpuSolver,
   CpuSolverEvents,
+  GpuSolver,
   GpuSolverEvents,
   IterationEvent,
   SolveAndersenOptions,
   SolvedAndersen,
+  SolvePhase,
   SolveStatistics,
 } from '@gpumorph/andersen';
 import type {
   CfaIterationEvent,
+  CfaPhase,
   CfaResult,
   CfaSolveOptions,
+  CfaSolver,
   CfaSolverEvents,
   CfaStatistics,
 } from '@gpumorph/eigencfa';
-import type { AnalysisTimings, GpuContext } from '@gpumorph/gpu-allocator';
-import type { AnalysisResult, AnalysisStatistics, AnalyzeOptions } from '@gpumorph/octagon';
+import type {
+  AnalysisEvents,
+  AnalysisGrowEvent,
+  AnalysisIterationEvent,
+  AnalysisTimings,
+  GpuAnalysisEvents,
+  GpuContext,
+} from '@gpumorph/gpu-allocator';
+import type {
+  AnalysisResult,
+  AnalysisStatistics,
+  AnalyzeOptions,
+  AnalyzerIterationEvent,
+  AnalyzerPhase,
+  ProgramAnalyzer,
+  ProgramAnalyzerEvents,
+} from '@gpumorph/octagon';
+import type * as TypedEmitter from 'typed-emitter';
 import { describe, expectTypeOf, it } from 'vitest';
 
 describe('one API across the analyses', () => {
@@ -49,13 +70,73 @@ describe('one API across the analyses', () => {
     expectTypeOf<AnalysisStatistics['engine']>().toEqualTypeOf<AnalysisResult['engine']>();
   });
 
-  it('events: phase, iteration and done (and grow on the GPU), iteration with elapsedMs', () => {
+  it('events: the names phase, iteration and done (and grow on the GPU), from one generic type', () => {
     expectTypeOf<keyof CpuSolverEvents>().toEqualTypeOf<'phase' | 'iteration' | 'done'>();
     expectTypeOf<keyof GpuSolverEvents>().toEqualTypeOf<'phase' | 'iteration' | 'grow' | 'done'>();
     expectTypeOf<keyof CfaSolverEvents>().toEqualTypeOf<'phase' | 'iteration' | 'grow' | 'done'>();
+    expectTypeOf<keyof ProgramAnalyzerEvents>().toEqualTypeOf<'phase' | 'iteration' | 'done'>();
+    expectTypeOf<CpuSolverEvents>().toEqualTypeOf<
+      AnalysisEvents<SolvePhase, IterationEvent, SolveStatistics>
+    >();
+    expectTypeOf<CfaSolverEvents>().toEqualTypeOf<
+      GpuAnalysisEvents<CfaPhase, CfaIterationEvent, CfaStatistics>
+    >();
+    expectTypeOf<ProgramAnalyzerEvents>().toEqualTypeOf<
+      AnalysisEvents<AnalyzerPhase, AnalyzerIterationEvent, AnalysisStatistics>
+    >();
+    // The GPU Andersen engine spells its events out; each one has the shared shape.
+    type AndersenGpu = GpuAnalysisEvents<SolvePhase, IterationEvent, SolveStatistics>;
+    expectTypeOf<GpuSolverEvents['phase']>().toEqualTypeOf<AndersenGpu['phase']>();
+    expectTypeOf<GpuSolverEvents['iteration']>().toEqualTypeOf<AndersenGpu['iteration']>();
+    expectTypeOf<GpuSolverEvents['grow']>().toEqualTypeOf<AndersenGpu['grow']>();
+    expectTypeOf<GpuSolverEvents['done']>().toEqualTypeOf<AndersenGpu['done']>();
+  });
+
+  it('events: the same payloads (phase and round; round and elapsedMs; pool, from and to; statistics)', () => {
+    expectTypeOf<Parameters<CpuSolverEvents['phase']>>().toEqualTypeOf<[phase: SolvePhase, round: number]>();
+    expectTypeOf<Parameters<CfaSolverEvents['phase']>>().toEqualTypeOf<[phase: CfaPhase, round: number]>();
+    expectTypeOf<Parameters<ProgramAnalyzerEvents['phase']>>().toEqualTypeOf<
+      [phase: AnalyzerPhase, round: number]
+    >();
+    // Every analysis starts in `setup` and ends in `done`.
+    expectTypeOf<'setup' | 'done'>().toExtend<SolvePhase>();
+    expectTypeOf<'setup' | 'done'>().toExtend<CfaPhase>();
+    expectTypeOf<'setup' | 'done'>().toExtend<AnalyzerPhase>();
+    expectTypeOf<IterationEvent>().toExtend<AnalysisIterationEvent>();
+    expectTypeOf<CfaIterationEvent>().toExtend<AnalysisIterationEvent>();
+    expectTypeOf<AnalyzerIterationEvent>().toExtend<AnalysisIterationEvent>();
+    expectTypeOf<IterationEvent['round']>().toEqualTypeOf<number>();
+    expectTypeOf<CfaIterationEvent['round']>().toEqualTypeOf<number>();
+    expectTypeOf<AnalyzerIterationEvent['round']>().toEqualTypeOf<number>();
     expectTypeOf<IterationEvent['elapsedMs']>().toEqualTypeOf<number>();
     expectTypeOf<CfaIterationEvent['elapsedMs']>().toEqualTypeOf<number>();
+    expectTypeOf<AnalyzerIterationEvent['elapsedMs']>().toEqualTypeOf<number>();
+    expectTypeOf<Parameters<GpuSolverEvents['grow']>[0]>().toEqualTypeOf<AnalysisGrowEvent>();
+    expectTypeOf<Parameters<CfaSolverEvents['grow']>[0]>().toEqualTypeOf<AnalysisGrowEvent>();
     expectTypeOf<Parameters<GpuSolverEvents['done']>[0]>().toEqualTypeOf<SolveStatistics>();
     expectTypeOf<Parameters<CfaSolverEvents['done']>[0]>().toEqualTypeOf<CfaStatistics>();
+    expectTypeOf<Parameters<ProgramAnalyzerEvents['done']>[0]>().toEqualTypeOf<AnalysisStatistics>();
+    // `done` carries what the result calls `statistics`.
+    expectTypeOf<Parameters<CfaSolverEvents['done']>[0]>().toEqualTypeOf<CfaResult['statistics']>();
+    expectTypeOf<Parameters<ProgramAnalyzerEvents['done']>[0]>().toEqualTypeOf<
+      AnalysisResult['statistics']
+    >();
+  });
+
+  it('events: typed emitters, and the one-call entry points take them as onPhase and onIteration', () => {
+    expectTypeOf<CpuSolver>().toExtend<TypedEmitter.default<CpuSolverEvents>>();
+    expectTypeOf<GpuSolver>().toExtend<TypedEmitter.default<GpuSolverEvents>>();
+    expectTypeOf<CfaSolver>().toExtend<TypedEmitter.default<CfaSolverEvents>>();
+    expectTypeOf<ProgramAnalyzer>().toExtend<TypedEmitter.default<ProgramAnalyzerEvents>>();
+    expectTypeOf<NonNullable<SolveAndersenOptions['onPhase']>>().toEqualTypeOf<CpuSolverEvents['phase']>();
+    expectTypeOf<NonNullable<CfaSolveOptions['onPhase']>>().toEqualTypeOf<CfaSolverEvents['phase']>();
+    expectTypeOf<NonNullable<AnalyzeOptions['onPhase']>>().toEqualTypeOf<ProgramAnalyzerEvents['phase']>();
+    expectTypeOf<NonNullable<SolveAndersenOptions['onIteration']>>().toEqualTypeOf<
+      CpuSolverEvents['iteration']
+    >();
+    expectTypeOf<NonNullable<CfaSolveOptions['onIteration']>>().toEqualTypeOf<CfaSolverEvents['iteration']>();
+    expectTypeOf<NonNullable<AnalyzeOptions['onIteration']>>().toEqualTypeOf<
+      ProgramAnalyzerEvents['iteration']
+    >();
   });
 });

@@ -21,14 +21,20 @@ interface Workspace {
   readonly name: string;
 }
 
-const workspaces: Workspace[] = await Promise.all(
-  (JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces.map(
-    async (dir) => ({
-      dir,
-      name: (JSON.parse(await readFile(join(root, dir, 'package.json'), 'utf8')) as { name: string }).name,
+/** The published workspaces: the private ones (the bench) are never packed. */
+const workspaces: Workspace[] = (
+  await Promise.all(
+    (
+      JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { workspaces: string[] }
+    ).workspaces.map(async (dir) => {
+      const manifest = JSON.parse(await readFile(join(root, dir, 'package.json'), 'utf8')) as {
+        name: string;
+        private?: boolean;
+      };
+      return { dir, name: manifest.name, published: manifest.private !== true };
     }),
-  ),
-);
+  )
+).flatMap(({ dir, name, published }) => (published ? [{ dir, name }] : []));
 
 /** What each README example must print, beyond exiting 0 (GPU lines only where a GPU is required). */
 const expectedOutput: Record<string, RegExp[]> = {
@@ -64,7 +70,8 @@ beforeAll(async () => {
   const project = join(scratch, 'project');
   await mkdir(packs);
   await mkdir(project);
-  await npm(['pack', '--workspaces', '--pack-destination', packs, '--silent'], root);
+  const packWorkspaces = workspaces.flatMap((w) => ['--workspace', w.dir]);
+  await npm(['pack', ...packWorkspaces, '--pack-destination', packs, '--silent'], root);
   const tarballs = (await readdir(packs)).filter((f) => f.endsWith('.tgz')).map((f) => join(packs, f));
   expect(tarballs).toHaveLength(workspaces.length);
   await writeFile(

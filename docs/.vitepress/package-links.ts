@@ -31,14 +31,16 @@ export function readSourcePages(docsDir: string, folders: readonly string[]): So
  * @example
  * ```ts
  * pageForRepositoryPath('packages/andersen/FORMATS.md', pages); // '/guide/andersen-formats'
+ * pageForRepositoryPath('docs/architecture.md#events', pages); // '/architecture#events'
  * ```
  */
 export function pageForRepositoryPath(path: string, pages: SourcePages): string | undefined {
   const [file = '', anchor] = path.split('#');
   const suffix = anchor ? `#${anchor}` : '';
   if (file.startsWith('docs/benchmarks/')) return `/report${suffix}`;
-  // The decision records are pages of the site themselves (`docs/decisions/x.md` → `/decisions/x`).
-  if (file.startsWith('docs/decisions/'))
+  // The site's own Markdown files are its pages (`docs/architecture.md` → `/architecture`,
+  // `docs/decisions/x.md` → `/decisions/x`).
+  if (file.startsWith('docs/') && file.endsWith('.md'))
     return `/${file.slice('docs/'.length).replace(/(index)?\.md$/, '')}${suffix}`;
   const direct = pages.get(file) ?? pages.get(posix.join(file, 'README.md'));
   return direct ? `${direct}${suffix}` : undefined;

@@ -3,5 +3,4 @@ import { definePackageConfig } from '../../tsup.base';
 export default definePackageConfig({
   index: 'src/index.ts',
   testing: 'src/testing/index.ts',
-  bench: 'src/bench/index.ts',
 });

@@ -5,7 +5,6 @@ export default definePackageConfig(
     index: 'src/index.ts',
     cpu: 'src/cpu.ts',
     testing: 'src/testing/index.ts',
-    bench: 'src/bench/index.ts',
   },
   WEBGPU_TYPES,
 );

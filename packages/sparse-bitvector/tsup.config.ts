@@ -5,7 +5,6 @@ export default definePackageConfig(
     index: 'src/index.ts',
     cpu: 'src/cpu/index.ts',
     testing: 'src/testing/index.ts',
-    bench: 'src/bench/index.ts',
   },
   WEBGPU_TYPES,
 );

@@ -16,7 +16,7 @@ export interface ApiEntryPoint {
   readonly file: string;
 }
 
-/** The entry points of the workspace packages, from their `exports` maps (source condition). */
+/** The entry points of the published workspace packages, from their `exports` maps (source condition). */
 export function listApiEntryPoints(root: string): ApiEntryPoint[] {
   const { workspaces } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     workspaces: string[];
@@ -24,8 +24,11 @@ export function listApiEntryPoints(root: string): ApiEntryPoint[] {
   return workspaces.flatMap((dir) => {
     const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as {
       name: string;
+      private?: boolean;
       exports?: Record<string, unknown>;
     };
+    // A private workspace (the bench) has no public API to document.
+    if (manifest.private === true) return [];
     return Object.entries(manifest.exports ?? {}).flatMap(([subpath, target]) => {
       const source = (target as Record<string, unknown> | null)?.['@gpumorph/source'];
       if (typeof source !== 'string') return [];

@@ -36,18 +36,22 @@ export class LayeringError extends Error {
   override readonly name = 'LayeringError';
 }
 
-/** Reads the workspaces of the root `package.json` and their dependencies on each other. */
+/** Reads the published workspaces of the root `package.json` and their dependencies on each other. */
 export function readWorkspaceGraph(root: string): PackageNode[] {
   const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     workspaces: string[];
   };
-  const manifests = rootManifest.workspaces.map(
-    (dir) =>
-      JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as {
-        name: string;
-        dependencies?: Record<string, string>;
-      },
-  );
+  // The private workspaces (the bench) are not part of the published layering.
+  const manifests = rootManifest.workspaces
+    .map(
+      (dir) =>
+        JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as {
+          name: string;
+          private?: boolean;
+          dependencies?: Record<string, string>;
+        },
+    )
+    .filter((m) => m.private !== true);
   const names = new Set(manifests.map((m) => m.name));
   return manifests.map((m) => ({
     name: m.name,

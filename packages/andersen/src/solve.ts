@@ -1,5 +1,6 @@
 import {
   type AcquireGpuOptions,
+  type AnalysisProgressOptions,
   type AnalysisTimings,
   acquireGpu,
   type GpuContext,
@@ -15,13 +16,11 @@ import type { AndersenResult } from './result/result';
 export type AndersenEngine = 'cpu' | 'webgpu' | 'auto';
 
 /** Options of {@link solveAndersen}. */
-export interface SolveAndersenOptions extends CpuSolverOptions {
+export interface SolveAndersenOptions
+  extends CpuSolverOptions,
+    AnalysisProgressOptions<SolvePhase, IterationEvent> {
   /** Default `auto`. */
   readonly engine?: AndersenEngine | undefined;
-  /** Called at each phase change. */
-  readonly onPhase?: ((phase: SolvePhase, round: number) => void) | undefined;
-  /** Called after each round. */
-  readonly onIteration?: ((event: IterationEvent) => void) | undefined;
   /** The GPU for `webgpu` and `auto` (default: acquired for this solve and released after it). */
   readonly gpu?: GpuContext | undefined;
   /** How to acquire a GPU when `gpu` is not given (e.g. a `gpu` object of your own). */

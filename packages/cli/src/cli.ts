@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
+import { benchSuiteNames, benchSuites } from '@gpumorph/bench';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { benchSuiteNames, benchSuites } from './bench/registry';
 import { runAndersenSolve } from './commands/andersen';
 import { runAndersenLl } from './commands/andersen-ll';
 import { BENCH_ENGINES, runBench } from './commands/bench';

@@ -1,6 +1,7 @@
 /**
- * `@gpumorph/cli` as a library: run the `gpumorph` command line in-process, and the registry of
- * benchmark suites that `gpumorph bench` runs.
+ * `@gpumorph/cli` as a library: run the `gpumorph` command line in-process. The benchmark suites
+ * of `gpumorph bench` are no part of this API: they live in the private `@gpumorph/bench`
+ * workspace, which this package's build bundles into `dist/`.
  *
  * @example
  * ```ts
@@ -9,17 +10,9 @@
  * ```
  * @module
  */
-export { benchSuiteNames, benchSuites } from './bench/registry';
 export { createProgram, runCli } from './cli';
 export type { AndersenSolveReport, ConstraintCounts } from './commands/andersen';
 export type { AndersenLlReport } from './commands/andersen-ll';
-export {
-  BENCH_ENGINES,
-  type BenchCommandOptions,
-  type BenchFile,
-  reportText,
-  runBench,
-} from './commands/bench';
 export type { CfaReport } from './commands/cfa';
 export { type DoctorOptions, type DoctorReport, runDoctor } from './commands/doctor';
 export type { OctagonReport } from './commands/octagon';

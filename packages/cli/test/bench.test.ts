@@ -1,8 +1,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchSuiteNames, benchSuites } from '@gpumorph/bench';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { benchSuiteNames, benchSuites } from '../src/bench/registry';
 import type { BenchFile } from '../src/commands/bench';
 import { runCliCaptured } from './helpers';
 

@@ -3,7 +3,13 @@
  * and {@link solveCfa}, which picks the engine (`auto`: WebGPU when a context is given, else CPU).
  * @module
  */
-import type { AnalysisTimings, GpuContext } from '@gpumorph/gpu-allocator';
+import type {
+  AnalysisIterationEvent,
+  AnalysisProgressOptions,
+  AnalysisTimings,
+  GpuAnalysisEvents,
+  GpuContext,
+} from '@gpumorph/gpu-allocator';
 import { EventEmitter } from 'events';
 // A namespace import: typed-emitter is CommonJS with `export default`, which a default import
 // mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
@@ -21,14 +27,15 @@ export type CfaEngine = 'cpu' | 'webgpu' | 'auto';
 /** Phases of a solve, in order. */
 export type CfaPhase = 'setup' | 'solve' | 'readback' | 'done';
 
-/** Progress: CPU worklist steps, or GPU rounds after each batch. */
-export interface CfaIterationEvent {
+/**
+ * Progress, every analysis' iteration event: CPU worklist steps, or GPU rounds after each batch.
+ */
+export interface CfaIterationEvent extends AnalysisIterationEvent {
   readonly engine: 'cpu' | 'webgpu';
-  /** CPU: rows taken off the worklist; WebGPU: rounds run. */
-  readonly iteration: number;
+  /** CPU: rows taken off the worklist so far; WebGPU: rounds run so far. */
+  readonly round: number;
   /** CPU: worklist length; WebGPU: 1 when the last round changed the store. */
   readonly pending: number;
-  readonly elapsedMs: number;
 }
 
 /** Sizes, counters and times of a solve. */
@@ -52,17 +59,14 @@ export interface CfaStatistics {
   readonly fallback?: string;
 }
 
-/** Events of {@link CfaSolver}. */
-export type CfaSolverEvents = {
-  phase: (phase: CfaPhase) => void;
-  iteration: (event: CfaIterationEvent) => void;
-  /** The WebGPU engine grew a buffer: `items` or `members`. */
-  grow: (what: string, from: number, to: number) => void;
-  done: (statistics: CfaStatistics) => void;
-};
+/**
+ * Events of {@link CfaSolver}: every analysis' events (`phase`, `iteration`, `done`), and `grow`
+ * when the WebGPU engine enlarges its `items` or `members` buffer.
+ */
+export type CfaSolverEvents = GpuAnalysisEvents<CfaPhase, CfaIterationEvent, CfaStatistics>;
 
 /** Options of a solve. */
-export interface CfaSolveOptions {
+export interface CfaSolveOptions extends AnalysisProgressOptions<CfaPhase, CfaIterationEvent> {
   readonly engine?: CfaEngine;
   /** The GPU for `webgpu` (and `auto`). */
   readonly gpu?: GpuContext | null | undefined;
@@ -96,7 +100,7 @@ export interface CfaResult {
  * @example
  * ```ts
  * const solver = createCfaSolver(matrices, { engine: 'cpu', signal: AbortSignal.timeout(10_000) });
- * solver.on('iteration', (e) => console.error(`${e.iteration} steps`));
+ * solver.on('iteration', (e) => console.error(`${e.round} steps`));
  * const { store, statistics } = await solver.solve();
  * ```
  */
@@ -104,11 +108,15 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
   readonly matrices: CfaMatrices;
   readonly #options: CfaSolveOptions;
   #started = false;
+  /** Iterations so far (CPU: worklist steps, WebGPU: rounds), for the `phase` events. */
+  #rounds = 0;
 
   constructor(matrices: CfaMatrices, options: CfaSolveOptions = {}) {
     super();
     this.matrices = matrices;
     this.#options = options;
+    if (options.onPhase) this.on('phase', options.onPhase);
+    if (options.onIteration) this.on('iteration', options.onIteration);
   }
 
   /** The engine `solve()` will run. */
@@ -127,7 +135,7 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
     const engine = this.engine;
     const start = performance.now();
     let result: Omit<CfaResult, 'timings'>;
-    this.emit('phase', 'setup');
+    this.emit('phase', 'setup', 0);
     if (engine === 'cpu') result = this.#solveCpu(start);
     else {
       try {
@@ -140,9 +148,14 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
     }
     const { setupMs, solveMs, readbackMs } = result.statistics;
     const timings = { totalMs: performance.now() - start, setupMs, solveMs, readbackMs };
-    this.emit('phase', 'done');
+    this.emit('phase', 'done', this.#rounds);
     this.emit('done', result.statistics);
     return { ...result, timings };
+  }
+
+  #iteration(event: CfaIterationEvent): void {
+    this.#rounds = event.round;
+    this.emit('iteration', event);
   }
 
   #base() {
@@ -152,13 +165,14 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
 
   #solveCpu(start: number, fallback?: string): Omit<CfaResult, 'timings'> {
     const engine = 'cpu';
-    this.emit('phase', 'solve');
+    this.emit('phase', 'solve', 0);
     const t = performance.now();
     const { store, statistics } = solveCpuSparse(this.matrices, {
       signal: this.#options.signal,
       onProgress: (steps, pending) =>
-        this.emit('iteration', { engine, iteration: steps, pending, elapsedMs: performance.now() - start }),
+        this.#iteration({ engine, round: steps, pending, elapsedMs: performance.now() - start }),
     });
+    this.#rounds = statistics.steps;
     const solveMs = performance.now() - t;
     return {
       engine,
@@ -188,11 +202,11 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
     const onBatch = (rounds: number, changed: boolean) => {
       if (!solving) {
         solving = true;
-        this.emit('phase', 'solve');
+        this.emit('phase', 'solve', 0);
       }
-      this.emit('iteration', {
+      this.#iteration({
         engine,
-        iteration: rounds,
+        round: rounds,
         pending: changed ? 1 : 0,
         elapsedMs: performance.now() - start,
       });
@@ -201,9 +215,10 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
       signal,
       ...tuning,
       onBatch,
-      onGrow: (what, from, to) => this.emit('grow', what, from, to),
+      onGrow: (pool, from, to) => this.emit('grow', { pool, from, to }),
     });
-    this.emit('phase', 'readback');
+    this.#rounds = statistics.rounds;
+    this.emit('phase', 'readback', this.#rounds);
     const { solveMs, setupMs, readbackMs, ...counters } = statistics;
     return {
       engine,

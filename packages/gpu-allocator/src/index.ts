@@ -1,3 +1,10 @@
+export type {
+  AnalysisEvents,
+  AnalysisGrowEvent,
+  AnalysisIterationEvent,
+  AnalysisProgressOptions,
+  GpuAnalysisEvents,
+} from './analysis/events';
 export {
   createGpuArray,
   ELEMENT_TYPES,

@@ -3,8 +3,13 @@ export {
   type AnalysisStatistics,
   type AnalyzeOptions,
   type AnalyzerEngine,
+  type AnalyzerIterationEvent,
+  type AnalyzerPhase,
   type AssertionResult,
   analyzeProgram,
+  createProgramAnalyzer,
+  ProgramAnalyzer,
+  type ProgramAnalyzerEvents,
   type ProgramPoint,
 } from './analyzer/analyze';
 export { type Cond, type Expr, type Program, parseProgram, type RelOp, type Stmt } from './analyzer/parse';

@@ -1,7 +1,6 @@
 import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { randomHalf } from '../src/bench/index';
 import {
   createOctagonDomain,
   createOctagonGpu,
@@ -11,7 +10,7 @@ import {
   type OctagonKind,
   Rational,
 } from '../src/index';
-import { constraintsArb } from './arbitraries';
+import { constraintsArb, randomHalf } from './arbitraries';
 
 /** Every GPU cell ≥ the exact cell; equal when `equal`; twins equal (coherence of the dense result). */
 function compare(gpu: Octagon<number>, exact: Octagon<Rational>, equal: boolean): void {

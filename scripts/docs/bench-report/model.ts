@@ -1,6 +1,6 @@
 /**
  * The shape of the JSON that `gpumorph bench <suites> --json <file>` writes (see
- * `BenchReport`/`BenchRow` in `@gpumorph/gpu-allocator/bench`), read back for the report. Only
+ * `BenchReport`/`BenchRow` in `@gpumorph/bench`), read back for the report. Only
  * the fields the report uses are typed; the rest of the file is carried along untouched.
  * @module
  */

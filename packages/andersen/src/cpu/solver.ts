@@ -1,3 +1,4 @@
+import type { AnalysisEvents, AnalysisIterationEvent } from '@gpumorph/gpu-allocator';
 import { type SparseBitVector, SparseBitVectorPool } from '@gpumorph/sparse-bitvector';
 import { EventEmitter } from 'events';
 // A namespace import: typed-emitter is CommonJS with `export default`, which a default import
@@ -13,8 +14,11 @@ import { EdgeSet } from './edge-set';
 /** Phases a solve goes through, in order (`collapse` and `wave` repeat each round). */
 export type SolvePhase = 'setup' | 'collapse' | 'wave' | 'done';
 
-/** One round of the solver: cycle collapse, wave propagation, complex constraints. */
-export interface IterationEvent {
+/**
+ * One round of the solver (cycle collapse, wave propagation, complex constraints): the `round`
+ * and `elapsedMs` of every analysis' iteration event, and this solver's counts.
+ */
+export interface IterationEvent extends AnalysisIterationEvent {
   /** 1-based round number. */
   readonly round: number;
   /** Nodes whose points-to set was propagated this round. */
@@ -32,12 +36,8 @@ export interface IterationEvent {
   readonly kernelMs?: Readonly<Record<string, number>> | undefined;
 }
 
-/** Events of {@link CpuSolver}. */
-export type CpuSolverEvents = {
-  phase: (phase: SolvePhase, round: number) => void;
-  iteration: (event: IterationEvent) => void;
-  done: (statistics: SolveStatistics) => void;
-};
+/** Events of {@link CpuSolver}: every analysis' events (`phase`, `iteration`, `done`). */
+export type CpuSolverEvents = AnalysisEvents<SolvePhase, IterationEvent, SolveStatistics>;
 
 /** Options of {@link createCpuSolver}. */
 export interface CpuSolverOptions {

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import type { BenchReport, BenchSuite } from '@gpumorph/bench';
 import { acquireGpu, type GpuAdapterReport, type GpuContext } from '@gpumorph/gpu-allocator';
-import type { BenchReport, BenchSuite } from '@gpumorph/gpu-allocator/bench';
 import { gpuOptionsFromEnvironment } from '../environment';
 import { formatNumber, renderTable } from '../format';
 import { type CliIo, type Colors, colorsFor } from '../io';

@@ -117,10 +117,10 @@ export async function runCfa(options: CfaOptions, io: CliIo): Promise<number> {
     const progress = progressFor(io, 'cfa', 1);
     const hooks = {
       gpu,
-      onSolver: (solver: { on(event: 'iteration', f: (e: { iteration: number }) => void): unknown }) => {
+      onSolver: (solver: { on(event: 'iteration', f: (e: { round: number }) => void): unknown }) => {
         solver.on('iteration', (e) => {
-          progress.setTotal(e.iteration + 1);
-          progress.update(e.iteration, `cfa ${e.iteration}`);
+          progress.setTotal(e.round + 1);
+          progress.update(e.round, `cfa ${e.round}`);
         });
       },
     };

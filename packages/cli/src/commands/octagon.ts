@@ -3,6 +3,7 @@ import type { GpuContext } from '@gpumorph/gpu-allocator';
 import {
   type AnalysisResult,
   type AnalyzerEngine,
+  type AnalyzerIterationEvent,
   analyzeProgram,
   OctagonParseError,
 } from '@gpumorph/octagon';
@@ -59,9 +60,13 @@ export async function runOctagon(options: OctagonCommandOptions, io: CliIo): Pro
   }
   let ctx: GpuContext | null = null;
   const engine: AnalyzerEngine = options.engine === 'auto' ? 'f64' : options.engine;
-  // The analyzer reports no steps of its own: the bar shows the two slow phases (finding the
-  // GPU, which compiles nothing yet; then the analysis, which compiles the WGSL on first use).
+  // The bar shows finding the GPU (which compiles nothing yet), then the analysis (which compiles
+  // the WGSL on first use) and its loop-head iterations, from the analyzer's `iteration` events.
   const progress = progressFor(io, 'octagon', 2);
+  const onIteration = ({ round, loop }: AnalyzerIterationEvent) => {
+    progress.setTotal(round + 2);
+    progress.update(round + 1, `octagon: loop iteration ${round} (line ${loop.line})`);
+  };
   try {
     if (options.engine === 'auto' || options.engine === 'webgpu') {
       progress.update(0, 'octagon: looking for a WebGPU adapter');
@@ -72,8 +77,8 @@ export async function runOctagon(options: OctagonCommandOptions, io: CliIo): Pro
       options.engine,
       ctx,
       io,
-      () => analyzeProgram(source, { engine: 'webgpu', gpu: ctx, file: options.file }),
-      () => analyzeProgram(source, { engine, file: options.file }),
+      () => analyzeProgram(source, { engine: 'webgpu', gpu: ctx, file: options.file, onIteration }),
+      () => analyzeProgram(source, { engine, file: options.file, onIteration }),
     ).finally(() => progress.stop());
     const failed = result.assertions.filter((a) => !a.proved).length;
     if (options.json) {

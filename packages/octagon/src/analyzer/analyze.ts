@@ -1,4 +1,14 @@
-import type { AnalysisTimings, GpuContext } from '@gpumorph/gpu-allocator';
+import type {
+  AnalysisEvents,
+  AnalysisIterationEvent,
+  AnalysisProgressOptions,
+  AnalysisTimings,
+  GpuContext,
+} from '@gpumorph/gpu-allocator';
+import { EventEmitter } from 'events';
+// A namespace import: typed-emitter is CommonJS with `export default`, which a default import
+// mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
+import type * as TypedEmitter from 'typed-emitter';
 import { createOctagonDomain, type OctagonDomain } from '../dbm/domain';
 import type { LinearExpr, Octagon, WideningOptions } from '../dbm/octagon';
 import { OctagonAbortedError, OctagonParseError, type SourcePosition } from '../errors';
@@ -15,8 +25,22 @@ const MINE_WIDENING: WideningOptions = { left: 'raw', thresholds: 'bound' };
 /** Engines of the analyzer: exact rationals, f64, or WebGPU (closures, joins and widenings' right arguments on the GPU). */
 export type AnalyzerEngine = 'exact' | 'f64' | 'webgpu';
 
+/** Phases of an analysis, in order: parsing and engine set-up, the abstract interpretation, the end. */
+export type AnalyzerPhase = 'setup' | 'analyze' | 'done';
+
+/** One iteration of a loop head towards its fixpoint (every analysis' iteration event). */
+export interface AnalyzerIterationEvent extends AnalysisIterationEvent {
+  /** Loop-head iterations so far over all loops, 1-based (`statistics.loopIterations` at the end). */
+  readonly round: number;
+  /** The `while` whose head iterated. */
+  readonly loop: SourcePosition;
+}
+
+/** Events of {@link ProgramAnalyzer}: every analysis' events (`phase`, `iteration`, `done`). */
+export type ProgramAnalyzerEvents = AnalysisEvents<AnalyzerPhase, AnalyzerIterationEvent, AnalysisStatistics>;
+
 /** Options of {@link analyzeProgram}. */
-export interface AnalyzeOptions {
+export interface AnalyzeOptions extends AnalysisProgressOptions<AnalyzerPhase, AnalyzerIterationEvent> {
   readonly engine?: AnalyzerEngine;
   /** The GPU of the `webgpu` engine (required for it): the same option as in the other analyses. */
   readonly gpu?: GpuContext | null | undefined;
@@ -117,11 +141,68 @@ interface Lin {
  * r.assertions[0]?.proved; // true
  * ```
  */
-export async function analyzeProgram(
+export function analyzeProgram(
   source: string | Program,
   options: AnalyzeOptions & { file?: string } = {},
 ): Promise<AnalysisResult> {
+  return createProgramAnalyzer(source, options).analyze();
+}
+
+/**
+ * An analysis of one program as a typed event emitter (the events of every analysis: `phase`,
+ * `iteration` per loop-head iteration, `done`); {@link analyzeProgram} in one call.
+ *
+ * @example
+ * ```ts
+ * const analyzer = createProgramAnalyzer('i = 0; while (i < 10) { i = i + 1; }');
+ * analyzer.on('iteration', ({ round, loop }) => console.error(`${round}: loop at line ${loop.line}`));
+ * const result = await analyzer.analyze();
+ * ```
+ */
+export class ProgramAnalyzer extends (EventEmitter as new () => TypedEmitter.default<ProgramAnalyzerEvents>) {
+  readonly #source: string | Program;
+  readonly #options: AnalyzeOptions & { file?: string };
+  #started = false;
+
+  constructor(source: string | Program, options: AnalyzeOptions & { file?: string } = {}) {
+    super();
+    this.#source = source;
+    this.#options = options;
+    if (options.onPhase) this.on('phase', options.onPhase);
+    if (options.onIteration) this.on('iteration', options.onIteration);
+  }
+
+  /** Runs the analysis; may be called once. Rejects with {@link OctagonAbortedError} when cancelled. */
+  async analyze(): Promise<AnalysisResult> {
+    if (this.#started)
+      throw new Error('ProgramAnalyzer.analyze() may be called once; create another analyzer');
+    this.#started = true;
+    return runAnalysis(this.#source, this.#options, this);
+  }
+}
+
+/**
+ * A new {@link ProgramAnalyzer}.
+ *
+ * @example
+ * ```ts
+ * const { assertions } = await createProgramAnalyzer('x = 1; assert(x == 1);').analyze();
+ * ```
+ */
+export function createProgramAnalyzer(
+  source: string | Program,
+  options: AnalyzeOptions & { file?: string } = {},
+): ProgramAnalyzer {
+  return new ProgramAnalyzer(source, options);
+}
+
+async function runAnalysis(
+  source: string | Program,
+  options: AnalyzeOptions & { file?: string },
+  events: ProgramAnalyzer,
+): Promise<AnalysisResult> {
   const start = performance.now();
+  events.emit('phase', 'setup', 0);
   const program = typeof source === 'string' ? parseProgram(source, options.file ?? '<input>') : source;
   const engine = options.engine ?? 'f64';
   let gpu: OctagonGpu | null = null;
@@ -163,9 +244,21 @@ export async function analyzeProgram(
     },
   };
   try {
-    const a = new Analyzer(program, backend, options);
+    const a = new Analyzer(program, backend, options, (loop) =>
+      events.emit('iteration', { round: a.loopIterations, loop, elapsedMs: performance.now() - start }),
+    );
+    events.emit('phase', 'analyze', 0);
     await a.run();
     const timeMs = performance.now() - start;
+    const statistics: AnalysisStatistics = {
+      engine,
+      variables: a.names.length,
+      loopIterations: a.loopIterations,
+      closures: counted.closures,
+      joins: counted.joins,
+    };
+    events.emit('phase', 'done', a.loopIterations);
+    events.emit('done', statistics);
     return {
       file: program.file,
       engine,
@@ -174,13 +267,7 @@ export async function analyzeProgram(
       assertions: a.assertions,
       timeMs,
       timings: { totalMs: timeMs, setupMs: 0, solveMs: timeMs, readbackMs: 0 },
-      statistics: {
-        engine,
-        variables: a.names.length,
-        loopIterations: a.loopIterations,
-        closures: counted.closures,
-        joins: counted.joins,
-      },
+      statistics,
     };
   } finally {
     gpu?.destroy();
@@ -205,6 +292,8 @@ class Analyzer {
     readonly program: Program,
     readonly be: Backend,
     options: AnalyzeOptions,
+    /** Called after each loop-head iteration, with the loop. */
+    readonly onLoopIteration: (loop: SourcePosition) => void = () => {},
   ) {
     const constants = new Set<bigint>([0n, 1n, -1n]);
     const visitExpr = (e: Expr): void => {
@@ -351,6 +440,7 @@ class Analyzer {
           await this.#checkAborted();
           this.loopIterations++;
           const next = await this.be.closed(await step(head));
+          this.onLoopIteration(st.pos);
           if (next.includedIn(head)) break;
           head =
             iter < this.#delay

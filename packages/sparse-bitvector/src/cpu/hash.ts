@@ -4,7 +4,7 @@
  * Duplicated on purpose from `@gpumorph/gpu-primitives` (`hashMix` / `hashFinish`, whose WGSL twin
  * the GPU sets use): importing it from there would put the GPU packages in the module graph of
  * every CPU-only user of the sparse bit vector. The two must stay equal — the CPU and GPU hashes
- * of one set are compared — and `test/hash.test.ts` checks that they are.
+ * of one set are compared — and `test/cpu-entry.test.ts` checks that they are.
  * @module
  */
 

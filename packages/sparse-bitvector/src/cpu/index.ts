@@ -1,7 +1,8 @@
 /**
  * The CPU sparse bit vector alone: `@gpumorph/sparse-bitvector/cpu` loads no GPU code (its module
  * graph holds neither `@gpumorph/gpu-primitives` nor the WebGPU parts of
- * `@gpumorph/gpu-allocator`; a test checks it), for CPU engines and users without a GPU.
+ * `@gpumorph/gpu-allocator`: `test/cpu-entry.test.ts` checks the sources, the repository's
+ * `test/cpu-only.test.ts` the build in a fresh Node process), for CPU engines and users without a GPU.
  *
  * @example
  * ```ts

@@ -1,10 +1,14 @@
-import type { GpuContext } from '../context/context';
-import { copyKernel } from '../kernels/copy';
-import { createElementPool } from '../pool/pool';
-import { createAllocationProbe, type ProbeMode } from '../pool/probe';
-import { CpuElementPool } from '../pool/reference';
-import { measureGpu, median } from '../timing/timer';
-import { BufferUsage } from '../webgpu-constants';
+import type { GpuContext } from '@gpumorph/gpu-allocator';
+import {
+  BufferUsage,
+  CpuElementPool,
+  copyKernel,
+  createAllocationProbe,
+  createElementPool,
+  measureGpu,
+  median,
+  type ProbeMode,
+} from '@gpumorph/gpu-allocator';
 import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';
 
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;

@@ -1,6 +1,6 @@
+import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import { describe, expect, it } from 'vitest';
-import { allocatorBench, collectGarbage } from '../src/bench/index';
-import { describeGpu } from '../src/testing/index';
+import { allocatorBench, collectGarbage } from '../src/index';
 
 describeGpu('allocator bench (quick, smoke)', (gpu) => {
   it('measures the copy kernel, both allocators and the CPU bump pointer', async () => {

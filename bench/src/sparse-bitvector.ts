@@ -1,7 +1,10 @@
 import { BufferUsage, copyKernel, type GpuContext, measureGpu, median } from '@gpumorph/gpu-allocator';
-import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
-import { type SparseBitVector, SparseBitVectorPool } from '../cpu/sparse-bitvector';
-import { createGpuSparseBitVectors } from '../gpu/gpu-sparse-bitvectors';
+import {
+  createGpuSparseBitVectors,
+  type SparseBitVector,
+  SparseBitVectorPool,
+} from '@gpumorph/sparse-bitvector';
+import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';
 
 /** Deterministic xorshift32 stream. */
 function random(seed: number): () => number {

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync }
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, vhmFixtures } from '../../../test/data';
-import { eigencfaBench, PAPER_TABLE_1, parsePaperTable1 } from '../src/bench/index';
+import { repoRoot, vhmFixtures } from '../../test/data';
+import { eigencfaBench, PAPER_TABLE_1, parsePaperTable1 } from '../src/index';
 
 const seed = resolve(repoRoot, '../shared/seeds/eigencfa-popl11.txt');
 

@@ -9,13 +9,17 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
-import { ModuleAnalysis } from '../llvm/analyze';
-import { type ExtractedModule, extractConstraints } from '../llvm/extract';
-import { parseLlvmModule } from '../llvm/parser';
-import { countByKind } from '../model/program';
-import type { AndersenResult } from '../result/result';
-import { type AndersenEngine, solveAndersen } from '../solve';
+import type { AndersenResult } from '@gpumorph/andersen';
+import {
+  type AndersenEngine,
+  countByKind,
+  type ExtractedModule,
+  extractConstraints,
+  ModuleAnalysis,
+  parseLlvmModule,
+  solveAndersen,
+} from '@gpumorph/andersen';
+import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';
 
 /** The code bases, by the file name `build-ir.sh` gives their IR. */
 export const REAL_C_CODE_BASES = ['lua', 'bzip2', 'zlib', 'brotli', 'zstd', 'duktape', 'sqlite'] as const;

@@ -1,4 +1,4 @@
-import type { GpuContext } from '../context/context';
+import type { GpuContext } from '@gpumorph/gpu-allocator';
 
 /** One measured line of a benchmark table. */
 export interface BenchRow {

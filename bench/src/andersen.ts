@@ -7,23 +7,20 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { AndersenResult, ConstraintProgram, HcdPairs } from '@gpumorph/andersen';
 import {
-  type BenchOptions,
-  type BenchReport,
-  type BenchRow,
-  type BenchSuite,
-  settleGarbage,
-} from '@gpumorph/gpu-allocator/bench';
-import { createGpuSolver } from '../gpu/solver';
-import { readHardekopf } from '../io/read';
-import type { ConstraintProgram } from '../model/program';
-import { applyOfflineMerges, computeOfflineHcd } from '../offline/hcd';
-import type { HcdPairs } from '../offline/hcd-pairs';
-import { appendOfflineMerges } from '../offline/hcd-pairs';
-import { computeHvn } from '../offline/hvn';
-import type { AndersenResult } from '../result/result';
-import { solveAndersen } from '../solve';
-import { HARDEKOPF_REFERENCE_CONVENTIONS, verifySolution } from '../verify';
+  appendOfflineMerges,
+  applyOfflineMerges,
+  computeHvn,
+  computeOfflineHcd,
+  createGpuSolver,
+  HARDEKOPF_REFERENCE_CONVENTIONS,
+  readHardekopf,
+  solveAndersen,
+  verifySolution,
+} from '@gpumorph/andersen';
+import { settleGarbage } from './gc';
+import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';
 
 /** The paper's CPU-s column (offline ms, solve ms), Figure 11 of seeds/andersen-gpu-ppopp12. */
 export const PAPER_CPU_S: Readonly<Record<string, { offlineMs: number; solveMs: number } | undefined>> = {
@@ -367,4 +364,3 @@ export const andersenBench: BenchSuite = {
     "Andersen points-to analysis on the PPoPP'12 suite, CPU and WebGPU engines beside the paper's CPU-s, its GPU times and its CUDA code on an H100",
   run,
 };
-export { llvmBench, REAL_C_CODE_BASES, realCIrDirectory } from './llvm';

@@ -1,0 +1,3 @@
+import { definePackageProject } from '../vitest.shared.ts';
+
+export default definePackageProject('bench');

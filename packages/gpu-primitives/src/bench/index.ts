@@ -1,1 +1,0 @@
-export { primitivesBench } from './primitives';
