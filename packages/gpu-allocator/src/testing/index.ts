@@ -197,3 +197,4 @@ export async function assertGpuBatchProperty<T, R>(
   if (parameters.seed !== undefined) fcParameters.seed = parameters.seed;
   await fc.assert(property, fcParameters);
 }
+export { collectGarbage, settleGarbage } from './gc';
