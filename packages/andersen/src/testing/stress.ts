@@ -231,6 +231,11 @@ export interface StressOptions {
   readonly opaque?: boolean | undefined;
   /** See {@link CheckProgramOptions.referenceUpTo}. */
   readonly referenceUpTo?: number | undefined;
+  /**
+   * Stop generating programs after this many ms (a program under check finishes); `programs` in
+   * the report says how many ran. Default: no limit, `runs` programs.
+   */
+  readonly timeLimitMs?: number | undefined;
   /** Called after each program (progress). */
   readonly onProgram?: ((index: number, program: ConstraintProgram) => void) | undefined;
 }
@@ -293,7 +298,11 @@ export async function stressAndersen(options: StressOptions): Promise<StressRepo
   };
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (value) => (await run(value)).length === 0),
-    { numRuns: options.runs, seed },
+    {
+      numRuns: options.runs,
+      seed,
+      ...(options.timeLimitMs === undefined ? {} : { interruptAfterTimeLimit: options.timeLimitMs }),
+    },
   );
   if (!details.failed || details.counterexample === null) return { seed, programs: counted() };
   const [program, opaqueOn] = details.counterexample[0];
