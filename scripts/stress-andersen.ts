@@ -17,7 +17,7 @@
 //
 // Options:
 //   --mode small|long|h100   sizes and counts (small: what npm test runs; h100: larger programs,
-//                            lavapipe refused, a wall-clock budget of 200 s)
+//                            a hardware adapter required, a wall-clock budget of 200 s)
 //   --runs N                 programs per round (default by mode)
 //   --rounds N               rounds of generated programs, each with its own seed (default by mode)
 //   --seed N                 the first round's seed (default random; printed)
@@ -109,10 +109,16 @@ const cpuMaxEdges = values['cpu-max-edges'] === undefined ? 4e9 : Number(values[
 const startedAt = performance.now();
 const found = resolve(dirname(fileURLToPath(import.meta.url)), '../packages/andersen/test/fixtures/stress');
 
+// The h100 mode needs a hardware adapter (it throws without one); the others take what there is.
 const acquire = async (): Promise<GpuContext | null> =>
-  values.engines === 'cpu' ? null : acquireGpu({ allowSoftware: values.mode !== 'h100', require: false });
+  values.engines === 'cpu'
+    ? null
+    : acquireGpu({ allowSoftware: values.mode !== 'h100', require: values.mode === 'h100' });
 
-let gpu = await acquire();
+let gpu = await acquire().catch((error: unknown) => {
+  console.error(`stress-andersen: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+});
 console.log(
   JSON.stringify({
     mode: values.mode,
