@@ -11,6 +11,8 @@ import { constraintProgram } from '../src/testing/index';
 import { benchmarkPrefix, describeBenchmark, describeEachBenchmark } from './benchmarks';
 
 const NO_PAIRS = new Uint32Array(0);
+/** The shipped tables' treatment of ref cycles (merged offline). */
+const MERGE = { refCycleVariables: 'merge' } as const;
 
 function solve(program: ConstraintProgram, hcd?: HcdPairs): Promise<AndersenResult> {
   return createCpuSolver(program, hcd === undefined ? {} : { hcd }).solve();
@@ -122,7 +124,7 @@ describe('computeOfflineHcd on small programs', () => {
     b.store(p, r);
     b.addressOf(r, o);
     const program = b.build();
-    const hcd = computeOfflineHcd(program);
+    const hcd = computeOfflineHcd(program, { refCycleVariables: 'merge' });
     expect(Array.from(hcd.offlineMerges)).toEqual([p, r]);
     expect(Array.from(hcd.online)).toEqual([r, r]);
     const plain = await solve(program);
@@ -131,8 +133,38 @@ describe('computeOfflineHcd on small programs', () => {
     // store *p = r then gives o the same.
     expect(compareSolutions(plain, await solve(program, hcd))).toMatchObject({ differing: 2, supersets: 2 });
     expect(everyOnlinePointerNonEmpty(hcd, plain)).toBe(false);
-    const online = computeOfflineHcd(program, { refCycleVariables: 'online' });
+    // The default table merges nothing here: p and r join o only once p points to an object.
+    const online = computeOfflineHcd(program);
+    expect(Array.from(online.offlineMerges)).toEqual([]);
+    expect(Array.from(online.online)).toEqual([r, p, p, p]);
     expect(compareSolutions(plain, await solve(program, online)).differing).toBe(0);
+  });
+
+  it('pairs a ref node only with a cycle through no other ref node', async () => {
+    // a = *x; *y = a; b = *y; *x = b: one component through *x and *y. The cycle closes only when
+    // both x and y point somewhere; here x does and y never does, so nothing may merge with o.
+    const b = createConstraintBuilder();
+    const o = b.object('o');
+    const q = b.object('q');
+    const [x, y, a, c, d] = ['x', 'y', 'a', 'c', 'd'].map((name) => b.variable(name)) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    b.addressOf(x, o).addressOf(a, q);
+    b.load(a, x).store(y, a).load(c, y).store(x, c);
+    // *x has a cycle of its own too: d = *x; *x = d.
+    b.load(d, x).store(x, d);
+    const program = b.build();
+    const merged = computeOfflineHcd(program, { refCycleVariables: 'merge' });
+    const online = computeOfflineHcd(program);
+    expect(Array.from(online.online)).toEqual([d, x]);
+    expect(online.statistics).toMatchObject({ refCycles: 1, refsWithoutPair: 1, mergedVariables: 0 });
+    const plain = await solve(program);
+    expect(compareSolutions(plain, await solve(program, online)).differing).toBe(0);
+    expect(compareSolutions(plain, await solve(program, merged)).differing).toBeGreaterThan(0);
   });
 
   it('ignores loads and stores at a nonzero offset', () => {
@@ -200,7 +232,7 @@ describeEachBenchmark([
   });
 
   it('induces the shipped partition of variables (or a coarser one)', () => {
-    const ours = computeOfflineHcd(raw.program);
+    const ours = computeOfflineHcd(raw.program, MERGE);
     const shipped = raw.hcd as HcdPairs;
     expect(ours.statistics.mergedVariables).toBe(bench.ours.merges);
     expect(shipped.offlineMerges.length / 2).toBe(bench.shipped.merges);
@@ -219,7 +251,7 @@ describeEachBenchmark([
   });
 
   it('finds every shipped online pair, up to representatives', () => {
-    const ours = computeOfflineHcd(raw.program);
+    const ours = computeOfflineHcd(raw.program, MERGE);
     const shipped = raw.hcd as HcdPairs;
     expect(ours.online.length / 2).toBe(bench.ours.online);
     expect(shipped.online.length / 2).toBe(bench.shipped.online);
@@ -247,21 +279,27 @@ describeEachBenchmark([
       expect(kind === 2 || kind === 3).toBe(true);
       expect(offset).toBeGreaterThan(0);
     }
-    const withOurMerges = applyOfflineMerges(raw.program, computeOfflineHcd(raw.program).offlineMerges);
+    const withOurMerges = applyOfflineMerges(
+      raw.program,
+      computeOfflineHcd(raw.program, MERGE).offlineMerges,
+    );
     expect(countByKind(withOurMerges.constraints)).toEqual(bench.afterMergesCounts);
   });
 });
 
 describe('HCD is exact on ex', () => {
-  it('gives every variable the points-to set of a solve without HCD, rewritten or not', async () => {
-    const { program } = await readHardekopf({ prefix: benchmarkPrefix('ex') }, { constraints: 'raw' });
-    const hcd = computeOfflineHcd(program);
-    const plain = await solve(program);
-    // One online pointer stays empty on ex too, but there it breaks no cycle the merges relied on.
-    expect(compareSolutions(plain, await solve(program, hcd)).differing).toBe(0);
-    const rewritten = applyOfflineMerges(program, hcd.offlineMerges);
-    expect(compareSolutions(plain, await solve(rewritten, hcd)).differing).toBe(0);
-  });
+  it.each(['merge', 'online'] as const)(
+    '%s: every variable has the set of a solve without HCD, rewritten or not',
+    async (mode) => {
+      const { program } = await readHardekopf({ prefix: benchmarkPrefix('ex') }, { constraints: 'raw' });
+      const hcd = computeOfflineHcd(program, { refCycleVariables: mode });
+      const plain = await solve(program);
+      // One online pointer stays empty on ex too, but there it breaks no cycle the merges relied on.
+      expect(compareSolutions(plain, await solve(program, hcd)).differing).toBe(0);
+      const rewritten = applyOfflineMerges(program, hcd.offlineMerges);
+      expect(compareSolutions(plain, await solve(rewritten, hcd)).differing).toBe(0);
+    },
+  );
 });
 
 describeBenchmark('perl')('perl: HCD with an online pointer that stays empty, and HVN', () => {
@@ -273,12 +311,12 @@ describeBenchmark('perl')('perl: HCD with an online pointer that stays empty, an
   }, 600_000);
 
   it('merging the variables of ref cycles offline over-approximates 3 variables, as the shipped table does', async () => {
-    const hcd = computeOfflineHcd(program);
+    const hcd = computeOfflineHcd(program, MERGE);
     expect(everyOnlinePointerNonEmpty(hcd, plain)).toBe(false);
     expect(compareSolutions(plain, await solve(program, hcd))).toMatchObject({ differing: 3, supersets: 3 });
   }, 300_000);
 
-  it("refCycleVariables: 'online' is exact on perl", async () => {
+  it("refCycleVariables: 'online' (the default) is exact on perl", async () => {
     const hcd = computeOfflineHcd(program, { refCycleVariables: 'online' });
     expect(compareSolutions(plain, await solve(program, hcd)).differing).toBe(0);
   }, 300_000);
@@ -292,26 +330,36 @@ describeBenchmark('perl')('perl: HCD with an online pointer that stays empty, an
 });
 
 describe('HCD on random programs', () => {
-  it.each(['merge', 'online'] as const)(
-    "refCycleVariables '%s': exact when every online pointer points somewhere, never less precise",
-    async (mode) => {
-      await fc.assert(
-        fc.asyncProperty(constraintProgram({ names: false }), async (program) => {
-          const hcd = computeOfflineHcd(program, { refCycleVariables: mode });
-          const plain = await solve(program);
-          const comparison = compareSolutions(plain, await solve(program, hcd));
-          if (everyOnlinePointerNonEmpty(hcd, plain)) expect(comparison.differing).toBe(0);
-          else expect(comparison.supersets).toBe(comparison.differing);
-          const rewritten = compareSolutions(
-            plain,
-            await solve(applyOfflineMerges(program, hcd.offlineMerges), hcd),
-          );
-          expect(rewritten).toEqual(comparison);
-        }),
-        { numRuns: 300 },
-      );
-    },
-  );
+  it("refCycleVariables 'merge': exact when every online pointer points somewhere, never less precise", async () => {
+    await fc.assert(
+      fc.asyncProperty(constraintProgram({ names: false }), async (program) => {
+        const hcd = computeOfflineHcd(program, MERGE);
+        const plain = await solve(program);
+        const comparison = compareSolutions(plain, await solve(program, hcd));
+        if (everyOnlinePointerNonEmpty(hcd, plain)) expect(comparison.differing).toBe(0);
+        else expect(comparison.supersets).toBe(comparison.differing);
+        const rewritten = compareSolutions(
+          plain,
+          await solve(applyOfflineMerges(program, hcd.offlineMerges), hcd),
+        );
+        expect(rewritten).toEqual(comparison);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("refCycleVariables 'online' (the default): exact on every program, rewritten or not", async () => {
+    await fc.assert(
+      fc.asyncProperty(constraintProgram({ names: false }), async (program) => {
+        const hcd = computeOfflineHcd(program);
+        const plain = await solve(program);
+        expect(compareSolutions(plain, await solve(program, hcd)).firstDifference).toBeUndefined();
+        const rewritten = await solve(applyOfflineMerges(program, hcd.offlineMerges), hcd);
+        expect(compareSolutions(plain, rewritten).firstDifference).toBeUndefined();
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe('computeHvn', () => {

@@ -152,6 +152,29 @@ describe('gpumorph andersen solve', () => {
     expect(run.code).toBe(0);
     expect((JSON.parse(run.stdout) as AndersenSolveReport).result.verification?.exact).toBe(true);
   }, 180_000);
+
+  it("solves raw constraints with --offline-hcd exactly, leaving a shipped table's merges out", async () => {
+    // p = *p; r = p; *p = r; r = &o, with a shipped table that merges p into r (a cycle through *p
+    // that never closes: p points nowhere). Node 1 is the opaque i2p object of the files.
+    const prefix = join(dir, 'refcycle');
+    await writeFile(`${prefix}_nodes.txt`, '5\n1\n0\n0,1,0\n1,1,0\n2,0,0\n3,0,0\n4,0,0\n');
+    await writeFile(`${prefix}_constraints.txt`, '1,1,1,1,0\n0,0,2,0,0\n1,3,2,1,0\n2,3,3,2,0\n3,2,3,3,0\n');
+    await writeFile(`${prefix}_hcd.txt`, '1\n3,2\n# online\n1,1\n2,2\n');
+    const solve = async (extra: string[], out: string) => {
+      const args = ['andersen', 'solve', '--input', prefix, '--constraint-set', 'raw', '--engine', 'cpu'];
+      const run = await runCliCaptured([...args, ...extra, '--out', join(dir, out)]);
+      expect(run.code).toBe(0);
+      const written = parsePointsTo(await readFile(join(dir, out)), { file: out });
+      const sets = new Map<number, number[]>();
+      for (const c of written.classes) for (const v of c.variables) sets.set(v, [...c.pointsTo]);
+      return [0, 1, 2, 3, 4].map((v) => sets.get(v) ?? []);
+    };
+    const exact = await solve(['--no-hcd'], 'plain.pts');
+    expect(exact).toEqual([[], [], [0], [], []]);
+    expect(await solve(['--offline-hcd'], 'offline.pts')).toEqual(exact);
+    // The shipped table itself merges p into r: p gets {o}, and so does o through *p = r.
+    expect(await solve([], 'shipped.pts')).toEqual([[0], [], [0], [0], []]);
+  }, 180_000);
 });
 
 describe('gpumorph andersen solve usage', () => {

@@ -10,12 +10,23 @@ import type { HcdPairs } from './hcd-pairs';
 /** Options of {@link computeOfflineHcd}. */
 export interface OfflineHcdOptions {
   /**
-   * What to do with the variables of a cycle that runs through ref nodes (`*x`). `merge` (default,
-   * as Hardekopf & Lin's tool does, see README.md): merge them offline with the cycle's
-   * representative. `online`: leave them apart and rely on the online pairs, after which the
-   * solver's own cycle detection joins them; exact even where a dereferenced pointer stays empty.
+   * What to do with the variables of a cycle that runs through ref nodes (`*x`).
+   *
+   * - `online` (default): exact on every program. Only cycles of plain copies merge offline; each
+   *   ref node `*x` on a cycle of its own (one through no other ref node) gives online pairs
+   *   `(v, x)` for the variables `v` of that cycle, so that they merge with what `x` points to
+   *   only once `x` points to an object that can be dereferenced, when the cycle really closes.
+   * - `merge` (Hardekopf & Lin's tool, and the shipped `_hcd.txt` tables): merge every variable of
+   *   the cycle offline. Larger than the least solution wherever a pointer of the cycle never
+   *   points to such an object (see README.md).
    */
   readonly refCycleVariables?: 'merge' | 'online';
+  /**
+   * `online` mode: most graph edges the search for each ref node's own cycle may visit (default
+   * 4096). A ref node whose search stops there gets no pair: still exact, the solver's own cycle
+   * detection finds that cycle later.
+   */
+  readonly searchLimit?: number;
 }
 
 /** What {@link computeOfflineHcd} saw and found. */
@@ -34,6 +45,11 @@ export interface OfflineHcdStatistics {
   readonly mergedVariables: number;
   /** Online pairs (y, x). */
   readonly onlinePairs: number;
+  /**
+   * `online` mode: ref nodes on a cycle with other ref nodes but on none of their own, or whose
+   * search stopped at `searchLimit`; they get no pair (0 in `merge` mode).
+   */
+  readonly refsWithoutPair: number;
   /** Milliseconds the pass took. */
   readonly elapsedMs: number;
 }
@@ -47,15 +63,20 @@ export interface OfflineHcd extends HcdPairs {
  * Offline hybrid cycle detection from a program's raw constraints. The offline graph has a node per
  * variable `v` and a ref node `*v`; `a = b` gives the edge b → a, `a = *b` (offset 0) gives
  * `*b` → a and `*a = b` (offset 0) gives b → `*a`. Address-of and offset constraints and loads and
- * stores at a nonzero offset are left out (they do not copy a points-to set as a whole). In each
- * strongly connected component the smallest variable id is the representative: the other
- * variables merge into it (`offlineMerges`), and each ref node `*x` of the component gives the
- * online pair (representative, x): whatever x comes to point to lies on the cycle too.
+ * stores at a nonzero offset are left out (they do not copy a points-to set as a whole).
  *
- * The result is exact when every variable of the class of each online pair's pointer x ends up
- * pointing somewhere (true of real programs; see README.md for the corner case where it is not).
- * The pairs name x by its class's representative, and with `merge` the pointer dereferenced on the
- * cycle may be another member of that class, so x itself pointing somewhere is not enough.
+ * A cycle through `*x` closes only once x points to an object o that can be dereferenced
+ * (`objectSize[o] > 0`): then o stands where `*x` stood, and the cycle's variables and o have one
+ * points-to set in the least solution. With `refCycleVariables: 'online'` (the default) the table
+ * is exact on every program: cycles of plain copies merge offline (the smallest id is the
+ * representative), and for each ref node `*x` the shortest cycle through `*x` and variables only
+ * gives the pairs `(v, x)` for its variables `v`; both engines merge a pair's pointees only when
+ * they can be dereferenced, when that cycle closes. A cycle through several ref nodes closes only
+ * when all their pointers point somewhere; it gives no pair, and the solver's own cycle detection
+ * merges it once it is real. With `merge` every strongly connected component merges offline and
+ * each ref node gives the pair (representative, x), repeated on the contracted graph until nothing
+ * merges: the shipped tables' treatment, larger than the least solution where a pointer of a
+ * component never points to such an object (README.md).
  *
  * @example
  * ```ts
@@ -66,9 +87,41 @@ export interface OfflineHcd extends HcdPairs {
  */
 export function computeOfflineHcd(program: ConstraintProgram, options: OfflineHcdOptions = {}): OfflineHcd {
   const started = performance.now();
+  const table =
+    options.refCycleVariables === 'merge'
+      ? mergeRefCycles(program)
+      : pairRefCycles(program, options.searchLimit ?? 4096);
+  return {
+    offlineMerges: table.offlineMerges,
+    online: table.online,
+    statistics: { ...table.statistics, elapsedMs: performance.now() - started },
+  };
+}
+
+type Table = HcdPairs & { readonly statistics: Omit<OfflineHcdStatistics, 'elapsedMs'> };
+
+/** The offline graph's edges over `representative` (see {@link computeOfflineHcd}); `refs: false` keeps copies only. */
+function offlineEdges(program: ConstraintProgram, representative: Uint32Array, refs: boolean): PairList {
   const n = program.nodeCount;
   const c = program.constraints;
-  const mergeRefCycles = (options.refCycleVariables ?? 'merge') === 'merge';
+  const edges = new PairList();
+  for (let i = 0; i < c.length; i++) {
+    const kind = c.kind[i] as number;
+    const dst = representative[c.dst[i] as number] as number;
+    const src = representative[c.src[i] as number] as number;
+    if (kind === ConstraintKind.Copy) {
+      if (src !== dst) edges.push(src, dst);
+    } else if (refs && c.offset[i] === 0) {
+      if (kind === ConstraintKind.Load) edges.push(n + src, dst);
+      else if (kind === ConstraintKind.Store) edges.push(src, n + dst);
+    }
+  }
+  return edges;
+}
+
+/** `refCycleVariables: 'merge'`: every component merges, repeated on the contracted graph. */
+function mergeRefCycles(program: ConstraintProgram): Table {
+  const n = program.nodeCount;
   const representative = new Uint32Array(n);
   for (let v = 0; v < n; v++) representative[v] = v;
   const offlineMerges = new PairList();
@@ -82,16 +135,7 @@ export function computeOfflineHcd(program: ConstraintProgram, options: OfflineHc
   // merges something, so there are at most as many passes as merges plus one.
   for (;;) {
     passes++;
-    const edges = new PairList();
-    for (let i = 0; i < c.length; i++) {
-      const kind = c.kind[i] as number;
-      const dst = representative[c.dst[i] as number] as number;
-      const src = representative[c.src[i] as number] as number;
-      if (kind === ConstraintKind.Copy) {
-        if (src !== dst) edges.push(src, dst);
-      } else if (kind === ConstraintKind.Load && c.offset[i] === 0) edges.push(n + src, dst);
-      else if (kind === ConstraintKind.Store && c.offset[i] === 0) edges.push(src, n + dst);
-    }
+    const edges = offlineEdges(program, representative, true);
     if (passes === 1) graphEdges = edges.count;
     const { count, memberStart, members } = stronglyConnectedComponents(
       compressEdges(2 * n, edges.data, edges.count),
@@ -108,12 +152,9 @@ export function computeOfflineHcd(program: ConstraintProgram, options: OfflineHc
       if (root >= n) continue; // only ref nodes: impossible (no ref → ref edge), kept for safety
       let firstRef = first;
       while (firstRef < end && (members[firstRef] as number) < n) firstRef++;
-      const hasRefs = firstRef < end;
-      if (hasRefs) refCycles++;
+      if (firstRef < end) refCycles++;
       else plainCycles++;
-      if (!hasRefs || mergeRefCycles) {
-        for (let k = first + 1; k < firstRef; k++) offlineMerges.push(members[k] as number, root);
-      }
+      for (let k = first + 1; k < firstRef; k++) offlineMerges.push(members[k] as number, root);
       for (let k = firstRef; k < end; k++) online.push(root, (members[k] as number) - n);
     }
     if (offlineMerges.count === mergesBefore) break;
@@ -137,7 +178,99 @@ export function computeOfflineHcd(program: ConstraintProgram, options: OfflineHc
       refCycles,
       mergedVariables: offlineMerges.count,
       onlinePairs: online.count,
-      elapsedMs: performance.now() - started,
+      refsWithoutPair: 0,
+    },
+  };
+}
+
+/**
+ * `refCycleVariables: 'online'`: cycles of copies merge (they are cycles of the solution's copy
+ * graph whatever the pointers do); each ref node on a cycle of its own gives pairs for that
+ * cycle's variables. The shortest such cycle is found by a breadth-first search from `*x` over
+ * variables of its component, stopped after `searchLimit` edges.
+ */
+function pairRefCycles(program: ConstraintProgram, searchLimit: number): Table {
+  const n = program.nodeCount;
+  const identity = new Uint32Array(n);
+  for (let v = 0; v < n; v++) identity[v] = v;
+  const copies = offlineEdges(program, identity, false);
+  const plain = stronglyConnectedComponents(compressEdges(n, copies.data, copies.count));
+  const offlineMerges = new PairList();
+  const representative = identity.slice();
+  let plainCycles = 0;
+  for (let comp = 0; comp < plain.count; comp++) {
+    const first = plain.memberStart[comp] as number;
+    const end = plain.memberStart[comp + 1] as number;
+    if (end - first < 2) continue;
+    plainCycles++;
+    const root = plain.members[first] as number;
+    for (let k = first + 1; k < end; k++) {
+      offlineMerges.push(plain.members[k] as number, root);
+      representative[plain.members[k] as number] = root;
+    }
+  }
+
+  const edges = offlineEdges(program, representative, true);
+  const graph = compressEdges(2 * n, edges.data, edges.count);
+  const { component, count, memberStart, members } = stronglyConnectedComponents(graph);
+  const online = new PairList();
+  const seen = new Uint32Array(2 * n);
+  const cameFrom = new Uint32Array(2 * n);
+  const queue = new Uint32Array(n + 1);
+  let stamp = 0;
+  let refCycles = 0;
+  let refsWithoutPair = 0;
+  for (let comp = 0; comp < count; comp++) {
+    const first = memberStart[comp] as number;
+    const end = memberStart[comp + 1] as number;
+    if (end - first < 2 || (members[end - 1] as number) < n) continue;
+    refCycles++;
+    for (let k = first; k < end; k++) {
+      const ref = members[k] as number;
+      if (ref < n) continue;
+      // Breadth-first from *x through variables of its component; the first variable with an
+      // edge back to *x closes the shortest cycle through *x and no other ref node.
+      stamp++;
+      let head = 0;
+      let tail = 0;
+      let visited = 0;
+      let closing = -1;
+      seen[ref] = stamp;
+      queue[tail++] = ref;
+      while (head < tail && closing < 0 && visited < searchLimit) {
+        const u = queue[head++] as number;
+        for (let e = graph.start[u] as number; e < (graph.start[u + 1] as number); e++) {
+          visited++;
+          const w = graph.targets[e] as number;
+          if (w === ref) {
+            closing = u;
+            break;
+          }
+          if (w >= n || seen[w] === stamp || component[w] !== comp) continue;
+          seen[w] = stamp;
+          cameFrom[w] = u;
+          queue[tail++] = w;
+        }
+      }
+      if (closing < 0) {
+        refsWithoutPair++;
+        continue;
+      }
+      for (let v = closing; v !== ref; v = cameFrom[v] as number) online.push(v, ref - n);
+    }
+  }
+  return {
+    offlineMerges: offlineMerges.toArray(),
+    online: online.toArray(),
+    statistics: {
+      graphNodes: 2 * n,
+      graphEdges: edges.count,
+      passes: 1,
+      plainCycles,
+      refCycles,
+      mergedVariables: offlineMerges.count,
+      onlinePairs: online.count,
+      refsWithoutPair,
     },
   };
 }

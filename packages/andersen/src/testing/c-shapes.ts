@@ -127,6 +127,19 @@ function cRows(l: CLayout, maxConstraints: number, size: fc.SizeForArbitrary): f
         [3, x, b, 0],
       ]),
     },
+    // A cycle through two dereferences (a = *x; *y = a; b = *y; *x = b): it closes only when both
+    // x and y point to objects, and one of them often points nowhere.
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.oneof(hot, variable), variable, variable, variable)
+        .map(([x, y, a, b]): Row[] => [
+          [2, a, x, 0],
+          [3, y, a, 0],
+          [2, b, y, 0],
+          [3, x, b, 0],
+        ]),
+    },
     // Two pointers loaded through one pointer (HVN finds them equal, and they may stay empty), each
     // dereferenced on a cycle of its own: online pairs whose pointers share a class.
     {
@@ -189,8 +202,9 @@ function cRows(l: CLayout, maxConstraints: number, size: fc.SizeForArbitrary): f
  * tests of the solvers: most loads and stores go through a few hot pointers; large copy cycles;
  * objects whose address many pointers take and pointers that take many addresses; struct field
  * offsets; indirect calls through function pointers (arguments stored at the function object's
- * parameter fields, the result loaded from field 0); and cycles through a dereference
- * (`a = *x; b = a; *x = b`), which give an HCD table many online pairs. Node 0 is a plain variable,
+ * parameter fields, the result loaded from field 0); cycles through one dereference
+ * (`a = *x; b = a; *x = b`) and through two (`a = *x; *y = a; b = *y; *x = b`), which give an HCD
+ * table many online pairs, some of them on cycles that never close. Node 0 is a plain variable,
  * as in the Hardekopf files.
  *
  * @example

@@ -209,6 +209,7 @@ export function constraintProgram(options: ConstraintProgramOptions = {}): fc.Ar
   );
 }
 
+export { type AnswerComparison, answerFingerprint, compareAnswers, type RepresentedAnswer } from './answers';
 export { type CShapedProgramOptions, cShapedProgram } from './c-shapes';
 export {
   type CheckProgramOptions,

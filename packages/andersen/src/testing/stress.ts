@@ -15,9 +15,13 @@ import { type CShapedProgramOptions, cShapedProgram } from './c-shapes';
 /** One way of solving a program in the differential check. */
 export interface StressVariant {
   readonly engine: Exclude<AndersenEngine, 'auto'>;
-  /** `none`, the program's own offline HCD table, HVN's merges, or both. */
-  readonly offline: 'none' | 'hcd' | 'hvn' | 'hcd+hvn';
-  /** Solve the program rewritten onto the HCD representatives (the `_after_hcd` analogue). */
+  /**
+   * `none`, the program's own offline HCD table (`computeOfflineHcd`'s default, exact), HVN's
+   * merges, both, or the table with ref cycles merged offline (`refCycleVariables: 'merge'`, the
+   * shipped tables' treatment, larger where a cycle through `*x` never closes).
+   */
+  readonly offline: 'none' | 'hcd' | 'hvn' | 'hcd+hvn' | 'hcd-merge';
+  /** Solve the program rewritten onto the table's offline merges (the `_after_hcd` analogue). */
   readonly afterHcd: boolean;
   /** WebGPU only: elements each pool starts with (small ones make the pools grow). */
   readonly initialPoolElements?: number;
@@ -62,11 +66,12 @@ const isSubset = (small: ArrayLike<number>, big: ArrayLike<number>) => {
 };
 
 /**
- * Whether HCD's offline merges are exact for this program: every variable in the class of an
- * online pair's pointer points, in the exact answer, to some object that can be dereferenced
- * (`objectSize > 0`; an opaque object with contents `empty` cannot). Where one does not, a cycle
- * through `*x` that never closes was merged offline, and the HCD answers may be larger (see the
- * offline README).
+ * Whether a table of `computeOfflineHcd(program, { refCycleVariables: 'merge' })` (or a shipped
+ * `_hcd.txt` one) is exact for this program: every variable in the class of an online pair's
+ * pointer points, in the exact answer, to some object that can be dereferenced (`objectSize > 0`;
+ * an opaque object with contents `empty` cannot). Where one does not, a cycle through `*x` that
+ * never closes was merged offline, and the answers with that table may be larger (see the offline
+ * README). The default table is exact on every program.
  */
 export function hcdExactFor(
   hcd: HcdPairs,
@@ -93,9 +98,9 @@ export function hcdExactFor(
 export function stressVariants(withGpu: boolean): StressVariant[] {
   const out: StressVariant[] = [];
   for (const engine of withGpu ? (['cpu', 'webgpu'] as const) : (['cpu'] as const)) {
-    for (const offline of ['none', 'hcd', 'hvn', 'hcd+hvn'] as const) {
+    for (const offline of ['none', 'hcd', 'hvn', 'hcd+hvn', 'hcd-merge'] as const) {
       out.push({ engine, offline, afterHcd: false });
-      if (offline === 'hcd' || offline === 'hcd+hvn') out.push({ engine, offline, afterHcd: true });
+      if (offline !== 'none' && offline !== 'hvn') out.push({ engine, offline, afterHcd: true });
     }
   }
   return out;
@@ -103,10 +108,10 @@ export function stressVariants(withGpu: boolean): StressVariant[] {
 
 /**
  * Solves `program` every way {@link stressVariants} lists and checks the answers against each other
- * and against the literal reference (small programs): without HCD every answer equals the exact
- * one; with HCD every answer contains it, equals it where {@link hcdExactFor} holds, and the
- * answers with one table (both engines, raw and after-HCD) are equal to each other. Returns
- * the differences (empty when all hold).
+ * and against the literal reference (small programs): every answer equals the exact one, except
+ * those with the `merge` table, which contain it, equal it where {@link hcdExactFor} holds and are
+ * equal to each other (both engines, raw and after-HCD). Returns the differences (empty when all
+ * hold).
  *
  * @example
  * ```ts
@@ -123,14 +128,17 @@ export async function checkProgram(
   const program = applyOpaqueObjects(input, undefined, opaque).program;
   const n = program.nodeCount;
   const hcd = computeOfflineHcd(program);
+  const merged = computeOfflineHcd(program, { refCycleVariables: 'merge' });
   const hvn = computeHvn(program).merges;
   const tables: Record<StressVariant['offline'], HcdPairs | undefined> = {
     none: undefined,
     hcd,
     hvn: appendOfflineMerges(undefined, hvn),
     'hcd+hvn': appendOfflineMerges(hcd, hvn),
+    'hcd-merge': merged,
   };
   const afterHcd = applyOfflineMerges(program, hcd.offlineMerges);
+  const afterMerge = applyOfflineMerges(program, merged.offlineMerges);
   let variants = stressVariants(Boolean(options.gpu));
   if (options.order) variants = options.order(variants);
   const sizes = options.initialPoolElements ?? [undefined];
@@ -139,7 +147,8 @@ export async function checkProgram(
   let gpuIndex = 0;
   for (const variant of variants) {
     const initialPoolElements = variant.engine === 'webgpu' ? sizes[gpuIndex++ % sizes.length] : undefined;
-    const result = await solveAndersen(variant.afterHcd ? afterHcd : program, {
+    const solved = variant.afterHcd ? (variant.offline === 'hcd-merge' ? afterMerge : afterHcd) : program;
+    const result = await solveAndersen(solved, {
       engine: variant.engine,
       gpu: options.gpu ?? undefined,
       hcd: tables[variant.offline],
@@ -163,17 +172,17 @@ export async function checkProgram(
     if (!plain) throw new Error('the CPU variant without HCD is missing');
     exact = (v) => plain.result.pointsTo(v);
   }
-  const hcdExact = hcdExactFor(hcd, exact, program);
-  // Where HCD over-approximates, by how much depends on the other merges: answers with the same
-  // table (either engine, raw or after-HCD) must still be equal.
+  const mergeExact = hcdExactFor(merged, exact, program);
+  // Where the merge table over-approximates, answers with it (either engine, raw or after-HCD)
+  // must still be equal.
   const firstWith = (offline: StressVariant['offline']) => results.find((r) => r.variant.offline === offline);
   const differences: StressDifference[] = [];
   for (const { variant, result } of results) {
-    const withHcd = variant.offline === 'hcd' || variant.offline === 'hcd+hvn';
+    const mayBeLarger = variant.offline === 'hcd-merge' && !mergeExact;
     for (let v = 0; v < n; v++) {
       const actual = result.pointsTo(v);
       const want = exact(v);
-      if (!withHcd || hcdExact) {
+      if (!mayBeLarger) {
         if (!sameSet(actual, want)) {
           differences.push({
             variant,
@@ -222,6 +231,11 @@ export interface StressOptions {
   readonly opaque?: boolean | undefined;
   /** See {@link CheckProgramOptions.referenceUpTo}. */
   readonly referenceUpTo?: number | undefined;
+  /**
+   * Stop generating programs after this many ms (a program under check finishes); `programs` in
+   * the report says how many ran. Default: no limit, `runs` programs.
+   */
+  readonly timeLimitMs?: number | undefined;
   /** Called after each program (progress). */
   readonly onProgram?: ((index: number, program: ConstraintProgram) => void) | undefined;
 }
@@ -284,7 +298,11 @@ export async function stressAndersen(options: StressOptions): Promise<StressRepo
   };
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (value) => (await run(value)).length === 0),
-    { numRuns: options.runs, seed },
+    {
+      numRuns: options.runs,
+      seed,
+      ...(options.timeLimitMs === undefined ? {} : { interruptAfterTimeLimit: options.timeLimitMs }),
+    },
   );
   if (!details.failed || details.counterexample === null) return { seed, programs: counted() };
   const [program, opaqueOn] = details.counterexample[0];

@@ -220,9 +220,12 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
   const readStart = performance.now();
   const { program, solution, files, hardekopf, opaqueObjects, ...read } = await readSolveInput(options);
   let hcd = read.hcd;
-  // With --offline-hcd the table's online pairs are replaced by ours, but its offline merges stay:
-  // in `_after_hcd` files they name the representatives the merged-away variables were renamed to.
-  const shippedMerges = options.useHcd && options.offlineHcd ? hcd?.offlineMerges : undefined;
+  // With --offline-hcd the table's online pairs are replaced by ours. Its offline merges stay for
+  // `_after_hcd` constraints, where they name the representatives the merged-away variables were
+  // renamed to; raw constraints need none of them, and they would bring back the over-approximation
+  // of merging cycles through `*x` offline (see computeOfflineHcd).
+  const shippedMerges =
+    options.useHcd && options.offlineHcd && options.constraintSet !== 'raw' ? hcd?.offlineMerges : undefined;
   if (!options.useHcd || options.offlineHcd) hcd = undefined;
   const readMs = performance.now() - readStart;
   const offlineStart = performance.now();
