@@ -191,6 +191,7 @@ class Extractor extends LibraryCalls {
     for (const f of module.functions) if (!f.isDeclaration) this.readFunction(f);
     this.current = undefined;
     this.finalVtableObjects();
+    this.escapeAddressIntegers();
     this.escapedObjects();
     return {
       program: b.build(),
@@ -222,6 +223,9 @@ class Extractor extends LibraryCalls {
     this.locals = new Map();
     this.pointeeTypes.clear();
     this.arrayElements.clear();
+    this.castDefinitions.clear();
+    for (const i of f.instructions)
+      if (i.op === 'cast') this.castDefinitions.set(i.result, { op: i.name, operand: i.operand });
     const object = this.functionObjects.get(f.name) as number;
     for (const i of f.instructions)
       if ('result' in i && i.result !== undefined) this.allLocals.add(`${i.result} in ${f.name}`);
@@ -257,7 +261,10 @@ class Extractor extends LibraryCalls {
         return;
       }
       case 'store': {
-        if (!this.layout.carriesPointer(i.value.type)) return;
+        if (!this.layout.carriesPointer(i.value.type)) {
+          this.storeAddressInteger(i.value, i.pointer);
+          return;
+        }
         const vptrByte = this.structors.get(f.name)?.vptrStores.get(i);
         const pointer = vptrByte === undefined ? this.nodeOf(i.pointer) : this.vptrTarget(f.name, vptrByte);
         const value = this.nodeOf(i.value);
@@ -350,6 +357,23 @@ class Extractor extends LibraryCalls {
         if (i.name === 'landingpad') b.copy(this.localNode(i.result), this.thrown);
         return;
     }
+  }
+
+  /**
+   * `store i64 (ptrtoint p), q`: the integer is an address, stored as the pointer it was, so that
+   * memory read back as a pointer (a union, `memcpy` into a pointer) has it.
+   */
+  storeAddressInteger(value: IrTypedValue, pointer: IrTypedValue): void {
+    const cast =
+      value.value.kind === 'cast'
+        ? value.value
+        : value.value.kind === 'local'
+          ? this.castDefinitions.get(value.value.name)
+          : undefined;
+    if (cast?.op !== 'ptrtoint') return;
+    const address = this.nodeOf(cast.operand);
+    const target = this.nodeOf(pointer);
+    if (address !== undefined && target !== undefined) this.b.store(target, address);
   }
 
   readCall(f: IrFunction, i: IrInstruction & { op: 'call' }): void {

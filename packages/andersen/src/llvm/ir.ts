@@ -176,4 +176,6 @@ export interface IrModule {
   readonly debugVariables?: ReadonlyMap<string, { readonly name: string; readonly line: number | undefined }>;
   /** Bytes of IR text. */
   readonly size: number;
+  /** Globals whose address a constant expression turns into an integer (`ptrtoint (ptr @g to i64)`). */
+  readonly integerAddresses?: readonly IrValue[] | undefined;
 }

@@ -22,8 +22,10 @@ export function linkModules(modules: readonly IrModule[]): IrModule {
   const symbols = new Map<string, { file: string; line: number; defined: boolean; discardable: boolean }>();
   const globals = new Map<string, IrGlobal>();
   const functions = new Map<string, IrFunction>();
+  const linked: IrModule[] = [];
   modules.forEach((original, index) => {
     const module = index === 0 ? original : renamed(original, types, symbols);
+    linked.push(module);
     for (const [name, type] of module.types) if (!types.has(name)) types.set(name, type);
     for (const [id, line] of module.debugLines) debugLines.set(id, line);
     const add = <T extends IrGlobal | IrFunction>(into: Map<string, T>, item: T, defined: boolean) => {
@@ -54,6 +56,7 @@ export function linkModules(modules: readonly IrModule[]): IrModule {
     functions: [...functions.values()],
     debugLines,
     size: modules.reduce((sum, m) => sum + m.size, 0),
+    integerAddresses: linked.flatMap((m) => m.integerAddresses ?? []),
   };
 }
 
@@ -107,5 +110,6 @@ function renamed(
     functions: module.functions.map(renameItem),
     debugLines: new Map([...module.debugLines].map(([id, line]) => [`${id}<${tag}>`, line])),
     size: module.size,
+    integerAddresses: walk(module.integerAddresses) as IrModule['integerAddresses'],
   };
 }

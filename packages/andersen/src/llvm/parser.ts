@@ -9,7 +9,7 @@ import type {
   IrTypedValue,
   IrValue,
 } from './ir';
-import { type Token, TokenKind, tokenize } from './lexer';
+import { globalsTurnedIntoIntegers, type Token, TokenKind, tokenize } from './lexer';
 import {
   ATTRIBUTES_WITH_INTEGER,
   CALL_PREFIX_WORDS,
@@ -356,7 +356,8 @@ class Parser {
       // Integer and vector constant expressions (sub, shl, icmp, …) yield no pointer.
       while (this.peek().kind === TokenKind.Word && !this.is('(')) this.next();
       if (this.is('(')) this.skipBalanced();
-      return word === 'blockaddress' ? { kind: 'opaque', what: word } : EMPTY;
+      // Opaque, not empty: an integer computed from addresses may become a pointer again.
+      return { kind: 'opaque', what: word };
     }
     return this.fail(`expected a value, found ${describe(token)}`, token);
   }
@@ -848,8 +849,12 @@ class Parser {
  * ```
  */
 export function parseLlvmModule(text: string, file = '<input>'): IrModule {
-  const parser = new Parser(tokenize(text, file), file);
-  return parser.parseModule(text.length);
+  const tokens = tokenize(text, file);
+  const module = new Parser(tokens, file).parseModule(text.length);
+  const globals = globalsTurnedIntoIntegers(tokens);
+  return globals.length === 0
+    ? module
+    : { ...module, integerAddresses: globals.map((name) => ({ kind: 'global', name })) };
 }
 
 function linkageOf(word: string): IrLinkage | undefined {
