@@ -449,25 +449,26 @@ class Extractor extends LibraryCalls {
 
   /**
    * A declared function called through a pointer: the call reads its return field and writes its
-   * parameter fields, which no body connects. One with no pointer effect stays so; an allocator
-   * returns one heap object for all such calls; any other acts as unknown code: what it is given
-   * escapes and it returns the unknown object.
+   * parameter fields, which no body connects. Its summary connects them as for a direct call (an
+   * allocator returns one heap object for all such calls); a function without one acts as unknown
+   * code: what it is given escapes and it returns the unknown object.
    */
   externalThroughPointer(f: IrFunction): void {
     const name = stripSigil(f.name);
     if (name.startsWith('llvm.') || aliasCheckKind(name) !== undefined || NO_POINTER_EFFECT.has(name)) return;
-    const { b } = this;
     const object = this.functionObjects.get(f.name) as number;
-    if (this.allocators.has(name)) {
-      const label = `${name} called through a pointer`;
-      const heap = b.object(label, { fields: this.largest });
-      this.objectNames.set(heap, label);
-      this.heapSites++;
-      b.addressOf(object + RETURN_FIELD, heap);
-      return;
-    }
-    b.addressOf(object + RETURN_FIELD, this.unknown);
-    for (let k = 0; k <= f.type.params.length; k++) b.copy(this.unknown, object + FIRST_PARAM_FIELD + k);
+    const params = Array.from({ length: f.type.params.length + 1 }, (_, k) => object + FIRST_PARAM_FIELD + k);
+    const call = {
+      op: 'call',
+      irLine: f.line,
+      result: undefined,
+      resultType: f.type.result,
+      callee: { kind: 'global', name: f.name },
+      args: [],
+    } as const;
+    const unknownCalls = this.unknownExternalCalls;
+    this.readLibraryCall(f, call, name, params, object + RETURN_FIELD);
+    this.unknownExternalCalls = unknownCalls; // no call site of the program
   }
 
   /** A debug binding of a source variable to an IR value (a pointer, or for `declare` its storage). */

@@ -52,6 +52,8 @@ export abstract class ModuleValues {
   instructionCount = 0;
   unknownExternalCalls = 0;
   indirectCalls = 0;
+  /** The address of each library function's own memory ({@link LibraryCalls.libraryMemory}). */
+  readonly libraryObjects = new Map<string, number>();
   /** What `strtok` keeps between calls. */
   strtokState = 0;
   /** Every exception object the module throws. */
