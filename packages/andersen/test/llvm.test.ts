@@ -222,6 +222,56 @@ entry:
     expect(opaque.pointsTo('%back in @main')).toEqual(['%a in @main']);
   });
 
+  it('bounds a type-tested virtual call by the vtables of the class subtree', async () => {
+    const ir = (
+      test: string,
+    ) => `@_ZTV1A = constant { [3 x ptr] } { [3 x ptr] [ptr null, ptr null, ptr @fa] }, !type !0
+@_ZTV1B = constant { [3 x ptr] } { [3 x ptr] [ptr null, ptr null, ptr @fb] }, !type !0, !type !2
+@_ZTV1C = constant { [3 x ptr] } { [3 x ptr] [ptr null, ptr null, ptr @fc] }, !type !1
+@x = global i32 0
+@y = global i32 0
+@z = global i32 0
+define ptr @fa(ptr %this) {
+  ret ptr @x
+}
+define ptr @fb(ptr %this) {
+  ret ptr @y
+}
+define ptr @fc(ptr %this) {
+  ret ptr @z
+}
+declare ptr @make()
+declare i1 @${test}(ptr, metadata)
+declare void @llvm.assume(i1)
+define i32 @main() {
+entry:
+  %o = call ptr @make()
+  %vtable = load ptr, ptr %o
+  %t = call i1 @${test}(ptr %vtable, metadata !"_ZTS1A")
+  call void @llvm.assume(i1 %t)
+  %f = load ptr, ptr %vtable
+  %r = call ptr %f(ptr %o)
+  ret i32 0
+}
+!0 = !{i64 16, !"_ZTS1A"}
+!1 = !{i64 16, !"_ZTS1C"}
+!2 = !{i64 16, !"_ZTS1B"}
+`;
+    // The object comes from unknown code: without the hierarchy the call is unknown code too.
+    const hidden = await analyzeModule(ir('llvm.type.test'), { engine: 'cpu' });
+    expect(hidden.pointsTo('%f in @main')).toEqual(['@fa', '@fb']);
+    expect(hidden.pointsTo('%r in @main')).toEqual(['@x', '@y']);
+    expect(hidden.extracted.hierarchyVtables).toEqual(new Set(['%vtable in @main']));
+    // A public type test bounds nothing unless the whole program is declared visible.
+    const publicTest = await analyzeModule(ir('llvm.public.type.test'), { engine: 'cpu' });
+    expect(publicTest.pointsTo('%r in @main')).toContain('<unknown>');
+    const whole = await analyzeModule(ir('llvm.public.type.test'), {
+      engine: 'cpu',
+      wholeProgramVtables: true,
+    });
+    expect(whole.pointsTo('%r in @main')).toEqual(['@x', '@y']);
+  });
+
   it('gives each call site of a named allocator its own object', async () => {
     const ir = `define ptr @xmalloc(i64 %n) {
 entry:

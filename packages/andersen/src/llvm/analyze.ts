@@ -3,6 +3,7 @@ import { type SolveAndersenOptions, solveAndersen } from '../solve';
 import { type AliasCheckKind, aliasCheckPasses } from './alias-checks';
 import { UnknownValueError } from './errors';
 import { type CallSite, type ExtractedModule, type ExtractOptions, extractConstraints } from './extract';
+import type { IrModule } from './ir';
 import { linkModules } from './link';
 import { parseLlvmModule } from './parser';
 
@@ -226,10 +227,28 @@ export async function analyzeModule(
   text: string,
   options: AnalyzeModuleOptions = {},
 ): Promise<ModuleAnalysis> {
-  const module = parseLlvmModule(text, options.file ?? '<input>');
+  return analyzeIr(parseLlvmModule(text, options.file ?? '<input>'), options);
+}
+
+/**
+ * Extracts and solves a parsed module. When a type-tested virtual call's vtable pointer holds
+ * more than the vtables of the tested class's subtree (the unknown object of an escaped object, or
+ * vtables of unrelated classes through an imprecise set), a second extraction gives those
+ * pointers the subtree's vtables instead (clang's type test guarantees one of them) and solves
+ * again: each vtable pointer is sound either way, so any mix of the two is.
+ */
+async function analyzeIr(module: IrModule, options: AnalyzeModuleOptions): Promise<ModuleAnalysis> {
   const extracted = extractConstraints(module, options);
   const result = await solveAndersen(extracted.program, options);
-  return new ModuleAnalysis(extracted, result);
+  const wider = new Set<string>();
+  for (const test of extracted.typeTests) {
+    if (test.compatible.length === 0) continue;
+    const compatible = new Set(test.compatible);
+    if (result.pointsTo(test.node).some((location) => !compatible.has(location))) wider.add(test.vtable);
+  }
+  if (wider.size === 0) return new ModuleAnalysis(extracted, result);
+  const bounded = extractConstraints(module, options, wider);
+  return new ModuleAnalysis(bounded, await solveAndersen(bounded.program, options));
 }
 
 /** One module of a whole program: its file name (for messages) and its text. */
@@ -256,8 +275,5 @@ export async function analyzeModules(
   sources: readonly ModuleSource[],
   options: Omit<AnalyzeModuleOptions, 'file'> = {},
 ): Promise<ModuleAnalysis> {
-  const module = linkModules(sources.map((source) => parseLlvmModule(source.text, source.file)));
-  const extracted = extractConstraints(module, options);
-  const result = await solveAndersen(extracted.program, options);
-  return new ModuleAnalysis(extracted, result);
+  return analyzeIr(linkModules(sources.map((source) => parseLlvmModule(source.text, source.file))), options);
 }

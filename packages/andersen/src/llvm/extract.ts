@@ -14,6 +14,28 @@ export interface ExtractOptions {
    * (`malloc`, `calloc`, `realloc`, `strdup`, …): your own allocators, e.g. `['xmalloc']`.
    */
   readonly allocators?: readonly string[] | undefined;
+  /**
+   * Trust `llvm.public.type.test` as `llvm.type.test`: every class deriving from a class the module
+   * type-tests is in the module (clang's `-fwhole-program-vtables` with whole-program visibility,
+   * as `lld --lto-whole-program-visibility` assumes). Default false: only `llvm.type.test` (classes
+   * of hidden LTO visibility, `-fsanitize=cfi`) bounds a virtual call by the class hierarchy.
+   */
+  readonly wholeProgramVtables?: boolean | undefined;
+}
+
+/**
+ * A virtual call's type test (`llvm.type.test(ptr %vtable, metadata !"_ZTS5Shape")` before the
+ * slot load): the vtable pointer must be one of the vtables the module's `!type` metadata makes
+ * compatible with the class — the vtables of the class's subtree.
+ */
+export interface TypeTest {
+  /** The vtable pointer, as a value name (`%vtable in @f`). */
+  readonly vtable: string;
+  readonly node: number;
+  /** The class's type identifier as written (`!"_ZTS5Shape"`). */
+  readonly type: string;
+  /** The locations the vtable pointer may hold: each compatible vtable at the tested byte. */
+  readonly compatible: readonly number[];
 }
 
 /** A call instruction of the module. */
@@ -76,6 +98,10 @@ export interface ExtractedModule {
   readonly sourceVariables: readonly SourceVariable[];
   /** Functions of the module, declared or defined, whose names are aliasing-fact checks (`@MAYALIAS`). */
   readonly checkFunctions: readonly string[];
+  /** The type tests of virtual calls (see {@link TypeTest}). */
+  readonly typeTests: readonly TypeTest[];
+  /** Vtable pointers given the class hierarchy's vtables instead of what their objects hold. */
+  readonly hierarchyVtables: ReadonlySet<string>;
   /** Counts for reports. */
   readonly statistics: {
     readonly functions: number;
@@ -102,8 +128,12 @@ export interface ExtractedModule {
  * const result = await solveAndersen(extracted.program);
  * ```
  */
-export function extractConstraints(module: IrModule, options: ExtractOptions = {}): ExtractedModule {
-  return new Extractor(module, options).run();
+export function extractConstraints(
+  module: IrModule,
+  options: ExtractOptions = {},
+  hierarchyVtables: ReadonlySet<string> = new Set(),
+): ExtractedModule {
+  return new Extractor(module, options, hierarchyVtables).run();
 }
 
 class Extractor extends LibraryCalls {
@@ -118,6 +148,21 @@ class Extractor extends LibraryCalls {
   readonly finalVtables = new Map<string, number>();
   readonly finalVtablesPending: [string, number, number][] = [];
   readonly sourceVariables: SourceVariable[] = [];
+  readonly typeTests: TypeTest[] = [];
+  /** This function's type-tested vtable pointers: local name → type identifier. */
+  readonly testedVtables = new Map<string, string>();
+  /** Compatible vtable locations by type identifier, from the globals' `!type` metadata. */
+  compatibleVtables: Map<string, { global: string; object: number; field: number }[]> | undefined;
+  readonly readOnlyVtables = new Map<string, number>();
+  readonly wholeProgramVtables: boolean;
+  readonly hierarchyVtables: ReadonlySet<string>;
+
+  constructor(module: IrModule, options: ExtractOptions, hierarchyVtables: ReadonlySet<string>) {
+    super(module, options);
+    this.wholeProgramVtables = options.wholeProgramVtables === true;
+    this.hierarchyVtables = hierarchyVtables;
+  }
+
   run(): ExtractedModule {
     const { module, b } = this;
     for (const type of module.types.values())
@@ -206,6 +251,8 @@ class Extractor extends LibraryCalls {
       checkFunctions: module.functions
         .map((f) => f.name)
         .filter((name) => aliasCheckKind(stripSigil(name)) !== undefined),
+      typeTests: this.typeTests,
+      hierarchyVtables: this.hierarchyVtables,
       statistics: {
         functions: module.functions.length,
         definedFunctions: module.functions.filter((f) => !f.isDeclaration).length,
@@ -224,8 +271,11 @@ class Extractor extends LibraryCalls {
     this.pointeeTypes.clear();
     this.arrayElements.clear();
     this.castDefinitions.clear();
-    for (const i of f.instructions)
+    this.testedVtables.clear();
+    for (const i of f.instructions) {
       if (i.op === 'cast') this.castDefinitions.set(i.result, { op: i.name, operand: i.operand });
+      if (i.op === 'call') this.readTypeTest(i);
+    }
     const object = this.functionObjects.get(f.name) as number;
     for (const i of f.instructions)
       if ('result' in i && i.result !== undefined) this.allLocals.add(`${i.result} in ${f.name}`);
@@ -253,6 +303,7 @@ class Extractor extends LibraryCalls {
       }
       case 'load': {
         if (!this.layout.carriesPointer(i.type)) return;
+        if (this.loadTypeTestedVtable(f, i.result)) return;
         const pointer = this.nodeOf(i.pointer);
         if (pointer === undefined) return;
         const result = this.localNode(i.result);
@@ -357,6 +408,73 @@ class Extractor extends LibraryCalls {
         if (i.name === 'landingpad') b.copy(this.localNode(i.result), this.thrown);
         return;
     }
+  }
+
+  /**
+   * `llvm.type.test(ptr %vtable, metadata !"_ZTS5Shape")` on a loaded vtable pointer (and
+   * `llvm.public.type.test` with {@link ExtractOptions.wholeProgramVtables}): remembered for the
+   * load of `%vtable`.
+   */
+  readTypeTest(i: IrInstruction & { op: 'call' }): void {
+    const callee = directCallee(i.callee);
+    if (callee !== '@llvm.type.test' && !(callee === '@llvm.public.type.test' && this.wholeProgramVtables))
+      return;
+    const vtable = i.args[0]?.value;
+    const type = i.args[1]?.value;
+    if (vtable?.kind !== 'local' || type?.kind !== 'opaque' || type.id === undefined) return;
+    this.testedVtables.set(vtable.name, type.id);
+  }
+
+  /**
+   * The load of a type-tested vtable pointer: recorded as a {@link TypeTest}; for a pointer in
+   * {@link hierarchyVtables}, its set is the compatible vtables instead of what the object holds
+   * (true: the load's constraints are not to be emitted).
+   */
+  loadTypeTestedVtable(f: IrFunction, result: string): boolean {
+    const type = this.testedVtables.get(result);
+    if (type === undefined) return false;
+    const compatible = this.compatibleVtablesOf(type).map(({ object, field }) => object + field);
+    const vtable = `${result} in ${f.name}`;
+    const node = this.localNode(result);
+    this.typeTests.push({ vtable, node, type, compatible });
+    if (!this.hierarchyVtables.has(vtable) || compatible.length === 0) return false;
+    for (const { global, field } of this.compatibleVtablesOf(type))
+      this.offsetInto(node, this.addressOf(this.readOnlyVtable(global)), field);
+    return true;
+  }
+
+  /**
+   * A copy of a vtable that only bounded vtable pointers reach: its slots are the initializer's,
+   * which the program cannot change (a vtable is constant), while the vtable itself, once an
+   * object holding it escapes, is among what unknown code is taken to overwrite.
+   */
+  readOnlyVtable(global: string): number {
+    let copy = this.readOnlyVtables.get(global);
+    if (copy === undefined) {
+      const label = `${global} (read-only)`;
+      copy = this.b.object(label, { fields: (this.globalLayouts.get(global) as GlobalLayout).fields });
+      this.objectNames.set(copy, label);
+      this.initialize(global, copy);
+      this.readOnlyVtables.set(global, copy);
+    }
+    return copy;
+  }
+
+  /** The vtables compatible with a type identifier: each global object and the field of the tested byte. */
+  compatibleVtablesOf(type: string): readonly { global: string; object: number; field: number }[] {
+    if (this.compatibleVtables === undefined) {
+      this.compatibleVtables = new Map();
+      for (const g of this.module.globals) {
+        const object = this.globalObjects.get(g.name);
+        if (object === undefined) continue;
+        for (const { byte, type: id } of g.vtableTypes ?? []) {
+          const list = this.compatibleVtables.get(id) ?? [];
+          list.push({ global: g.name, object, field: Math.floor(byte / 8) });
+          this.compatibleVtables.set(id, list);
+        }
+      }
+    }
+    return this.compatibleVtables.get(type) ?? [];
   }
 
   /**

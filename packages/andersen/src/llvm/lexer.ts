@@ -95,7 +95,9 @@ export function tokenize(text: string, file: string): Token[] {
       i++;
       continue;
     }
-    if (c === 59 /* ; */) {
+    // Comments, and the module summary of LTO builds (`^0 = module: (…)`, one entry a line, at
+    // the start of a line): nothing a points-to analysis reads.
+    if (c === 59 /* ; */ || (c === 94 /* ^ */ && i === lineStart)) {
       while (i < n && text.charCodeAt(i) !== 10) i++;
       continue;
     }

@@ -86,7 +86,13 @@ function renamed(
   }
   const walk = (value: unknown, key?: string): unknown => {
     if (Array.isArray(value)) return value.map((v) => walk(v));
-    if (typeof value === 'string') return key === 'dbg' ? `${value}<${tag}>` : value;
+    if (typeof value === 'string') {
+      // Debug locations, and metadata nodes naming a class of internal linkage (`!type !{i64 16,
+      // !12}`, `llvm.type.test(…, metadata !12)`), are per module.
+      if (key === 'dbg' || ((key === 'id' || key === 'type') && /^!\d+$/.test(value)))
+        return `${value}<${tag}>`;
+      return value;
+    }
     if (value === null || typeof value !== 'object') return value;
     const object = value as Record<string, unknown>;
     const copy: Record<string, unknown> = {};

@@ -25,6 +25,10 @@ import {
 
 /** A recursive-descent reader of a module over its tokens. */
 class Parser extends IrReader {
+  /** `!type` attachments of globals by name, and the tuple nodes they may name (`!0 = !{i64 16, !"_ZTS1A"}`). */
+  readonly vtableTypeNodes = new Map<string, string[]>();
+  readonly typeNodes = new Map<string, { byte: number; type: string }>();
+
   // ── module ─────────────────────────────────────────────────────────────────────────────────
 
   parseModule(size: number): IrModule {
@@ -47,6 +51,7 @@ class Parser extends IrReader {
       }
       if (token.kind === TokenKind.Metadata) {
         this.readDebugLocation(debugLines, debugVariables);
+        this.readTypeNode();
         this.skipEntity();
         continue;
       }
@@ -69,7 +74,15 @@ class Parser extends IrReader {
       this.fail(`expected a global, a function, a type or metadata, found ${describe(token)}`);
     }
     this.checkModuleNames(types, globals, functions);
-    return { file: this.file, types, globals, functions, debugLines, debugVariables, size };
+    return {
+      file: this.file,
+      types,
+      globals: globals.map((g) => this.withVtableTypes(g)),
+      functions,
+      debugLines,
+      debugVariables,
+      size,
+    };
   }
 
   /** LLVM's own reader rejects a module that uses a type or a global it does not define: so do we. */
@@ -126,6 +139,32 @@ class Parser extends IrReader {
     }
   }
 
+  /** `!N = !{i64 16, !"_ZTS5Shape"}` (or `!{i64 16, !M}`): a candidate type node of a vtable. */
+  readTypeNode(): void {
+    const t = (k: number) => this.peek(k);
+    if (t(1).text !== '=' || t(2).text !== '!' || t(3).text !== '{' || t(4).text !== 'i64') return;
+    if (t(5).kind !== TokenKind.Number || t(6).text !== ',') return;
+    const id =
+      t(7).text === '!' && t(8).kind === TokenKind.String
+        ? { text: `!"${t(8).text}"`, close: 9 }
+        : t(7).kind === TokenKind.Metadata && t(7).text !== '!'
+          ? { text: t(7).text, close: 8 }
+          : undefined;
+    if (id === undefined || t(id.close).text !== '}') return;
+    this.typeNodes.set(t(0).text, { byte: Number(t(5).text), type: id.text });
+  }
+
+  /** A global with the `!type` attachments it named, resolved once all metadata is read. */
+  withVtableTypes(g: IrGlobal): IrGlobal {
+    const nodes = this.vtableTypeNodes.get(g.name);
+    if (nodes === undefined) return g;
+    const vtableTypes = nodes.flatMap((node) => {
+      const type = this.typeNodes.get(node);
+      return type === undefined ? [] : [type];
+    });
+    return vtableTypes.length === 0 ? g : { ...g, vtableTypes };
+  }
+
   parseGlobal(): IrGlobal {
     const nameToken = this.next();
     this.expect('=');
@@ -160,7 +199,12 @@ class Parser extends IrReader {
     if (!this.atEnd() && next.line === this.last().line && next.text !== ',') {
       initializer = { type: valueType, value: this.parseValue() };
     }
-    // `, align 8`, `, section "…"`, `, !dbg !3`, …
+    // `, align 8`, `, section "…"`, `, !dbg !3`, `, !type !0`, …
+    const typeNodes: string[] = [];
+    for (let at = this.pos; at < this.limit && this.tokens[at]?.line === nameToken.line; at++)
+      if (this.tokens[at]?.text === '!type' && this.tokens[at + 1]?.kind === TokenKind.Metadata)
+        typeNodes.push((this.tokens[at + 1] as Token).text);
+    if (typeNodes.length > 0) this.vtableTypeNodes.set(nameToken.text, typeNodes);
     if (this.is(',')) this.skipEntity(true);
     return {
       name: nameToken.text,

@@ -271,10 +271,17 @@ export class IrReader {
       case TokenKind.String:
         this.next();
         return EMPTY;
-      case TokenKind.Metadata:
+      case TokenKind.Metadata: {
         this.next();
         if (this.is('(') || this.is('{')) this.skipBalanced();
-        return { kind: 'opaque', what: 'metadata', id: token.text };
+        // `metadata !"_ZTS5Shape"` (a type identifier of llvm.type.test): the string is the id.
+        const string = token.text === '!' && this.peek().kind === TokenKind.String ? this.next() : undefined;
+        return {
+          kind: 'opaque',
+          what: 'metadata',
+          id: string === undefined ? token.text : `!"${string.text}"`,
+        };
+      }
       case TokenKind.Punct:
         return this.parseAggregateConstant();
       case TokenKind.Word:

@@ -35,6 +35,8 @@ export interface AndersenLlOptions {
   readonly aliasReport: boolean;
   /** Extra allocation functions (each call site a fresh heap object). */
   readonly allocators?: readonly string[] | undefined;
+  /** Trust `llvm.public.type.test`: the class hierarchy is complete in the given modules. */
+  readonly wholeProgramVtables?: boolean | undefined;
   /** Print every pointer value's points-to set (small modules). */
   readonly print?: boolean | undefined;
 }
@@ -111,6 +113,7 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
       engine,
       ...(gpu ? { gpu } : {}),
       allocators: options.allocators,
+      wholeProgramVtables: options.wholeProgramVtables,
       onIteration: (event) => {
         progress.setTotal(event.round + 1);
         progress.update(event.round, `round ${event.round}: ${count(event.propagated)} nodes propagated`);
