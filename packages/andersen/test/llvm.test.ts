@@ -261,7 +261,7 @@ entry:
     const hidden = await analyzeModule(ir('llvm.type.test'), { engine: 'cpu' });
     expect(hidden.pointsTo('%f in @main')).toEqual(['@fa', '@fb']);
     expect(hidden.pointsTo('%r in @main')).toEqual(['@x', '@y']);
-    expect(hidden.extracted.hierarchyVtables).toEqual(new Set(['%vtable in @main']));
+    expect(hidden.extracted.refinement.hierarchyVtables).toEqual(new Set(['%vtable in @main']));
     // A public type test bounds nothing unless the whole program is declared visible.
     const publicTest = await analyzeModule(ir('llvm.public.type.test'), { engine: 'cpu' });
     expect(publicTest.pointsTo('%r in @main')).toContain('<unknown>');
@@ -272,30 +272,47 @@ entry:
     expect(whole.pointsTo('%r in @main')).toEqual(['@x', '@y']);
   });
 
-  it('gives each call site of a named allocator its own object', async () => {
-    const ir = `define ptr @xmalloc(i64 %n) {
+  it('gives each call site of a named allocator or an allocation wrapper its own object', async () => {
+    const ir = `@keep = global ptr null
+define ptr @xmalloc(i64 %n) {
 entry:
   %p = call ptr @malloc(i64 %n)
+  %null = icmp eq ptr %p, null
+  store i64 %n, ptr %p
+  ret ptr %p
+}
+define ptr @tracked(i64 %n) {
+entry:
+  %p = call ptr @malloc(i64 %n)
+  store ptr %p, ptr @keep
   ret ptr %p
 }
 define i32 @main() {
 entry:
+  %table = alloca ptr
+  store ptr @xmalloc, ptr %table
+  %fp = load ptr, ptr %table
   %a = call ptr @xmalloc(i64 4)
   %b = call ptr @xmalloc(i64 4)
+  %c = call ptr %fp(i64 4)
+  %d = call ptr @tracked(i64 4)
+  %e = call ptr @tracked(i64 4)
   ret i32 0
 }
 declare ptr @malloc(i64)
 `;
+    // xmalloc keeps no pointer to its block: a wrapper, one object per call site, direct or not.
     const wrapped = await analyzeModule(ir, { engine: 'cpu' });
-    expect(wrapped.mayAlias('%a in @main', '%b in @main')).toBe(true); // one site inside the wrapper
-    const named = await analyzeModule(
-      ir.replace(/define ptr @xmalloc[^}]*}\n/, 'declare ptr @xmalloc(i64)\n'),
-      {
-        engine: 'cpu',
-        allocators: ['xmalloc'],
-      },
-    );
-    expect(named.mayAlias('%a in @main', '%b in @main')).toBe(false);
+    expect(wrapped.extracted.refinement.allocationWrappers).toEqual(new Set(['@xmalloc']));
+    expect(wrapped.mayAlias('%a in @main', '%b in @main')).toBe(false);
+    expect(wrapped.mayAlias('%a in @main', '%c in @main')).toBe(false);
+    // tracked stores its block in a global: one object for its malloc, as written.
+    expect(wrapped.mayAlias('%d in @main', '%e in @main')).toBe(true);
+    const named = await analyzeModule(ir.replace(/define ptr @tracked[^}]*}\n/, 'declare ptr @tracked(i64)\n'), {
+      engine: 'cpu',
+      allocators: ['tracked'],
+    });
+    expect(named.mayAlias('%d in @main', '%e in @main')).toBe(false);
   });
 
   it('names the file, line and column of malformed IR', () => {

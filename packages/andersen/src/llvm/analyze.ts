@@ -6,6 +6,7 @@ import { type CallSite, type ExtractedModule, type ExtractOptions, extractConstr
 import type { IrModule } from './ir';
 import { linkModules } from './link';
 import { parseLlvmModule } from './parser';
+import { findAllocationWrappers } from './wrappers';
 
 /** Options of {@link analyzeModule}. */
 export interface AnalyzeModuleOptions extends ExtractOptions, Omit<SolveAndersenOptions, 'hcd'> {
@@ -231,24 +232,44 @@ export async function analyzeModule(
 }
 
 /**
- * Extracts and solves a parsed module. When a type-tested virtual call's vtable pointer holds
- * more than the vtables of the tested class's subtree (the unknown object of an escaped object, or
- * vtables of unrelated classes through an imprecise set), a second extraction gives those
- * pointers the subtree's vtables instead (clang's type test guarantees one of them) and solves
- * again: each vtable pointer is sound either way, so any mix of the two is.
+ * Extracts and solves a parsed module, then sharpens what the solution allows and solves again
+ * (each sharpening is sound whatever the other sites do, so any mix of them is):
+ *
+ * - a type-tested virtual call whose vtable pointer holds more than the vtables of the tested
+ *   class's subtree (the unknown object of an escaped object, unrelated vtables through an
+ *   imprecise set) gets that subtree instead: clang's type test guarantees one of them;
+ * - an allocation wrapper (`wrappers.ts`), called directly or through a pointer the first solve
+ *   resolved to it, gives each call site a heap object of its own instead of one for its body's
+ *   `malloc`: nothing but the caller ever sees the block.
  */
 async function analyzeIr(module: IrModule, options: AnalyzeModuleOptions): Promise<ModuleAnalysis> {
   const extracted = extractConstraints(module, options);
   const result = await solveAndersen(extracted.program, options);
-  const wider = new Set<string>();
+  const first = new ModuleAnalysis(extracted, result);
+  const hierarchyVtables = new Set<string>();
   for (const test of extracted.typeTests) {
     if (test.compatible.length === 0) continue;
     const compatible = new Set(test.compatible);
-    if (result.pointsTo(test.node).some((location) => !compatible.has(location))) wider.add(test.vtable);
+    if (result.pointsTo(test.node).some((location) => !compatible.has(location)))
+      hierarchyVtables.add(test.vtable);
   }
-  if (wider.size === 0) return new ModuleAnalysis(extracted, result);
-  const bounded = extractConstraints(module, options, wider);
-  return new ModuleAnalysis(bounded, await solveAndersen(bounded.program, options));
+  const indirect = new Map<string, CallSite>();
+  for (const site of extracted.callSites)
+    if (site.direct === undefined && site.pointerNode !== undefined)
+      indirect.set(`${site.caller} ${site.irLine}`, site);
+  const calleesOf = (caller: string, irLine: number) => {
+    const site = indirect.get(`${caller} ${irLine}`);
+    return site === undefined ? undefined : first.callees(site);
+  };
+  const allocationWrappers = findAllocationWrappers(module, calleesOf);
+  const wrapperCalls = new Map<string, string>();
+  for (const [key, site] of indirect) {
+    const wrapper = first.callees(site).find((name) => allocationWrappers.has(name));
+    if (wrapper !== undefined) wrapperCalls.set(key, wrapper);
+  }
+  if (hierarchyVtables.size === 0 && allocationWrappers.size === 0) return first;
+  const refined = extractConstraints(module, options, { hierarchyVtables, allocationWrappers, wrapperCalls });
+  return new ModuleAnalysis(refined, await solveAndersen(refined.program, options));
 }
 
 /** One module of a whole program: its file name (for messages) and its text. */

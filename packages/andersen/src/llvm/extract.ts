@@ -100,8 +100,8 @@ export interface ExtractedModule {
   readonly checkFunctions: readonly string[];
   /** The type tests of virtual calls (see {@link TypeTest}). */
   readonly typeTests: readonly TypeTest[];
-  /** Vtable pointers given the class hierarchy's vtables instead of what their objects hold. */
-  readonly hierarchyVtables: ReadonlySet<string>;
+  /** What a first solve sharpened in this extraction (none in a first extraction). */
+  readonly refinement: Refinement;
   /** Counts for reports. */
   readonly statistics: {
     readonly functions: number;
@@ -131,10 +131,28 @@ export interface ExtractedModule {
 export function extractConstraints(
   module: IrModule,
   options: ExtractOptions = {},
-  hierarchyVtables: ReadonlySet<string> = new Set(),
+  refinement: Refinement = NO_REFINEMENT,
 ): ExtractedModule {
-  return new Extractor(module, options, hierarchyVtables).run();
+  return new Extractor(module, options, refinement).run();
 }
+
+/**
+ * What a first solve of the module lets a second extraction sharpen (see `analyze.ts`): vtable
+ * pointers to bound by the class hierarchy, allocation wrappers (`wrappers.ts`) whose call sites
+ * get heap objects of their own, and the indirect call sites (`caller irLine` → a wrapper they
+ * reach) that do too.
+ */
+export interface Refinement {
+  readonly hierarchyVtables: ReadonlySet<string>;
+  readonly allocationWrappers: ReadonlySet<string>;
+  readonly wrapperCalls: ReadonlyMap<string, string>;
+}
+
+const NO_REFINEMENT: Refinement = {
+  hierarchyVtables: new Set(),
+  allocationWrappers: new Set(),
+  wrapperCalls: new Map(),
+};
 
 class Extractor extends LibraryCalls {
   /** The module's simple constructors and destructors (see {@link Structor}). */
@@ -155,12 +173,12 @@ class Extractor extends LibraryCalls {
   compatibleVtables: Map<string, { global: string; object: number; field: number }[]> | undefined;
   readonly readOnlyVtables = new Map<string, number>();
   readonly wholeProgramVtables: boolean;
-  readonly hierarchyVtables: ReadonlySet<string>;
+  readonly refinement: Refinement;
 
-  constructor(module: IrModule, options: ExtractOptions, hierarchyVtables: ReadonlySet<string>) {
+  constructor(module: IrModule, options: ExtractOptions, refinement: Refinement) {
     super(module, options);
     this.wholeProgramVtables = options.wholeProgramVtables === true;
-    this.hierarchyVtables = hierarchyVtables;
+    this.refinement = refinement;
   }
 
   run(): ExtractedModule {
@@ -252,7 +270,7 @@ class Extractor extends LibraryCalls {
         .map((f) => f.name)
         .filter((name) => aliasCheckKind(stripSigil(name)) !== undefined),
       typeTests: this.typeTests,
-      hierarchyVtables: this.hierarchyVtables,
+      refinement: this.refinement,
       statistics: {
         functions: module.functions.length,
         definedFunctions: module.functions.filter((f) => !f.isDeclaration).length,
@@ -367,6 +385,8 @@ class Extractor extends LibraryCalls {
       }
       case 'ret': {
         if (i.value === undefined || !this.layout.carriesPointer(i.value.type)) return;
+        // A wrapper's blocks are its callers' objects, one per call site.
+        if (this.refinement.allocationWrappers.has(f.name)) return;
         const node = this.nodeOf(i.value);
         if (node !== undefined) b.copy(object + RETURN_FIELD, node);
         return;
@@ -437,7 +457,7 @@ class Extractor extends LibraryCalls {
     const vtable = `${result} in ${f.name}`;
     const node = this.localNode(result);
     this.typeTests.push({ vtable, node, type, compatible });
-    if (!this.hierarchyVtables.has(vtable) || compatible.length === 0) return false;
+    if (!this.refinement.hierarchyVtables.has(vtable) || compatible.length === 0) return false;
     for (const { global, field } of this.compatibleVtablesOf(type))
       this.offsetInto(node, this.addressOf(this.readOnlyVtable(global)), field);
     return true;
@@ -539,7 +559,10 @@ class Extractor extends LibraryCalls {
       args.forEach((arg, k) => {
         if (arg !== undefined) b.store(pointer, arg, FIRST_PARAM_FIELD + k);
       });
-      if (result !== undefined) b.load(result, pointer, RETURN_FIELD);
+      if (result === undefined) return;
+      b.load(result, pointer, RETURN_FIELD);
+      const wrapper = this.refinement.wrapperCalls.get(`${f.name} ${i.irLine}`);
+      if (wrapper !== undefined) b.addressOf(result, this.heapObject(f, i, stripSigil(wrapper)));
       return;
     }
     const callee = this.functionsByName.get(calleeName);
@@ -559,7 +582,10 @@ class Extractor extends LibraryCalls {
       args.forEach((arg, k) => {
         if (arg !== undefined) b.copy(object + FIRST_PARAM_FIELD + Math.min(k, params), arg);
       });
-      if (result !== undefined) b.copy(result, object + RETURN_FIELD);
+      if (result === undefined) return;
+      if (this.refinement.allocationWrappers.has(calleeName))
+        b.addressOf(result, this.heapObject(f, i, stripSigil(calleeName)));
+      else b.copy(result, object + RETURN_FIELD);
       return;
     }
     this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
