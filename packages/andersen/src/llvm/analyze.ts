@@ -2,7 +2,13 @@ import type { AndersenResult } from '../result/result';
 import { type SolveAndersenOptions, solveAndersen } from '../solve';
 import { type AliasCheckKind, aliasCheckPasses } from './alias-checks';
 import { UnknownValueError } from './errors';
-import { type CallSite, type ExtractedModule, type ExtractOptions, extractConstraints } from './extract';
+import {
+  type CallSite,
+  type ExtractedModule,
+  type ExtractOptions,
+  extractConstraints,
+  type Refinement,
+} from './extract';
 import type { IrModule } from './ir';
 import { linkModules } from './link';
 import { parseLlvmModule } from './parser';
@@ -245,6 +251,27 @@ export async function analyzeModule(
 async function analyzeIr(module: IrModule, options: AnalyzeModuleOptions): Promise<ModuleAnalysis> {
   const extracted = extractConstraints(module, options);
   const result = await solveAndersen(extracted.program, options);
+  const refinement = refinementOf(module, extracted, result);
+  if (refinement === undefined) return new ModuleAnalysis(extracted, result);
+  const refined = extractConstraints(module, options, refinement);
+  return new ModuleAnalysis(refined, await solveAndersen(refined.program, options));
+}
+
+/**
+ * What a solved extraction of a module lets a second extraction sharpen ({@link analyzeModule}
+ * says what and why it is sound), or undefined when nothing.
+ *
+ * @example
+ * ```ts
+ * const refinement = refinementOf(module, extracted, await solveAndersen(extracted.program));
+ * if (refinement) extractConstraints(module, {}, refinement);
+ * ```
+ */
+export function refinementOf(
+  module: IrModule,
+  extracted: ExtractedModule,
+  result: AndersenResult,
+): Refinement | undefined {
   const first = new ModuleAnalysis(extracted, result);
   const hierarchyVtables = new Set<string>();
   for (const test of extracted.typeTests) {
@@ -267,9 +294,8 @@ async function analyzeIr(module: IrModule, options: AnalyzeModuleOptions): Promi
     const wrapper = first.callees(site).find((name) => allocationWrappers.has(name));
     if (wrapper !== undefined) wrapperCalls.set(key, wrapper);
   }
-  if (hierarchyVtables.size === 0 && allocationWrappers.size === 0) return first;
-  const refined = extractConstraints(module, options, { hierarchyVtables, allocationWrappers, wrapperCalls });
-  return new ModuleAnalysis(refined, await solveAndersen(refined.program, options));
+  if (hierarchyVtables.size === 0 && allocationWrappers.size === 0) return undefined;
+  return { hierarchyVtables, allocationWrappers, wrapperCalls };
 }
 
 /** One module of a whole program: its file name (for messages) and its text. */
