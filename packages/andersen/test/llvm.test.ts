@@ -306,6 +306,10 @@ declare ptr @malloc(i64)
     expect(wrapped.extracted.refinement.allocationWrappers).toEqual(new Set(['@xmalloc']));
     expect(wrapped.mayAlias('%a in @main', '%b in @main')).toBe(false);
     expect(wrapped.mayAlias('%a in @main', '%c in @main')).toBe(false);
+    // Without the second solve, the wrapper's one malloc is one object for every caller.
+    const first = await analyzeModule(ir, { engine: 'cpu', refine: false });
+    expect(first.mayAlias('%a in @main', '%b in @main')).toBe(true);
+    expect(first.extracted.refinement.allocationWrappers.size).toBe(0);
     // tracked stores its block in a global: one object for its malloc, as written.
     expect(wrapped.mayAlias('%d in @main', '%e in @main')).toBe(true);
     const named = await analyzeModule(ir.replace(/define ptr @tracked[^}]*}\n/, 'declare ptr @tracked(i64)\n'), {

@@ -397,6 +397,10 @@ export function createProgram(
       'functions that return a fresh heap object per call site (beside malloc, calloc, …)',
     )
     .option(
+      '--no-refine',
+      'answer from the first solve alone: no heap object per allocation-wrapper call site, no vtable bound by the class hierarchy',
+    )
+    .option(
       '--whole-program-vtables',
       'every class is in the given modules: bound virtual calls by llvm.public.type.test too (clang -fwhole-program-vtables)',
     )
@@ -421,6 +425,7 @@ export function createProgram(
           aliasReport?: boolean;
           allocator?: string[];
           wholeProgramVtables?: boolean;
+          refine: boolean;
           print?: boolean;
           alias?: string[];
           callGraph?: 'dot' | 'json';
@@ -439,6 +444,7 @@ export function createProgram(
               aliasReport: options.aliasReport ?? false,
               allocators: options.allocator,
               wholeProgramVtables: options.wholeProgramVtables ?? false,
+              refine: options.refine,
               print: options.print ?? false,
             },
             io,

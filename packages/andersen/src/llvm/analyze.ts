@@ -18,6 +18,12 @@ import { findAllocationWrappers } from './wrappers';
 export interface AnalyzeModuleOptions extends ExtractOptions, Omit<SolveAndersenOptions, 'hcd'> {
   /** File name for error messages (default `<input>`). */
   readonly file?: string | undefined;
+  /**
+   * Whether to solve a second time with what the first solution allows (`refinementOf`: heap
+   * objects per call site of allocation wrappers, type-tested vtables bounded by the class
+   * hierarchy). Default true; false answers from the first solve alone (coarser, faster).
+   */
+  readonly refine?: boolean | undefined;
 }
 
 /** One aliasing-fact check of the module and how it fared. */
@@ -251,7 +257,7 @@ export async function analyzeModule(
 async function analyzeIr(module: IrModule, options: AnalyzeModuleOptions): Promise<ModuleAnalysis> {
   const extracted = extractConstraints(module, options);
   const result = await solveAndersen(extracted.program, options);
-  const refinement = refinementOf(module, extracted, result);
+  const refinement = options.refine === false ? undefined : refinementOf(module, extracted, result);
   if (refinement === undefined) return new ModuleAnalysis(extracted, result);
   const refined = extractConstraints(module, options, refinement);
   return new ModuleAnalysis(refined, await solveAndersen(refined.program, options));
