@@ -312,10 +312,13 @@ declare ptr @malloc(i64)
     expect(first.extracted.refinement.allocationWrappers.size).toBe(0);
     // tracked stores its block in a global: one object for its malloc, as written.
     expect(wrapped.mayAlias('%d in @main', '%e in @main')).toBe(true);
-    const named = await analyzeModule(ir.replace(/define ptr @tracked[^}]*}\n/, 'declare ptr @tracked(i64)\n'), {
-      engine: 'cpu',
-      allocators: ['tracked'],
-    });
+    const named = await analyzeModule(
+      ir.replace(/define ptr @tracked[^}]*}\n/, 'declare ptr @tracked(i64)\n'),
+      {
+        engine: 'cpu',
+        allocators: ['tracked'],
+      },
+    );
     expect(named.mayAlias('%d in @main', '%e in @main')).toBe(false);
   });
 

@@ -30,6 +30,11 @@ const HARMLESS_CALLS = /^@llvm\.(memset|lifetime|dbg|assume|experimental\.noalia
  *
  * @param callees the functions an indirect call site (caller, line in the `.ll`) reaches, from a
  *   solved extraction; undefined for a direct call.
+ * @example
+ * ```ts
+ * const module = parseLlvmModule(text, 'zlib.ll');
+ * findAllocationWrappers(module, () => undefined); // Set { '@zcalloc' }
+ * ```
  */
 export function findAllocationWrappers(
   module: IrModule,
