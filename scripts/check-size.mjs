@@ -47,7 +47,6 @@ export const EXCEPTIONS = {
   // Parsers and front ends written as one recursive-descent function or one module per language;
   // their owners split them with the front-end work in progress.
   'packages/andersen/src/io/text.ts#parseConstraintText': 'parser, to split per directive',
-  'packages/andersen/src/llvm/parser.ts': 'LLVM front end, to split per IR construct',
   'packages/eigencfa/src/frontend/expand.ts#special_': 'Scheme front end, to split per special form',
   'packages/eigencfa/src/frontend/reader.ts#readScheme': 'Scheme reader, to split per token kind',
   'packages/octagon/src/analyzer/parse.ts#parseProgram': 'parser, to split per statement',

@@ -396,6 +396,14 @@ export function createProgram(
       '--allocator <name...>',
       'functions that return a fresh heap object per call site (beside malloc, calloc, …)',
     )
+    .option(
+      '--no-refine',
+      'answer from the first solve alone: no heap object per allocation-wrapper call site, no vtable bound by the class hierarchy',
+    )
+    .option(
+      '--whole-program-vtables',
+      'every class is in the given modules: bound virtual calls by llvm.public.type.test too (clang -fwhole-program-vtables)',
+    )
     .option('--print', 'print the points-to set of every pointer value (small modules)')
     .option('--variables', 'print the points-to set of every source variable (debug info: compile with -g)')
     .option(
@@ -416,6 +424,8 @@ export function createProgram(
           json?: boolean;
           aliasReport?: boolean;
           allocator?: string[];
+          wholeProgramVtables?: boolean;
+          refine: boolean;
           print?: boolean;
           alias?: string[];
           callGraph?: 'dot' | 'json';
@@ -433,6 +443,8 @@ export function createProgram(
               json: options.json ?? false,
               aliasReport: options.aliasReport ?? false,
               allocators: options.allocator,
+              wholeProgramVtables: options.wholeProgramVtables ?? false,
+              refine: options.refine,
               print: options.print ?? false,
             },
             io,

@@ -2,14 +2,28 @@ import type { AndersenResult } from '../result/result';
 import { type SolveAndersenOptions, solveAndersen } from '../solve';
 import { type AliasCheckKind, aliasCheckPasses } from './alias-checks';
 import { UnknownValueError } from './errors';
-import { type CallSite, type ExtractedModule, type ExtractOptions, extractConstraints } from './extract';
+import {
+  type CallSite,
+  type ExtractedModule,
+  type ExtractOptions,
+  extractConstraints,
+  type Refinement,
+} from './extract';
+import type { IrModule } from './ir';
 import { linkModules } from './link';
 import { parseLlvmModule } from './parser';
+import { findAllocationWrappers } from './wrappers';
 
 /** Options of {@link analyzeModule}. */
 export interface AnalyzeModuleOptions extends ExtractOptions, Omit<SolveAndersenOptions, 'hcd'> {
   /** File name for error messages (default `<input>`). */
   readonly file?: string | undefined;
+  /**
+   * Whether to solve a second time with what the first solution allows (`refinementOf`: heap
+   * objects per call site of allocation wrappers, type-tested vtables bounded by the class
+   * hierarchy). Default true; false answers from the first solve alone (coarser, faster).
+   */
+  readonly refine?: boolean | undefined;
 }
 
 /** One aliasing-fact check of the module and how it fared. */
@@ -226,10 +240,68 @@ export async function analyzeModule(
   text: string,
   options: AnalyzeModuleOptions = {},
 ): Promise<ModuleAnalysis> {
-  const module = parseLlvmModule(text, options.file ?? '<input>');
+  return analyzeIr(parseLlvmModule(text, options.file ?? '<input>'), options);
+}
+
+/**
+ * Extracts and solves a parsed module, then sharpens what the solution allows and solves again
+ * (each sharpening is sound whatever the other sites do, so any mix of them is):
+ *
+ * - a type-tested virtual call whose vtable pointer holds more than the vtables of the tested
+ *   class's subtree (the unknown object of an escaped object, unrelated vtables through an
+ *   imprecise set) gets that subtree instead: clang's type test guarantees one of them;
+ * - an allocation wrapper (`wrappers.ts`), called directly or through a pointer the first solve
+ *   resolved to it, gives each call site a heap object of its own instead of one for its body's
+ *   `malloc`: nothing but the caller ever sees the block.
+ */
+async function analyzeIr(module: IrModule, options: AnalyzeModuleOptions): Promise<ModuleAnalysis> {
   const extracted = extractConstraints(module, options);
   const result = await solveAndersen(extracted.program, options);
-  return new ModuleAnalysis(extracted, result);
+  const refinement = options.refine === false ? undefined : refinementOf(module, extracted, result);
+  if (refinement === undefined) return new ModuleAnalysis(extracted, result);
+  const refined = extractConstraints(module, options, refinement);
+  return new ModuleAnalysis(refined, await solveAndersen(refined.program, options));
+}
+
+/**
+ * What a solved extraction of a module lets a second extraction sharpen ({@link analyzeModule}
+ * says what and why it is sound), or undefined when nothing.
+ *
+ * @example
+ * ```ts
+ * const refinement = refinementOf(module, extracted, await solveAndersen(extracted.program));
+ * if (refinement) extractConstraints(module, {}, refinement);
+ * ```
+ */
+export function refinementOf(
+  module: IrModule,
+  extracted: ExtractedModule,
+  result: AndersenResult,
+): Refinement | undefined {
+  const first = new ModuleAnalysis(extracted, result);
+  const hierarchyVtables = new Set<string>();
+  for (const test of extracted.typeTests) {
+    if (test.compatible.length === 0) continue;
+    const compatible = new Set(test.compatible);
+    if (result.pointsTo(test.node).some((location) => !compatible.has(location)))
+      hierarchyVtables.add(test.vtable);
+  }
+  const indirect = new Map<string, CallSite>();
+  for (const site of extracted.callSites)
+    if (site.direct === undefined && site.pointerNode !== undefined)
+      indirect.set(`${site.caller} ${site.irLine}`, site);
+  const calleesOf = (caller: string, irLine: number) => {
+    const site = indirect.get(`${caller} ${irLine}`);
+    return site === undefined ? undefined : first.callees(site);
+  };
+  const allocationWrappers = findAllocationWrappers(module, calleesOf);
+  const wrapperCalls = new Map<string, string>();
+  for (const [key, site] of indirect) {
+    const wrapper = first.callees(site).find((name) => allocationWrappers.has(name));
+    if (wrapper !== undefined) wrapperCalls.set(key, wrapper);
+  }
+  if (hierarchyVtables.size === 0 && allocationWrappers.size === 0) return undefined;
+  return { hierarchyVtables, allocationWrappers, wrapperCalls };
 }
 
 /** One module of a whole program: its file name (for messages) and its text. */
@@ -256,8 +328,5 @@ export async function analyzeModules(
   sources: readonly ModuleSource[],
   options: Omit<AnalyzeModuleOptions, 'file'> = {},
 ): Promise<ModuleAnalysis> {
-  const module = linkModules(sources.map((source) => parseLlvmModule(source.text, source.file)));
-  const extracted = extractConstraints(module, options);
-  const result = await solveAndersen(extracted.program, options);
-  return new ModuleAnalysis(extracted, result);
+  return analyzeIr(linkModules(sources.map((source) => parseLlvmModule(source.text, source.file))), options);
 }

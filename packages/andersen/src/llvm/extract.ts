@@ -14,6 +14,28 @@ export interface ExtractOptions {
    * (`malloc`, `calloc`, `realloc`, `strdup`, …): your own allocators, e.g. `['xmalloc']`.
    */
   readonly allocators?: readonly string[] | undefined;
+  /**
+   * Trust `llvm.public.type.test` as `llvm.type.test`: every class deriving from a class the module
+   * type-tests is in the module (clang's `-fwhole-program-vtables` with whole-program visibility,
+   * as `lld --lto-whole-program-visibility` assumes). Default false: only `llvm.type.test` (classes
+   * of hidden LTO visibility, `-fsanitize=cfi`) bounds a virtual call by the class hierarchy.
+   */
+  readonly wholeProgramVtables?: boolean | undefined;
+}
+
+/**
+ * A virtual call's type test (`llvm.type.test(ptr %vtable, metadata !"_ZTS5Shape")` before the
+ * slot load): the vtable pointer must be one of the vtables the module's `!type` metadata makes
+ * compatible with the class — the vtables of the class's subtree.
+ */
+export interface TypeTest {
+  /** The vtable pointer, as a value name (`%vtable in @f`). */
+  readonly vtable: string;
+  readonly node: number;
+  /** The class's type identifier as written (`!"_ZTS5Shape"`). */
+  readonly type: string;
+  /** The locations the vtable pointer may hold: each compatible vtable at the tested byte. */
+  readonly compatible: readonly number[];
 }
 
 /** A call instruction of the module. */
@@ -76,6 +98,10 @@ export interface ExtractedModule {
   readonly sourceVariables: readonly SourceVariable[];
   /** Functions of the module, declared or defined, whose names are aliasing-fact checks (`@MAYALIAS`). */
   readonly checkFunctions: readonly string[];
+  /** The type tests of virtual calls (see {@link TypeTest}). */
+  readonly typeTests: readonly TypeTest[];
+  /** What a first solve sharpened in this extraction (none in a first extraction). */
+  readonly refinement: Refinement;
   /** Counts for reports. */
   readonly statistics: {
     readonly functions: number;
@@ -102,9 +128,31 @@ export interface ExtractedModule {
  * const result = await solveAndersen(extracted.program);
  * ```
  */
-export function extractConstraints(module: IrModule, options: ExtractOptions = {}): ExtractedModule {
-  return new Extractor(module, options).run();
+export function extractConstraints(
+  module: IrModule,
+  options: ExtractOptions = {},
+  refinement: Refinement = NO_REFINEMENT,
+): ExtractedModule {
+  return new Extractor(module, options, refinement).run();
 }
+
+/**
+ * What a first solve of the module lets a second extraction sharpen (see `analyze.ts`): vtable
+ * pointers to bound by the class hierarchy, allocation wrappers (`wrappers.ts`) whose call sites
+ * get heap objects of their own, and the indirect call sites (`caller irLine` → a wrapper they
+ * reach) that do too.
+ */
+export interface Refinement {
+  readonly hierarchyVtables: ReadonlySet<string>;
+  readonly allocationWrappers: ReadonlySet<string>;
+  readonly wrapperCalls: ReadonlyMap<string, string>;
+}
+
+const NO_REFINEMENT: Refinement = {
+  hierarchyVtables: new Set(),
+  allocationWrappers: new Set(),
+  wrapperCalls: new Map(),
+};
 
 class Extractor extends LibraryCalls {
   /** The module's simple constructors and destructors (see {@link Structor}). */
@@ -118,6 +166,21 @@ class Extractor extends LibraryCalls {
   readonly finalVtables = new Map<string, number>();
   readonly finalVtablesPending: [string, number, number][] = [];
   readonly sourceVariables: SourceVariable[] = [];
+  readonly typeTests: TypeTest[] = [];
+  /** This function's type-tested vtable pointers: local name → type identifier. */
+  readonly testedVtables = new Map<string, string>();
+  /** Compatible vtable locations by type identifier, from the globals' `!type` metadata. */
+  compatibleVtables: Map<string, { global: string; object: number; field: number }[]> | undefined;
+  readonly readOnlyVtables = new Map<string, number>();
+  readonly wholeProgramVtables: boolean;
+  readonly refinement: Refinement;
+
+  constructor(module: IrModule, options: ExtractOptions, refinement: Refinement) {
+    super(module, options);
+    this.wholeProgramVtables = options.wholeProgramVtables === true;
+    this.refinement = refinement;
+  }
+
   run(): ExtractedModule {
     const { module, b } = this;
     for (const type of module.types.values())
@@ -191,6 +254,7 @@ class Extractor extends LibraryCalls {
     for (const f of module.functions) if (!f.isDeclaration) this.readFunction(f);
     this.current = undefined;
     this.finalVtableObjects();
+    this.escapeAddressIntegers();
     this.escapedObjects();
     return {
       program: b.build(),
@@ -205,6 +269,8 @@ class Extractor extends LibraryCalls {
       checkFunctions: module.functions
         .map((f) => f.name)
         .filter((name) => aliasCheckKind(stripSigil(name)) !== undefined),
+      typeTests: this.typeTests,
+      refinement: this.refinement,
       statistics: {
         functions: module.functions.length,
         definedFunctions: module.functions.filter((f) => !f.isDeclaration).length,
@@ -222,6 +288,12 @@ class Extractor extends LibraryCalls {
     this.locals = new Map();
     this.pointeeTypes.clear();
     this.arrayElements.clear();
+    this.castDefinitions.clear();
+    this.testedVtables.clear();
+    for (const i of f.instructions) {
+      if (i.op === 'cast') this.castDefinitions.set(i.result, { op: i.name, operand: i.operand });
+      if (i.op === 'call') this.readTypeTest(i);
+    }
     const object = this.functionObjects.get(f.name) as number;
     for (const i of f.instructions)
       if ('result' in i && i.result !== undefined) this.allLocals.add(`${i.result} in ${f.name}`);
@@ -249,6 +321,7 @@ class Extractor extends LibraryCalls {
       }
       case 'load': {
         if (!this.layout.carriesPointer(i.type)) return;
+        if (this.loadTypeTestedVtable(f, i.result)) return;
         const pointer = this.nodeOf(i.pointer);
         if (pointer === undefined) return;
         const result = this.localNode(i.result);
@@ -257,7 +330,10 @@ class Extractor extends LibraryCalls {
         return;
       }
       case 'store': {
-        if (!this.layout.carriesPointer(i.value.type)) return;
+        if (!this.layout.carriesPointer(i.value.type)) {
+          this.storeAddressInteger(i.value, i.pointer);
+          return;
+        }
         const vptrByte = this.structors.get(f.name)?.vptrStores.get(i);
         const pointer = vptrByte === undefined ? this.nodeOf(i.pointer) : this.vptrTarget(f.name, vptrByte);
         const value = this.nodeOf(i.value);
@@ -309,6 +385,8 @@ class Extractor extends LibraryCalls {
       }
       case 'ret': {
         if (i.value === undefined || !this.layout.carriesPointer(i.value.type)) return;
+        // A wrapper's blocks are its callers' objects, one per call site.
+        if (this.refinement.allocationWrappers.has(f.name)) return;
         const node = this.nodeOf(i.value);
         if (node !== undefined) b.copy(object + RETURN_FIELD, node);
         return;
@@ -350,6 +428,90 @@ class Extractor extends LibraryCalls {
         if (i.name === 'landingpad') b.copy(this.localNode(i.result), this.thrown);
         return;
     }
+  }
+
+  /**
+   * `llvm.type.test(ptr %vtable, metadata !"_ZTS5Shape")` on a loaded vtable pointer (and
+   * `llvm.public.type.test` with {@link ExtractOptions.wholeProgramVtables}): remembered for the
+   * load of `%vtable`.
+   */
+  readTypeTest(i: IrInstruction & { op: 'call' }): void {
+    const callee = directCallee(i.callee);
+    if (callee !== '@llvm.type.test' && !(callee === '@llvm.public.type.test' && this.wholeProgramVtables))
+      return;
+    const vtable = i.args[0]?.value;
+    const type = i.args[1]?.value;
+    if (vtable?.kind !== 'local' || type?.kind !== 'opaque' || type.id === undefined) return;
+    this.testedVtables.set(vtable.name, type.id);
+  }
+
+  /**
+   * The load of a type-tested vtable pointer: recorded as a {@link TypeTest}; for a pointer in
+   * {@link hierarchyVtables}, its set is the compatible vtables instead of what the object holds
+   * (true: the load's constraints are not to be emitted).
+   */
+  loadTypeTestedVtable(f: IrFunction, result: string): boolean {
+    const type = this.testedVtables.get(result);
+    if (type === undefined) return false;
+    const compatible = this.compatibleVtablesOf(type).map(({ object, field }) => object + field);
+    const vtable = `${result} in ${f.name}`;
+    const node = this.localNode(result);
+    this.typeTests.push({ vtable, node, type, compatible });
+    if (!this.refinement.hierarchyVtables.has(vtable) || compatible.length === 0) return false;
+    for (const { global, field } of this.compatibleVtablesOf(type))
+      this.offsetInto(node, this.addressOf(this.readOnlyVtable(global)), field);
+    return true;
+  }
+
+  /**
+   * A copy of a vtable that only bounded vtable pointers reach: its slots are the initializer's,
+   * which the program cannot change (a vtable is constant), while the vtable itself, once an
+   * object holding it escapes, is among what unknown code is taken to overwrite.
+   */
+  readOnlyVtable(global: string): number {
+    let copy = this.readOnlyVtables.get(global);
+    if (copy === undefined) {
+      const label = `${global} (read-only)`;
+      copy = this.b.object(label, { fields: (this.globalLayouts.get(global) as GlobalLayout).fields });
+      this.objectNames.set(copy, label);
+      this.initialize(global, copy);
+      this.readOnlyVtables.set(global, copy);
+    }
+    return copy;
+  }
+
+  /** The vtables compatible with a type identifier: each global object and the field of the tested byte. */
+  compatibleVtablesOf(type: string): readonly { global: string; object: number; field: number }[] {
+    if (this.compatibleVtables === undefined) {
+      this.compatibleVtables = new Map();
+      for (const g of this.module.globals) {
+        const object = this.globalObjects.get(g.name);
+        if (object === undefined) continue;
+        for (const { byte, type: id } of g.vtableTypes ?? []) {
+          const list = this.compatibleVtables.get(id) ?? [];
+          list.push({ global: g.name, object, field: Math.floor(byte / 8) });
+          this.compatibleVtables.set(id, list);
+        }
+      }
+    }
+    return this.compatibleVtables.get(type) ?? [];
+  }
+
+  /**
+   * `store i64 (ptrtoint p), q`: the integer is an address, stored as the pointer it was, so that
+   * memory read back as a pointer (a union, `memcpy` into a pointer) has it.
+   */
+  storeAddressInteger(value: IrTypedValue, pointer: IrTypedValue): void {
+    const cast =
+      value.value.kind === 'cast'
+        ? value.value
+        : value.value.kind === 'local'
+          ? this.castDefinitions.get(value.value.name)
+          : undefined;
+    if (cast?.op !== 'ptrtoint') return;
+    const address = this.nodeOf(cast.operand);
+    const target = this.nodeOf(pointer);
+    if (address !== undefined && target !== undefined) this.b.store(target, address);
   }
 
   readCall(f: IrFunction, i: IrInstruction & { op: 'call' }): void {
@@ -397,7 +559,10 @@ class Extractor extends LibraryCalls {
       args.forEach((arg, k) => {
         if (arg !== undefined) b.store(pointer, arg, FIRST_PARAM_FIELD + k);
       });
-      if (result !== undefined) b.load(result, pointer, RETURN_FIELD);
+      if (result === undefined) return;
+      b.load(result, pointer, RETURN_FIELD);
+      const wrapper = this.refinement.wrapperCalls.get(`${f.name} ${i.irLine}`);
+      if (wrapper !== undefined) b.addressOf(result, this.heapObject(f, i, stripSigil(wrapper)));
       return;
     }
     const callee = this.functionsByName.get(calleeName);
@@ -417,7 +582,10 @@ class Extractor extends LibraryCalls {
       args.forEach((arg, k) => {
         if (arg !== undefined) b.copy(object + FIRST_PARAM_FIELD + Math.min(k, params), arg);
       });
-      if (result !== undefined) b.copy(result, object + RETURN_FIELD);
+      if (result === undefined) return;
+      if (this.refinement.allocationWrappers.has(calleeName))
+        b.addressOf(result, this.heapObject(f, i, stripSigil(calleeName)));
+      else b.copy(result, object + RETURN_FIELD);
       return;
     }
     this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
@@ -425,25 +593,26 @@ class Extractor extends LibraryCalls {
 
   /**
    * A declared function called through a pointer: the call reads its return field and writes its
-   * parameter fields, which no body connects. One with no pointer effect stays so; an allocator
-   * returns one heap object for all such calls; any other acts as unknown code: what it is given
-   * escapes and it returns the unknown object.
+   * parameter fields, which no body connects. Its summary connects them as for a direct call (an
+   * allocator returns one heap object for all such calls); a function without one acts as unknown
+   * code: what it is given escapes and it returns the unknown object.
    */
   externalThroughPointer(f: IrFunction): void {
     const name = stripSigil(f.name);
     if (name.startsWith('llvm.') || aliasCheckKind(name) !== undefined || NO_POINTER_EFFECT.has(name)) return;
-    const { b } = this;
     const object = this.functionObjects.get(f.name) as number;
-    if (this.allocators.has(name)) {
-      const label = `${name} called through a pointer`;
-      const heap = b.object(label, { fields: this.largest });
-      this.objectNames.set(heap, label);
-      this.heapSites++;
-      b.addressOf(object + RETURN_FIELD, heap);
-      return;
-    }
-    b.addressOf(object + RETURN_FIELD, this.unknown);
-    for (let k = 0; k <= f.type.params.length; k++) b.copy(this.unknown, object + FIRST_PARAM_FIELD + k);
+    const params = Array.from({ length: f.type.params.length + 1 }, (_, k) => object + FIRST_PARAM_FIELD + k);
+    const call = {
+      op: 'call',
+      irLine: f.line,
+      result: undefined,
+      resultType: f.type.result,
+      callee: { kind: 'global', name: f.name },
+      args: [],
+    } as const;
+    const unknownCalls = this.unknownExternalCalls;
+    this.readLibraryCall(f, call, name, params, object + RETURN_FIELD);
+    this.unknownExternalCalls = unknownCalls; // no call site of the program
   }
 
   /** A debug binding of a source variable to an IR value (a pointer, or for `declare` its storage). */

@@ -12,6 +12,7 @@ export {
   analyzeModules,
   ModuleAnalysis,
   type ModuleSource,
+  refinementOf,
   UNKNOWN_OBJECT,
 } from './analyze';
 export { LlvmParseError, UnknownValueError } from './errors';
@@ -21,7 +22,9 @@ export {
   type ExtractedModule,
   type ExtractOptions,
   extractConstraints,
+  type Refinement,
   type SourceVariable,
+  type TypeTest,
 } from './extract';
 export type {
   IrFunction,
@@ -35,3 +38,4 @@ export type {
 } from './ir';
 export { linkModules } from './link';
 export { parseLlvmModule } from './parser';
+export { findAllocationWrappers } from './wrappers';

@@ -162,6 +162,12 @@ export interface IrGlobal {
   readonly aliasee?: IrTypedValue | undefined;
   readonly line: number;
   readonly linkage?: IrLinkage | undefined;
+  /**
+   * A vtable's type metadata (`!type !{i64 16, !"_ZTS5Shape"}`, clang's `-fwhole-program-vtables`
+   * and `-fsanitize=cfi`): at byte `byte` starts a vtable compatible with the class `type` (the
+   * type's string as written, `!"_ZTS5Shape"`, or a `!N` node for a class of internal linkage).
+   */
+  readonly vtableTypes?: readonly { readonly byte: number; readonly type: string }[] | undefined;
 }
 
 /** A parsed module. */
@@ -176,4 +182,6 @@ export interface IrModule {
   readonly debugVariables?: ReadonlyMap<string, { readonly name: string; readonly line: number | undefined }>;
   /** Bytes of IR text. */
   readonly size: number;
+  /** Globals whose address a constant expression turns into an integer (`ptrtoint (ptr @g to i64)`). */
+  readonly integerAddresses?: readonly IrValue[] | undefined;
 }

@@ -95,7 +95,9 @@ export function tokenize(text: string, file: string): Token[] {
       i++;
       continue;
     }
-    if (c === 59 /* ; */) {
+    // Comments, and the module summary of LTO builds (`^0 = module: (…)`, one entry a line, at
+    // the start of a line): nothing a points-to analysis reads.
+    if (c === 59 /* ; */ || (c === 94 /* ^ */ && i === lineStart)) {
       while (i < n && text.charCodeAt(i) !== 10) i++;
       continue;
     }
@@ -174,4 +176,34 @@ export function tokenize(text: string, file: string): Token[] {
   }
   tokens.push({ kind: TokenKind.End, text: '', line, column: i - lineStart + 1 });
   return tokens;
+}
+
+/**
+ * The globals whose address a constant expression turns into an integer (`ptrtoint (ptr @g to
+ * i64)`, also nested in integer arithmetic that the parser does not keep): every global named
+ * between `ptrtoint (` and its closing parenthesis, a superset.
+ */
+export function globalsTurnedIntoIntegers(tokens: readonly Token[]): string[] {
+  const names = new Set<string>();
+  for (let at = 0; at < tokens.length; at++) {
+    const token = tokens[at] as Token;
+    if (token.kind !== TokenKind.Word || token.text !== 'ptrtoint' || tokens[at + 1]?.text !== '(') continue;
+    let depth = 0;
+    for (let k = at + 1; k < tokens.length; k++) {
+      const inner = tokens[k] as Token;
+      if (
+        inner.kind === TokenKind.Punct &&
+        (inner.text === '(' || inner.text === '[' || inner.text === '{' || inner.text === '<')
+      )
+        depth++;
+      else if (
+        inner.kind === TokenKind.Punct &&
+        (inner.text === ')' || inner.text === ']' || inner.text === '}' || inner.text === '>')
+      )
+        depth--;
+      else if (inner.kind === TokenKind.Global) names.add(inner.text);
+      if (depth === 0 || inner.kind === TokenKind.End) break;
+    }
+  }
+  return [...names];
 }

@@ -7,7 +7,9 @@ import {
   NO_POINTER_EFFECT,
   RETURNS_ARGUMENT,
   RETURNS_FIRST_ARGUMENT,
+  RETURNS_LIBRARY_MEMORY,
   RETURNS_UNKNOWN_ONLY,
+  SCANS_INTO_ARGUMENTS,
   STORES_FIRST_INTO_SECOND,
 } from './summaries';
 import { FIRST_PARAM_FIELD, ModuleValues, stripSigil } from './values';
@@ -82,15 +84,39 @@ export abstract class LibraryCalls extends ModuleValues {
       if (name === 'mempcpy' || name === 'memccpy' || name === 'wmemcpy') this.copyFields(args[0], args[1]);
       return;
     }
+    if (RETURNS_LIBRARY_MEMORY.has(name)) {
+      if (result !== undefined) b.copy(result, this.libraryMemory(name));
+      return;
+    }
+    if (name === 'putenv') {
+      // The environment getenv returns now holds the program's string (getenv gives `s + k`).
+      if (args[0] !== undefined) this.anywhereFrom(this.libraryMemory('getenv'), args[0]);
+      return;
+    }
     if (RETURNS_UNKNOWN_ONLY.has(name)) {
       if (result !== undefined) b.copy(result, this.unknownAddress);
       return;
     }
-    if (name === 'realpath') {
-      // realpath(path, resolved): resolved, or a new block when resolved is NULL.
+    if (name === 'realpath' || name === 'getcwd' || name === 'mremap') {
+      // realpath(path, resolved), getcwd(buf, n): that buffer, or a new block when it is NULL;
+      // mremap(old, …): the mapping, moved or not.
       if (result === undefined) return;
-      if (args[1] !== undefined) b.copy(result, args[1]);
+      const given = args[name === 'realpath' ? 1 : 0];
+      if (given !== undefined) b.copy(result, given);
       b.addressOf(result, this.heapObject(f, i, name));
+      return;
+    }
+    if (name === 'backtrace_symbols') {
+      // A new block: an array of pointers to strings inside the same block.
+      if (result === undefined) return;
+      const heap = this.heapObject(f, i, name);
+      b.addressOf(result, heap);
+      b.store(result, result);
+      return;
+    }
+    const scanned = SCANS_INTO_ARGUMENTS.get(name);
+    if (scanned !== undefined) {
+      for (const arg of args.slice(scanned)) if (arg !== undefined) b.store(arg, this.unknownAddress);
       return;
     }
     if (name === 'strsep') {
@@ -120,6 +146,23 @@ export abstract class LibraryCalls extends ModuleValues {
       return;
     }
     this.unknownCall(args, result);
+  }
+
+  /**
+   * The address of the memory a library function returns ({@link RETURNS_LIBRARY_MEMORY}): one
+   * object per function (`<memory of getenv>`), every field pointing to its start, made on first use.
+   */
+  libraryMemory(name: string): number {
+    const known = this.libraryObjects.get(name === 'secure_getenv' ? 'getenv' : name);
+    if (known !== undefined) return known;
+    const label = `<memory of ${name === 'secure_getenv' ? 'getenv' : name}>`;
+    const object = this.b.object(label, { fields: this.largest });
+    this.objectNames.set(object, label);
+    const address = this.b.variable(`&${label}`);
+    this.b.addressOf(address, object);
+    for (let k = 0; k < this.largest; k++) this.b.addressOf(object + k, object);
+    this.libraryObjects.set(name === 'secure_getenv' ? 'getenv' : name, address);
+    return address;
   }
 
   /**

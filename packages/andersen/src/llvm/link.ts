@@ -22,8 +22,10 @@ export function linkModules(modules: readonly IrModule[]): IrModule {
   const symbols = new Map<string, { file: string; line: number; defined: boolean; discardable: boolean }>();
   const globals = new Map<string, IrGlobal>();
   const functions = new Map<string, IrFunction>();
+  const linked: IrModule[] = [];
   modules.forEach((original, index) => {
     const module = index === 0 ? original : renamed(original, types, symbols);
+    linked.push(module);
     for (const [name, type] of module.types) if (!types.has(name)) types.set(name, type);
     for (const [id, line] of module.debugLines) debugLines.set(id, line);
     const add = <T extends IrGlobal | IrFunction>(into: Map<string, T>, item: T, defined: boolean) => {
@@ -54,6 +56,7 @@ export function linkModules(modules: readonly IrModule[]): IrModule {
     functions: [...functions.values()],
     debugLines,
     size: modules.reduce((sum, m) => sum + m.size, 0),
+    integerAddresses: linked.flatMap((m) => m.integerAddresses ?? []),
   };
 }
 
@@ -83,7 +86,13 @@ function renamed(
   }
   const walk = (value: unknown, key?: string): unknown => {
     if (Array.isArray(value)) return value.map((v) => walk(v));
-    if (typeof value === 'string') return key === 'dbg' ? `${value}<${tag}>` : value;
+    if (typeof value === 'string') {
+      // Debug locations, and metadata nodes naming a class of internal linkage (`!type !{i64 16,
+      // !12}`, `llvm.type.test(…, metadata !12)`), are per module.
+      if (key === 'dbg' || ((key === 'id' || key === 'type') && /^!\d+$/.test(value)))
+        return `${value}<${tag}>`;
+      return value;
+    }
     if (value === null || typeof value !== 'object') return value;
     const object = value as Record<string, unknown>;
     const copy: Record<string, unknown> = {};
@@ -107,5 +116,6 @@ function renamed(
     functions: module.functions.map(renameItem),
     debugLines: new Map([...module.debugLines].map(([id, line]) => [`${id}<${tag}>`, line])),
     size: module.size,
+    integerAddresses: walk(module.integerAddresses) as IrModule['integerAddresses'],
   };
 }

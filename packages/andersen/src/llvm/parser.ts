@@ -9,357 +9,25 @@ import type {
   IrTypedValue,
   IrValue,
 } from './ir';
-import { type Token, TokenKind, tokenize } from './lexer';
+import { globalsTurnedIntoIntegers, type Token, TokenKind, tokenize } from './lexer';
+import { IrReader } from './reader';
 import {
   ATTRIBUTES_WITH_INTEGER,
   CALL_PREFIX_WORDS,
   CAST_OPS,
-  CONSTANT_WORDS,
   describe,
-  EMPTY,
-  isConstantExpressionWord,
   isTypeStart,
-  isValueWord,
   LINKAGE_AND_FLAGS,
   NON_POINTER_OPS,
   PTR,
   SKIPPED_TOP_LEVEL,
-  VOID,
 } from './words';
 
-/** A recursive-descent reader over a token range. */
-class Parser {
-  readonly tokens: Token[];
-  readonly file: string;
-  pos = 0;
-  limit: number;
-  readonly end: Token;
-  /** Where named types, globals and the current function's locals are used, checked once all are defined. */
-  typeUses: Token[] = [];
-  globalUses: Token[] = [];
-  localUses: Token[] = [];
-  /** Locals the current function defines: parameters, instruction results. */
-  localDefinitions = new Set<string>();
-
-  constructor(tokens: Token[], file: string) {
-    this.tokens = tokens;
-    this.file = file;
-    this.limit = tokens.length - 1;
-    this.end = tokens[tokens.length - 1] as Token;
-  }
-
-  peek(ahead = 0): Token {
-    const at = this.pos + ahead;
-    return at < this.limit ? (this.tokens[at] as Token) : { ...this.end, line: this.last().line };
-  }
-
-  last(): Token {
-    return (this.tokens[Math.min(this.pos, this.limit) - 1] ?? this.end) as Token;
-  }
-
-  next(): Token {
-    const token = this.peek();
-    if (this.pos < this.limit) this.pos++;
-    return token;
-  }
-
-  atEnd(): boolean {
-    return this.pos >= this.limit;
-  }
-
-  is(text: string): boolean {
-    const token = this.peek();
-    return token.text === text && token.kind !== TokenKind.String;
-  }
-
-  accept(text: string): boolean {
-    if (!this.is(text)) return false;
-    this.next();
-    return true;
-  }
-
-  expect(text: string): Token {
-    if (!this.is(text)) this.fail(`expected '${text}', found ${describe(this.peek())}`);
-    return this.next();
-  }
-
-  fail(reason: string, token: Token = this.peek()): never {
-    throw new LlvmParseError({ file: this.file, line: token.line, column: token.column }, reason);
-  }
-
-  /** Skips one token, or a whole bracketed group when it opens one. */
-  skipBalanced(): void {
-    const open = this.next();
-    const closing: Record<string, string> = { '(': ')', '[': ']', '{': '}', '<': '>' };
-    if (open.kind !== TokenKind.Punct || !(open.text in closing)) return;
-    let depth = 1;
-    while (depth > 0) {
-      const token = this.next();
-      if (token.kind === TokenKind.End) this.fail(`unbalanced '${open.text}'`, open);
-      if (token.kind !== TokenKind.Punct) continue;
-      if (token.text in closing) depth++;
-      else if (')]}>'.includes(token.text)) depth--;
-    }
-  }
-
-  /**
-   * Skips a line-based entity: tokens up to a line change at bracket depth 0. `rest`: the entity
-   * has begun (skip what is left of it), else it starts at the next token.
-   */
-  skipEntity(rest = false): void {
-    let depth = 0;
-    let line = rest ? this.last().line : this.peek().line;
-    while (!this.atEnd()) {
-      const token = this.peek();
-      if (depth === 0 && token.line !== line) return;
-      this.next();
-      line = token.line;
-      if (token.kind !== TokenKind.Punct) continue;
-      if ('([{<'.includes(token.text)) depth++;
-      else if (')]}>'.includes(token.text)) depth = Math.max(0, depth - 1);
-    }
-  }
-
-  // ── types ──────────────────────────────────────────────────────────────────────────────────
-
-  parseType(): IrType {
-    let type = this.parseBaseType();
-    for (;;) {
-      if (this.is('*')) {
-        this.next();
-        type = PTR;
-      } else if (this.is('addrspace') && this.peek(1).text === '(' && this.peek(4).text === '*') {
-        this.next();
-        this.skipBalanced();
-        this.expect('*');
-        type = PTR;
-      } else if (this.is('(')) {
-        type = this.parseFunctionTypeParams(type);
-      } else return type;
-    }
-  }
-
-  parseFunctionTypeParams(result: IrType): IrType & { kind: 'function' } {
-    this.expect('(');
-    const params: IrType[] = [];
-    let varargs = false;
-    while (!this.is(')')) {
-      if (this.accept('...')) {
-        varargs = true;
-        continue;
-      }
-      params.push(this.parseType());
-      this.skipAttributes();
-      if (this.peek().kind === TokenKind.Local) this.next(); // a parameter name
-      if (!this.is(')')) this.expect(',');
-    }
-    this.expect(')');
-    return { kind: 'function', result, params, varargs };
-  }
-
-  parseBaseType(): IrType {
-    const token = this.peek();
-    if (token.kind === TokenKind.Local) {
-      this.next();
-      this.typeUses.push(token);
-      return { kind: 'named', name: token.text };
-    }
-    if (token.kind === TokenKind.Punct) {
-      if (token.text === '{') return this.parseStructBody(false);
-      if (token.text === '<' && this.peek(1).text === '{') {
-        this.next();
-        const struct = this.parseStructBody(true);
-        this.expect('>');
-        return struct;
-      }
-      if (token.text === '[' || token.text === '<') {
-        this.next();
-        if (this.accept('vscale')) this.expect('x');
-        const length = Number(this.expectNumber());
-        this.expect('x');
-        const element = this.parseType();
-        this.expect(token.text === '[' ? ']' : '>');
-        return token.text === '[' ? { kind: 'array', length, element } : { kind: 'vector', length, element };
-      }
-    }
-    if (token.kind !== TokenKind.Word) this.fail(`expected a type, found ${describe(token)}`);
-    this.next();
-    const word = token.text;
-    if (/^i\d+$/.test(word)) return { kind: 'int', bits: Number(word.slice(1)) };
-    switch (word) {
-      case 'void':
-        return VOID;
-      case 'ptr':
-        if (this.is('addrspace')) {
-          this.next();
-          this.skipBalanced();
-        }
-        return PTR;
-      case 'half':
-      case 'bfloat':
-        return { kind: 'float', bits: 16 };
-      case 'float':
-        return { kind: 'float', bits: 32 };
-      case 'double':
-        return { kind: 'float', bits: 64 };
-      case 'x86_fp80':
-      case 'fp128':
-      case 'ppc_fp128':
-        return { kind: 'float', bits: 128 }; // x86_fp80 occupies 16 bytes on x86-64
-      case 'label':
-      case 'metadata':
-      case 'token':
-      case 'opaque':
-        return { kind: word };
-      case 'x86_mmx':
-      case 'x86_amx':
-        return { kind: 'other' };
-      case 'target':
-        this.skipBalanced();
-        return { kind: 'other' };
-      default:
-        return this.fail(`expected a type, found ${describe(token)}`, token);
-    }
-  }
-
-  parseStructBody(packed: boolean): IrType {
-    this.expect('{');
-    const fields: IrType[] = [];
-    while (!this.is('}')) {
-      fields.push(this.parseType());
-      if (!this.is('}')) this.expect(',');
-    }
-    this.expect('}');
-    return { kind: 'struct', fields, packed };
-  }
-
-  expectNumber(): string {
-    const token = this.next();
-    if (token.kind !== TokenKind.Number) this.fail(`expected a number, found ${describe(token)}`, token);
-    return token.text;
-  }
-
-  // ── values ─────────────────────────────────────────────────────────────────────────────────
-
-  /** Skips parameter and return attributes (`noundef`, `align 8`, `dereferenceable(16)`, `captures(none)`, `byval(%T)`). */
-  skipAttributes(): void {
-    for (;;) {
-      const token = this.peek();
-      if (token.kind === TokenKind.AttributeGroup) {
-        this.next();
-        continue;
-      }
-      if (token.kind !== TokenKind.Word || isTypeStart(token) || isValueWord(token.text)) return;
-      if (token.text === 'c' && this.peek(1).kind === TokenKind.String) return;
-      this.next();
-      if (ATTRIBUTES_WITH_INTEGER.has(token.text) && this.peek().kind === TokenKind.Number) this.next();
-      else if (this.is('(')) this.skipBalanced();
-    }
-  }
-
-  parseTypedValue(): IrTypedValue {
-    const type = this.parseType();
-    this.skipAttributes();
-    return { type, value: this.parseValue() };
-  }
-
-  parseValue(): IrValue {
-    const token = this.peek();
-    switch (token.kind) {
-      case TokenKind.Local:
-        this.next();
-        this.localUses.push(token);
-        return { kind: 'local', name: token.text };
-      case TokenKind.Global:
-        this.next();
-        this.globalUses.push(token);
-        return { kind: 'global', name: token.text };
-      case TokenKind.Number:
-        this.next();
-        return /^-?\d+$/.test(token.text) ? { kind: 'int', value: Number(token.text) } : EMPTY;
-      case TokenKind.String:
-        this.next();
-        return EMPTY;
-      case TokenKind.Metadata:
-        this.next();
-        if (this.is('(') || this.is('{')) this.skipBalanced();
-        return { kind: 'opaque', what: 'metadata', id: token.text };
-      case TokenKind.Punct:
-        return this.parseAggregateConstant();
-      case TokenKind.Word:
-        return this.parseWordValue();
-      default:
-        return this.fail(`expected a value, found ${describe(token)}`);
-    }
-  }
-
-  parseAggregateConstant(): IrValue {
-    const open = this.next();
-    let close: string;
-    if (open.text === '{') close = '}';
-    else if (open.text === '[') close = ']';
-    else if (open.text === '<' && this.is('{')) {
-      this.next();
-      close = '}';
-    } else if (open.text === '<') close = '>';
-    else return this.fail(`expected a value, found ${describe(open)}`, open);
-    const elements: IrTypedValue[] = [];
-    while (!this.is(close)) {
-      elements.push(this.parseTypedValue());
-      if (!this.is(close)) this.expect(',');
-    }
-    this.expect(close);
-    if (open.text === '<' && close === '}') this.expect('>');
-    return { kind: 'aggregate', elements };
-  }
-
-  parseWordValue(): IrValue {
-    const token = this.next();
-    const word = token.text;
-    if (CONSTANT_WORDS.has(word)) return EMPTY;
-    if (word === 'c' && this.peek().kind === TokenKind.String) {
-      this.next();
-      return EMPTY;
-    }
-    if (word === 'getelementptr') {
-      while (this.peek().kind === TokenKind.Word) {
-        const flag = this.next();
-        if (flag.text === 'inrange' && this.is('(')) this.skipBalanced();
-      }
-      this.expect('(');
-      const sourceType = this.parseType();
-      this.expect(',');
-      const base = this.parseTypedValue();
-      const indices: IrTypedValue[] = [];
-      while (this.accept(',')) {
-        if (this.is('inrange')) this.next();
-        indices.push(this.parseTypedValue());
-      }
-      this.expect(')');
-      return { kind: 'gep', sourceType, base, indices };
-    }
-    if (CAST_OPS.has(word)) {
-      this.expect('(');
-      const operand = this.parseTypedValue();
-      this.expect('to');
-      const to = this.parseType();
-      this.expect(')');
-      return { kind: 'cast', op: word, operand, to };
-    }
-    if (word === 'dso_local_equivalent' || word === 'no_cfi') return this.parseValue();
-    if (word === 'asm') {
-      while (this.peek().kind === TokenKind.Word) this.next();
-      while (this.peek().kind === TokenKind.String || this.is(',')) this.next();
-      return { kind: 'opaque', what: 'asm' };
-    }
-    if (word === 'blockaddress' || word === 'splat' || isConstantExpressionWord(word)) {
-      // Integer and vector constant expressions (sub, shl, icmp, …) yield no pointer.
-      while (this.peek().kind === TokenKind.Word && !this.is('(')) this.next();
-      if (this.is('(')) this.skipBalanced();
-      return word === 'blockaddress' ? { kind: 'opaque', what: word } : EMPTY;
-    }
-    return this.fail(`expected a value, found ${describe(token)}`, token);
-  }
+/** A recursive-descent reader of a module over its tokens. */
+class Parser extends IrReader {
+  /** `!type` attachments of globals by name, and the tuple nodes they may name (`!0 = !{i64 16, !"_ZTS1A"}`). */
+  readonly vtableTypeNodes = new Map<string, string[]>();
+  readonly typeNodes = new Map<string, { byte: number; type: string }>();
 
   // ── module ─────────────────────────────────────────────────────────────────────────────────
 
@@ -383,6 +51,7 @@ class Parser {
       }
       if (token.kind === TokenKind.Metadata) {
         this.readDebugLocation(debugLines, debugVariables);
+        this.readTypeNode();
         this.skipEntity();
         continue;
       }
@@ -405,7 +74,15 @@ class Parser {
       this.fail(`expected a global, a function, a type or metadata, found ${describe(token)}`);
     }
     this.checkModuleNames(types, globals, functions);
-    return { file: this.file, types, globals, functions, debugLines, debugVariables, size };
+    return {
+      file: this.file,
+      types,
+      globals: globals.map((g) => this.withVtableTypes(g)),
+      functions,
+      debugLines,
+      debugVariables,
+      size,
+    };
   }
 
   /** LLVM's own reader rejects a module that uses a type or a global it does not define: so do we. */
@@ -462,6 +139,32 @@ class Parser {
     }
   }
 
+  /** `!N = !{i64 16, !"_ZTS5Shape"}` (or `!{i64 16, !M}`): a candidate type node of a vtable. */
+  readTypeNode(): void {
+    const t = (k: number) => this.peek(k);
+    if (t(1).text !== '=' || t(2).text !== '!' || t(3).text !== '{' || t(4).text !== 'i64') return;
+    if (t(5).kind !== TokenKind.Number || t(6).text !== ',') return;
+    const id =
+      t(7).text === '!' && t(8).kind === TokenKind.String
+        ? { text: `!"${t(8).text}"`, close: 9 }
+        : t(7).kind === TokenKind.Metadata && t(7).text !== '!'
+          ? { text: t(7).text, close: 8 }
+          : undefined;
+    if (id === undefined || t(id.close).text !== '}') return;
+    this.typeNodes.set(t(0).text, { byte: Number(t(5).text), type: id.text });
+  }
+
+  /** A global with the `!type` attachments it named, resolved once all metadata is read. */
+  withVtableTypes(g: IrGlobal): IrGlobal {
+    const nodes = this.vtableTypeNodes.get(g.name);
+    if (nodes === undefined) return g;
+    const vtableTypes = nodes.flatMap((node) => {
+      const type = this.typeNodes.get(node);
+      return type === undefined ? [] : [type];
+    });
+    return vtableTypes.length === 0 ? g : { ...g, vtableTypes };
+  }
+
   parseGlobal(): IrGlobal {
     const nameToken = this.next();
     this.expect('=');
@@ -496,7 +199,12 @@ class Parser {
     if (!this.atEnd() && next.line === this.last().line && next.text !== ',') {
       initializer = { type: valueType, value: this.parseValue() };
     }
-    // `, align 8`, `, section "…"`, `, !dbg !3`, …
+    // `, align 8`, `, section "…"`, `, !dbg !3`, `, !type !0`, …
+    const typeNodes: string[] = [];
+    for (let at = this.pos; at < this.limit && this.tokens[at]?.line === nameToken.line; at++)
+      if (this.tokens[at]?.text === '!type' && this.tokens[at + 1]?.kind === TokenKind.Metadata)
+        typeNodes.push((this.tokens[at + 1] as Token).text);
+    if (typeNodes.length > 0) this.vtableTypeNodes.set(nameToken.text, typeNodes);
     if (this.is(',')) this.skipEntity(true);
     return {
       name: nameToken.text,
@@ -848,8 +556,12 @@ class Parser {
  * ```
  */
 export function parseLlvmModule(text: string, file = '<input>'): IrModule {
-  const parser = new Parser(tokenize(text, file), file);
-  return parser.parseModule(text.length);
+  const tokens = tokenize(text, file);
+  const module = new Parser(tokens, file).parseModule(text.length);
+  const globals = globalsTurnedIntoIntegers(tokens);
+  return globals.length === 0
+    ? module
+    : { ...module, integerAddresses: globals.map((name) => ({ kind: 'global', name })) };
 }
 
 function linkageOf(word: string): IrLinkage | undefined {

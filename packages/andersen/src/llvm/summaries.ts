@@ -35,6 +35,8 @@ export const LIBRARY_ALLOCATORS = new Set([
   '_ZnwmSt11align_val_t',
   '_ZnamSt11align_val_t',
   '__cxa_allocate_exception',
+  'mmap',
+  'mmap64',
 ]);
 
 /** Library functions that store a new object through their first argument (`getline(&line, &n, f)`). */
@@ -67,13 +69,16 @@ export const RETURNS_FIRST_ARGUMENT = new Set([
   'strtok_r',
   'memset',
   'fgets',
+  'strptime',
 ]);
 /**
- * Library functions that return a pointer to memory the program did not allocate (a static
- * buffer, the environment, a symbol) and neither keep nor write through their arguments: the
- * result is the unknown object, the arguments stay untouched.
+ * Library functions that return a pointer to memory the C library owns (a static buffer, the
+ * environment, a table) holding no pointer of the program, and neither keep nor write through
+ * their arguments: the result points to an object of the library's own, one per function, whose
+ * fields point into it (`getpwuid(…)->pw_name`); the arguments stay untouched. `putenv` puts the
+ * program's strings into the environment that `getenv` returns.
  */
-export const RETURNS_UNKNOWN_ONLY = new Set([
+export const RETURNS_LIBRARY_MEMORY = new Set([
   'getenv',
   'secure_getenv',
   '__ctype_b_loc',
@@ -81,21 +86,56 @@ export const RETURNS_UNKNOWN_ONLY = new Set([
   '__ctype_toupper_loc',
   '__errno_location',
   'strerror',
+  'strsignal',
   'setlocale',
   'localeconv',
+  'nl_langinfo',
   'localtime',
+  'localtime64',
   'gmtime',
+  'gmtime64',
   'ctime',
   'asctime',
   'dlopen',
-  'dlsym',
   'dlerror',
-  'signal',
   'tmpnam',
   'ttyname',
+  'getlogin',
   'getpwnam',
   'getpwuid',
+  'getgrnam',
+  'getgrgid',
   'readdir',
+  'readdir64',
+  'gai_strerror',
+  'inet_ntoa',
+  'gethostbyname',
+]);
+/**
+ * Library functions that return a pointer the analysis cannot place: a symbol of any module
+ * (`dlsym`), the previous signal handler. The result is the unknown object; the arguments stay
+ * untouched.
+ */
+export const RETURNS_UNKNOWN_ONLY = new Set([
+  'dlsym',
+  'dlvsym',
+  'signal',
+  '__sysv_signal',
+  'bsd_signal',
+  'sigset',
+]);
+/**
+ * The `scanf` family: `%p` stores a pointer read from text (the unknown object) through a pointer
+ * argument after the format; the others store numbers and characters. The index of the first
+ * argument after the format.
+ */
+export const SCANS_INTO_ARGUMENTS: ReadonlyMap<string, number> = new Map([
+  ['scanf', 1],
+  ['__isoc99_scanf', 1],
+  ['fscanf', 2],
+  ['__isoc99_fscanf', 2],
+  ['sscanf', 2],
+  ['__isoc99_sscanf', 2],
 ]);
 /** Library functions that store their first argument through their second (`strtol(s, &end)`). */
 export const STORES_FIRST_INTO_SECOND = new Set([
@@ -158,9 +198,6 @@ export const NO_POINTER_EFFECT = new Set([
   'fgetc',
   'getchar',
   'ungetc',
-  'scanf',
-  'fscanf',
-  'sscanf',
   'strlen',
   'strnlen',
   'strcmp',
@@ -272,6 +309,67 @@ export const NO_POINTER_EFFECT = new Set([
   'isxdigit',
   'isprint',
   'isgraph',
+  // Files, processes and time: descriptors, numbers and buffers of bytes.
+  'access',
+  'faccessat',
+  'ftruncate',
+  'ftruncate64',
+  'truncate',
+  'fcntl',
+  'fcntl64',
+  'mkdir',
+  'rmdir',
+  'chdir',
+  'chmod',
+  'chown',
+  'lchown',
+  'symlink',
+  'link',
+  'readlink',
+  'utimes',
+  'utimensat',
+  'futimens',
+  'fsync',
+  'fdatasync',
+  'pread',
+  'pread64',
+  'pwrite',
+  'pwrite64',
+  'munmap',
+  'msync',
+  'madvise',
+  'sysconf',
+  'getpagesize',
+  'getpid',
+  'getppid',
+  'getuid',
+  'geteuid',
+  'getgid',
+  'getegid',
+  'gettimeofday',
+  'clock_gettime',
+  'getrusage',
+  'getrlimit',
+  'setrlimit',
+  'setpriority',
+  'usleep',
+  'nanosleep',
+  'closedir',
+  'umask',
+  'dup',
+  'dup2',
+  'pipe',
+  'posix_fallocate',
+  'fallocate',
+  'backtrace',
+  'cbrt',
+  'round',
+  'trunc',
+  'fmin',
+  'fmax',
+  'hypot',
+  'expm1',
+  'log1p',
 ]);
 
 /** An argument the library passes to a callback: argument `argument` of the call, or a pointer anywhere into it (`qsort`'s elements). */

@@ -52,6 +52,8 @@ export abstract class ModuleValues {
   instructionCount = 0;
   unknownExternalCalls = 0;
   indirectCalls = 0;
+  /** The address of each library function's own memory ({@link LibraryCalls.libraryMemory}). */
+  readonly libraryObjects = new Map<string, number>();
   /** What `strtok` keeps between calls. */
   strtokState = 0;
   /** Every exception object the module throws. */
@@ -62,6 +64,12 @@ export abstract class ModuleValues {
   readonly pointeeTypes = new Map<string, IrType>();
   /** This function's pointers known to point to an array element (a GEP's last index into an array). */
   readonly arrayElements = new Set<string>();
+  /** The function's casts by result, to follow an integer that becomes a pointer back to its origin. */
+  readonly castDefinitions = new Map<string, { readonly op: string; readonly operand: IrTypedValue }>();
+  /** Nodes of the pointers the module turns into integers (`ptrtoint`). */
+  readonly addressIntegers: number[] = [];
+  /** Whether an integer of unknown origin becomes a pointer somewhere in the module. */
+  integersBecomePointers = false;
   /** The function being read and its local value nodes. */
   current: IrFunction | undefined;
   locals = new Map<string, number>();
@@ -262,14 +270,54 @@ export abstract class ModuleValues {
   }
 
   castNode(op: string, operand: IrTypedValue): number | undefined {
-    if (op === 'inttoptr') return this.unknownAddress;
+    if (op === 'inttoptr') return this.integerToPointer(operand.value);
     const node = this.nodeOf(operand);
     if (op === 'ptrtoint') {
-      // The address escapes into an integer: whatever comes back through inttoptr may be it.
-      if (node !== undefined) this.b.copy(this.unknown, node);
+      // The address may come back through an inttoptr of an integer of unknown origin: then it
+      // escapes (see {@link escapeAddressIntegers}).
+      if (node !== undefined) this.addressIntegers.push(node);
       return undefined;
     }
     return node;
+  }
+
+  /**
+   * What an integer converted to a pointer (`inttoptr`) may point to. An integer constant
+   * (`(void *)-1`, `(void *)8`) is no address of the program's objects: nothing. A `ptrtoint`
+   * converted straight back is its pointer. An integer widened from fewer bits than a pointer
+   * (`zext`/`sext` of an `i32`) holds no address of a 64-bit program: nothing. Anything else
+   * (arithmetic, a loaded or passed integer) may be any address the program turned into an
+   * integer: the unknown object, and every such address escapes into it.
+   */
+  integerToPointer(value: IrValue): number | undefined {
+    if (value.kind === 'int' || value.kind === 'empty') return undefined;
+    const cast =
+      value.kind === 'cast'
+        ? value
+        : value.kind === 'local'
+          ? this.castDefinitions.get(value.name)
+          : undefined;
+    if (cast?.op === 'ptrtoint') return this.nodeOf(cast.operand);
+    if (cast !== undefined && (cast.op === 'zext' || cast.op === 'sext')) {
+      const from = this.layout.resolve(cast.operand.type);
+      if (from.kind === 'int' && from.bits < 64) return undefined;
+    }
+    this.integersBecomePointers = true;
+    return this.unknownAddress;
+  }
+
+  /**
+   * Once per module: when some integer of unknown origin becomes a pointer, every address the
+   * program turned into an integer may be it, so it escapes. A module without such a conversion
+   * (most: pointer differences, alignment checks and hashes never come back) keeps them.
+   */
+  escapeAddressIntegers(): void {
+    if (!this.integersBecomePointers) return;
+    for (const node of this.addressIntegers) this.b.copy(this.unknown, node);
+    for (const value of this.module.integerAddresses ?? []) {
+      const node = this.valueNode(value);
+      if (node !== undefined) this.b.copy(this.unknown, node);
+    }
   }
 
   /**

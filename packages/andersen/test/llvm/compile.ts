@@ -134,7 +134,6 @@ export async function compileCorpusProgram(cFile: string, level: CorpusLevel = '
   const source = resolve(cFile);
   const cxx = source.endsWith('.cpp');
   const compiler = cxx ? CLANGXX : CLANG;
-  const flags = level === 'O0' ? CLANG_FLAGS : CLANG_O2_FLAGS;
   const includeDir = dirname(source);
   let text: Buffer;
   try {
@@ -142,6 +141,9 @@ export async function compileCorpusProgram(cFile: string, level: CorpusLevel = '
   } catch (cause) {
     throw new Error(`cannot read C program ${source}`, { cause });
   }
+  // A program may ask for more clang flags on a line of its own: `// corpus-flags: -flto …`.
+  const extra = /^\/\/ corpus-flags: (.+)$/m.exec(text.toString('utf8'))?.[1]?.trim().split(/\s+/) ?? [];
+  const flags = [...(level === 'O0' ? CLANG_FLAGS : CLANG_O2_FLAGS), ...extra];
   const hash = createHash('sha256');
   hash.update(text);
   const header = join(includeDir, 'aliascheck.h');

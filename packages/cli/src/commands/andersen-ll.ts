@@ -35,6 +35,10 @@ export interface AndersenLlOptions {
   readonly aliasReport: boolean;
   /** Extra allocation functions (each call site a fresh heap object). */
   readonly allocators?: readonly string[] | undefined;
+  /** Trust `llvm.public.type.test`: the class hierarchy is complete in the given modules. */
+  readonly wholeProgramVtables?: boolean | undefined;
+  /** Solve a second time with what the first solution allows (default true). */
+  readonly refine?: boolean | undefined;
   /** Print every pointer value's points-to set (small modules). */
   readonly print?: boolean | undefined;
 }
@@ -111,6 +115,8 @@ export async function runAndersenLl(options: AndersenLlOptions, io: CliIo): Prom
       engine,
       ...(gpu ? { gpu } : {}),
       allocators: options.allocators,
+      wholeProgramVtables: options.wholeProgramVtables,
+      refine: options.refine,
       onIteration: (event) => {
         progress.setTotal(event.round + 1);
         progress.update(event.round, `round ${event.round}: ${count(event.propagated)} nodes propagated`);
