@@ -52,9 +52,11 @@ export {
 export { closeByBlocks, variableBlocks } from './dbm/decompose';
 export { createOctagonDomain, type OctagonDomain, type OctagonDomainOptions } from './dbm/domain';
 export { halfSize, matPos, rowStart } from './dbm/layout';
+export { createMatrixPool, type MatrixPool, type MatrixPoolOptions } from './dbm/matrix-pool';
 export {
   formatConstraint,
   type Interval,
+  type IntoOptions,
   type LinearExpr,
   type NumberLike,
   Octagon,
@@ -71,6 +73,7 @@ export {
   OctagonError,
   OctagonLimitError,
   OctagonParseError,
+  OctagonPoolError,
   PARSE_LIMITS,
   type SourcePosition,
 } from './errors';

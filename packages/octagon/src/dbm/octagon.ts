@@ -38,6 +38,17 @@ export interface WideningOptions {
   readonly thresholds?: 'cell' | 'bound';
 }
 
+/**
+ * The destination option of join, meet, widening and narrowing: the result's matrix is written
+ * into `into` (a half matrix of `2·dim·(dim+1)` cells — for the f64 engine a `Float64Array`, at
+ * memory speed when it and both arguments' matrices come from one matrix pool, `createMatrixPool`) instead of
+ * a fresh store. The result then owns `into` (`result.rawMatrix() === into`) unless an argument is
+ * empty; `into` may be an argument's own matrix when that argument is never used again.
+ */
+export interface IntoOptions<T> {
+  readonly into?: BoundStore<T> | undefined;
+}
+
 /** Upper bounds of a linear form and of its negation (outward: never below the exact ones). */
 interface FormBounds<T> {
   readonly up: T;
@@ -214,23 +225,32 @@ export class Octagon<T> {
 
   // ---------------------------------------------------------------- lattice
 
-  /** Least upper bound: max of the closed matrices (the result is closed). */
-  join(other: Octagon<T>): Octagon<T> {
+  /**
+   * Least upper bound: max of the closed matrices (the result is closed), into `options.into`
+   * when given ({@link IntoOptions}).
+   *
+   * @example
+   * ```ts
+   * const pool = createMatrixPool(a.dim);
+   * const j = a.join(b, { into: pool.acquire() }); // no allocation; SIMD in place when a and b are closed in the pool
+   * ```
+   */
+  join(other: Octagon<T>, options: IntoOptions<T> = {}): Octagon<T> {
     this.#same(other, 'join');
     const a = this.closedMatrix();
     const b = other.closedMatrix();
     if (!a) return other.close();
     if (!b) return this.close();
-    return this.#make(maxCells(this.bounds, a, b), true);
+    return this.#make(maxCells(this.bounds, a, b, options.into), true);
   }
 
-  /** Greatest lower bound: min of the matrices as built (not closed). */
-  meet(other: Octagon<T>): Octagon<T> {
+  /** Greatest lower bound: min of the matrices as built (not closed), into `options.into` when given. */
+  meet(other: Octagon<T>, options: IntoOptions<T> = {}): Octagon<T> {
     this.#same(other, 'meet');
     const a = this.#raw;
     const b = other.#raw;
     if (!a || !b) return this.#make(null, true);
-    return this.#make(minCells(this.bounds, a, b), false);
+    return this.#make(minCells(this.bounds, a, b, options.into), false);
   }
 
   /**
@@ -241,7 +261,8 @@ export class Octagon<T> {
    * uses the left argument as built — Miné's condition for chains to stabilise: closing a widened
    * iterate can bring a +∞ cell back to a finite value — and `thresholds: 'bound'` compares them
    * with the bounds of `±x±y` and of `x` (a unary cell uses `2·t`). An empty left argument (in
-   * either mode its emptiness is decided by its closure) gives the right one closed.
+   * either mode its emptiness is decided by its closure) gives the right one closed. `into`: as
+   * {@link IntoOptions}.
    *
    * @example
    * ```ts
@@ -255,7 +276,7 @@ export class Octagon<T> {
   widen(
     other: Octagon<T>,
     thresholds: readonly NumberLike[] = [],
-    options: WideningOptions = {},
+    options: WideningOptions & IntoOptions<T> = {},
   ): Octagon<T> {
     this.#same(other, 'widening');
     if (this.isEmpty()) return other.close();
@@ -267,21 +288,21 @@ export class Octagon<T> {
     const ts = thresholds
       .map((t) => B.fromRational(this.kind === 'int' ? toRational(t).floor() : toRational(t)))
       .sort((x, y) => (B.lt(x, y) ? -1 : 1));
-    const m = widenCells(B, a, b, this.dim, ts, options.thresholds === 'bound');
+    const m = widenCells(B, a, b, this.dim, ts, options.thresholds === 'bound', options.into);
     return this.#make(m, false);
   }
 
   /**
    * Narrowing `this Δ other` (Miné 2006 Def. 12): the +∞ cells of the left argument take the
    * right's (closed). The left argument is closed first by default (APRON), or used as built with
-   * `left: 'raw'`.
+   * `left: 'raw'`. `into`: as {@link IntoOptions}.
    */
-  narrow(other: Octagon<T>, options: Pick<WideningOptions, 'left'> = {}): Octagon<T> {
+  narrow(other: Octagon<T>, options: Pick<WideningOptions, 'left'> & IntoOptions<T> = {}): Octagon<T> {
     this.#same(other, 'narrowing');
     const a = options.left === 'raw' ? this.#raw : this.closedMatrix();
     const b = other.closedMatrix();
     if (!a || !b) return this.#make(null, true);
-    return this.#make(narrowCells(this.bounds, a, b), false);
+    return this.#make(narrowCells(this.bounds, a, b, options.into), false);
   }
 
   // ---------------------------------------------------------------- dimensions
