@@ -18,6 +18,7 @@ import {
 import { cellsEq, cellsLe, maxCells, minCells, narrowCells, widenCells } from './elementwise';
 import { guardLinearForm } from './guard-linear';
 import { halfSize, matPos } from './layout';
+import { formBounds, shiftCells, varBounds } from './transfer';
 
 export {
   formatConstraint,
@@ -47,12 +48,6 @@ export interface WideningOptions {
  */
 export interface IntoOptions<T> {
   readonly into?: BoundStore<T> | undefined;
-}
-
-/** Upper bounds of a linear form and of its negation (outward: never below the exact ones). */
-interface FormBounds<T> {
-  readonly up: T;
-  readonly down: T;
 }
 
 /**
@@ -441,43 +436,7 @@ export class Octagon<T> {
     if (lo && hi?.lt(lo)) return this.#make(null, true);
     const constant = lo !== null && hi !== null && lo.eq(hi);
     const B = this.bounds;
-    const p = 2 * x;
-    // grow[k] / least[k]: the most / least V'_k − V_{node(k)} for k = p, p+1 (null: unbounded)
-    const grow = [hi, lo === null ? null : lo.neg()];
-    const least = [lo, hi === null ? null : hi.neg()];
-    const delta = new Map<string, T>();
-    const deltaOf = (i: number, j: number): T | null => {
-      const up = j === p || j === p + 1 ? grow[j - p] : Rational.ZERO;
-      const down = i === p || i === p + 1 ? least[i - p] : Rational.ZERO;
-      if (up === null || up === undefined || down === null || down === undefined) return B.inf;
-      const d = up.sub(down);
-      if (d.num === 0n) return null;
-      const key = d.toString();
-      let v = delta.get(key);
-      if (v === undefined) {
-        v = B.fromRational(d);
-        delta.set(key, v);
-      }
-      return v;
-    };
-    const node = (k: number) => (s === -1 && k >> 1 === x ? k ^ 1 : k);
-    const apply = (src: BoundStore<T>) => {
-      const m = B.copy(src);
-      const N = 2 * this.dim;
-      const visit = (i: number, j: number) => {
-        if (i === j) return;
-        const v = src[matPos(node(i), node(j))] as T;
-        const d = deltaOf(i, j);
-        m[matPos(i, j)] = d === null || B.isInf(v) ? v : B.isInf(d) ? B.inf : B.add(v, d);
-      };
-      for (let k = 0; k < N; k++) {
-        visit(p, k);
-        visit(p + 1, k);
-        visit(k, p);
-        visit(k, p + 1);
-      }
-      return m;
-    };
+    const apply = (src: BoundStore<T>) => shiftCells(B, this.dim, src, x, s, lo, hi);
     // Rounding (f64, fractional ends) or fractional ends of an integer octagon leave a shifted
     // closure off its tight/strong form: then the closure is recomputed when asked for.
     const integral = (lo === null || lo.isInteger) && (hi === null || hi.isInteger);
@@ -526,16 +485,16 @@ export class Octagon<T> {
     const c0 = this.closedMatrix();
     if (!c0) return this.#make(null, true);
     const B = this.bounds;
-    const iv = this.#varBounds(c0);
+    const iv = varBounds(B, this.dim, c0);
     const m = B.copy(c0);
     this.#forgetInPlace(m, x);
-    const whole = this.#formBounds(terms, clo, chi, iv, -1, 0);
+    const whole = formBounds(B, terms, clo, chi, iv, -1, 0);
     this.#setBound(m, 2 * x + 1, 2 * x, B.double(whole.up));
     this.#setBound(m, 2 * x, 2 * x + 1, B.double(whole.down));
     for (let y = 0; y < this.dim; y++) {
       if (y === x) continue;
-      const minus = this.#formBounds(terms, clo, chi, iv, y, -1); // e − y
-      const plus = this.#formBounds(terms, clo, chi, iv, y, 1); // e + y
+      const minus = formBounds(B, terms, clo, chi, iv, y, -1); // e − y
+      const plus = formBounds(B, terms, clo, chi, iv, y, 1); // e + y
       // x − y ≤ up(e − y): cell (2y, 2x); y − x ≤ down(e − y): cell (2x, 2y)
       this.#setBound(m, 2 * y, 2 * x, minus.up);
       this.#setBound(m, 2 * x, 2 * y, minus.down);
@@ -770,42 +729,5 @@ export class Octagon<T> {
   #closeIncremental(m: BoundStore<T>, v: number): Octagon<T> {
     const ok = incrementalCloseGeneric(m, this.dim, this.bounds, v, this.#tightness());
     return this.#make(ok ? m : null, true);
-  }
-
-  /** Upper bounds of `x_v` and of `−x_v` from a closed matrix. */
-  #varBounds(c: BoundStore<T>): { hi: T[]; negLo: T[] } {
-    const B = this.bounds;
-    const hi: T[] = [];
-    const negLo: T[] = [];
-    for (let v = 0; v < this.dim; v++) {
-      hi.push(B.half(c[matPos(2 * v + 1, 2 * v)] as T));
-      negLo.push(B.half(c[matPos(2 * v, 2 * v + 1)] as T));
-    }
-    return { hi, negLo };
-  }
-
-  /** Outward bounds of `e + s·x_y` (`y = −1`: of `e`). */
-  #formBounds(
-    terms: readonly [number, Rational][],
-    clo: Rational | null,
-    chi: Rational | null,
-    iv: { hi: T[]; negLo: T[] },
-    y: number,
-    s: number,
-  ): FormBounds<T> {
-    const B = this.bounds;
-    let up = chi === null ? B.inf : B.fromRational(chi);
-    let down = clo === null ? B.inf : B.fromRational(clo.neg());
-    const coef = new Map(terms);
-    if (y >= 0) coef.set(y, (coef.get(y) ?? Rational.ZERO).add(Rational.of(s)));
-    for (const [v, a] of coef) {
-      if (a.num === 0n) continue;
-      const pos = a.num > 0n;
-      const abs = pos ? a : a.neg();
-      // up(a·x) = a·hi (a > 0) or |a|·(−lo); down = up(−a·x)
-      if (!B.isInf(up)) up = B.add(up, B.mul((pos ? iv.hi[v] : iv.negLo[v]) as T, abs));
-      if (!B.isInf(down)) down = B.add(down, B.mul((pos ? iv.negLo[v] : iv.hi[v]) as T, abs));
-    }
-    return { up, down };
   }
 }
