@@ -16,8 +16,16 @@ function f64(a: BoundStore<unknown>, b: BoundStore<unknown>): [Float64Array, Flo
   return a instanceof Float64Array && b instanceof Float64Array ? [a, b] : null;
 }
 
-/** The destination store: `into` (checked) or a fresh one. */
-function target<T>(B: Bounds<T>, len: number, into: BoundStore<T> | undefined): BoundStore<T> {
+/**
+ * The destination store of a cell-by-cell operator: `into` (checked: `len` cells of the engine's
+ * kind) or a fresh store of +∞.
+ *
+ * @example
+ * ```ts
+ * target(f64Bounds, halfSize(n), pool.acquire()); // the pool's matrix, checked
+ * ```
+ */
+export function target<T>(B: Bounds<T>, len: number, into: BoundStore<T> | undefined): BoundStore<T> {
   if (into === undefined) return B.alloc(len);
   if (into.length !== len || (B.engine === 'f64') !== into instanceof Float64Array) {
     throw new OctagonDimensionError(

@@ -1,7 +1,7 @@
 import { OctagonDimensionError } from '../errors';
 import { type BoundStore, type Bounds, boundsOf, type NumberEngine } from '../numbers/bounds';
 import { Rational } from '../numbers/rational';
-import { closeMatrix, incrementalCloseGeneric } from './closure';
+import { closeDense, closeMatrix, incrementalCloseGeneric } from './closure';
 import {
   formatConstraint,
   type Interval,
@@ -15,10 +15,22 @@ import {
   signedNode,
   toRational,
 } from './constraints';
-import { cellsEq, cellsLe, maxCells, minCells, narrowCells, widenCells } from './elementwise';
+import { cellsEq, cellsLe, maxCells, minCells, narrowCells, target, widenCells } from './elementwise';
 import { guardLinearForm } from './guard-linear';
 import { halfSize, matPos } from './layout';
-import { formBounds, shiftCells, varBounds } from './transfer';
+import {
+  blockLists,
+  closeWithinBlocks,
+  fillBetweenBlocks,
+  isDecomposed,
+  isolate,
+  joinPartition,
+  joinWithinBlocks,
+  mergeBlocks,
+  type Partition,
+  unionPartitions,
+} from './partition';
+import { formBounds, keepCells, matrixConstraints, permuteCells, shiftCells, varBounds } from './transfer';
 
 export {
   formatConstraint,
@@ -81,8 +93,18 @@ export class Octagon<T> {
   readonly #raw: BoundStore<T> | null;
   /** The closed matrix: undefined until computed, null when empty. */
   #closed: BoundStore<T> | null | undefined;
+  /**
+   * A decomposed octagon's partition (`dbm/partition.ts`): every cell of `#raw` between two blocks
+   * is +∞, and no block holds more than half of the variables. Null for a dense octagon.
+   */
+  #blocks: Partition | null = null;
+  /** A decomposed octagon's matrix closed within its blocks: undefined until computed, null when empty. */
+  #blockClosed: BoundStore<T> | null | undefined;
 
-  /** @internal Use the domain's factories. */
+  /**
+   * @internal Use the domain's factories. With `blocks` (a partition of which every cell of `raw`
+   * between two blocks is +∞) the octagon is decomposed, and `closed` means closed within blocks.
+   */
   constructor(
     bounds: Bounds<T>,
     kind: OctagonKind,
@@ -90,6 +112,7 @@ export class Octagon<T> {
     raw: BoundStore<T> | null,
     closed: boolean,
     integers: Uint8Array | null = null,
+    blocks: Partition | null = null,
   ) {
     this.bounds = bounds;
     this.kind = kind;
@@ -100,7 +123,36 @@ export class Octagon<T> {
       );
     this.integers = integers !== null && integers.some((f) => f === 1) ? integers : null;
     this.#raw = raw;
-    this.#closed = raw === null ? null : closed ? raw : undefined;
+    if (blocks !== null && raw !== null && isDecomposed(blocks)) {
+      this.#blocks = blocks;
+      this.#blockClosed = closed ? raw : undefined;
+    } else this.#closed = raw === null ? null : closed ? raw : undefined;
+  }
+
+  /**
+   * The blocks of a decomposed octagon (each sorted; variables in different blocks are unrelated
+   * beyond their bounds), kept by its operators; null for a dense one.
+   */
+  get blocks(): number[][] | null {
+    return this.#blocks && blockLists(this.#blocks);
+  }
+
+  /** The matrix closed within blocks of a decomposed octagon (null when empty). */
+  #closedWithinBlocks(blocks: Partition): BoundStore<T> | null {
+    if (this.#blockClosed === undefined) {
+      const m = this.bounds.copy(this.#raw as BoundStore<T>);
+      const close = (s: BoundStore<T>, k: number, t: boolean | ArrayLike<number>) =>
+        closeDense(s, k, this.bounds, t);
+      this.#blockClosed = closeWithinBlocks(m, this.dim, this.bounds, blocks, this.#tightness(), close)
+        ? m
+        : null;
+    }
+    return this.#blockClosed;
+  }
+
+  /** A decomposed result (a dense one when `blocks` is not decomposed: then `m` must be valid dense). */
+  #makeBlocks(m: BoundStore<T> | null, blocks: Partition, closedWithin: boolean): Octagon<T> {
+    return new Octagon(this.bounds, this.kind, this.dim, m, closedWithin, this.integers, blocks);
   }
 
   /** Number engine of the bounds. */
@@ -143,6 +195,12 @@ export class Octagon<T> {
 
   /** The strongly (tightly) closed half matrix (do not modify); null when empty. */
   closedMatrix(): BoundStore<T> | null {
+    if (this.#closed === undefined && this.#blocks) {
+      const within = this.#closedWithinBlocks(this.#blocks);
+      const m = within && this.bounds.copy(within);
+      if (m) fillBetweenBlocks(m, this.dim, this.bounds, this.#blocks, this.#tightness());
+      this.#closed = m;
+    }
     if (this.#closed === undefined) {
       const m = this.bounds.copy(this.#raw as BoundStore<T>);
       this.#closed = closeMatrix(m, this.dim, this.bounds, this.#tightness()) ? m : null;
@@ -166,6 +224,7 @@ export class Octagon<T> {
 
   /** Whether the octagon has no point (closes it). */
   isEmpty(): boolean {
+    if (this.#blocks) return this.#closedWithinBlocks(this.#blocks) === null;
     return this.closedMatrix() === null;
   }
 
@@ -232,6 +291,19 @@ export class Octagon<T> {
    */
   join(other: Octagon<T>, options: IntoOptions<T> = {}): Octagon<T> {
     this.#same(other, 'join');
+    const [pa, pb] = [this.#blocks, other.#blocks];
+    if (pa && pb) {
+      const wa = this.#closedWithinBlocks(pa);
+      const wb = other.#closedWithinBlocks(pb);
+      if (!wa) return wb ? other.#makeBlocks(wb, pb, true) : other.toBottom();
+      if (!wb) return this.#makeBlocks(wa, pa, true);
+      const r = joinPartition(this.bounds, this.dim, wa, pa, wb, pb);
+      if (isDecomposed(r)) {
+        const into = options.into && target(this.bounds, wa.length, options.into);
+        const m = joinWithinBlocks(this.bounds, this.dim, wa, pa, wb, pb, r, this.#tightness(), into);
+        return this.#makeBlocks(m, r, true);
+      }
+    }
     const a = this.closedMatrix();
     const b = other.closedMatrix();
     if (!a) return other.close();
@@ -245,6 +317,10 @@ export class Octagon<T> {
     const a = this.#raw;
     const b = other.#raw;
     if (!a || !b) return this.#make(null, true);
+    if (this.#blocks && other.#blocks) {
+      const p = unionPartitions(this.#blocks, other.#blocks);
+      if (isDecomposed(p)) return this.#makeBlocks(minCells(this.bounds, a, b, options.into), p, false);
+    }
     return this.#make(minCells(this.bounds, a, b, options.into), false);
   }
 
@@ -305,11 +381,11 @@ export class Octagon<T> {
   /** Forgets the variables (projection then unconstrained); closes first, the result is closed. */
   forget(vars: readonly number[]): Octagon<T> {
     for (const v of vars) this.#var(v);
-    const c = this.closedMatrix();
+    const c = this.#blocks ? this.#closedWithinBlocks(this.#blocks) : this.closedMatrix();
     if (!c) return this.#make(null, true);
     const m = this.bounds.copy(c);
     for (const v of vars) this.#forgetInPlace(m, v);
-    return this.#make(m, true);
+    return this.#blocks ? this.#makeBlocks(m, isolate(this.#blocks, vars), true) : this.#make(m, true);
   }
 
   /**
@@ -332,8 +408,10 @@ export class Octagon<T> {
       return m;
     };
     const flags = this.integers && Uint8Array.from({ length: n }, (_, v) => this.integers?.[v] ?? 0);
-    const out = new Octagon(this.bounds, this.kind, n, make(this.#raw), false, flags);
+    const blocks = this.#blocks && Int32Array.from({ length: n }, (_, v) => this.#blocks?.[v] ?? v);
+    const out = new Octagon(this.bounds, this.kind, n, make(this.#raw), false, flags, blocks);
     if (this.#closed !== undefined) out.#closed = make(this.#closed);
+    if (out.#blocks && this.#blockClosed !== undefined) out.#blockClosed = make(this.#blockClosed);
     return out;
   }
 
@@ -346,22 +424,7 @@ export class Octagon<T> {
     const n = keep.length;
     const flags = this.integers && Uint8Array.from(keep, (v) => this.integers?.[v] ?? 0);
     if (!c) return new Octagon(this.bounds, this.kind, n, null, true, flags);
-    const m = this.bounds.alloc(halfSize(n));
-    for (let a = 0; a < n; a++) {
-      for (let b = 0; b < n; b++) {
-        const va = keep[a] as number;
-        const vb = keep[b] as number;
-        for (let da = 0; da < 2; da++) {
-          for (let db = 0; db < 2; db++) {
-            const i = 2 * a + da;
-            const j = 2 * b + db;
-            if (j > (i | 1)) continue;
-            m[matPos(i, j)] = c[matPos(2 * va + da, 2 * vb + db)] as T;
-          }
-        }
-      }
-    }
-    return new Octagon(this.bounds, this.kind, n, m, true, flags);
+    return new Octagon(this.bounds, this.kind, n, keepCells(this.bounds, c, keep), true, flags);
   }
 
   /** Renames variable `v` to `perm[v]` (a permutation of `0 … dim−1`). */
@@ -375,19 +438,7 @@ export class Octagon<T> {
         `permute: [${perm.join(', ')}] is not a permutation of ${this.dim} variables`,
       );
     }
-    const map = (src: BoundStore<T> | null) => {
-      if (!src) return null;
-      const m = this.bounds.alloc(src.length);
-      const N = 2 * this.dim;
-      for (let i = 0; i < N; i++) {
-        for (let j = 0; j <= (i | 1); j++) {
-          const ni = 2 * (perm[i >> 1] as number) + (i & 1);
-          const nj = 2 * (perm[j >> 1] as number) + (j & 1);
-          m[matPos(ni, nj)] = src[matPos(i, j)] as T;
-        }
-      }
-      return m;
-    };
+    const map = (src: BoundStore<T> | null) => src && permuteCells(this.bounds, this.dim, src, perm);
     let flags: Uint8Array | null = null;
     if (this.integers) {
       flags = new Uint8Array(this.dim);
@@ -412,6 +463,16 @@ export class Octagon<T> {
     const B = this.bounds;
     const cr = toRational(c);
     if (x === y) return this.#shift(x, s, cr, cr);
+    const p = this.#blocks && mergeBlocks(isolate(this.#blocks, [x]), x, y);
+    if (this.#blocks && p && isDecomposed(p)) {
+      const c = this.#closedWithinBlocks(this.#blocks);
+      if (!c) return this.#make(null, true);
+      const m = B.copy(c);
+      this.#forgetInPlace(m, x);
+      this.#setConstraint(m, 1, x, -s as Sign, y, cr);
+      this.#setConstraint(m, -1, x, s, y, cr.neg());
+      return this.#makeBlocks(m, p, false);
+    }
     const c0 = this.closedMatrix();
     if (!c0) return this.#make(null, true);
     const m = B.copy(c0);
@@ -441,6 +502,15 @@ export class Octagon<T> {
     // closure off its tight/strong form: then the closure is recomputed when asked for.
     const integral = (lo === null || lo.isInteger) && (hi === null || hi.isInteger);
     const staysClosed = integral || (B.engine === 'exact' && !this.isIntegerVar(x));
+    if (this.#blocks) {
+      // +∞ cells stay +∞: the partition holds, and a shifted matrix closed within blocks stays so
+      const within = constant ? this.#raw : this.#closedWithinBlocks(this.#blocks);
+      if (!within) return this.#make(null, true);
+      const out = this.#makeBlocks(apply(within), this.#blocks, !constant && staysClosed);
+      if (constant && staysClosed && this.#blockClosed !== undefined)
+        out.#blockClosed = this.#blockClosed && apply(this.#blockClosed);
+      return out;
+    }
     if (constant) {
       if (!this.#raw) return this;
       const out = this.#make(apply(this.#raw), false);
@@ -455,13 +525,14 @@ export class Octagon<T> {
   /** `x := [lo, hi]` (`null` ends unbounded): closes, forgets `x`, bounds it, closes incrementally. */
   assignInterval(x: number, lo: NumberLike | null, hi: NumberLike | null): Octagon<T> {
     this.#var(x);
-    const c0 = this.closedMatrix();
+    const c0 = this.#blocks ? this.#closedWithinBlocks(this.#blocks) : this.closedMatrix();
     if (!c0) return this.#make(null, true);
     const m = this.bounds.copy(c0);
     this.#forgetInPlace(m, x);
     if (hi !== null) this.#setConstraint(m, 1, x, undefined, undefined, toRational(hi));
     if (lo !== null) this.#setConstraint(m, -1, x, undefined, undefined, toRational(lo).neg());
     if (lo !== null && hi !== null && toRational(hi).lt(toRational(lo))) return this.#make(null, true);
+    if (this.#blocks) return this.#makeBlocks(m, isolate(this.#blocks, [x]), false);
     return this.#closeIncremental(m, x);
   }
 
@@ -517,6 +588,14 @@ export class Octagon<T> {
     if (con.j === con.i && con.j !== undefined && con.sj !== con.si) {
       return c.num < 0n ? this.#make(null, true) : this;
     }
+    const p = this.#blocks && (con.j === undefined ? this.#blocks : mergeBlocks(this.#blocks, con.i, con.j));
+    if (p && isDecomposed(p)) {
+      if (this.#blockClosed === null) return this.#make(null, true);
+      // on the matrix closed within blocks when known: its next closure has less to do
+      const m = this.bounds.copy(this.#blockClosed ?? this.#raw);
+      if (!this.#setConstraint(m, con.si, con.i, con.sj, con.j, c)) return this;
+      return this.#makeBlocks(m, p, false);
+    }
     if (this.#closed) {
       const m = this.bounds.copy(this.#closed);
       if (!this.#setConstraint(m, con.si, con.i, con.sj, con.j, c)) return this;
@@ -554,7 +633,7 @@ export class Octagon<T> {
   /** The interval of `x` (closes). Empty octagons give `null`. */
   bound(x: number): Interval | null {
     this.#var(x);
-    const m = this.closedMatrix();
+    const m = this.#blocks ? this.#closedWithinBlocks(this.#blocks) : this.closedMatrix();
     if (!m) return null;
     const B = this.bounds;
     const hi = m[matPos(2 * x + 1, 2 * x)] as T;
@@ -598,24 +677,7 @@ export class Octagon<T> {
    */
   toConstraints(which: 'closed' | 'raw' = 'closed'): OctConstraint[] | null {
     const m = which === 'closed' ? this.closedMatrix() : this.#raw;
-    if (!m) return null;
-    const B = this.bounds;
-    const out: OctConstraint[] = [];
-    const N = 2 * this.dim;
-    for (let i = 0; i < N; i++) {
-      for (let j = 0; j <= (i | 1); j++) {
-        if (i === j) continue;
-        const v = m[matPos(i, j)] as T;
-        if (B.isInf(v)) continue;
-        const r = B.toRational(v);
-        // V_j − V_i ≤ v, with V_q = s·x_(q>>1), s = + for even q
-        const sj: Sign = j & 1 ? -1 : 1;
-        const si: Sign = i & 1 ? 1 : -1; // −V_i
-        if (j >> 1 === i >> 1) out.push({ i: j >> 1, si: sj, c: r.half() });
-        else out.push({ i: j >> 1, si: sj, j: i >> 1, sj: si, c: r });
-      }
-    }
-    return out;
+    return m && matrixConstraints(this.bounds, this.dim, m);
   }
 
   /** `{ x <= 3, x - y <= 1, … }`, `⊥` or `⊤` (closed constraints; names default to x0, x1, …). */

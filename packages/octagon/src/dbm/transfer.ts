@@ -1,13 +1,13 @@
 /**
- * Cell computations of the transfer functions of {@link Octagon} that need no octagon: the shift
- * of a variable's rows and columns (`x := ±x + [lo, hi]`) and the interval bounds of linear forms
- * (Miné 2006 §4.4.4).
+ * Matrix computations of the octagon's operators that need no octagon: the shift of a variable's
+ * rows and columns (`x := ±x + [lo, hi]`), the interval bounds of linear forms (Miné 2006
+ * §4.4.4), the cells kept by a projection or moved by a permutation, the constraints of a matrix.
  * @module
  */
 import type { BoundStore, Bounds } from '../numbers/bounds';
 import { Rational } from '../numbers/rational';
-import type { Sign } from './constraints';
-import { matPos } from './layout';
+import type { OctConstraint, Sign } from './constraints';
+import { halfSize, matPos } from './layout';
 
 /**
  * A copy of `src` with `x := s·x + [lo, hi]` applied (`null`: an unbounded end): only the rows and
@@ -119,4 +119,85 @@ export function formBounds<T>(
     if (!B.isInf(down)) down = B.add(down, B.mul((pos ? iv.negLo[v] : iv.hi[v]) as T, abs));
   }
   return { up, down };
+}
+
+/**
+ * The half matrix over the variables `keep` (in that order) of the closed matrix `c`.
+ *
+ * @example
+ * ```ts
+ * keepCells(f64Bounds, c, [0, 2]); // x1 removed from an octagon over 3 variables
+ * ```
+ */
+export function keepCells<T>(B: Bounds<T>, c: BoundStore<T>, keep: readonly number[]): BoundStore<T> {
+  const n = keep.length;
+  const m = B.alloc(halfSize(n));
+  for (let a = 0; a < n; a++) {
+    for (let b = 0; b < n; b++) {
+      const va = keep[a] as number;
+      const vb = keep[b] as number;
+      for (let da = 0; da < 2; da++) {
+        for (let db = 0; db < 2; db++) {
+          const i = 2 * a + da;
+          const j = 2 * b + db;
+          if (j > (i | 1)) continue;
+          m[matPos(i, j)] = c[matPos(2 * va + da, 2 * vb + db)] as T;
+        }
+      }
+    }
+  }
+  return m;
+}
+
+/**
+ * `src` with variable `v` renamed `perm[v]`.
+ *
+ * @example
+ * ```ts
+ * permuteCells(f64Bounds, 2, m, [1, 0]); // x0 and x1 swapped
+ * ```
+ */
+export function permuteCells<T>(
+  B: Bounds<T>,
+  dim: number,
+  src: BoundStore<T>,
+  perm: readonly number[],
+): BoundStore<T> {
+  const m = B.alloc(src.length);
+  const N = 2 * dim;
+  for (let i = 0; i < N; i++) {
+    for (let j = 0; j <= (i | 1); j++) {
+      const ni = 2 * (perm[i >> 1] as number) + (i & 1);
+      const nj = 2 * (perm[j >> 1] as number) + (j & 1);
+      m[matPos(ni, nj)] = src[matPos(i, j)] as T;
+    }
+  }
+  return m;
+}
+
+/**
+ * The finite constraints of a half matrix, each once.
+ *
+ * @example
+ * ```ts
+ * matrixConstraints(f64Bounds, 1, Float64Array.of(0, -2, 6, 0)); // [{ i: 0, si: -1, c: 1 }, { i: 0, si: 1, c: 3 }]
+ * ```
+ */
+export function matrixConstraints<T>(B: Bounds<T>, dim: number, m: BoundStore<T>): OctConstraint[] {
+  const out: OctConstraint[] = [];
+  const N = 2 * dim;
+  for (let i = 0; i < N; i++) {
+    for (let j = 0; j <= (i | 1); j++) {
+      if (i === j) continue;
+      const v = m[matPos(i, j)] as T;
+      if (B.isInf(v)) continue;
+      const r = B.toRational(v);
+      // V_j − V_i ≤ v, with V_q = s·x_(q>>1), s = + for even q
+      const sj: Sign = j & 1 ? -1 : 1;
+      const si: Sign = i & 1 ? 1 : -1; // −V_i
+      if (j >> 1 === i >> 1) out.push({ i: j >> 1, si: sj, c: r.half() });
+      else out.push({ i: j >> 1, si: sj, j: i >> 1, sj: si, c: r });
+    }
+  }
+  return out;
 }
