@@ -71,7 +71,7 @@ export function createMatrixPool(dim: number, options: MatrixPoolOptions = {}): 
       return slots[k] as Float64Array;
     },
     release(m) {
-      const k = slots.findIndex((s) => s === m);
+      const k = slots.indexOf(m as (typeof slots)[number]);
       if (k < 0) throw new OctagonPoolError('release of a matrix this pool does not hold');
       if (inUse[k] === 0) throw new OctagonPoolError('release of a matrix already given back');
       inUse[k] = 0;

@@ -1,7 +1,0 @@
-import { closeMatrix, f64Bounds } from './src/index';
-import { randomBlockHalf } from './src/bench/index';
-function t(f: () => unknown, r = 11) { for (let i = 0; i < 2; i++) f(); const ts: number[] = []; for (let i = 0; i < r; i++) { const s = performance.now(); f(); ts.push(performance.now() - s); } ts.sort((a, b) => a - b); return ts[r >> 1]!.toFixed(3); }
-for (const n of [128, 512, 1024]) {
-  const b = randomBlockHalf(n, 8, 0xb10c + n);
-  console.log(n, 'current decomposed closure', t(() => closeMatrix(Float64Array.from(b), n, f64Bounds, true)), 'copy only', t(() => Float64Array.from(b)));
-}
