@@ -20,7 +20,8 @@ import { guardLinearForm } from './guard-linear';
 import { halfSize, matPos } from './layout';
 import {
   blockLists,
-  closeWithinBlocks,
+  type ClosedBlock,
+  closeBlocks,
   fillBetweenBlocks,
   isDecomposed,
   isolate,
@@ -29,6 +30,7 @@ import {
   mergeBlocks,
   type Partition,
   unionPartitions,
+  writeBlocks,
 } from './partition';
 import { formBounds, keepCells, matrixConstraints, permuteCells, shiftCells, varBounds } from './transfer';
 
@@ -98,6 +100,8 @@ export class Octagon<T> {
    * is +∞, and no block holds more than half of the variables. Null for a dense octagon.
    */
   #blocks: Partition | null = null;
+  /** A decomposed octagon's closure, block by block: undefined until computed, null when empty. */
+  #closedBlocks: ClosedBlock<T>[] | null | undefined;
   /** A decomposed octagon's matrix closed within its blocks: undefined until computed, null when empty. */
   #blockClosed: BoundStore<T> | null | undefined;
 
@@ -137,15 +141,24 @@ export class Octagon<T> {
     return this.#blocks && blockLists(this.#blocks);
   }
 
+  /** A decomposed octagon's closure block by block (null when empty): O(Σ kᵢ³), the matrix untouched. */
+  #closeBlocks(blocks: Partition): ClosedBlock<T>[] | null {
+    if (this.#closedBlocks === undefined) {
+      const close = (s: BoundStore<T>, k: number, t: boolean | ArrayLike<number>) =>
+        closeDense(s, k, this.bounds, t);
+      const raw = this.#raw as BoundStore<T>;
+      this.#closedBlocks = closeBlocks(raw, this.dim, this.bounds, blocks, this.#tightness(), close);
+    }
+    return this.#closedBlocks;
+  }
+
   /** The matrix closed within blocks of a decomposed octagon (null when empty). */
   #closedWithinBlocks(blocks: Partition): BoundStore<T> | null {
     if (this.#blockClosed === undefined) {
-      const m = this.bounds.copy(this.#raw as BoundStore<T>);
-      const close = (s: BoundStore<T>, k: number, t: boolean | ArrayLike<number>) =>
-        closeDense(s, k, this.bounds, t);
-      this.#blockClosed = closeWithinBlocks(m, this.dim, this.bounds, blocks, this.#tightness(), close)
-        ? m
-        : null;
+      const closed = this.#closeBlocks(blocks);
+      const m = closed && this.bounds.copy(this.#raw as BoundStore<T>);
+      if (m && closed) writeBlocks(m, closed);
+      this.#blockClosed = m;
     }
     return this.#blockClosed;
   }
@@ -196,8 +209,13 @@ export class Octagon<T> {
   /** The strongly (tightly) closed half matrix (do not modify); null when empty. */
   closedMatrix(): BoundStore<T> | null {
     if (this.#closed === undefined && this.#blocks) {
-      const within = this.#closedWithinBlocks(this.#blocks);
-      const m = within && this.bounds.copy(within);
+      let m = this.#blockClosed && this.bounds.copy(this.#blockClosed);
+      if (this.#blockClosed === undefined) {
+        // one copy: the blocks written into a copy of the matrix as built, then the rest
+        const closed = this.#closeBlocks(this.#blocks);
+        m = closed && this.bounds.copy(this.#raw as BoundStore<T>);
+        if (m && closed) writeBlocks(m, closed);
+      }
       if (m) fillBetweenBlocks(m, this.dim, this.bounds, this.#blocks, this.#tightness());
       this.#closed = m;
     }
@@ -224,7 +242,8 @@ export class Octagon<T> {
 
   /** Whether the octagon has no point (closes it). */
   isEmpty(): boolean {
-    if (this.#blocks) return this.#closedWithinBlocks(this.#blocks) === null;
+    if (this.#blocks && this.#blockClosed !== undefined) return this.#blockClosed === null;
+    if (this.#blocks) return this.#closeBlocks(this.#blocks) === null;
     return this.closedMatrix() === null;
   }
 
@@ -633,11 +652,16 @@ export class Octagon<T> {
   /** The interval of `x` (closes). Empty octagons give `null`. */
   bound(x: number): Interval | null {
     this.#var(x);
-    const m = this.#blocks ? this.#closedWithinBlocks(this.#blocks) : this.closedMatrix();
-    if (!m) return null;
+    let [m, k] = [this.#blockClosed, x];
+    if (!this.#blocks || m === undefined) {
+      // a decomposed octagon reads x's block alone (no copy of the matrix)
+      const block = this.#blocks && this.#closeBlocks(this.#blocks)?.find((b) => b.vars.includes(x));
+      [m, k] = block ? [block.cells, block.vars.indexOf(x)] : [this.closedMatrix(), x];
+    }
+    if (!m || this.isEmpty()) return null;
     const B = this.bounds;
-    const hi = m[matPos(2 * x + 1, 2 * x)] as T;
-    const nlo = m[matPos(2 * x, 2 * x + 1)] as T;
+    const hi = m[matPos(2 * k + 1, 2 * k)] as T;
+    const nlo = m[matPos(2 * k, 2 * k + 1)] as T;
     return {
       lo: B.isInf(nlo) ? null : B.toRational(nlo).half().neg(),
       hi: B.isInf(hi) ? null : B.toRational(hi).half(),

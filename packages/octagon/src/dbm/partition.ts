@@ -3,14 +3,16 @@
  * the variables into blocks such that every cell of the matrix between two variables of different
  * blocks is +∞. The operators of a decomposed octagon keep the partition (a guard on `x − y`
  * merges the blocks of x and y, forgetting x isolates it, a join links blocks only where the
- * joined octagon relates them); the closure then runs on each block alone — O(Σ kᵢ³), no scan —
- * and leaves the cells between blocks +∞ (**closed within blocks**). Those cells of the closed
+ * joined octagon relates them); the closure then runs on each block alone — O(Σ kᵢ³), no scan,
+ * nothing spent on the rest of the matrix — and the cells between blocks stay +∞ (**closed
+ * within blocks**). Those cells of the closed
  * octagon are implied by the unary bounds: {@link fillBetweenBlocks} writes them (the dense
  * closure's strengthening, `(m[i][ī] + m[j̄][j]) / 2`) when a reader needs the whole matrix, so
  * the result is the dense closure's matrix, cell for cell.
  * @module
  */
 import type { BoundStore, Bounds } from '../numbers/bounds';
+import { addUp, halfUp } from '../numbers/rational';
 import type { Tightness } from './closure';
 import { halfSize, matPos } from './layout';
 
@@ -100,40 +102,75 @@ function blockTightness(tight: Tightness, vs: readonly number[]): Tightness {
   return typeof tight === 'boolean' ? tight : vs.map((v) => tight[v] ?? 0);
 }
 
+/** One block of a decomposed octagon's closure: its variables (sorted) and their closed half matrix. */
+export interface ClosedBlock<T> {
+  readonly vars: readonly number[];
+  readonly cells: BoundStore<T>;
+}
+
 /**
- * Closes `m` within the blocks of `p`, in place: each block is copied out, closed densely by
- * `closeBlock` (strong or tight closure with its strengthening) and copied back; the cells between
- * blocks are left as they are (+∞). Returns false when the octagon is empty.
+ * The closure of `m` within the blocks of `p`, block by block: each block of two or more
+ * variables is copied out and closed densely by `closeBlock` (strong or tight closure with its
+ * strengthening), a lone variable's two unary cells tightened and checked; `m` is not modified
+ * and nothing is spent on the cells between blocks — O(Σ kᵢ³). Null when the octagon is empty.
+ * {@link writeBlocks} puts the blocks back into a copy of `m`.
  *
  * @example
  * ```ts
- * closeWithinBlocks(m, n, f64Bounds, p, true, (s, k, t) => closeF64(s as Float64Array, k, t));
+ * const blocks = closeBlocks(m, n, f64Bounds, p, true, (s, k, t) => closeDense(s, k, f64Bounds, t));
  * ```
  */
-export function closeWithinBlocks<T>(
+export function closeBlocks<T>(
   m: BoundStore<T>,
   n: number,
   B: Bounds<T>,
   p: Partition,
   tight: Tightness,
   closeBlock: (sub: BoundStore<T>, k: number, tight: Tightness) => boolean,
-): boolean {
+): ClosedBlock<T>[] | null {
+  const out: ClosedBlock<T>[] = [];
   for (const vs of blockLists(p)) {
     const k = vs.length;
-    if (k === n) return closeBlock(m, n, tight);
     const sub = B.alloc(halfSize(k));
+    if (k === 1) {
+      // a lone variable: tighten its unary cells (integers), check them, zero the diagonal
+      const v = vs[0] as number;
+      let hi = m[matPos(2 * v + 1, 2 * v)] as T;
+      let lo = m[matPos(2 * v, 2 * v + 1)] as T;
+      if (isInt(tight, v)) {
+        if (!B.isInf(hi)) hi = B.double(B.floor(B.half(hi)));
+        if (!B.isInf(lo)) lo = B.double(B.floor(B.half(lo)));
+      }
+      if (!B.isInf(hi) && !B.isInf(lo) && B.lt(B.add(hi, lo), B.zero)) return null;
+      if (B.lt(m[matPos(2 * v, 2 * v)] as T, B.zero) || B.lt(m[matPos(2 * v + 1, 2 * v + 1)] as T, B.zero))
+        return null;
+      sub[0] = B.zero;
+      sub[1] = lo;
+      sub[2] = hi;
+      sub[3] = B.zero;
+      out.push({ vars: vs, cells: sub });
+      continue;
+    }
     const node = (s: number) => 2 * (vs[s >> 1] as number) + (s & 1);
     for (let i = 0; i < 2 * k; i++) {
       const gi = node(i);
       for (let j = 0; j <= (i | 1); j++) sub[matPos(i, j)] = m[matPos(gi, node(j))] as T;
     }
-    if (!closeBlock(sub, k, blockTightness(tight, vs))) return false;
-    for (let i = 0; i < 2 * k; i++) {
+    if (!closeBlock(sub, k, blockTightness(tight, vs))) return null;
+    out.push({ vars: vs, cells: sub });
+  }
+  return out;
+}
+
+/** Writes closed blocks ({@link closeBlocks}) into `m` (in place; the cells between blocks are untouched). */
+export function writeBlocks<T>(m: BoundStore<T>, blocks: readonly ClosedBlock<T>[]): void {
+  for (const { vars, cells } of blocks) {
+    const node = (s: number) => 2 * (vars[s >> 1] as number) + (s & 1);
+    for (let i = 0; i < 2 * vars.length; i++) {
       const gi = node(i);
-      for (let j = 0; j <= (i | 1); j++) m[matPos(gi, node(j))] = sub[matPos(i, j)] as T;
+      for (let j = 0; j <= (i | 1); j++) m[matPos(gi, node(j))] = cells[matPos(i, j)] as T;
     }
   }
-  return true;
 }
 
 /** Whether variable `v` is an integer under `tight`. */
@@ -175,6 +212,10 @@ export function fillBetweenBlocks<T>(
   p: Partition,
   tight: Tightness,
 ): void {
+  if (m instanceof Float64Array) {
+    fillBetweenBlocksF64(m, n, p, tight);
+    return;
+  }
   const t = unaryCells(m, n);
   for (let i = 0; i < 2 * n; i++) {
     if (B.isInf(t[i] as T)) continue;
@@ -182,6 +223,29 @@ export function fillBetweenBlocks<T>(
     const base = matPos(i, 0);
     for (let j = 0; j <= (i | 1); j++) {
       if (p[j >> 1] !== li) m[base + j] = strengthened(B, t, i, j, tight);
+    }
+  }
+}
+
+/** {@link fillBetweenBlocks} on f64: the same values as `strengthenF64` computes (`halfUp(addUp(·))`). */
+function fillBetweenBlocksF64(m: Float64Array, n: number, p: Partition, tight: Tightness): void {
+  const N = 2 * n;
+  const t = new Float64Array(N);
+  const ints = new Uint8Array(n);
+  for (let v = 0; v < n; v++) ints[v] = isInt(tight, v) ? 1 : 0;
+  for (let i = 0; i < N; i++) t[i] = m[matPos(i, i ^ 1)] as number;
+  for (let i = 0; i < N; i++) {
+    const ti = t[i] as number;
+    if (ti === Number.POSITIVE_INFINITY) continue;
+    const li = p[i >> 1];
+    const ii = ints[i >> 1];
+    const base = ((i + 1) * (i + 1)) >> 1;
+    for (let j = 0; j <= (i | 1); j++) {
+      if (p[j >> 1] === li) continue;
+      const tj = t[j ^ 1] as number;
+      if (tj === Number.POSITIVE_INFINITY) continue;
+      const s = halfUp(addUp(ti, tj));
+      m[base + j] = ii && ints[j >> 1] ? Math.floor(s) : s;
     }
   }
 }
