@@ -1,6 +1,12 @@
 import type { AnalysisTimings, GpuContext } from '@gpumorph/gpu-allocator';
 import { createOctagonDomain, type OctagonDomain } from '../dbm/domain';
-import type { LinearExpr, Octagon, OctConstraint, WideningOptions } from '../dbm/octagon';
+import {
+  type LinearExpr,
+  type Octagon,
+  type OctConstraint,
+  toRational,
+  type WideningOptions,
+} from '../dbm/octagon';
 import { OctagonAbortedError, OctagonParseError, type SourcePosition } from '../errors';
 import { createOctagonGpu, type OctagonGpu } from '../gpu/engine';
 import type { Rational } from '../numbers/rational';
@@ -57,7 +63,10 @@ export interface ProgramPoint {
   readonly box: readonly { lo: string | null; hi: string | null }[] | null;
   /** The procedure the point is in (its variables: `result.procedures`), or null in the main program. */
   readonly procedure: string | null;
-  /** The invariant's constraints over the variables of its procedure (or the main program); null when unreachable. */
+  /**
+   * The invariant's constraints over the variables of its procedure (or the main program), each
+   * constant a decimal or fraction string; null when unreachable.
+   */
   readonly constraints: readonly OctConstraint[] | null;
 }
 
@@ -432,7 +441,8 @@ class Analyzer {
       invariant: s.toString(this.names),
       box: box ? box.map((b) => ({ lo: b.lo?.toString() ?? null, hi: b.hi?.toString() ?? null })) : null,
       procedure,
-      constraints: s.toConstraints(),
+      // constants as strings ("3", "-1/2"): the point is plain JSON (the CLI prints it)
+      constraints: s.toConstraints()?.map((c) => ({ ...c, c: toRational(c.c).toString() })) ?? null,
     });
   }
 
@@ -628,14 +638,7 @@ class Analyzer {
             lo: a.lo !== null && b.hi !== null ? a.lo - b.hi : null,
             hi: a.hi !== null && b.lo !== null ? a.hi - b.lo : null,
           };
-        if (a.lo === null || a.hi === null || b.lo === null || b.hi === null) {
-          const zero = (x: typeof a) => x.lo === 0n && x.hi === 0n;
-          return zero(a) || zero(b) ? { lo: 0n, hi: 0n } : top;
-        }
-        const ps = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi].sort((x, y) =>
-          x < y ? -1 : x > y ? 1 : 0,
-        );
-        return { lo: ps[0] as bigint, hi: ps[3] as bigint };
+        return multiply(a, b);
       }
     }
   }
@@ -701,6 +704,38 @@ function negate(c: Cond): Cond {
       return { ...c, op: op[c.op] };
     }
   }
+}
+
+/** An interval end: a number, or −∞ / +∞. */
+type End = bigint | number;
+
+/**
+ * The product of two integer intervals (`null` ends unbounded): the least and greatest of the
+ * products of their ends, with `0 · ∞ = 0` (an end of 0 bounds the product whatever the other).
+ */
+function multiply(
+  a: { lo: bigint | null; hi: bigint | null },
+  b: { lo: bigint | null; hi: bigint | null },
+): { lo: bigint | null; hi: bigint | null } {
+  const ends = (x: typeof a): [End, End] => [x.lo ?? -Infinity, x.hi ?? Infinity];
+  const times = (x: End, y: End): End => {
+    if (x === 0n || y === 0n) return 0n;
+    if (typeof x === 'bigint' && typeof y === 'bigint') return x * y;
+    const positive = x > 0 === y > 0;
+    return positive ? Infinity : -Infinity;
+  };
+  const [al, ah] = ends(a);
+  const [bl, bh] = ends(b);
+  const ps = [times(al, bl), times(al, bh), times(ah, bl), times(ah, bh)];
+  const lt = (x: End, y: End) =>
+    typeof x === 'bigint' && typeof y === 'bigint' ? x < y : Number(x) < Number(y);
+  let lo = ps[0] as End;
+  let hi = ps[0] as End;
+  for (const p of ps) {
+    if (lt(p, lo)) lo = p;
+    if (lt(hi, p)) hi = p;
+  }
+  return { lo: typeof lo === 'bigint' ? lo : null, hi: typeof hi === 'bigint' ? hi : null };
 }
 
 function konst(c: bigint): Lin {
