@@ -46,7 +46,8 @@ export function random(seed: number): () => number {
  * `?`, array contents, variables read before any assignment), recording the state at every point
  * the analyzer reports. A run stops at a failed assertion (recorded), a false `assume`, an access
  * out of bounds, or past `steps` statements or `depth` nested calls — every state recorded before
- * is a state of a real execution.
+ * is a state of a real execution. Returns the position (`line:column`) of the assertion that
+ * failed, if one did; `trace` receives every state of the run in order.
  */
 export function runConcrete(
   program: Program,
@@ -54,12 +55,15 @@ export function runConcrete(
   observed: Observations,
   steps = 3000,
   depth = 200,
-): void {
+  trace?: [string, Map<string, bigint>][],
+): string | null {
+  let failure: string | null = null;
   const procs = new Map(program.procedures.map((p) => [p.name, p]));
   let budget = steps;
   const pick = (lo: bigint, hi: bigint) => lo + BigInt(Math.floor(rand() * Number(hi - lo + 1n)));
   // at most KEEP states a point, a uniform sample of those seen (reservoir), so long runs stay cheap
   const record = (key: string, vars: Map<string, bigint>) => {
+    trace?.push([key, new Map(vars)]);
     let list = observed.states.get(key);
     if (!list) observed.states.set(key, (list = []));
     const seen = (observed.counts.get(key) ?? 0) + 1;
@@ -161,7 +165,8 @@ export function runConcrete(
           return;
         case 'assert':
           if (!holds(s.cond)) {
-            observed.failed.add(`${s.pos.line}:${s.pos.column}`);
+            failure = `${s.pos.line}:${s.pos.column}`;
+            observed.failed.add(failure);
             throw new Stop();
           }
           return;
@@ -201,4 +206,5 @@ export function runConcrete(
   } catch (e) {
     if (!(e instanceof Stop)) throw e;
   }
+  return failure;
 }

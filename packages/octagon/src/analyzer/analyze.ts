@@ -10,6 +10,7 @@ import {
 import { OctagonAbortedError, OctagonParseError, type SourcePosition } from '../errors';
 import { createOctagonGpu, type OctagonGpu } from '../gpu/engine';
 import type { Rational } from '../numbers/rational';
+import { backwardFrom, type ForwardFacts } from './backward';
 import { add, konst, type Lin, multiply, negate, ratFloor, scale, show, toLinear } from './linear';
 import {
   type Cond,
@@ -52,6 +53,23 @@ export interface AnalyzeOptions {
   readonly narrowing?: number;
   /** Widen with the program's constants (and ±1) as thresholds (default true). */
   readonly thresholds?: boolean;
+  /**
+   * Also run the backward mode: for each assertion of the main program, the reachable states
+   * that may lead to its failure, at every statement (`result.backward`).
+   */
+  readonly backward?: boolean;
+}
+
+/** The backward analysis of one assertion (`options.backward`). */
+export interface BackwardResult {
+  readonly pos: SourcePosition;
+  readonly text: string;
+  /** The states at the start of the program that may lead to the failure (`⊥`: none). */
+  readonly entry: string;
+  /** Whether no execution can fail the assertion (the entry is empty). */
+  readonly proved: boolean;
+  /** For each statement (loop head for `while`), the states before it that may lead to the failure. */
+  readonly points: readonly ProgramPoint[];
 }
 
 /** The invariant at one program point. */
@@ -116,6 +134,8 @@ export interface AnalysisResult {
   readonly assertions: readonly AssertionResult[];
   /** The procedures' variables and summaries, in the order of the source. */
   readonly procedures: readonly ProcedureResult[];
+  /** With `options.backward`: one backward analysis per assertion of the main program. */
+  readonly backward?: readonly BackwardResult[];
   /** Wall clock of the analysis, ms (also `timings.totalMs`). */
   readonly timeMs: number;
   /**
@@ -199,6 +219,7 @@ export async function analyzeProgram(
     const scope = { body: program.body, procedure: null, procs: procs.procs };
     const a = new Analyzer(program, backend, options, scope);
     await a.run();
+    const backward = options.backward ? await a.backward() : undefined;
     const timeMs = performance.now() - start;
     return {
       file: program.file,
@@ -207,6 +228,7 @@ export async function analyzeProgram(
       points: [...a.points, ...procs.points],
       assertions: [...a.assertions, ...procs.assertions],
       procedures: procs.results,
+      ...(backward ? { backward } : {}),
       timeMs,
       timings: { totalMs: timeMs, setupMs: 0, solveMs: timeMs, readbackMs: 0 },
       statistics: {
@@ -301,6 +323,8 @@ class Analyzer {
   #lastYield = performance.now();
 
   readonly #scope: Scope;
+  /** The closed forward state before each statement (loop head for `while`), from the recording pass. */
+  readonly #before = new Map<Stmt, Oct>();
   /** A procedure's returns so far (joined), null before the first. */
   #exit: Oct | null = null;
 
@@ -464,6 +488,7 @@ class Analyzer {
     if (rec && st.kind !== 'while') {
       s = await this.be.closed(s);
       this.#record(st.pos, `before ${st.text}`, s);
+      this.#before.set(st, s);
     }
     switch (st.kind) {
       case 'var':
@@ -533,6 +558,7 @@ class Analyzer {
         head = await this.be.closed(head);
         if (rec) {
           this.#record(st.pos, `loop head of ${st.text}`, head);
+          this.#before.set(st, head);
           await this.#block(st.body, await this.#guard(st.cond, head), true);
         }
         return this.#guard({ kind: 'not', arg: st.cond }, head);
@@ -674,6 +700,55 @@ class Analyzer {
         }
       }
     }
+  }
+
+  /** The backward mode over the main program, after {@link run}: one analysis per assertion. */
+  async backward(): Promise<BackwardResult[]> {
+    const facts: ForwardFacts = {
+      before: (st) => this.#before.get(st),
+      guard: (c, s) => this.#guard(c, s),
+      linear: (st) => {
+        const lin = this.#lin(st.kind === 'array' ? st.length : st.value);
+        return lin && toLinear(lin);
+      },
+      index: (name) => this.#index.get(name) as number,
+      closed: (o) => this.be.closed(o),
+      join: (a, b) => this.be.join(a, b),
+      top: () => this.be.domain.top(this.names.length),
+      bottom: () => this.be.domain.bottom(this.names.length),
+      thresholds: this.#thresholds,
+      widening: MINE_WIDENING,
+      delay: this.#delay,
+    };
+    const asserts: Stmt[] = [];
+    const find = (ss: readonly Stmt[]): void => {
+      for (const st of ss) {
+        if (st.kind === 'assert') asserts.push(st);
+        else if (st.kind === 'if') {
+          find(st.then);
+          find(st.else);
+        } else if (st.kind === 'while') find(st.body);
+      }
+    };
+    find(this.program.body);
+    const out: BackwardResult[] = [];
+    for (const target of asserts) {
+      const { entry, points } = await backwardFrom(this.program.body, target, facts);
+      const start = this.points.length;
+      for (const [st, state] of points)
+        this.#record(st.pos, `${st.kind === 'while' ? 'loop head of' : 'before'} ${st.text}`, state);
+      const recorded = this.points.splice(start);
+      recorded.sort((x, y) => x.pos.line - y.pos.line || x.pos.column - y.pos.column);
+      const empty = (await this.be.closed(entry)).isEmpty();
+      out.push({
+        pos: target.pos,
+        text: target.text,
+        entry: entry.toString(this.names),
+        proved: empty,
+        points: recorded,
+      });
+    }
+    return out;
   }
 
   /** Widening thresholds (exposed for tests). */
