@@ -49,24 +49,22 @@ export {
   type ClosureThreadsOptions,
   createClosureThreads,
 } from './dbm/closure-threads';
-export { closeByBlocks, variableBlocks } from './dbm/decompose';
-export { createOctagonDomain, type OctagonDomain, type OctagonDomainOptions } from './dbm/domain';
-export { halfSize, matPos, rowStart } from './dbm/layout';
-export { createMatrixPool, type MatrixPool, type MatrixPoolOptions } from './dbm/matrix-pool';
 export {
   formatConstraint,
   type Interval,
-  type IntoOptions,
   type LinearExpr,
   type NumberLike,
-  Octagon,
   type OctagonKind,
   type OctConstraint,
   type Sign,
   signedNode,
   toRational,
-  type WideningOptions,
-} from './dbm/octagon';
+} from './dbm/constraints';
+export { closeByBlocks, variableBlocks } from './dbm/decompose';
+export { createOctagonDomain, type OctagonDomain, type OctagonDomainOptions } from './dbm/domain';
+export { halfSize, matPos, rowStart } from './dbm/layout';
+export { createMatrixPool, type MatrixPool, type MatrixPoolOptions } from './dbm/matrix-pool';
+export { type IntoOptions, Octagon, type WideningOptions } from './dbm/octagon';
 export {
   OctagonAbortedError,
   OctagonDimensionError,

@@ -1,12 +1,7 @@
 import type { AnalysisTimings, GpuContext } from '@gpumorph/gpu-allocator';
+import { type LinearExpr, type OctConstraint, toRational } from '../dbm/constraints';
 import { createOctagonDomain, type OctagonDomain } from '../dbm/domain';
-import {
-  type LinearExpr,
-  type Octagon,
-  type OctConstraint,
-  toRational,
-  type WideningOptions,
-} from '../dbm/octagon';
+import type { Octagon, WideningOptions } from '../dbm/octagon';
 import { OctagonAbortedError, OctagonParseError, type SourcePosition } from '../errors';
 import { createOctagonGpu, type OctagonGpu } from '../gpu/engine';
 import type { Rational } from '../numbers/rational';

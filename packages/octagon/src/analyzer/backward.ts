@@ -7,7 +7,8 @@
  * @module
  */
 import { substitute } from '../dbm/apron/assign';
-import type { LinearExpr, Octagon, WideningOptions } from '../dbm/octagon';
+import type { LinearExpr } from '../dbm/constraints';
+import type { Octagon, WideningOptions } from '../dbm/octagon';
 import type { Cond, Stmt } from './parse';
 
 type Oct = Octagon<unknown>;

@@ -3,7 +3,7 @@
  * products, negated conditions, and the printing of expressions.
  * @module
  */
-import type { LinearExpr } from '../dbm/octagon';
+import type { LinearExpr } from '../dbm/constraints';
 import type { Rational } from '../numbers/rational';
 import type { Cond, Expr, RelOp } from './parse';
 

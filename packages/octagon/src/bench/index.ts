@@ -2,10 +2,11 @@ import { BufferUsage, type GpuContext, measureGpu, median, type PassTimer } from
 import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from '@gpumorph/gpu-allocator/bench';
 import { closeF64, closeMatrix } from '../dbm/closure';
 import { createClosureThreads } from '../dbm/closure-threads';
+import type { OctagonKind } from '../dbm/constraints';
 import { createOctagonDomain } from '../dbm/domain';
 import { halfSize, rowStart } from '../dbm/layout';
 import { createMatrixPool } from '../dbm/matrix-pool';
-import { Octagon, type OctagonKind } from '../dbm/octagon';
+import { Octagon } from '../dbm/octagon';
 import { createOctagonGpu, encodeBound, formatOf, GpuDbm, type OctagonGpu } from '../gpu/engine';
 import { F32_INF_THRESHOLD, I32_LIM } from '../gpu/layout';
 import { f64Bounds } from '../numbers/bounds';

@@ -10,6 +10,17 @@ import { OctagonDimensionError } from '../errors';
 import { type BoundStore, type Bounds, f64Bounds } from '../numbers/bounds';
 import { type CellOp, kernelOf, simdBinary } from './wasm/elementwise';
 
+/**
+ * The destination option of join, meet, widening and narrowing: the result's matrix is written
+ * into `into` (a half matrix of `2·dim·(dim+1)` cells — for the f64 engine a `Float64Array`, at
+ * memory speed when it and both arguments' matrices come from one matrix pool, `createMatrixPool`) instead of
+ * a fresh store. The result then owns `into` (`result.rawMatrix() === into`) unless an argument is
+ * empty; `into` may be an argument's own matrix when that argument is never used again.
+ */
+export interface IntoOptions<T> {
+  readonly into?: BoundStore<T> | undefined;
+}
+
 const INF = Number.POSITIVE_INFINITY;
 
 function f64(a: BoundStore<unknown>, b: BoundStore<unknown>): [Float64Array, Float64Array] | null {

@@ -15,7 +15,16 @@ import {
   signedNode,
   toRational,
 } from './constraints';
-import { cellsEq, cellsLe, maxCells, minCells, narrowCells, target, widenCells } from './elementwise';
+import {
+  cellsEq,
+  cellsLe,
+  type IntoOptions,
+  maxCells,
+  minCells,
+  narrowCells,
+  target,
+  widenCells,
+} from './elementwise';
 import { guardLinearForm } from './guard-linear';
 import { halfSize, matPos } from './layout';
 import {
@@ -34,34 +43,13 @@ import {
 } from './partition';
 import { formBounds, keepCells, matrixConstraints, permuteCells, shiftCells, varBounds } from './transfer';
 
-export {
-  formatConstraint,
-  type Interval,
-  type LinearExpr,
-  type NumberLike,
-  type OctagonKind,
-  type OctConstraint,
-  type Sign,
-  signedNode,
-  toRational,
-} from './constraints';
+export type { IntoOptions } from './elementwise';
 /** How {@link Octagon.widen} and {@link Octagon.narrow} read their arguments. */
 export interface WideningOptions {
   /** `closed` (default, APRON): the left argument is closed first; `raw`: used as built (Miné; chains stabilise). */
   readonly left?: 'closed' | 'raw';
   /** `cell` (default, APRON): a threshold bounds the stored cell (`2·x` for a unary one); `bound`: the bound of `±x±y` or `x`. */
   readonly thresholds?: 'cell' | 'bound';
-}
-
-/**
- * The destination option of join, meet, widening and narrowing: the result's matrix is written
- * into `into` (a half matrix of `2·dim·(dim+1)` cells — for the f64 engine a `Float64Array`, at
- * memory speed when it and both arguments' matrices come from one matrix pool, `createMatrixPool`) instead of
- * a fresh store. The result then owns `into` (`result.rawMatrix() === into`) unless an argument is
- * empty; `into` may be an argument's own matrix when that argument is never used again.
- */
-export interface IntoOptions<T> {
-  readonly into?: BoundStore<T> | undefined;
 }
 
 /**
@@ -95,10 +83,7 @@ export class Octagon<T> {
   readonly #raw: BoundStore<T> | null;
   /** The closed matrix: undefined until computed, null when empty. */
   #closed: BoundStore<T> | null | undefined;
-  /**
-   * A decomposed octagon's partition (`dbm/partition.ts`): every cell of `#raw` between two blocks
-   * is +∞, and no block holds more than half of the variables. Null for a dense octagon.
-   */
+  /** A decomposed octagon's partition (`dbm/partition.ts`): cells of `#raw` between blocks +∞; else null. */
   #blocks: Partition | null = null;
   /** A decomposed octagon's closure, block by block: undefined until computed, null when empty. */
   #closedBlocks: ClosedBlock<T>[] | null | undefined;
@@ -133,10 +118,7 @@ export class Octagon<T> {
     } else this.#closed = raw === null ? null : closed ? raw : undefined;
   }
 
-  /**
-   * The blocks of a decomposed octagon (each sorted; variables in different blocks are unrelated
-   * beyond their bounds), kept by its operators; null for a dense one.
-   */
+  /** A decomposed octagon's blocks (sorted; unrelated beyond their bounds), kept by its operators; null if dense. */
   get blocks(): number[][] | null {
     return this.#blocks && blockLists(this.#blocks);
   }
@@ -250,13 +232,7 @@ export class Octagon<T> {
   /** Whether every cell of the closed matrix is +∞ (besides the diagonal). */
   isTop(): boolean {
     const m = this.closedMatrix();
-    if (!m) return false;
-    for (let i = 0; i < 2 * this.dim; i++) {
-      for (let j = 0; j <= (i | 1); j++) {
-        if (i !== j && !this.bounds.isInf(m[matPos(i, j)] as T)) return false;
-      }
-    }
-    return true;
+    return m !== null && matrixConstraints(this.bounds, this.dim, m).length === 0;
   }
 
   /** Cell `(i, j)`: the bound of `V_j − V_i` of the closed matrix (`closed`, default) or as built. */
@@ -268,11 +244,13 @@ export class Octagon<T> {
   /** The full 2n×2n matrix, row-major (closed by default); null when empty. */
   toDense(which: 'closed' | 'raw' = 'closed'): T[] | null {
     const m = which === 'closed' ? this.closedMatrix() : this.#raw;
-    if (!m) return null;
-    const N = 2 * this.dim;
-    const out = new Array<T>(N * N);
-    for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) out[i * N + j] = m[matPos(i, j)] as T;
-    return out;
+    return (
+      m &&
+      Array.from({ length: 4 * this.dim ** 2 }, (_, p) => {
+        const N = 2 * this.dim;
+        return m[matPos(Math.floor(p / N), p % N)] as T;
+      })
+    );
   }
 
   // ---------------------------------------------------------------- predicates
