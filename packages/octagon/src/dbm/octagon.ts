@@ -277,8 +277,8 @@ export class Octagon<T> {
   // ---------------------------------------------------------------- lattice
 
   /**
-   * Least upper bound: max of the closed matrices (the result is closed), into `options.into`
-   * when given ({@link IntoOptions}).
+   * Least upper bound: max of the closed matrices (the result is closed — within its blocks for
+   * decomposed octagons), into `options.into` when given ({@link IntoOptions}).
    *
    * @example
    * ```ts
