@@ -1,21 +1,12 @@
 import type { AnalysisTimings, GpuContext } from '@gpumorph/gpu-allocator';
-import { type LinearExpr, type OctConstraint, toRational } from '../dbm/constraints';
+import { type OctConstraint, toRational } from '../dbm/constraints';
 import { createOctagonDomain, type OctagonDomain } from '../dbm/domain';
 import type { Octagon, WideningOptions } from '../dbm/octagon';
 import { OctagonAbortedError, OctagonParseError, type SourcePosition } from '../errors';
 import { createOctagonGpu, type OctagonGpu } from '../gpu/engine';
-import type { Rational } from '../numbers/rational';
 import { backwardFrom, type ForwardFacts } from './backward';
 import { add, konst, type Lin, multiply, negate, ratFloor, scale, show, toLinear } from './linear';
-import {
-  type Cond,
-  type Expr,
-  type Procedure,
-  type Program,
-  parseProgram,
-  type RelOp,
-  type Stmt,
-} from './parse';
+import { type Cond, type Expr, type Procedure, type Program, parseProgram, type Stmt } from './parse';
 
 /**
  * Widening and narrowing as Miné defines them: the left argument (the previous iterate) as built,

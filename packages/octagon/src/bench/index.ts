@@ -559,7 +559,7 @@ export const octagonBench: BenchSuite = {
             const dense = Float64Array.from(blocks);
             const nonEmpty = closeF64(dense, n, true);
             const whole = decomposed().closedMatrix() as Float64Array | null;
-            const same = nonEmpty && whole !== null && whole.every((v, p) => v === dense[p]);
+            const same = nonEmpty && whole?.every((v, p) => v === dense[p]) === true;
             notes.push(
               `closure of ${n} vars in blocks of 8: the decomposed octagon's closure (whole matrix) ${same ? 'equals' : 'DIFFERS FROM'} the dense closure.`,
             );
