@@ -85,7 +85,7 @@ export {
   OctagonGpu,
   type OctagonGpuOptions,
 } from './gpu/engine';
-export { epsilonWgsl, gpuAddEpsilon } from './gpu/epsilon';
+export { type EpsilonStep, epsilonWgsl, gpuAddEpsilon, gpuAddEpsilonBin } from './gpu/epsilon';
 export type { ElementwiseOp } from './gpu/kernels/octagon.wgsl';
 export {
   batchClosureWgsl,

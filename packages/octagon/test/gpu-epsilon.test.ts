@@ -3,9 +3,11 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import {
   addEpsilon,
+  addEpsilonBin,
   createOctagonDomain,
   createOctagonGpu,
   gpuAddEpsilon,
+  gpuAddEpsilonBin,
   type OctagonKind,
   type Rational,
 } from '../src/index';
@@ -59,6 +61,39 @@ describeGpu('octagon add_epsilon on the GPU', (fixture) => {
       }
     },
   );
+
+  it.each(['int', 'real'] as OctagonKind[])('add_epsilon_bin (%s): the CPU cells', async (kind) => {
+    const gpu = createOctagonGpu(fixture.ctx);
+    const F = createOctagonDomain({ engine: 'f64', kind });
+    const X = createOctagonDomain({ engine: 'exact', kind });
+    const eps = kind === 'int' ? '1/3' : '1/4';
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc
+            .integer({ min: 1, max: 10 })
+            .chain((n) =>
+              fc.tuple(fc.constant(n), constraintsArb(n, 2 * n, -6, 20), constraintsArb(n, 2 * n, -6, 20)),
+            ),
+          async ([n, ca, cb]) => {
+            const got = await gpuAddEpsilonBin(gpu, F.fromConstraints(n, ca), F.fromConstraints(n, cb), eps);
+            const exact = addEpsilonBin(X.fromConstraints(n, ca), X.fromConstraints(n, cb), eps);
+            expect(got.isEmpty()).toBe(exact.isEmpty());
+            if (exact.isEmpty()) return;
+            const cells = exact.rawMatrix() as Rational[];
+            // integers: the exact cells floored (the same points); reals on the exact grid: equal
+            const want = cells.map((r) =>
+              r.isInf ? Infinity : kind === 'int' ? Number(r.floor().num) : r.toNumber('up'),
+            );
+            expect(Array.from(got.rawMatrix() as Float64Array)).toEqual(want);
+          },
+        ),
+        { numRuns: 25 },
+      );
+    } finally {
+      gpu.destroy();
+    }
+  });
 
   it('the empty octagon stays empty; a negative ε is refused', async () => {
     const gpu = createOctagonGpu(fixture.ctx);
