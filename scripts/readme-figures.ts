@@ -184,7 +184,7 @@ export const FIGURE_TABLES: readonly FigureTable[] = [
   },
   {
     id: 'octagon-h100',
-    readme: 'packages/octagon/README.md',
+    readme: 'packages/octagon/ENGINES.md',
     record: 'h100/octagon.json',
     suite: 'octagon',
     render: (report) => {

@@ -24,7 +24,7 @@ describe('README figure tables', () => {
   });
 
   it('a README that lost its markers, or a marker naming no table, is an error', () => {
-    const readme = 'packages/octagon/README.md';
+    const readme = 'packages/octagon/ENGINES.md';
     const text = readFileSync(join(root, readme), 'utf8');
     expect(() => updateReadme(readme, text.replace('<!-- figures:octagon-h100', '<!-- gone'), files)).toThrow(
       ReadmeFiguresError,

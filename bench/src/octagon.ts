@@ -17,6 +17,8 @@ import {
   type OctagonKind,
   rowStart,
 } from '@gpumorph/octagon';
+import { fmt, type OctagonContext, randomHalf, timeCpu } from './octagon-common';
+import { anchorNotes, cpuClosureRows, cpuOperatorRows } from './octagon-cpu';
 import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';
 
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -52,66 +54,8 @@ const PAPER: Record<string, { cpu: Record<number, number>; gpu: Record<number, n
   },
 };
 
-function fmt(ms: number): string {
-  return ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms.toPrecision(3);
-}
-
 /** Nominal H100 SXM5 arithmetic roofs (non-tensor): 67 TFLOP/s fp32, 33.5 TOP/s int32. */
 const ROOF_TOPS: Record<'i32' | 'f32', number> = { i32: 33.5, f32: 67 };
-
-/** Deterministic xorshift32 stream. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return s >>> 0;
-  };
-}
-
-/**
- * A dense random coherent half matrix over `n` variables: every cell a random integer in
- * [1, 1000) (so the octagon is non-empty and every cell finite — the worst case of the closure),
- * the diagonal 0. Integral values keep the f64 engine on its exact path and f32 on its exact grid.
- *
- * @example
- * ```ts
- * const m = randomHalf(512, 1); // 2·512·513 cells
- * ```
- */
-export function randomHalf(n: number, seed: number): Float64Array {
-  const next = rng(seed);
-  const m = new Float64Array(halfSize(n));
-  const N = 2 * n;
-  for (let i = 0; i < N; i++) {
-    const base = rowStart(i);
-    for (let j = 0; j <= (i | 1); j++) m[base + j] = i === j ? 0 : 1 + (next() % 999);
-  }
-  return m;
-}
-
-/**
- * A random octagon of independent blocks of `size` related variables (the sparse generator the
- * decomposed closure is for): every cell between two variables of one block an integer in
- * [1, 1000), every other cell +∞ (and the diagonal 0).
- *
- * @example
- * ```ts
- * const m = randomBlockHalf(512, 8, 1); // 64 blocks of 8 variables
- * ```
- */
-export function randomBlockHalf(n: number, size: number, seed: number): Float64Array {
-  const next = rng(seed);
-  const m = new Float64Array(halfSize(n)).fill(Number.POSITIVE_INFINITY);
-  const N = 2 * n;
-  for (let i = 0; i < N; i++) {
-    const base = rowStart(i);
-    const first = 2 * size * Math.floor((i >> 1) / size);
-    for (let j = first; j <= (i | 1); j++) m[base + j] = i === j ? 0 : 1 + (next() % 999);
-  }
-  return m;
-}
 
 function halfToDense(
   half: Float64Array,
@@ -156,17 +100,6 @@ async function timeGpu(
   return { ms: median(times), runs: trials, method };
 }
 
-function timeCpu(work: () => void, trials: number, warm: boolean): { ms: number; runs: number } {
-  if (warm) work();
-  const times: number[] = [];
-  for (let t = 0; t < trials; t++) {
-    const start = performance.now();
-    work();
-    times.push(performance.now() - start);
-  }
-  return { ms: median(times), runs: trials };
-}
-
 /** Compares a GPU dense result with a CPU half matrix: `equal`, `above` (GPU ⊒ CPU, sound) or `BELOW` (unsound). */
 function agreement(
   dense: Int32Array | Float32Array,
@@ -194,91 +127,6 @@ function agreement(
   return above === 0
     ? 'equal to the CPU f64 engine'
     : `above the CPU in ${above} cells (sound, less precise)`;
-}
-
-/** What every part of the suite shares: its settings, the engines, and the rows and notes it adds to. */
-interface OctagonContext {
-  readonly quick: boolean;
-  readonly log: (line: string) => void;
-  readonly rows: BenchRow[];
-  readonly notes: string[];
-  readonly trials: number;
-  /** Ms of the same GPU work before timing. */
-  readonly warmMs: number;
-  /** Largest variable count the CPU engine runs. */
-  readonly cpuMax: number;
-  readonly cpu: boolean;
-  readonly gpu: { readonly engine: OctagonGpu; readonly ctx: GpuContext } | null;
-  /** The closure's worker threads (one per core the host reports, up to 16), when there are several. */
-  readonly threads: ClosureThreads | undefined;
-}
-
-/** The f64 closure of `half` (and on the worker threads), checked; returns the closed matrix. */
-function cpuClosureRows(c: OctagonContext, n: number, half: Float64Array): Float64Array {
-  c.log(`octagon: f64 closure of ${n} variables`);
-  let cpuClosed: Float64Array = half;
-  const t = timeCpu(
-    () => {
-      const m = Float64Array.from(half);
-      closeF64(m, n, true);
-      cpuClosed = m;
-    },
-    n >= 1024 ? 1 : c.trials,
-    n < 1024,
-  );
-  c.rows.push({
-    case: 'closure (int, tight)',
-    size: `${n} vars`,
-    engine: 'cpu f64',
-    medianMs: t.ms,
-    runs: t.runs,
-    method: 'cpu',
-    metrics: { 'Grelax/s': (8 * n * n * n) / (t.ms * 1e6) },
-  });
-  const threads = c.threads;
-  if (threads && n >= 256) {
-    c.log(`octagon: f64 closure of ${n} variables on ${threads.threads} threads`);
-    let threaded: Float64Array | null = null;
-    const tt = timeCpu(
-      () => {
-        const m = Float64Array.from(half);
-        closeF64(m, n, true, { threads });
-        threaded = m;
-      },
-      n >= 1024 ? 1 : c.trials,
-      n < 1024,
-    );
-    c.rows.push({
-      case: 'closure (int, tight)',
-      size: `${n} vars`,
-      engine: `cpu f64, ${threads.threads} threads`,
-      medianMs: tt.ms,
-      runs: tt.runs,
-      method: 'cpu',
-      metrics: { 'Grelax/s': (8 * n * n * n) / (tt.ms * 1e6) },
-    });
-    const closed = cpuClosed;
-    const same = threaded !== null && (threaded as Float64Array).every((v, p) => v === closed[p]);
-    c.notes.push(
-      `closure of ${n} vars on ${threads.threads} threads ${same ? 'equals' : 'DIFFERS FROM'} the single-threaded closure.`,
-    );
-  }
-  if (n <= 32) {
-    const X = createOctagonDomain({ engine: 'exact', kind: 'int' });
-    const exact = new Octagon(
-      X.bounds,
-      'int',
-      n,
-      Array.from(half, (v) => X.bounds.fromRational(f64Bounds.toRational(v))),
-      false,
-    ).closedMatrix();
-    const same =
-      exact !== null && Array.from(cpuClosed).every((v, p) => f64Bounds.toRational(v).eq(exact[p] as never));
-    c.notes.push(
-      `closure of ${n} vars: the f64 engine ${same ? 'equals' : 'DIFFERS FROM'} the exact engine.`,
-    );
-  }
-  return cpuClosed;
 }
 
 /** The buffers of one size and kind on the GPU: the input, the matrix worked on, a second operand. */
@@ -499,70 +347,6 @@ async function gpuTransferRows(
   }
 }
 
-/** The f64 engine's other operators, the decomposed closure of blocks and the emptiness test. */
-function cpuOperatorRows(
-  c: OctagonContext,
-  n: number,
-  half: Float64Array,
-  cpuClosed: Float64Array | null,
-): void {
-  const F = createOctagonDomain({ engine: 'f64', kind: 'int' });
-  const closedHalf = cpuClosed ?? Float64Array.from(half);
-  const a = new Octagon(F.bounds, 'int', n, closedHalf, true);
-  const b = new Octagon(
-    F.bounds,
-    'int',
-    n,
-    Float64Array.from(closedHalf, (v) => (v === 0 ? 0 : v + 1)),
-    true,
-  );
-  const cpuRow = (name: string, t: { ms: number; runs: number }) =>
-    c.rows.push({
-      case: name,
-      size: `${n} vars`,
-      engine: 'cpu f64',
-      medianMs: t.ms,
-      runs: t.runs,
-      method: 'cpu',
-      metrics: {},
-    });
-  const ops: [string, () => unknown][] = [
-    ['union', () => a.join(b)],
-    ['intersection', () => a.meet(b)],
-    ['widening', () => a.widen(b)],
-    ['assignment x := x + 1', () => a.assignVar(n >> 1, 1, n >> 1, 1)],
-    ['guard x0 − x1 ≤ 5', () => a.meet(a).guard({ i: 0, si: 1, j: 1, sj: -1, c: 5 })],
-  ];
-  for (const [name, work] of ops) cpuRow(name, timeCpu(work, c.trials, true));
-  // Sparse: blocks of 8 related variables, closed block by block (closeMatrix decomposes).
-  const blocks = randomBlockHalf(n, 8, 0xb10c + n);
-  cpuRow(
-    'closure, blocks of 8 (int, decomposed)',
-    timeCpu(() => closeMatrix(Float64Array.from(blocks), n, f64Bounds, true), c.trials, true),
-  );
-  if (n <= 256) {
-    const byBlocks = Float64Array.from(blocks);
-    const dense = Float64Array.from(blocks);
-    const same =
-      closeMatrix(byBlocks, n, f64Bounds, true) === closeF64(dense, n, true) &&
-      byBlocks.every((v, p) => v === dense[p]);
-    c.notes.push(
-      `closure of ${n} vars in blocks of 8: block by block ${same ? 'equals' : 'DIFFERS FROM'} the dense closure.`,
-    );
-  }
-  if (n < 2048) {
-    // (At 2,048 and above the emptiness test is the closure row: not timed twice.)
-    cpuRow(
-      'emptiness (closure)',
-      timeCpu(
-        () => new Octagon(F.bounds, 'int', n, Float64Array.from(half), false).isEmpty(),
-        n >= 1024 ? 1 : c.trials,
-        false,
-      ),
-    );
-  }
-}
-
 /** Batches of small octagons closed in one dispatch (closures per second), the first 64 checked. */
 async function gpuBatchRows(
   c: OctagonContext,
@@ -679,7 +463,7 @@ function closingNotes(sizes: readonly number[]): string[] {
     'CPU anchors (dense strong closure of random octagons, 2-core machine, from the issue): ELINA AVX 57 ms at 512 vars, 705 ms at 1,024, 15.6 s at 2,048; ELINA scalar 807 ms at 512, 7.3 s at 1,024; APRON (doubles) 2.6 s at 512, 21 s at 1,024.',
     "CPU anchors of a second measurement (same generator, loaded 2-core machine, medians): dense closure ELINA AVX 116 ms at 512 vars and 1.25 s at 1,024, ELINA scalar 1.80 s / 15.7 s, APRON doubles 3.96 s / 33.3 s; dense join/meet at 512 vars ELINA AVX 0.15 ms; blocks of related variables: ELINA's decomposed closure (no absolute figure given).",
     "SAS'07 figures: Table 1 divided by its 20 runs and read as milliseconds, as the issue reads them (4,096-variable GPU closure ≈ 1.2 s; the paper's text says seconds, and its O(1)–O(n²) columns are implausibly small in either unit); its GPU is a GeForce 7950 GTX (512 MB), its CPU a Pentium 4 D at 3.2 GHz.",
-    'The CPU f64 union/widening/assignment/guard allocate a new matrix (octagons are immutable values), so they are O(n²) like the GPU kernels.',
+    'The plain CPU f64 union/intersection/widening allocate their result (octagons are immutable values); the "into a pool matrix" rows write into a matrix of a pool (createMatrixPool) whose arguments lie in the same WebAssembly memory: no allocation, SIMD in place. "GB/s": three matrices of 8-byte cells read or written. "x" in the anchor lines: ELINA time / gpumorph time (above 1: gpumorph faster).',
   );
   return notes;
 }
@@ -722,6 +506,7 @@ export const octagonBench: BenchSuite = {
       cpu,
       gpu: gpuCtx ? { engine: createOctagonGpu(gpuCtx), ctx: gpuCtx } : null,
       threads: cpu && cores > 1 ? createClosureThreads({ threads: cores }) : undefined,
+      anchors: new Map(),
     };
     try {
       for (const n of sizes) {
@@ -740,7 +525,7 @@ export const octagonBench: BenchSuite = {
       c.gpu?.engine.destroy();
       c.threads?.destroy();
     }
-    const notes = [...c.notes, ...closingNotes(sizes)];
+    const notes = [...c.notes, ...anchorNotes(c), ...closingNotes(sizes)];
     return {
       suite: 'octagon',
       adapter: gpuCtx ? String(gpuCtx) : 'none (CPU engine only)',

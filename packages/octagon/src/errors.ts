@@ -24,6 +24,21 @@ export class OctagonDimensionError extends OctagonError {
   override name = 'OctagonDimensionError';
 }
 
+/**
+ * A {@link MatrixPool} was asked for more matrices than it holds, or given back one it does not
+ * own or already had.
+ *
+ * @example
+ * ```ts
+ * const pool = createMatrixPool(4, { capacity: 1 });
+ * pool.acquire();
+ * pool.acquire(); // throws OctagonPoolError: all 1 matrices of the pool are in use
+ * ```
+ */
+export class OctagonPoolError extends OctagonError {
+  override name = 'OctagonPoolError';
+}
+
 /** A position in an analyzer source file (1-based). */
 export interface SourcePosition {
   readonly file: string;

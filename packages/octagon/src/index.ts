@@ -54,28 +54,29 @@ export {
   type ClosureThreadsOptions,
   createClosureThreads,
 } from './dbm/closure-threads';
-export { closeByBlocks, variableBlocks } from './dbm/decompose';
-export { createOctagonDomain, type OctagonDomain, type OctagonDomainOptions } from './dbm/domain';
-export { halfSize, matPos, rowStart } from './dbm/layout';
 export {
   formatConstraint,
   type Interval,
   type LinearExpr,
   type NumberLike,
-  Octagon,
   type OctagonKind,
   type OctConstraint,
   type Sign,
   signedNode,
   toRational,
-  type WideningOptions,
-} from './dbm/octagon';
+} from './dbm/constraints';
+export { closeByBlocks, variableBlocks } from './dbm/decompose';
+export { createOctagonDomain, type OctagonDomain, type OctagonDomainOptions } from './dbm/domain';
+export { halfSize, matPos, rowStart } from './dbm/layout';
+export { createMatrixPool, type MatrixPool, type MatrixPoolOptions } from './dbm/matrix-pool';
+export { type IntoOptions, Octagon, type WideningOptions } from './dbm/octagon';
 export {
   OctagonAbortedError,
   OctagonDimensionError,
   OctagonError,
   OctagonLimitError,
   OctagonParseError,
+  OctagonPoolError,
   PARSE_LIMITS,
   type SourcePosition,
 } from './errors';
@@ -89,6 +90,7 @@ export {
   OctagonGpu,
   type OctagonGpuOptions,
 } from './gpu/engine';
+export { type EpsilonStep, epsilonWgsl, gpuAddEpsilon, gpuAddEpsilonBin } from './gpu/epsilon';
 export type { ElementwiseOp } from './gpu/kernels/octagon.wgsl';
 export {
   batchClosureWgsl,

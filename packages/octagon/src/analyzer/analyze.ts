@@ -9,12 +9,14 @@ import { EventEmitter } from 'events';
 // A namespace import: typed-emitter is CommonJS with `export default`, which a default import
 // mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
 import type * as TypedEmitter from 'typed-emitter';
+import { type OctConstraint, toRational } from '../dbm/constraints';
 import { createOctagonDomain, type OctagonDomain } from '../dbm/domain';
-import type { LinearExpr, Octagon, WideningOptions } from '../dbm/octagon';
+import type { Octagon, WideningOptions } from '../dbm/octagon';
 import { OctagonAbortedError, OctagonParseError, type SourcePosition } from '../errors';
 import { createOctagonGpu, type OctagonGpu } from '../gpu/engine';
-import type { Rational } from '../numbers/rational';
-import { type Cond, type Expr, type Program, parseProgram, type RelOp, type Stmt } from './parse';
+import { backwardFrom, type ForwardFacts } from './backward';
+import { add, konst, type Lin, multiply, negate, ratFloor, scale, show, toLinear } from './linear';
+import { type Cond, type Expr, type Procedure, type Program, parseProgram, type Stmt } from './parse';
 
 /**
  * Widening and narrowing as Miné defines them: the left argument (the previous iterate) as built,
@@ -61,6 +63,23 @@ export interface AnalyzeOptions extends AnalysisProgressOptions<AnalyzerPhase, A
   readonly narrowing?: number;
   /** Widen with the program's constants (and ±1) as thresholds (default true). */
   readonly thresholds?: boolean;
+  /**
+   * Also run the backward mode: for each assertion of the main program, the reachable states
+   * that may lead to its failure, at every statement (`result.backward`).
+   */
+  readonly backward?: boolean;
+}
+
+/** The backward analysis of one assertion (`options.backward`). */
+export interface BackwardResult {
+  readonly pos: SourcePosition;
+  readonly text: string;
+  /** The states at the start of the program that may lead to the failure (`⊥`: none). */
+  readonly entry: string;
+  /** Whether no execution can fail the assertion (the entry is empty). */
+  readonly proved: boolean;
+  /** For each statement (loop head for `while`), the states before it that may lead to the failure. */
+  readonly points: readonly ProgramPoint[];
 }
 
 /** The invariant at one program point. */
@@ -71,6 +90,27 @@ export interface ProgramPoint {
   readonly invariant: string;
   /** Bounds of each variable (null ends unbounded); null when unreachable. */
   readonly box: readonly { lo: string | null; hi: string | null }[] | null;
+  /** The procedure the point is in (its variables: `result.procedures`), or null in the main program. */
+  readonly procedure: string | null;
+  /**
+   * The invariant's constraints over the variables of its procedure (or the main program), each
+   * constant a decimal or fraction string; null when unreachable.
+   */
+  readonly constraints: readonly OctConstraint[] | null;
+}
+
+/**
+ * A procedure's variables and summary. The variables are its parameters, its locals, then `p@in`
+ * for each parameter `p` (its value at entry) and `@ret` (the return value); the summary relates
+ * the `@in` variables and `@ret` over every call (context-insensitive).
+ */
+export interface ProcedureResult {
+  readonly name: string;
+  readonly variables: readonly string[];
+  /** The summary over `p@in` and `@ret` (`⊥` when the procedure never returns). */
+  readonly summary: string;
+  /** Rounds of the summaries' fixpoint in which this summary grew. */
+  readonly rounds: number;
 }
 
 /** One assertion (or array-bound check) and whether the analysis proved it. */
@@ -102,6 +142,10 @@ export interface AnalysisResult {
   readonly variables: readonly string[];
   readonly points: readonly ProgramPoint[];
   readonly assertions: readonly AssertionResult[];
+  /** The procedures' variables and summaries, in the order of the source. */
+  readonly procedures: readonly ProcedureResult[];
+  /** With `options.backward`: one backward analysis per assertion of the main program. */
+  readonly backward?: readonly BackwardResult[];
   /** Wall clock of the analysis, ms (also `timings.totalMs`). */
   readonly timeMs: number;
   /**
@@ -120,12 +164,6 @@ interface Backend {
   /** The octagon with its closure computed (on the GPU for `webgpu`). */
   closed(o: Oct): Promise<Oct>;
   join(a: Oct, b: Oct): Promise<Oct>;
-}
-
-/** A linear form with integer coefficients, or null when the expression is not linear. */
-interface Lin {
-  readonly coeffs: Map<number, bigint>;
-  readonly constant: bigint;
 }
 
 /**
@@ -244,16 +282,19 @@ async function runAnalysis(
     },
   };
   try {
-    const a = new Analyzer(program, backend, options, (loop) =>
+    const procs = await summarize(program, backend, options);
+    const scope = { body: program.body, procedure: null, procs: procs.procs };
+    const a = new Analyzer(program, backend, options, scope, (loop) =>
       events.emit('iteration', { round: a.loopIterations, loop, elapsedMs: performance.now() - start }),
     );
     events.emit('phase', 'analyze', 0);
     await a.run();
+    const backward = options.backward ? await a.backward() : undefined;
     const timeMs = performance.now() - start;
     const statistics: AnalysisStatistics = {
       engine,
-      variables: a.names.length,
-      loopIterations: a.loopIterations,
+      variables: a.names.length + procs.results.reduce((k, p) => k + p.variables.length, 0),
+      loopIterations: a.loopIterations + procs.loopIterations,
       closures: counted.closures,
       joins: counted.joins,
     };
@@ -263,8 +304,10 @@ async function runAnalysis(
       file: program.file,
       engine,
       variables: a.names,
-      points: a.points,
-      assertions: a.assertions,
+      points: [...a.points, ...procs.points],
+      assertions: [...a.assertions, ...procs.assertions],
+      procedures: procs.results,
+      ...(backward ? { backward } : {}),
       timeMs,
       timings: { totalMs: timeMs, setupMs: 0, solveMs: timeMs, readbackMs: 0 },
       statistics,
@@ -272,6 +315,70 @@ async function runAnalysis(
   } finally {
     gpu?.destroy();
   }
+}
+
+/** The procedures of a program and their summaries (over `p@in…, @ret`), shared by every scope. */
+interface ProcTable {
+  readonly byName: Map<string, Procedure>;
+  readonly summaries: Map<string, Oct>;
+}
+
+/** What the analyzer walks: the main program, or a procedure's body. */
+interface Scope {
+  readonly body: readonly Stmt[];
+  readonly procedure: Procedure | null;
+  readonly procs: ProcTable;
+}
+
+/**
+ * The procedures' summaries, summary-based and context-insensitive: each summary relates a
+ * procedure's parameters at entry (`p@in`) and its return value (`@ret`) for every call. Starting
+ * from ⊥, every procedure's body is analyzed in turn from ⊤ (its calls, recursive ones included,
+ * read the current summaries) until no summary grows; a summary is joined for the first
+ * `wideningDelay` rounds, then widened (thresholds: the body's constants), so recursion
+ * terminates. Then each body is analyzed once more, recording its invariants and checks.
+ */
+async function summarize(program: Program, be: Backend, options: AnalyzeOptions) {
+  const procs: ProcTable = { byName: new Map(), summaries: new Map() };
+  for (const p of program.procedures) {
+    procs.byName.set(p.name, p);
+    procs.summaries.set(p.name, be.domain.bottom(p.params.length + 1));
+  }
+  const rounds = new Map(program.procedures.map((p) => [p.name, 0]));
+  let loopIterations = 0;
+  const delay = options.wideningDelay ?? 2;
+  for (let round = 0, changed = true; changed; round++) {
+    changed = false;
+    for (const p of program.procedures) {
+      const a = new Analyzer(program, be, options, { body: p.body, procedure: p, procs });
+      const next = await a.summary(false);
+      loopIterations += a.loopIterations;
+      const old = procs.summaries.get(p.name) as Oct;
+      if (next.includedIn(old)) continue;
+      changed = true;
+      rounds.set(p.name, (rounds.get(p.name) ?? 0) + 1);
+      const grown = await be.closed(await be.join(old, next));
+      procs.summaries.set(p.name, round < delay ? grown : old.widen(grown, a.thresholds, MINE_WIDENING));
+    }
+    if (round > 1000) throw new Error('no fixpoint of the procedure summaries after 1000 rounds');
+  }
+  const points: ProgramPoint[] = [];
+  const assertions: AssertionResult[] = [];
+  const results: ProcedureResult[] = [];
+  for (const p of program.procedures) {
+    const a = new Analyzer(program, be, options, { body: p.body, procedure: p, procs });
+    const summary = await a.summary(true);
+    loopIterations += a.loopIterations;
+    points.push(...a.points);
+    assertions.push(...a.assertions);
+    results.push({
+      name: p.name,
+      variables: a.names,
+      summary: summary.toString([...p.params.map((q) => `${q}@in`), '@ret']),
+      rounds: rounds.get(p.name) ?? 0,
+    });
+  }
+  return { procs, points, assertions, results, loopIterations };
 }
 
 class Analyzer {
@@ -288,13 +395,22 @@ class Analyzer {
   loopIterations = 0;
   #lastYield = performance.now();
 
+  readonly #scope: Scope;
+  /** The closed forward state before each statement (loop head for `while`), from the recording pass. */
+  readonly #before = new Map<Stmt, Oct>();
+  /** A procedure's returns so far (joined), null before the first. */
+  #exit: Oct | null = null;
+
   constructor(
     readonly program: Program,
     readonly be: Backend,
     options: AnalyzeOptions,
+    scope: Scope,
     /** Called after each loop-head iteration, with the loop. */
     readonly onLoopIteration: (loop: SourcePosition) => void = () => {},
   ) {
+    this.#scope = scope;
+    for (const p of scope.procedure?.params ?? []) this.#var(p);
     const constants = new Set<bigint>([0n, 1n, -1n]);
     const visitExpr = (e: Expr): void => {
       if (e.kind === 'num') for (const d of [-1n, 0n, 1n]) constants.add(e.value + d);
@@ -336,9 +452,16 @@ class Analyzer {
           visitCond(s.cond);
           visit(s.body);
         } else if (s.kind === 'assert' || s.kind === 'assume') visitCond(s.cond);
+        else if (s.kind === 'call') {
+          for (const a of s.args) visitExpr(a);
+          if (s.target !== null) this.#var(s.target);
+        } else if (s.kind === 'return' && s.value) visitExpr(s.value);
       }
     };
-    visit(program.body);
+    visit(scope.body);
+    // a procedure's hidden variables: each parameter's value at entry, then the return value
+    for (const p of scope.procedure?.params ?? []) this.#var(`${p}@in`);
+    if (scope.procedure) this.#var('@ret');
     this.#thresholds = options.thresholds === false ? [] : [...constants].sort((x, y) => (x < y ? -1 : 1));
     this.#delay = options.wideningDelay ?? 2;
     this.#narrowing = options.narrowing ?? 2;
@@ -365,13 +488,55 @@ class Analyzer {
     this.#record(pos, 'end', end);
   }
 
+  /**
+   * A procedure's summary (over `p@in…, @ret`): its body analyzed from ⊤ with each parameter equal
+   * to its `@in` copy; the returns joined with the end of the body (where `@ret` is unknown). With
+   * `rec`, records the invariants, the checks and the summary (as a point over all variables).
+   */
+  async summary(rec: boolean): Promise<Oct> {
+    const p = this.#scope.procedure as Procedure;
+    const k = p.params.length;
+    const n = this.names.length;
+    let s = this.be.domain.top(n);
+    for (let i = 0; i < k; i++) s = s.assignVar(n - 1 - k + i, 1, i, 0);
+    const end = await this.#block(p.body, s, rec);
+    const exit = await this.be.closed(this.#exit ? await this.be.join(this.#exit, end) : end);
+    const keep = new Set([...Array(k + 1).keys()].map((i) => n - 1 - k + i));
+    const summary = exit.removeDimensions([...Array(n).keys()].filter((v) => !keep.has(v)));
+    if (rec) this.#record(p.pos, `summary of ${p.name}(${p.params.join(', ')})`, this.#embed(summary, n));
+    return summary;
+  }
+
+  /** A summary (over `k` parameters at entry and the return value) as the last `k + 1` of `n` variables. */
+  #embed(summary: Oct, n: number): Oct {
+    const k1 = summary.dim;
+    const perm = [...Array(n).keys()].map((v) => (v < k1 ? v + n - k1 : v - k1));
+    return summary.addDimensions(n - k1).permute(perm);
+  }
+
+  /** `target := proc(args)` (or the call alone): the arguments bound to the summary, which is met. */
+  async #call(s0: Oct, proc: string, args: readonly Expr[], target: string | null): Promise<Oct> {
+    const summary = this.#scope.procs.summaries.get(proc) as Oct;
+    const n = this.names.length;
+    const k = args.length;
+    let s = s0.addDimensions(k + 1); // the formals at entry, then the return value
+    for (let i = 0; i < k; i++) s = this.#assign(await this.be.closed(s), n + i, args[i] as Expr);
+    s = await this.be.closed(s.meet(this.#embed(summary, n + k + 1)));
+    if (target !== null) s = s.assignVar(this.#index.get(target) as number, 1, n + k, 0);
+    return (await this.be.closed(s)).removeDimensions([...Array(k + 1).keys()].map((i) => n + i));
+  }
+
   #record(pos: SourcePosition, label: string, s: Oct): void {
     const box = s.toBox();
+    const procedure = this.#scope.procedure?.name ?? null;
     this.points.push({
       pos,
-      label,
+      label: procedure ? `in ${procedure}: ${label}` : label,
       invariant: s.toString(this.names),
       box: box ? box.map((b) => ({ lo: b.lo?.toString() ?? null, hi: b.hi?.toString() ?? null })) : null,
+      procedure,
+      // constants as strings ("3", "-1/2"): the point is plain JSON (the CLI prints it)
+      constraints: s.toConstraints()?.map((c) => ({ ...c, c: toRational(c.c).toString() })) ?? null,
     });
   }
 
@@ -398,11 +563,24 @@ class Analyzer {
     if (rec && st.kind !== 'while') {
       s = await this.be.closed(s);
       this.#record(st.pos, `before ${st.text}`, s);
+      this.#before.set(st, s);
     }
     switch (st.kind) {
       case 'var':
       case 'skip':
         return s;
+      case 'call':
+        for (const a of st.args) s = await this.#checkExpr(a, s, rec);
+        return this.#call(await this.be.closed(s), st.proc, st.args, st.target);
+      case 'return': {
+        if (st.value) {
+          s = await this.#checkExpr(st.value, s, rec);
+          s = this.#assign(await this.be.closed(s), this.#index.get('@ret') as number, st.value);
+        }
+        s = await this.be.closed(s);
+        this.#exit = this.#exit ? await this.be.join(this.#exit, s) : s;
+        return this.be.domain.bottom(this.names.length);
+      }
       case 'array': {
         s = await this.be.closed(s);
         return this.#assign(s, this.#arrays.get(st.name) as number, st.length);
@@ -456,6 +634,7 @@ class Analyzer {
         head = await this.be.closed(head);
         if (rec) {
           this.#record(st.pos, `loop head of ${st.text}`, head);
+          this.#before.set(st, head);
           await this.#block(st.body, await this.#guard(st.cond, head), true);
         }
         return this.#guard({ kind: 'not', arg: st.cond }, head);
@@ -556,14 +735,7 @@ class Analyzer {
             lo: a.lo !== null && b.hi !== null ? a.lo - b.hi : null,
             hi: a.hi !== null && b.lo !== null ? a.hi - b.lo : null,
           };
-        if (a.lo === null || a.hi === null || b.lo === null || b.hi === null) {
-          const zero = (x: typeof a) => x.lo === 0n && x.hi === 0n;
-          return zero(a) || zero(b) ? { lo: 0n, hi: 0n } : top;
-        }
-        const ps = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi].sort((x, y) =>
-          x < y ? -1 : x > y ? 1 : 0,
-        );
-        return { lo: ps[0] as bigint, hi: ps[3] as bigint };
+        return multiply(a, b);
       }
     }
   }
@@ -606,69 +778,57 @@ class Analyzer {
     }
   }
 
+  /** The backward mode over the main program, after {@link run}: one analysis per assertion. */
+  async backward(): Promise<BackwardResult[]> {
+    const facts: ForwardFacts = {
+      before: (st) => this.#before.get(st),
+      guard: (c, s) => this.#guard(c, s),
+      linear: (st) => {
+        const lin = this.#lin(st.kind === 'array' ? st.length : st.value);
+        return lin && toLinear(lin);
+      },
+      index: (name) => this.#index.get(name) as number,
+      closed: (o) => this.be.closed(o),
+      join: (a, b) => this.be.join(a, b),
+      top: () => this.be.domain.top(this.names.length),
+      bottom: () => this.be.domain.bottom(this.names.length),
+      thresholds: this.#thresholds,
+      widening: MINE_WIDENING,
+      delay: this.#delay,
+    };
+    const asserts: Stmt[] = [];
+    const find = (ss: readonly Stmt[]): void => {
+      for (const st of ss) {
+        if (st.kind === 'assert') asserts.push(st);
+        else if (st.kind === 'if') {
+          find(st.then);
+          find(st.else);
+        } else if (st.kind === 'while') find(st.body);
+      }
+    };
+    find(this.program.body);
+    const out: BackwardResult[] = [];
+    for (const target of asserts) {
+      const { entry, points } = await backwardFrom(this.program.body, target, facts);
+      const start = this.points.length;
+      for (const [st, state] of points)
+        this.#record(st.pos, `${st.kind === 'while' ? 'loop head of' : 'before'} ${st.text}`, state);
+      const recorded = this.points.splice(start);
+      recorded.sort((x, y) => x.pos.line - y.pos.line || x.pos.column - y.pos.column);
+      const empty = (await this.be.closed(entry)).isEmpty();
+      out.push({
+        pos: target.pos,
+        text: target.text,
+        entry: entry.toString(this.names),
+        proved: empty,
+        points: recorded,
+      });
+    }
+    return out;
+  }
+
   /** Widening thresholds (exposed for tests). */
   get thresholds(): readonly bigint[] {
     return this.#thresholds;
-  }
-}
-
-function negate(c: Cond): Cond {
-  switch (c.kind) {
-    case 'const':
-      return { kind: 'const', value: !c.value };
-    case 'unknown':
-      return c;
-    case 'not':
-      return c.arg;
-    case 'and':
-      return { kind: 'or', left: negate(c.left), right: negate(c.right) };
-    case 'or':
-      return { kind: 'and', left: negate(c.left), right: negate(c.right) };
-    case 'rel': {
-      const op: Record<RelOp, RelOp> = { '<': '>=', '<=': '>', '>': '<=', '>=': '<', '==': '!=', '!=': '==' };
-      return { ...c, op: op[c.op] };
-    }
-  }
-}
-
-function konst(c: bigint): Lin {
-  return { coeffs: new Map(), constant: c };
-}
-
-function scale(a: Lin, k: bigint): Lin {
-  return { coeffs: new Map([...a.coeffs].map(([v, c]) => [v, c * k])), constant: a.constant * k };
-}
-
-function add(a: Lin, b: Lin): Lin {
-  const coeffs = new Map(a.coeffs);
-  for (const [v, c] of b.coeffs) coeffs.set(v, (coeffs.get(v) ?? 0n) + c);
-  return { coeffs, constant: a.constant + b.constant };
-}
-
-function toLinear(l: Lin): LinearExpr {
-  return {
-    terms: [...l.coeffs].filter(([, c]) => c !== 0n).map(([v, c]) => [v, c] as const),
-    constant: l.constant,
-  };
-}
-
-function ratFloor(r: Rational): bigint {
-  return r.floor().num;
-}
-
-function show(e: Expr): string {
-  switch (e.kind) {
-    case 'num':
-      return `${e.value}`;
-    case 'var':
-      return e.name;
-    case 'unknown':
-      return '?';
-    case 'index':
-      return `${e.array}[${show(e.index)}]`;
-    case 'neg':
-      return `-${show(e.arg)}`;
-    case 'bin':
-      return `(${show(e.left)} ${e.op} ${show(e.right)})`;
   }
 }

@@ -47,12 +47,29 @@ export type Stmt = { readonly pos: SourcePosition; readonly text: string } & (
   | { readonly kind: 'while'; readonly cond: Cond; readonly body: readonly Stmt[] }
   | { readonly kind: 'assert' | 'assume'; readonly cond: Cond }
   | { readonly kind: 'skip' }
+  | {
+      readonly kind: 'call';
+      /** The variable that receives the return value, or null for a call statement. */
+      readonly target: string | null;
+      readonly proc: string;
+      readonly args: readonly Expr[];
+    }
+  | { readonly kind: 'return'; readonly value: Expr | null }
 );
 
-/** A parsed program. */
+/** A procedure: parameters (integers, passed by value), a body, a return value (`return e;`). */
+export interface Procedure {
+  readonly name: string;
+  readonly params: readonly string[];
+  readonly body: readonly Stmt[];
+  readonly pos: SourcePosition;
+}
+
+/** A parsed program: its procedures and the statements of the main program (the others). */
 export interface Program {
   readonly file: string;
   readonly body: readonly Stmt[];
+  readonly procedures: readonly Procedure[];
 }
 
 interface Token {
@@ -98,6 +115,8 @@ const KEYWORDS = new Set([
   'true',
   'false',
   'inf',
+  'proc',
+  'return',
 ]);
 
 const DIGITS = /\d+/y;
@@ -422,6 +441,18 @@ export function parseProgram(src: string, file = '<input>'): Program {
       const head = text(t);
       return { kind: 'while', cond: c, body: block(), pos: t.pos, text: head };
     }
+    if (is('return')) {
+      next();
+      if (!inProc) throw new OctagonParseError(t.pos, "'return' outside a procedure");
+      const value = is(';') ? null : expr();
+      expect(';');
+      return { kind: 'return', value, pos: t.pos, text: text(t) };
+    }
+    if (peek().kind === 'id' && !KEYWORDS.has(peek().text) && is('(', 1)) {
+      const [proc, args] = call();
+      expect(';');
+      return { kind: 'call', target: null, proc, args, pos: t.pos, text: text(t) };
+    }
     if (is('assert') || is('assume')) {
       const kind = next().text as 'assert' | 'assume';
       expect('(');
@@ -442,6 +473,11 @@ export function parseProgram(src: string, file = '<input>'): Program {
     }
     expect('=');
     variable(id.text, id);
+    if (peek().kind === 'id' && !KEYWORDS.has(peek().text) && is('(', 1)) {
+      const [proc, args] = call();
+      expect(';');
+      return { kind: 'call', target: id.text, proc, args, pos: t.pos, text: text(t) };
+    }
     if (is('[')) {
       next();
       const lo = signedNum();
@@ -455,7 +491,60 @@ export function parseProgram(src: string, file = '<input>'): Program {
     expect(';');
     return { kind: 'assign', target: id.text, value, pos: t.pos, text: text(t) };
   };
+  /** `NAME ( args )`: the callee (checked once every procedure is known) and the arguments. */
+  const calls: { name: Token; arity: number }[] = [];
+  function call(): [string, Expr[]] {
+    const name = ident();
+    expect('(');
+    const args: Expr[] = [];
+    if (!is(')')) {
+      args.push(expr());
+      while (is(',')) {
+        next();
+        args.push(expr());
+      }
+    }
+    expect(')');
+    calls.push({ name, arity: args.length });
+    return [name.text, args];
+  }
+  let inProc = false;
   const body: Stmt[] = [];
-  while (peek().kind !== 'eof') body.push(stmt());
-  return { file, body };
+  const procedures: Procedure[] = [];
+  while (peek().kind !== 'eof') {
+    if (!is('proc')) {
+      body.push(stmt());
+      continue;
+    }
+    const t = next();
+    const name = ident();
+    if (procedures.some((p) => p.name === name.text))
+      throw new OctagonParseError(name.pos, `procedure '${name.text}' defined twice`);
+    expect('(');
+    const params: string[] = [];
+    if (!is(')')) {
+      const first = ident();
+      params.push(variable(first.text, first).text);
+      while (is(',')) {
+        next();
+        const p = ident();
+        if (params.includes(p.text)) throw new OctagonParseError(p.pos, `parameter '${p.text}' given twice`);
+        params.push(variable(p.text, p).text);
+      }
+    }
+    expect(')');
+    inProc = true;
+    procedures.push({ name: name.text, params, body: block(), pos: t.pos });
+    inProc = false;
+  }
+  for (const c of calls) {
+    const p = procedures.find((q) => q.name === c.name.text);
+    if (!p) throw new OctagonParseError(c.name.pos, `call of '${c.name.text}', which is no procedure`);
+    if (p.params.length !== c.arity)
+      throw new OctagonParseError(
+        c.name.pos,
+        `'${p.name}' takes ${p.params.length} argument${p.params.length === 1 ? '' : 's'}, given ${c.arity}`,
+      );
+  }
+  return { file, body, procedures };
 }

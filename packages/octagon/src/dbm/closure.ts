@@ -452,10 +452,7 @@ export function strengthenF64(m: Float64Array, n: number, tight: Tightness, exac
  * ```
  */
 export function closeMatrix<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: Tightness): boolean {
-  const dense = (s: BoundStore<T>, k: number, t: Tightness) =>
-    s instanceof Float64Array
-      ? closeF64(s, k, t, { threads: k >= THREADS_FROM ? B.threads : undefined })
-      : closeGeneric(s, k, B, t);
+  const dense = (s: BoundStore<T>, k: number, t: Tightness) => closeDense(s, k, B, t);
   if (n >= 16) {
     const strengthen = (s: BoundStore<T>) =>
       s instanceof Float64Array
@@ -465,4 +462,19 @@ export function closeMatrix<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight:
     if (byBlocks !== undefined) return byBlocks;
   }
   return dense(m, n, tight);
+}
+
+/**
+ * The dense closure of any engine, in place ({@link closeF64} on f64 matrices, with the bounds'
+ * worker threads from 256 variables; {@link closeGeneric} otherwise). Returns false when empty.
+ *
+ * @example
+ * ```ts
+ * const nonEmpty = closeDense(m, n, exactBounds, false);
+ * ```
+ */
+export function closeDense<T>(m: BoundStore<T>, n: number, B: Bounds<T>, tight: Tightness): boolean {
+  return m instanceof Float64Array
+    ? closeF64(m, n, tight, { threads: n >= THREADS_FROM ? B.threads : undefined })
+    : closeGeneric(m, n, B, tight);
 }

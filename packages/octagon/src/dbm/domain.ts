@@ -8,6 +8,7 @@ import type { ClosureThreads } from './closure-threads';
 import { type NumberLike, type OctagonKind, type OctConstraint, toRational } from './constraints';
 import { halfSize, matPos } from './layout';
 import { Octagon } from './octagon';
+import { singletons } from './partition';
 
 /** Options of {@link createOctagonDomain}. */
 export interface OctagonDomainOptions<E extends NumberEngine = NumberEngine> {
@@ -74,11 +75,12 @@ function makeDomain<T>(B: Bounds<T>, kind: OctagonKind): OctagonDomain<T> {
     engine: B.engine,
     kind,
     bounds: B,
-    top: (dim) => new Octagon(B, kind, dim, top(dim), true),
+    top: (dim) => new Octagon(B, kind, dim, top(dim), true, null, singletons(dim)),
     bottom: (dim) => new Octagon(B, kind, dim, null, true),
-    fromConstraints: (dim, constraints) => new Octagon(B, kind, dim, top(dim), false).guardAll(constraints),
+    fromConstraints: (dim, constraints) =>
+      new Octagon(B, kind, dim, top(dim), false, null, singletons(dim)).guardAll(constraints),
     fromBox: (box) => {
-      let o = new Octagon(B, kind, box.length, top(box.length), true);
+      let o = new Octagon(B, kind, box.length, top(box.length), true, null, singletons(box.length));
       box.forEach((b, v) => {
         if (b.hi !== null) o = o.guard({ i: v, si: 1, c: b.hi });
         if (b.lo !== null) o = o.guard({ i: v, si: -1, c: toRational(b.lo).neg() });

@@ -1,7 +1,7 @@
 import { OctagonDimensionError } from '../errors';
 import { type BoundStore, type Bounds, boundsOf, type NumberEngine } from '../numbers/bounds';
 import { Rational } from '../numbers/rational';
-import { closeMatrix, incrementalCloseGeneric } from './closure';
+import { closeDense, closeMatrix, incrementalCloseGeneric } from './closure';
 import {
   formatConstraint,
   type Interval,
@@ -15,33 +15,41 @@ import {
   signedNode,
   toRational,
 } from './constraints';
-import { cellsEq, cellsLe, maxCells, minCells, narrowCells, widenCells } from './elementwise';
+import {
+  cellsEq,
+  cellsLe,
+  type IntoOptions,
+  maxCells,
+  minCells,
+  narrowCells,
+  target,
+  widenCells,
+} from './elementwise';
 import { guardLinearForm } from './guard-linear';
 import { halfSize, matPos } from './layout';
+import {
+  blockLists,
+  type ClosedBlock,
+  closeBlocks,
+  fillBetweenBlocks,
+  isDecomposed,
+  isolate,
+  joinPartition,
+  joinWithinBlocks,
+  mergeBlocks,
+  type Partition,
+  unionPartitions,
+  writeBlocks,
+} from './partition';
+import { formBounds, keepCells, matrixConstraints, permuteCells, shiftCells, varBounds } from './transfer';
 
-export {
-  formatConstraint,
-  type Interval,
-  type LinearExpr,
-  type NumberLike,
-  type OctagonKind,
-  type OctConstraint,
-  type Sign,
-  signedNode,
-  toRational,
-} from './constraints';
+export type { IntoOptions } from './elementwise';
 /** How {@link Octagon.widen} and {@link Octagon.narrow} read their arguments. */
 export interface WideningOptions {
   /** `closed` (default, APRON): the left argument is closed first; `raw`: used as built (Miné; chains stabilise). */
   readonly left?: 'closed' | 'raw';
   /** `cell` (default, APRON): a threshold bounds the stored cell (`2·x` for a unary one); `bound`: the bound of `±x±y` or `x`. */
   readonly thresholds?: 'cell' | 'bound';
-}
-
-/** Upper bounds of a linear form and of its negation (outward: never below the exact ones). */
-interface FormBounds<T> {
-  readonly up: T;
-  readonly down: T;
 }
 
 /**
@@ -75,8 +83,17 @@ export class Octagon<T> {
   readonly #raw: BoundStore<T> | null;
   /** The closed matrix: undefined until computed, null when empty. */
   #closed: BoundStore<T> | null | undefined;
+  /** A decomposed octagon's partition (`dbm/partition.ts`): cells of `#raw` between blocks +∞; else null. */
+  #blocks: Partition | null = null;
+  /** A decomposed octagon's closure, block by block: undefined until computed, null when empty. */
+  #closedBlocks: ClosedBlock<T>[] | null | undefined;
+  /** A decomposed octagon's matrix closed within its blocks: undefined until computed, null when empty. */
+  #blockClosed: BoundStore<T> | null | undefined;
 
-  /** @internal Use the domain's factories. */
+  /**
+   * @internal Use the domain's factories. With `blocks` (a partition of which every cell of `raw`
+   * between two blocks is +∞) the octagon is decomposed, and `closed` means closed within blocks.
+   */
   constructor(
     bounds: Bounds<T>,
     kind: OctagonKind,
@@ -84,6 +101,7 @@ export class Octagon<T> {
     raw: BoundStore<T> | null,
     closed: boolean,
     integers: Uint8Array | null = null,
+    blocks: Partition | null = null,
   ) {
     this.bounds = bounds;
     this.kind = kind;
@@ -94,7 +112,42 @@ export class Octagon<T> {
       );
     this.integers = integers !== null && integers.some((f) => f === 1) ? integers : null;
     this.#raw = raw;
-    this.#closed = raw === null ? null : closed ? raw : undefined;
+    if (blocks !== null && raw !== null && isDecomposed(blocks)) {
+      this.#blocks = blocks;
+      this.#blockClosed = closed ? raw : undefined;
+    } else this.#closed = raw === null ? null : closed ? raw : undefined;
+  }
+
+  /** A decomposed octagon's blocks (sorted; unrelated beyond their bounds), kept by its operators; null if dense. */
+  get blocks(): number[][] | null {
+    return this.#blocks && blockLists(this.#blocks);
+  }
+
+  /** A decomposed octagon's closure block by block (null when empty): O(Σ kᵢ³), the matrix untouched. */
+  #closeBlocks(blocks: Partition): ClosedBlock<T>[] | null {
+    if (this.#closedBlocks === undefined) {
+      const close = (s: BoundStore<T>, k: number, t: boolean | ArrayLike<number>) =>
+        closeDense(s, k, this.bounds, t);
+      const raw = this.#raw as BoundStore<T>;
+      this.#closedBlocks = closeBlocks(raw, this.dim, this.bounds, blocks, this.#tightness(), close);
+    }
+    return this.#closedBlocks;
+  }
+
+  /** The matrix closed within blocks of a decomposed octagon (null when empty). */
+  #closedWithinBlocks(blocks: Partition): BoundStore<T> | null {
+    if (this.#blockClosed === undefined) {
+      const closed = this.#closeBlocks(blocks);
+      const m = closed && this.bounds.copy(this.#raw as BoundStore<T>);
+      if (m && closed) writeBlocks(m, closed);
+      this.#blockClosed = m;
+    }
+    return this.#blockClosed;
+  }
+
+  /** A decomposed result (a dense one when `blocks` is not decomposed: then `m` must be valid dense). */
+  #makeBlocks(m: BoundStore<T> | null, blocks: Partition, closedWithin: boolean): Octagon<T> {
+    return new Octagon(this.bounds, this.kind, this.dim, m, closedWithin, this.integers, blocks);
   }
 
   /** Number engine of the bounds. */
@@ -137,6 +190,17 @@ export class Octagon<T> {
 
   /** The strongly (tightly) closed half matrix (do not modify); null when empty. */
   closedMatrix(): BoundStore<T> | null {
+    if (this.#closed === undefined && this.#blocks) {
+      let m = this.#blockClosed && this.bounds.copy(this.#blockClosed);
+      if (this.#blockClosed === undefined) {
+        // one copy: the blocks written into a copy of the matrix as built, then the rest
+        const closed = this.#closeBlocks(this.#blocks);
+        m = closed && this.bounds.copy(this.#raw as BoundStore<T>);
+        if (m && closed) writeBlocks(m, closed);
+      }
+      if (m) fillBetweenBlocks(m, this.dim, this.bounds, this.#blocks, this.#tightness());
+      this.#closed = m;
+    }
     if (this.#closed === undefined) {
       const m = this.bounds.copy(this.#raw as BoundStore<T>);
       this.#closed = closeMatrix(m, this.dim, this.bounds, this.#tightness()) ? m : null;
@@ -160,19 +224,15 @@ export class Octagon<T> {
 
   /** Whether the octagon has no point (closes it). */
   isEmpty(): boolean {
+    if (this.#blocks && this.#blockClosed !== undefined) return this.#blockClosed === null;
+    if (this.#blocks) return this.#closeBlocks(this.#blocks) === null;
     return this.closedMatrix() === null;
   }
 
   /** Whether every cell of the closed matrix is +∞ (besides the diagonal). */
   isTop(): boolean {
     const m = this.closedMatrix();
-    if (!m) return false;
-    for (let i = 0; i < 2 * this.dim; i++) {
-      for (let j = 0; j <= (i | 1); j++) {
-        if (i !== j && !this.bounds.isInf(m[matPos(i, j)] as T)) return false;
-      }
-    }
-    return true;
+    return m !== null && matrixConstraints(this.bounds, this.dim, m).length === 0;
   }
 
   /** Cell `(i, j)`: the bound of `V_j − V_i` of the closed matrix (`closed`, default) or as built. */
@@ -184,11 +244,13 @@ export class Octagon<T> {
   /** The full 2n×2n matrix, row-major (closed by default); null when empty. */
   toDense(which: 'closed' | 'raw' = 'closed'): T[] | null {
     const m = which === 'closed' ? this.closedMatrix() : this.#raw;
-    if (!m) return null;
-    const N = 2 * this.dim;
-    const out = new Array<T>(N * N);
-    for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) out[i * N + j] = m[matPos(i, j)] as T;
-    return out;
+    return (
+      m &&
+      Array.from({ length: 4 * this.dim ** 2 }, (_, p) => {
+        const N = 2 * this.dim;
+        return m[matPos(Math.floor(p / N), p % N)] as T;
+      })
+    );
   }
 
   // ---------------------------------------------------------------- predicates
@@ -214,23 +276,49 @@ export class Octagon<T> {
 
   // ---------------------------------------------------------------- lattice
 
-  /** Least upper bound: max of the closed matrices (the result is closed). */
-  join(other: Octagon<T>): Octagon<T> {
+  /**
+   * Least upper bound: max of the closed matrices (the result is closed — within its blocks for
+   * decomposed octagons), into `options.into` when given ({@link IntoOptions}).
+   *
+   * @example
+   * ```ts
+   * const pool = createMatrixPool(a.dim);
+   * const j = a.join(b, { into: pool.acquire() }); // no allocation; SIMD in place when a and b are closed in the pool
+   * ```
+   */
+  join(other: Octagon<T>, options: IntoOptions<T> = {}): Octagon<T> {
     this.#same(other, 'join');
+    const [pa, pb] = [this.#blocks, other.#blocks];
+    if (pa && pb) {
+      const wa = this.#closedWithinBlocks(pa);
+      const wb = other.#closedWithinBlocks(pb);
+      if (!wa) return wb ? other.#makeBlocks(wb, pb, true) : other.toBottom();
+      if (!wb) return this.#makeBlocks(wa, pa, true);
+      const r = joinPartition(this.bounds, this.dim, wa, pa, wb, pb);
+      if (isDecomposed(r)) {
+        const into = options.into && target(this.bounds, wa.length, options.into);
+        const m = joinWithinBlocks(this.bounds, this.dim, wa, pa, wb, pb, r, this.#tightness(), into);
+        return this.#makeBlocks(m, r, true);
+      }
+    }
     const a = this.closedMatrix();
     const b = other.closedMatrix();
     if (!a) return other.close();
     if (!b) return this.close();
-    return this.#make(maxCells(this.bounds, a, b), true);
+    return this.#make(maxCells(this.bounds, a, b, options.into), true);
   }
 
-  /** Greatest lower bound: min of the matrices as built (not closed). */
-  meet(other: Octagon<T>): Octagon<T> {
+  /** Greatest lower bound: min of the matrices as built (not closed), into `options.into` when given. */
+  meet(other: Octagon<T>, options: IntoOptions<T> = {}): Octagon<T> {
     this.#same(other, 'meet');
     const a = this.#raw;
     const b = other.#raw;
     if (!a || !b) return this.#make(null, true);
-    return this.#make(minCells(this.bounds, a, b), false);
+    if (this.#blocks && other.#blocks) {
+      const p = unionPartitions(this.#blocks, other.#blocks);
+      if (isDecomposed(p)) return this.#makeBlocks(minCells(this.bounds, a, b, options.into), p, false);
+    }
+    return this.#make(minCells(this.bounds, a, b, options.into), false);
   }
 
   /**
@@ -241,7 +329,8 @@ export class Octagon<T> {
    * uses the left argument as built — Miné's condition for chains to stabilise: closing a widened
    * iterate can bring a +∞ cell back to a finite value — and `thresholds: 'bound'` compares them
    * with the bounds of `±x±y` and of `x` (a unary cell uses `2·t`). An empty left argument (in
-   * either mode its emptiness is decided by its closure) gives the right one closed.
+   * either mode its emptiness is decided by its closure) gives the right one closed. `into`: as
+   * {@link IntoOptions}.
    *
    * @example
    * ```ts
@@ -255,7 +344,7 @@ export class Octagon<T> {
   widen(
     other: Octagon<T>,
     thresholds: readonly NumberLike[] = [],
-    options: WideningOptions = {},
+    options: WideningOptions & IntoOptions<T> = {},
   ): Octagon<T> {
     this.#same(other, 'widening');
     if (this.isEmpty()) return other.close();
@@ -267,21 +356,21 @@ export class Octagon<T> {
     const ts = thresholds
       .map((t) => B.fromRational(this.kind === 'int' ? toRational(t).floor() : toRational(t)))
       .sort((x, y) => (B.lt(x, y) ? -1 : 1));
-    const m = widenCells(B, a, b, this.dim, ts, options.thresholds === 'bound');
+    const m = widenCells(B, a, b, this.dim, ts, options.thresholds === 'bound', options.into);
     return this.#make(m, false);
   }
 
   /**
    * Narrowing `this Δ other` (Miné 2006 Def. 12): the +∞ cells of the left argument take the
    * right's (closed). The left argument is closed first by default (APRON), or used as built with
-   * `left: 'raw'`.
+   * `left: 'raw'`. `into`: as {@link IntoOptions}.
    */
-  narrow(other: Octagon<T>, options: Pick<WideningOptions, 'left'> = {}): Octagon<T> {
+  narrow(other: Octagon<T>, options: Pick<WideningOptions, 'left'> & IntoOptions<T> = {}): Octagon<T> {
     this.#same(other, 'narrowing');
     const a = options.left === 'raw' ? this.#raw : this.closedMatrix();
     const b = other.closedMatrix();
     if (!a || !b) return this.#make(null, true);
-    return this.#make(narrowCells(this.bounds, a, b), false);
+    return this.#make(narrowCells(this.bounds, a, b, options.into), false);
   }
 
   // ---------------------------------------------------------------- dimensions
@@ -289,11 +378,11 @@ export class Octagon<T> {
   /** Forgets the variables (projection then unconstrained); closes first, the result is closed. */
   forget(vars: readonly number[]): Octagon<T> {
     for (const v of vars) this.#var(v);
-    const c = this.closedMatrix();
+    const c = this.#blocks ? this.#closedWithinBlocks(this.#blocks) : this.closedMatrix();
     if (!c) return this.#make(null, true);
     const m = this.bounds.copy(c);
     for (const v of vars) this.#forgetInPlace(m, v);
-    return this.#make(m, true);
+    return this.#blocks ? this.#makeBlocks(m, isolate(this.#blocks, vars), true) : this.#make(m, true);
   }
 
   /**
@@ -316,8 +405,10 @@ export class Octagon<T> {
       return m;
     };
     const flags = this.integers && Uint8Array.from({ length: n }, (_, v) => this.integers?.[v] ?? 0);
-    const out = new Octagon(this.bounds, this.kind, n, make(this.#raw), false, flags);
+    const blocks = this.#blocks && Int32Array.from({ length: n }, (_, v) => this.#blocks?.[v] ?? v);
+    const out = new Octagon(this.bounds, this.kind, n, make(this.#raw), false, flags, blocks);
     if (this.#closed !== undefined) out.#closed = make(this.#closed);
+    if (out.#blocks && this.#blockClosed !== undefined) out.#blockClosed = make(this.#blockClosed);
     return out;
   }
 
@@ -330,22 +421,7 @@ export class Octagon<T> {
     const n = keep.length;
     const flags = this.integers && Uint8Array.from(keep, (v) => this.integers?.[v] ?? 0);
     if (!c) return new Octagon(this.bounds, this.kind, n, null, true, flags);
-    const m = this.bounds.alloc(halfSize(n));
-    for (let a = 0; a < n; a++) {
-      for (let b = 0; b < n; b++) {
-        const va = keep[a] as number;
-        const vb = keep[b] as number;
-        for (let da = 0; da < 2; da++) {
-          for (let db = 0; db < 2; db++) {
-            const i = 2 * a + da;
-            const j = 2 * b + db;
-            if (j > (i | 1)) continue;
-            m[matPos(i, j)] = c[matPos(2 * va + da, 2 * vb + db)] as T;
-          }
-        }
-      }
-    }
-    return new Octagon(this.bounds, this.kind, n, m, true, flags);
+    return new Octagon(this.bounds, this.kind, n, keepCells(this.bounds, c, keep), true, flags);
   }
 
   /** Renames variable `v` to `perm[v]` (a permutation of `0 … dim−1`). */
@@ -359,19 +435,7 @@ export class Octagon<T> {
         `permute: [${perm.join(', ')}] is not a permutation of ${this.dim} variables`,
       );
     }
-    const map = (src: BoundStore<T> | null) => {
-      if (!src) return null;
-      const m = this.bounds.alloc(src.length);
-      const N = 2 * this.dim;
-      for (let i = 0; i < N; i++) {
-        for (let j = 0; j <= (i | 1); j++) {
-          const ni = 2 * (perm[i >> 1] as number) + (i & 1);
-          const nj = 2 * (perm[j >> 1] as number) + (j & 1);
-          m[matPos(ni, nj)] = src[matPos(i, j)] as T;
-        }
-      }
-      return m;
-    };
+    const map = (src: BoundStore<T> | null) => src && permuteCells(this.bounds, this.dim, src, perm);
     let flags: Uint8Array | null = null;
     if (this.integers) {
       flags = new Uint8Array(this.dim);
@@ -396,6 +460,16 @@ export class Octagon<T> {
     const B = this.bounds;
     const cr = toRational(c);
     if (x === y) return this.#shift(x, s, cr, cr);
+    const p = this.#blocks && mergeBlocks(isolate(this.#blocks, [x]), x, y);
+    if (this.#blocks && p && isDecomposed(p)) {
+      const c = this.#closedWithinBlocks(this.#blocks);
+      if (!c) return this.#make(null, true);
+      const m = B.copy(c);
+      this.#forgetInPlace(m, x);
+      this.#setConstraint(m, 1, x, -s as Sign, y, cr);
+      this.#setConstraint(m, -1, x, s, y, cr.neg());
+      return this.#makeBlocks(m, p, false);
+    }
     const c0 = this.closedMatrix();
     if (!c0) return this.#make(null, true);
     const m = B.copy(c0);
@@ -420,47 +494,20 @@ export class Octagon<T> {
     if (lo && hi?.lt(lo)) return this.#make(null, true);
     const constant = lo !== null && hi !== null && lo.eq(hi);
     const B = this.bounds;
-    const p = 2 * x;
-    // grow[k] / least[k]: the most / least V'_k − V_{node(k)} for k = p, p+1 (null: unbounded)
-    const grow = [hi, lo === null ? null : lo.neg()];
-    const least = [lo, hi === null ? null : hi.neg()];
-    const delta = new Map<string, T>();
-    const deltaOf = (i: number, j: number): T | null => {
-      const up = j === p || j === p + 1 ? grow[j - p] : Rational.ZERO;
-      const down = i === p || i === p + 1 ? least[i - p] : Rational.ZERO;
-      if (up === null || up === undefined || down === null || down === undefined) return B.inf;
-      const d = up.sub(down);
-      if (d.num === 0n) return null;
-      const key = d.toString();
-      let v = delta.get(key);
-      if (v === undefined) {
-        v = B.fromRational(d);
-        delta.set(key, v);
-      }
-      return v;
-    };
-    const node = (k: number) => (s === -1 && k >> 1 === x ? k ^ 1 : k);
-    const apply = (src: BoundStore<T>) => {
-      const m = B.copy(src);
-      const N = 2 * this.dim;
-      const visit = (i: number, j: number) => {
-        if (i === j) return;
-        const v = src[matPos(node(i), node(j))] as T;
-        const d = deltaOf(i, j);
-        m[matPos(i, j)] = d === null || B.isInf(v) ? v : B.isInf(d) ? B.inf : B.add(v, d);
-      };
-      for (let k = 0; k < N; k++) {
-        visit(p, k);
-        visit(p + 1, k);
-        visit(k, p);
-        visit(k, p + 1);
-      }
-      return m;
-    };
+    const apply = (src: BoundStore<T>) => shiftCells(B, this.dim, src, x, s, lo, hi);
     // Rounding (f64, fractional ends) or fractional ends of an integer octagon leave a shifted
     // closure off its tight/strong form: then the closure is recomputed when asked for.
     const integral = (lo === null || lo.isInteger) && (hi === null || hi.isInteger);
     const staysClosed = integral || (B.engine === 'exact' && !this.isIntegerVar(x));
+    if (this.#blocks) {
+      // +∞ cells stay +∞: the partition holds, and a shifted matrix closed within blocks stays so
+      const within = constant ? this.#raw : this.#closedWithinBlocks(this.#blocks);
+      if (!within) return this.#make(null, true);
+      const out = this.#makeBlocks(apply(within), this.#blocks, !constant && staysClosed);
+      if (constant && staysClosed && this.#blockClosed !== undefined)
+        out.#blockClosed = this.#blockClosed && apply(this.#blockClosed);
+      return out;
+    }
     if (constant) {
       if (!this.#raw) return this;
       const out = this.#make(apply(this.#raw), false);
@@ -475,13 +522,14 @@ export class Octagon<T> {
   /** `x := [lo, hi]` (`null` ends unbounded): closes, forgets `x`, bounds it, closes incrementally. */
   assignInterval(x: number, lo: NumberLike | null, hi: NumberLike | null): Octagon<T> {
     this.#var(x);
-    const c0 = this.closedMatrix();
+    const c0 = this.#blocks ? this.#closedWithinBlocks(this.#blocks) : this.closedMatrix();
     if (!c0) return this.#make(null, true);
     const m = this.bounds.copy(c0);
     this.#forgetInPlace(m, x);
     if (hi !== null) this.#setConstraint(m, 1, x, undefined, undefined, toRational(hi));
     if (lo !== null) this.#setConstraint(m, -1, x, undefined, undefined, toRational(lo).neg());
     if (lo !== null && hi !== null && toRational(hi).lt(toRational(lo))) return this.#make(null, true);
+    if (this.#blocks) return this.#makeBlocks(m, isolate(this.#blocks, [x]), false);
     return this.#closeIncremental(m, x);
   }
 
@@ -505,16 +553,16 @@ export class Octagon<T> {
     const c0 = this.closedMatrix();
     if (!c0) return this.#make(null, true);
     const B = this.bounds;
-    const iv = this.#varBounds(c0);
+    const iv = varBounds(B, this.dim, c0);
     const m = B.copy(c0);
     this.#forgetInPlace(m, x);
-    const whole = this.#formBounds(terms, clo, chi, iv, -1, 0);
+    const whole = formBounds(B, terms, clo, chi, iv, -1, 0);
     this.#setBound(m, 2 * x + 1, 2 * x, B.double(whole.up));
     this.#setBound(m, 2 * x, 2 * x + 1, B.double(whole.down));
     for (let y = 0; y < this.dim; y++) {
       if (y === x) continue;
-      const minus = this.#formBounds(terms, clo, chi, iv, y, -1); // e − y
-      const plus = this.#formBounds(terms, clo, chi, iv, y, 1); // e + y
+      const minus = formBounds(B, terms, clo, chi, iv, y, -1); // e − y
+      const plus = formBounds(B, terms, clo, chi, iv, y, 1); // e + y
       // x − y ≤ up(e − y): cell (2y, 2x); y − x ≤ down(e − y): cell (2x, 2y)
       this.#setBound(m, 2 * y, 2 * x, minus.up);
       this.#setBound(m, 2 * x, 2 * y, minus.down);
@@ -536,6 +584,14 @@ export class Octagon<T> {
     const c = toRational(con.c);
     if (con.j === con.i && con.j !== undefined && con.sj !== con.si) {
       return c.num < 0n ? this.#make(null, true) : this;
+    }
+    const p = this.#blocks && (con.j === undefined ? this.#blocks : mergeBlocks(this.#blocks, con.i, con.j));
+    if (p && isDecomposed(p)) {
+      if (this.#blockClosed === null) return this.#make(null, true);
+      // on the matrix closed within blocks when known: its next closure has less to do
+      const m = this.bounds.copy(this.#blockClosed ?? this.#raw);
+      if (!this.#setConstraint(m, con.si, con.i, con.sj, con.j, c)) return this;
+      return this.#makeBlocks(m, p, false);
     }
     if (this.#closed) {
       const m = this.bounds.copy(this.#closed);
@@ -574,11 +630,16 @@ export class Octagon<T> {
   /** The interval of `x` (closes). Empty octagons give `null`. */
   bound(x: number): Interval | null {
     this.#var(x);
-    const m = this.closedMatrix();
-    if (!m) return null;
+    let [m, k] = [this.#blockClosed, x];
+    if (!this.#blocks || m === undefined) {
+      // a decomposed octagon reads x's block alone (no copy of the matrix)
+      const block = this.#blocks && this.#closeBlocks(this.#blocks)?.find((b) => b.vars.includes(x));
+      [m, k] = block ? [block.cells, block.vars.indexOf(x)] : [this.closedMatrix(), x];
+    }
+    if (!m || this.isEmpty()) return null;
     const B = this.bounds;
-    const hi = m[matPos(2 * x + 1, 2 * x)] as T;
-    const nlo = m[matPos(2 * x, 2 * x + 1)] as T;
+    const hi = m[matPos(2 * k + 1, 2 * k)] as T;
+    const nlo = m[matPos(2 * k, 2 * k + 1)] as T;
     return {
       lo: B.isInf(nlo) ? null : B.toRational(nlo).half().neg(),
       hi: B.isInf(hi) ? null : B.toRational(hi).half(),
@@ -618,24 +679,7 @@ export class Octagon<T> {
    */
   toConstraints(which: 'closed' | 'raw' = 'closed'): OctConstraint[] | null {
     const m = which === 'closed' ? this.closedMatrix() : this.#raw;
-    if (!m) return null;
-    const B = this.bounds;
-    const out: OctConstraint[] = [];
-    const N = 2 * this.dim;
-    for (let i = 0; i < N; i++) {
-      for (let j = 0; j <= (i | 1); j++) {
-        if (i === j) continue;
-        const v = m[matPos(i, j)] as T;
-        if (B.isInf(v)) continue;
-        const r = B.toRational(v);
-        // V_j − V_i ≤ v, with V_q = s·x_(q>>1), s = + for even q
-        const sj: Sign = j & 1 ? -1 : 1;
-        const si: Sign = i & 1 ? 1 : -1; // −V_i
-        if (j >> 1 === i >> 1) out.push({ i: j >> 1, si: sj, c: r.half() });
-        else out.push({ i: j >> 1, si: sj, j: i >> 1, sj: si, c: r });
-      }
-    }
-    return out;
+    return m && matrixConstraints(this.bounds, this.dim, m);
   }
 
   /** `{ x <= 3, x - y <= 1, … }`, `⊥` or `⊤` (closed constraints; names default to x0, x1, …). */
@@ -749,42 +793,5 @@ export class Octagon<T> {
   #closeIncremental(m: BoundStore<T>, v: number): Octagon<T> {
     const ok = incrementalCloseGeneric(m, this.dim, this.bounds, v, this.#tightness());
     return this.#make(ok ? m : null, true);
-  }
-
-  /** Upper bounds of `x_v` and of `−x_v` from a closed matrix. */
-  #varBounds(c: BoundStore<T>): { hi: T[]; negLo: T[] } {
-    const B = this.bounds;
-    const hi: T[] = [];
-    const negLo: T[] = [];
-    for (let v = 0; v < this.dim; v++) {
-      hi.push(B.half(c[matPos(2 * v + 1, 2 * v)] as T));
-      negLo.push(B.half(c[matPos(2 * v, 2 * v + 1)] as T));
-    }
-    return { hi, negLo };
-  }
-
-  /** Outward bounds of `e + s·x_y` (`y = −1`: of `e`). */
-  #formBounds(
-    terms: readonly [number, Rational][],
-    clo: Rational | null,
-    chi: Rational | null,
-    iv: { hi: T[]; negLo: T[] },
-    y: number,
-    s: number,
-  ): FormBounds<T> {
-    const B = this.bounds;
-    let up = chi === null ? B.inf : B.fromRational(chi);
-    let down = clo === null ? B.inf : B.fromRational(clo.neg());
-    const coef = new Map(terms);
-    if (y >= 0) coef.set(y, (coef.get(y) ?? Rational.ZERO).add(Rational.of(s)));
-    for (const [v, a] of coef) {
-      if (a.num === 0n) continue;
-      const pos = a.num > 0n;
-      const abs = pos ? a : a.neg();
-      // up(a·x) = a·hi (a > 0) or |a|·(−lo); down = up(−a·x)
-      if (!B.isInf(up)) up = B.add(up, B.mul((pos ? iv.hi[v] : iv.negLo[v]) as T, abs));
-      if (!B.isInf(down)) down = B.add(down, B.mul((pos ? iv.negLo[v] : iv.hi[v]) as T, abs));
-    }
-    return { up, down };
   }
 }

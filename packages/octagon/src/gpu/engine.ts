@@ -5,16 +5,10 @@ import {
   type Kernel,
   type PassTimer,
 } from '@gpumorph/gpu-allocator';
+import { type OctagonKind, type OctConstraint, signedNode, toRational } from '../dbm/constraints';
 import { createOctagonDomain } from '../dbm/domain';
 import { matPos } from '../dbm/layout';
-import {
-  type Octagon,
-  type OctagonKind,
-  type OctConstraint,
-  signedNode,
-  toRational,
-  type WideningOptions,
-} from '../dbm/octagon';
+import type { Octagon, WideningOptions } from '../dbm/octagon';
 import { OctagonDimensionError, OctagonError } from '../errors';
 import { nextUp } from '../numbers/rational';
 import {

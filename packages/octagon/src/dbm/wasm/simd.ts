@@ -1,10 +1,10 @@
 import { CLOSURE_KERNEL_BASE64 } from './kernels';
 
 /** The part of the WebAssembly API used here (typed locally: the project compiles without DOM typings). */
-interface WasmMemory {
+export interface WasmMemory {
   readonly buffer: ArrayBuffer;
 }
-interface WasmApi {
+export interface WasmApi {
   validate(bytes: Uint8Array): boolean;
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
