@@ -1,25 +1,18 @@
 import { BufferUsage, type GpuContext, measureGpu, median, type PassTimer } from '@gpumorph/gpu-allocator';
 import {
-  type ClosureThreads,
   closeF64,
-  closeMatrix,
   createClosureThreads,
-  createOctagonDomain,
   createOctagonGpu,
   decodeBound,
   encodeBound,
-  f64Bounds,
   formatOf,
   GpuDbm,
-  halfSize,
-  Octagon,
-  type OctagonGpu,
   type OctagonKind,
   rowStart,
 } from '@gpumorph/octagon';
 import { fmt, type OctagonContext, randomHalf, timeCpu } from './octagon-common';
 import { anchorNotes, cpuClosureRows, cpuOperatorRows } from './octagon-cpu';
-import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';
+import type { BenchOptions, BenchReport, BenchSuite } from './types';
 
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
 

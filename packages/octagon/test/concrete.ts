@@ -65,7 +65,10 @@ export function runConcrete(
   const record = (key: string, vars: Map<string, bigint>) => {
     trace?.push([key, new Map(vars)]);
     let list = observed.states.get(key);
-    if (!list) observed.states.set(key, (list = []));
+    if (!list) {
+      list = [];
+      observed.states.set(key, list);
+    }
     const seen = (observed.counts.get(key) ?? 0) + 1;
     observed.counts.set(key, seen);
     if (list.length < KEEP) list.push(new Map(vars));
@@ -75,7 +78,10 @@ export function runConcrete(
   const exec = (proc: string | null, vars: Map<string, bigint>, level: number) => {
     const read = (name: string): bigint => {
       let v = vars.get(name);
-      if (v === undefined) vars.set(name, (v = pick(-30n, 30n)));
+      if (v === undefined) {
+        v = pick(-30n, 30n);
+        vars.set(name, v);
+      }
       return v;
     };
     const index = (array: string, e: Expr): void => {
