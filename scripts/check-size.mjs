@@ -29,7 +29,6 @@ export const EXCEPTIONS = {
   // phase folders of them (prepare, rules, merge, update, worklist, readback).
   'packages/andersen/src/gpu/solver.ts': 'the Andersen engine split',
   'packages/andersen/src/gpu/solver.ts##run': 'the Andersen engine split',
-  'packages/andersen/src/gpu/solver.ts#iterate': 'the Andersen engine split',
   'packages/andersen/src/gpu/kernels/solver.wgsl.ts': 'the Andersen engine split',
   'packages/andersen/src/gpu/kernels/solver.wgsl.ts#solverKernelsWgsl': 'the Andersen engine split',
   // Other WGSL modules written as one template function: to become one small function per kernel.

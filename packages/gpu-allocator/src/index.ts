@@ -43,7 +43,6 @@ export {
   type BindingSpecs,
   defineBindings,
 } from './kernels/layout';
-export { readStaticUses, WgslStaticUses } from './kernels/static-use';
 export { gridWgsl, linkWgsl, type WgslModule } from './kernels/wgsl';
 export { poolAccessWgsl, poolAllocWgsl, type TeamMode } from './pool/kernels/alloc.wgsl';
 export {

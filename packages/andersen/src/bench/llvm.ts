@@ -111,7 +111,12 @@ async function run(options: BenchOptions): Promise<BenchReport> {
     for (const engine of engines) {
       const times: number[] = [];
       for (let r = 0; r < (options.quick ? 1 : 3); r++) {
-        const result = await solveAndersen(module.program, { engine, gpu: options.ctx ?? undefined });
+        const result = await solveAndersen(module.program, {
+          engine,
+          gpu: options.ctx ?? undefined,
+          keepBuffers: true,
+          touchReadback: true,
+        });
         times.push(result.statistics.solveMs);
         results.set(engine, result);
       }

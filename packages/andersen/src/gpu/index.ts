@@ -9,7 +9,8 @@
  * ```
  * @module
  */
-export { type SolverKernelParams, solverKernelsWgsl, type TeamSweep } from './kernels/solver.wgsl';
+export { type SolverKernelParams, solverKernelsWgsl } from './kernels/solver.wgsl';
+export type { GpuSolverOptions, GpuSolverTuning } from './options';
 export {
   createGpuSolver,
   type GpuSolvePhase,
@@ -17,7 +18,6 @@ export {
   GpuSolver,
   GpuSolverError,
   type GpuSolverEvents,
-  type GpuSolverOptions,
   type HostTimes,
   type SubmissionKind,
   solverModuleWgsl,

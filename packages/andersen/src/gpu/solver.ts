@@ -39,7 +39,6 @@ import type * as TypedEmitter from 'typed-emitter';
 import type { IterationEvent, SolvePhase } from '../cpu/solver';
 import { EngineUnavailableError, SolveAbortedError } from '../errors';
 import type { ConstraintProgram } from '../model/program';
-import type { HcdPairs } from '../offline/hcd-pairs';
 import { AndersenResult, type SolveStatistics } from '../result/result';
 import { type HostArrays, takeHostArrays } from './host-arrays';
 import { compositeKeysInto } from './host-loops';
@@ -52,7 +51,6 @@ import {
   smallSortWorkgroupBytes,
   solverEntryKinds,
   solverKernelsWgsl,
-  type TeamSweep,
 } from './kernels/solver.wgsl';
 import {
   ACTIVE_LIST,
@@ -70,6 +68,7 @@ import {
   teamWorkgroupSize as teamWorkgroupSizeFor,
   WORDS_PER_LIST,
 } from './layout';
+import type { GpuSolverOptions, GpuSolverTuning } from './options';
 import { prepareProgram, writeOnlineRules } from './prepare';
 import {
   countForGpu,
@@ -91,417 +90,6 @@ import {
  */
 export class GpuSolverError extends GpumorphError {
   override name = 'GpuSolverError';
-}
-
-/**
- * Options of {@link createGpuSolver}.
- *
- * @example
- * ```ts
- * const options: GpuSolverOptions = { gpu: ctx, hcd, initialPoolElements: 64, profile: true };
- * ```
- */
-export interface GpuSolverOptions {
-  /** The GPU to run on; without it the solver acquires one (and releases it in `destroy()`). */
-  readonly gpu?: GpuContext | undefined;
-  /** Hybrid cycle detection table: offline merges applied on the host, online pairs on the GPU. */
-  readonly hcd?: HcdPairs | undefined;
-  /** Cancels the solve between iterations: `solve()` rejects with {@link SolveAbortedError}. */
-  readonly signal?: AbortSignal | undefined;
-  /**
-   * Elements (128 bytes each) each pool starts with (default: four times what the initial sets
-   * take, at least 4,096, and eight per node for points-to sets, one per two nodes for edges:
-   * a pool that runs short makes an iteration run again after it grows).
-   * Tiny values are legal: the pools grow when an iteration runs out.
-   */
-  readonly initialPoolElements?: number | undefined;
-  /** Elements per binding window of the pools (default: as many as one binding holds); lower it to test windowing. */
-  readonly windowElements?: number | undefined;
-  /**
-   * Pairs the worklist (loads, stores, offsets) starts with (default four per node, at least
-   * 4,096; it grows when an iteration emits more, and the iteration's rules run again).
-   */
-  readonly initialPairCapacity?: number | undefined;
-  /**
-   * Time every kernel with timestamp queries (one pass per kernel, read back each iteration) and
-   * report the GPU milliseconds per phase in {@link GpuSolveReport.phaseMs}. Slows the solve a little.
-   */
-  readonly profile?: boolean | undefined;
-  /**
-   * Time each submission from its first kernel to its last with two timestamp queries (nothing
-   * between them), and report how long the GPU ran submissions and how long it waited between
-   * them in {@link GpuSolveReport.submissionSpans}: what the round trips cost, without the
-   * profile's pass per kernel. Needs timestamp queries; ignored with `profile`. Default false.
-   */
-  readonly timeSubmissions?: boolean | undefined;
-  /**
-   * Queue each round's update behind its rules (default false): the host submits the rules and,
-   * without waiting for their counts, the worklist's sort and partial-merge levels on a guess (room
-   * for `queueRoom` times the last pairs, one level more than the last two rounds needed; recorded
-   * with the rules while the round before runs) with the update after them, back to back, so that
-   * a round waits for the host once instead of twice. `sort_gate` checks on the GPU, after the
-   * rules, that the guess covers the rules' pair count and pull chunks. When it does not (or the
-   * worklist overflowed), it sorts nothing and skips the update, and the host runs the missing
-   * levels, the right sort and the update in a submission of its own, as every round does by
-   * default. {@link GpuSolveReport.guessedRounds} counts both outcomes. Needs `encodeAhead` and
-   * `sortAhead` (not with `profile`). Off because it did not pay: the GPU's idle time between
-   * submissions fell (linux 323 → 219 ms on an H200, 332 → 288 on the H100 with the update
-   * recorded after the rules' submit) but its busy time rose by about as much or more (1,012 →
-   * 1,080 ms; 1,024 → 1,132: a guess that falls short still launches the update's kernels, which
-   * return at once, and a guessed sort covers more pairs than the real one), and the H100 medians
-   * were level or slower (docs/decisions/andersen-queued-rounds.md).
-   */
-  readonly queueUpdate?: boolean | undefined;
-  /**
-   * Submit each round's next rules right behind its update, before the host has read the
-   * update's status (default true; not with `queueUpdate` or `profile`, and only with
-   * `encodeAhead`). The GPU then runs the next rules while the host reads the round's counts,
-   * instead of idling until the host submits them. `rules_gate`, first in that submission, lets
-   * them run only when the host will do nothing between the two: the update was not redone, the
-   * round's merges (if any) are folded, some node changed, and neither pool is short of room by the
-   * host's grow-ahead test. After a round that merged (merges come in runs of rounds), the folds of
-   * the next round's merges go up before its rules, with one merge level more than the last merges
-   * needed; the gate checks that they take the round's largest class (merge_data folds up to 8
-   * roots the levels leave of a class, see `foldRootLevels`). Otherwise every
-   * fold and rules kernel returns at once, the host clears the flag and runs them itself, as
-   * before. {@link GpuSolveReport.rulesAhead} counts both outcomes.
-   */
-  readonly rulesAhead?: boolean | undefined;
-  /**
-   * With `rulesAhead`: record the next round's update (and its sort and partial-merge levels on
-   * the guess of the last round that had any) right after submitting the rules queued behind this
-   * round's update, while the GPU runs both, instead of while the next rules run (default true).
-   * The host then only waits while the rules run, and submits the update as soon as their counts
-   * are in; recording it then could delay that past the rules' end.
-   */
-  readonly recordUpdateEarly?: boolean | undefined;
-  /**
-   * With `rulesAhead`: queue whole rounds, two in flight (default true since the worklist's merge
-   * sort: with it, on the H100, queued rounds took gcc's median from 57 to 46 ms, perl's from 73
-   * to 68, python's from 131 to 121, and left php's and linux's level; with the radix sort they
-   * did not pay; see docs/decisions/andersen-queued-rounds.md). Behind each round the
-   * host submits the next one's folds, rules, a sort and partial-merge levels on a guess (room for
-   * `queueRoom` times the most pairs of the last two rounds it read, one level more than they
-   * needed) and its update, before it reads the round's counts; and once it has read a round's
-   * status it submits the round after the next, so that the GPU runs one round while the host
-   * reads the one before. `rules_gate` holds a queued round back (every kernel of it, the update's
-   * too, returns at once) when the host must act first (as with `rulesAhead`) or the round before
-   * was held back or outran its guess (`sort_gate`, then, skips that round's update, which the host
-   * runs with the right sort). {@link GpuSolveReport.guessedRounds} and
-   * {@link GpuSolveReport.rulesAhead} count the outcomes. Needs `sortAhead` (not with `queueUpdate`
-   * or `profile`).
-   */
-  readonly pipelineRounds?: boolean | undefined;
-  /**
-   * With `rulesAhead`, folds queued ahead with l merge levels take a class of up to 2^(l + this)
-   * children (default 3; 0: only classes the levels fold into one root). @internal For A/B runs.
-   */
-  readonly foldRootLevels?: number | undefined;
-  /**
-   * The most workgroups a team kernel launches (default 2^15) and a kernel of one invocation per
-   * item (default 2^14); their teams and invocations stride over the rest. @internal For A/B runs
-   * and tests: any grid gives the same sets.
-   */
-  readonly gridCaps?: { readonly team?: number; readonly thread?: number } | undefined;
-  /**
-   * Submit a round's worklist sort on its own, before the rest of its update (default true): Dawn
-   * records the backend's commands of every dispatch in `queue.submit` (about 4.5 µs each on the
-   * H100 machine), and the GPU starts only once a submission is recorded, so that it sorts while
-   * the update's thirty-odd dispatches are recorded.
-   */
-  readonly splitUpdateSubmit?: boolean | undefined;
-  /** Room the queued update's sort has, as a multiple of the last round's pairs (default 2). @internal For A/B runs. */
-  readonly queueRoom?: number | undefined;
-  /** Partial-merge levels the queued update runs past the most the last two rounds needed (default 1; with `pipelineRounds` −1 runs one fewer, for tests of guesses that fall short). @internal For A/B runs. */
-  readonly queueExtraLevels?: number | undefined;
-  /**
-   * Sort the worklist once by (key, source's word group) when both fit in 32 bits (default true);
-   * false sorts twice, by the group and then stably by key, as larger programs must. @internal
-   * For tests.
-   */
-  readonly compositeSort?: boolean | undefined;
-  /**
-   * Worklists of more than sort_small's pairs and up to this many (the sort's planned size, a
-   * power of two) are sorted by gpu-primitives' merge sort, by (key word, source): a tile sort and
-   * ⌈log₂ tiles⌉ merge passes, one dispatch each, reading the pair count on the GPU. Larger ones
-   * by the radix sort (4 or 5 passes of 3–5 dispatches, and 8 or 10 copies of the count). 0: the
-   * radix sort for every size. Default: every size one binding holds (the merge sort was faster
-   * on all six benchmarks on the H100, php and linux included). @internal For A/B runs and tests.
-   */
-  readonly mergeSortPairs?: number | undefined;
-  /**
-   * Pulls (copy⁻¹ unions) per chunk when a representative's pulls are split over several teams
-   * (default 4: in interleaved runs on the H100, php and linux ran 3–6% faster with 4 than with 8,
-   * and slower with 16): a representative with p
-   * pulls runs them as ⌈p / pullChunk⌉ chunks, each on its own team, whose partial sets a tree of
-   * unions folds into N. @internal Tests force 1 to split small inputs.
-   */
-  readonly pullChunk?: number | undefined;
-  /**
-   * Sort a worklist of at most 2,048 pairs (1,024 where workgroup memory is short) in one
-   * workgroup (`sort_small`: a stable split on one bit per pass) instead of with the worklist's
-   * sort (default: only with `mergeSortPairs: 0`, where that is the radix sort's dozen dispatches;
-   * the merge sort takes a short worklist in one dispatch, which in an A/B on the H100 kept ex's
-   * GPU busy 23 ms against 26 with `sort_small`, and gcc and perl a little faster).
-   * @internal Tests pick each path.
-   */
-  readonly smallSort?: boolean | undefined;
-  /**
-   * Pairs each of `sort_small`'s 256 invocations holds (16, 8 or 4; default 8, or 4 where the
-   * adapter's workgroup memory is short). @internal Tests and A/B runs pick one.
-   */
-  readonly smallSortItems?: 4 | 8 | 16 | undefined;
-  /**
-   * Shape of the merge sort's tiles (gpu-primitives' `MergeSortTuning`: invocations per workgroup
-   * and pairs per invocation; default 256 × 8, tiles of 2,048 pairs). A tile of 4,096 (16 pairs an
-   * invocation: 32,784 bytes of workgroup memory, which the H100's 48 KiB hold and lavapipe's 32
-   * do not, where the sort halves the pairs back to 8) takes a sort of up to 4,096 pairs in one
-   * dispatch and saves a merge pass on every larger one: perl records 6.2 merge-sort dispatches a
-   * round, 4.8 of them merge passes. @internal For A/B runs and tests.
-   */
-  readonly mergeSortTuning?: MergeSortTuning | undefined;
-  /**
-   * Teams launched for the merge tree's kernels (default: one per child the round merged).
-   * @internal Tests force 1 to run every child of a round on one team.
-   */
-  readonly mergeTeams?: number | undefined;
-  /**
-   * Screen the ΔP pulls' sources through a bitmap of the nodes whose class has a ΔP, rebuilt each
-   * round (default true). @internal Tests and A/B runs turn it off.
-   */
-  readonly deltaBitmap?: boolean | undefined;
-  /**
-   * Run `member_rules` over a list of the rules whose read class has a ΔP, which `pull_items`
-   * builds from the `delta_bits` bitmap (default true; only with `activeLists` and `deltaBitmap`),
-   * instead of sweeping every rule. @internal Tests and A/B runs turn it off.
-   */
-  readonly ruleList?: boolean | undefined;
-  /**
-   * Run `pull_sources` and `member_rules`, which do not depend on one another, as one dispatch
-   * (`pull_rules`, default true): a dispatch fewer each round for the host to record and the GPU to
-   * drain, and the two kernels' slowest teams overlap. @internal A/B runs and tests turn it off.
-   */
-  readonly fusePullRules?: boolean | undefined;
-  /**
-   * Run `guard_update` and `pending_list` as one dispatch (`guard_pending`, default true; with
-   * `activeLists`): the pending list is then built even when the guard skips the update. @internal
-   * A/B runs and tests turn it off.
-   */
-  readonly fuseGuardPending?: boolean | undefined;
-  /**
-   * The second copy hop (default `{ tail: 1/16 }`: on in a solve's quiet tail; `false` turns it
-   * off, `{}` runs it after every round): after the worklist is merged, `hop_bits` marks the
-   * nodes whose class gathered a pending set N and `hop_pull` has each representative pull the N
-   * of up to `pulls` such sources, found in the first `slots` word slots of its F then E lists
-   * (defaults 2 and 60: two elements; with `setElements`, only sources whose N has at most that
-   * many elements, and with `pointsElements` only representatives whose P has at most that many),
-   * so that new pointees cross two copy edges a round. It runs after rounds that pushed at most
-   * `maxPairs` worklist pairs (default 65,536) and, with `tail`, at most `tail` times the most
-   * pairs of any round since the second.
-   *
-   * In every round it cut perl's rounds from 52 to 35 on the H100 but made python 20–35% slower:
-   * pointees that arrived together arrive a round apart, and python's ΔPs, most of them equal to
-   * another's (87% of its pulls are skipped as equal), stop being equal (the CPU model of the
-   * rounds has python's pulls double even when the hop runs
-   * in its first seven rounds only). In the tail only the hop leaves python's pulls level: on
-   * the H100 linux took 129 rounds instead of 216 and 920 ms instead of 1,043, php 76 / 100 and
-   * 406 / 438, perl 45 / 52 and 44.7 / 48.5, python 61 / 63 and 123 / 125
-   * (docs/decisions/andersen-tail-hop.md).
-   * @internal Tests and A/B runs set it.
-   */
-  readonly hop?:
-    | false
-    | {
-        readonly pulls?: number;
-        readonly slots?: number;
-        readonly setElements?: number;
-        readonly pointsElements?: number;
-        readonly maxPairs?: number;
-        readonly tail?: number;
-      }
-    | undefined;
-  /**
-   * Representatives with equal P sets share one copy in the final readback (default true).
-   * @internal Tests and A/B runs turn it off.
-   */
-  readonly shareEqualSets?: boolean | undefined;
-  /**
-   * Give every ΔP and P set the same hash, so that only the equality check tells the sets in the
-   * leader tables apart. @internal For tests.
-   */
-  readonly collideHashes?: boolean | undefined;
-  /**
-   * After a round that allocated k elements in a pool, the pool grows when fewer than `below`·k
-   * are free, to hold `to`·k more (default 3 and 8). @internal For A/B runs.
-   */
-  readonly growAhead?: { readonly below: number; readonly to: number } | undefined;
-  /**
-   * Take the pools' element buffers from the context's kept buffers and give them back when done
-   * (default true: every kernel writes all the words of an element it allocates, so stale
-   * contents are harmless). @internal For A/B runs and tests.
-   */
-  readonly reusePoolBuffers?: boolean | undefined;
-  /**
-   * Fill the arrays uploaded at setup (the rules, the initial pairs, the control
-   * buffer's head) in host memory the context kept from the last solve (default true: a new array
-   * of many megabytes costs a page fault per 4 KiB on its first touch; see `host-arrays.ts`).
-   * @internal For A/B runs.
-   */
-  readonly reuseHostArrays?: boolean | undefined;
-  /**
-   * Record the kernels of a submission that do not depend on the last status words (the rules'
-   * and the update's fixed parts) while the GPU runs the submission before (default true; off
-   * when profiling). @internal For A/B runs and tests.
-   */
-  readonly encodeAhead?: boolean | undefined;
-  /**
-   * Record each radix sort of the worklist in one compute pass (default true; one pass per radix
-   * pass when profiling, to time them). @internal For A/B runs.
-   */
-  readonly sortInOnePass?: boolean | undefined;
-  /**
-   * `hcd_hook` skips the pointees whose parent is already the target's root instead of hooking
-   * each (default true). @internal For A/B runs and tests.
-   */
-  readonly hcdSkipJoined?: boolean | undefined;
-  /**
-   * Teams per rule in `member_rules` (default 4), each decoding every `ruleSplit`-th element of the
-   * ΔP the rule reads. @internal For A/B runs and tests.
-   */
-  readonly ruleSplit?: number | undefined;
-  /**
-   * Fan-in of the tree that folds a split representative's partial pulls into N(r) (2, 4, 8 or 16;
-   * default 4): each level is a `merge_partials` dispatch, so a representative of c chunks takes
-   * ⌈log_fanIn c⌉ of them instead of ⌈log2 c⌉, at the price of up to fanIn − 1 unions one after
-   * another on a level's team. @internal For A/B runs and tests.
-   */
-  readonly partialMergeFanIn?: 2 | 4 | 8 | 16 | undefined;
-  /**
-   * Teams per online pair in `hcd_hook` (default 16), each hooking the pointees of every
-   * `hookSplit`-th element of the pointer's ΔP. @internal For A/B runs and tests.
-   */
-  readonly hookSplit?: number | undefined;
-  /**
-   * Subgroup teams per workgroup of the team kernels (default 2; rounded to a power of two, and to
-   * at most what the device's largest workgroup holds). A GPU keeps a
-   * bounded number of workgroups per multiprocessor (32 on the H100, which has room for 64 warps),
-   * so one-subgroup workgroups leave half its warp slots empty: with two, H100 medians fell from
-   * 1,872 to 1,507 ms on linux, 853 to 751 on php, 288 to 257 on python (gcc and perl within
-   * their spread). @internal For A/B runs.
-   */
-  readonly teamsPerWorkgroup?: number | undefined;
-  /**
-   * How the team kernels that visit every node, key or rule find the ones with work (default
-   * `serial`; see {@link TeamSweep}). @internal For A/B runs and tests.
-   */
-  readonly sweep?: TeamSweep | undefined;
-  /**
-   * The leader tables of equal ΔPs and equal final sets hash each set with the whole team instead of
-   * on one lane (default true). @internal For A/B runs.
-   */
-  readonly teamHash?: boolean | undefined;
-  /**
-   * `member_rules` runs one rule per signature (kind, class written, ΔP leader of the class read,
-   * offset) and skips the rest, which would push the same pairs (default true). @internal For A/B
-   * runs and tests.
-   */
-  readonly shareRules?: boolean | undefined;
-  /**
-   * `apply_pairs` appends the element bases a window of 32 sources adds past the end of a list
-   * with one allocation, instead of one allocation and 30 subgroup reductions per base (default
-   * true; subgroup teams). @internal For A/B runs and tests.
-   */
-  readonly batchAppend?: boolean | undefined;
-  /**
-   * The sparse bit vector library's union copies what is left of the source past the end of the
-   * destination a team's width of elements at a time (default true). @internal For A/B runs.
-   */
-  readonly batchTail?: boolean | undefined;
-  /**
-   * Bind each kernel to a group of only the bindings it uses (kernels with the same bindings share
-   * one) instead of every kernel to one group of all 17 (default false). Dawn tracks each binding
-   * of the bound group at every dispatch, but setting a group costs more than the bindings it
-   * leaves out: on the H100 machine a dispatch cost 4.3 µs to record with 16 bindings set once and
-   * 4.9 µs with 2 bindings and a group set at each dispatch, and
-   * medians of 10 interleaved runs showed no gain (perl 83.6 against 81.1 ms, host encoding 22
-   * against 22; docs/decisions/removed-variants.md). @internal For A/B runs and tests.
-   */
-  readonly bindUsed?: boolean | undefined;
-  /**
-   * The list walks of the sparse bit vector library and of the solver's kernels issue each
-   * element's word loads before they wait for its header, and the merges load the words of the
-   * destination elements they pass, in case the bases match: a step costs one memory round trip
-   * instead of two or three (default true). @internal For A/B runs and tests.
-   */
-  readonly loadAhead?: boolean | undefined;
-  /**
-   * Record the worklist's sort and the partial-merge levels while the rules run, guessing that
-   * they match those of the last round that sorted (merged) (default true; not when profiling): a
-   * submission whose guess held encodes only its status copy once the rules' counts arrive.
-   * @internal For A/B runs and tests.
-   */
-  readonly sortAhead?: boolean | undefined;
-  /**
-   * `pull_count` counts on each lane and adds the counts once, an estimate of the pulls (see the
-   * kernels' `laneCount`; default true: on the H100 it cut pull_count's profiled GPU time on
-   * linux from 84 to 60 ms, python's from 15 to 5). @internal For A/B runs and tests.
-   */
-  readonly laneCount?: boolean | undefined;
-  /**
-   * Build compact lists of the nodes and keys with work each round on the GPU, and run the kernels
-   * that swept every node over them, launched for about twice the items each list had when last
-   * read back (default true; see the kernels' `activeLists`): a round where few nodes changed then
-   * launches few teams. @internal For A/B runs and tests.
-   */
-  readonly activeLists?: boolean | undefined;
-  /** The fewest items an active list's reader is launched for (default 8,192). @internal For A/B runs. */
-  readonly listFloorItems?: number | undefined;
-  /**
-   * `member_rules` pushes a worklist pair only when it is not already in a table of the pairs
-   * pushed this attempt (default true): loads and stores whose pointees fall into one class push
-   * one pair many times. @internal For A/B runs and tests.
-   */
-  readonly dedupePairs?: boolean | undefined;
-  /**
-   * Slots of that table (rounded up to a power of two; default eight per node, from 4,096 to
-   * 2^23). @internal Tests force a few, so that probes collide and run out.
-   */
-  readonly pairTableSlots?: number | undefined;
-  /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
-  readonly maxPullChunks?: number | undefined;
-  /**
-   * Extra chunks (beyond each representative's first) one iteration may hand out (default: the node
-   * count, at least 4,096); a representative whose chunks do not fit runs unsplit. @internal For tests.
-   */
-  readonly pullChunkCapacity?: number | undefined;
-  /**
-   * Slots of the table that finds equal ΔPs, and of the one as large that finds equal rule
-   * signatures (rounded up to a power of two; default: at least twice the nodes and twice the
-   * rules). @internal Tests force one or a few slots so that unequal sets and signatures collide.
-   */
-  readonly deltaTableSlots?: number | undefined;
-  /**
-   * Lay the representatives' sets out on the GPU and read back only them (default true; the whole
-   * pool is read when they exceed a binding). @internal Tests force false to cover the pool path.
-   */
-  readonly compactReadback?: boolean | undefined;
-  /**
-   * The GPU prepares the program (default true): it unites the offline merges, and turns the
-   * constraints into the initial pairs and the rules, from the constraint arrays uploaded as
-   * they are (`prepare.wgsl.ts`); false prepares it on the host (`prepareProgram`, the CPU
-   * reference; docs/decisions/andersen-gpu-setup-readback.md). For A/B runs and tests.
-   */
-  readonly prepareOnGpu?: boolean | undefined;
-  /**
-   * Final readbacks of at least this many bytes go into memory whose pages worker threads touched
-   * while the GPU copied (Node; default 16 MiB). @internal Tests force 0 to cover that path.
-   */
-  readonly touchedReadbackBytes?: number | undefined;
-  /**
-   * Levels of the tree that folds a class's new children pairwise, fixed (default: enough for the
-   * round's largest class, at most 16). @internal Tests force few levels so merge_data folds several roots.
-   */
-  readonly mergeTreeLevels?: number | undefined;
 }
 
 /**
@@ -624,7 +212,7 @@ export interface GpuSolveReport {
    * update's submit (see {@link HostTimes.react}).
    */
   readonly host: Readonly<HostTimes>;
-  /** Rounds whose update ran on the guess it was queued with (`held`), and those whose guess fell short (`missed`); see `queueUpdate`. */
+  /** Rounds whose update ran on the guess it was queued with (`held`), and those whose guess fell short (`missed`); see `pipelineRounds`. */
   readonly guessedRounds: { readonly held: number; readonly missed: number };
   /** Rounds whose rules ran behind the update before it (`ran`), and those rules_gate held back (`skipped`); see `rulesAhead`. */
   readonly rulesAhead: { readonly ran: number; readonly skipped: number };
@@ -769,7 +357,7 @@ const LIST_FLOOR_ITEMS = 8192;
  * most a sixteenth of the most pairs of a round since the second (see `GpuSolverOptions.hop`;
  * an eighth made python slower on the H100, through its mid-solve dips).
  */
-const DEFAULT_HOP: NonNullable<Exclude<GpuSolverOptions['hop'], false>> = { tail: 1 / 16 };
+const DEFAULT_HOP: NonNullable<Exclude<GpuSolverTuning['hop'], false>> = { tail: 1 / 16 };
 
 /**
  * Events of {@link GpuSolver} (the CPU engine's, plus growth: `pool` is `pts` or `edg`, in
@@ -790,8 +378,8 @@ export type GpuSolverEvents = {
 interface Compiled {
   readonly key: string;
   readonly kernels: Record<SolverEntryPoint, Kernel>;
-  /** Each kernel's bind group; kernels that hold the same bindings share one. */
-  readonly bindGroups: Record<SolverEntryPoint, GPUBindGroup>;
+  /** The bind group every kernel takes (they share one layout: the module's bindings). */
+  readonly bindGroup: GPUBindGroup;
 }
 
 const NONE = NO_ELEMENT;
@@ -853,7 +441,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   readonly program: ConstraintProgram;
   readonly ctx: GpuContext;
   readonly #ownsContext: boolean;
-  readonly #options: GpuSolverOptions;
+  /** The options with the tuning (`'~unstable'`) beside them. */
+  readonly #options: SolverSettings;
   #solved = false;
   #destroyed = false;
   #buffers: GPUBuffer[] = [];
@@ -870,14 +459,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   /** Use {@link createGpuSolver}. */
   constructor(program: ConstraintProgram, ctx: GpuContext, ownsContext: boolean, options: GpuSolverOptions) {
     super();
-    const fanIn = options.partialMergeFanIn;
+    const fanIn = options['~unstable']?.partialMergeFanIn;
     if (fanIn !== undefined && ![2, 4, 8, 16].includes(fanIn)) {
       throw new RangeError(`partialMergeFanIn must be 2, 4, 8 or 16, not ${fanIn}`);
     }
     this.program = program;
     this.ctx = ctx;
     this.#ownsContext = ownsContext;
-    this.#options = options;
+    this.#options = { ...options['~unstable'], ...options };
   }
 
   /** Solves to the least fixed point; may be called once. */
@@ -892,11 +481,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    for (const buffer of this.#buffers) this.ctx.releaseBuffer(buffer);
+    for (const buffer of this.#buffers) this.#giveBack(buffer);
     for (const pool of this.#pools) pool.destroy();
     if (this.#sorter) {
       const kept = keptSorters.get(this.ctx) ?? [];
-      if (this.#ownsContext || this.ctx.isLost || kept.length >= MAX_KEPT_SORTERS) {
+      if (!this.#keepsBuffers || this.ctx.isLost || kept.length >= MAX_KEPT_SORTERS) {
         this.#sorter.radix.destroy();
         this.#sorter.merge.destroy();
       } else {
@@ -909,6 +498,21 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     this.#pools = [];
     this.#endToucher();
     if (this.#ownsContext) this.ctx.destroy();
+  }
+
+  /**
+   * Whether the solver takes buffers, sorts and upload arrays that solves before it left on the
+   * context, and leaves its own there for the next solve (`keepBuffers`, with a context it was
+   * given), instead of creating and freeing them.
+   */
+  get #keepsBuffers(): boolean {
+    return this.#options.keepBuffers === true && !this.#ownsContext;
+  }
+
+  /** A buffer the solver is done with: to the context's kept buffers (`keepBuffers`) or freed. */
+  #giveBack(buffer: GPUBuffer): void {
+    if (this.#keepsBuffers) this.ctx.releaseBuffer(buffer);
+    else buffer.destroy();
   }
 
   /** Lets go of the page toucher (the context keeps its workers for the next solve). */
@@ -943,6 +547,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
    * by `destroy()`.
    */
   async #reuse(label: string, size: number, usage: number, keepBytes = 0): Promise<GPUBuffer> {
+    if (!this.#keepsBuffers) {
+      // A new buffer is zero: nothing to clear.
+      const buffer = await this.ctx.createBuffer({ label, size, usage: usage | BufferUsage.COPY_DST });
+      this.#buffers.push(buffer);
+      return buffer;
+    }
     // The kernels bind whole buffers: a kept one may be larger than asked, not past one binding.
     const maxSize = Math.max(size, Math.min(2 * size, this.ctx.limits.maxStorageBufferBindingSize));
     const { buffer, reused } = await this.ctx.reuseBuffer({
@@ -999,7 +609,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     this.#checkAbort();
     this.emit('phase', 'setup', 0);
     // Host memory for the uploads, given back once they are queued (see host-arrays.ts).
-    const hostArrays = takeHostArrays(ctx, { keep: this.#options.reuseHostArrays !== false });
+    const hostArrays = takeHostArrays(ctx, { keep: this.#keepsBuffers });
     // The status words, the active lists' words (all 0 at first), then, when the host prepares
     // the program, the union–find (the first per-node array), which prepareProgram writes in place.
     const n = this.program.nodeCount;
@@ -1056,7 +666,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const pointsWindows = windowRoom - 1;
     const edgeWindows = windowRoom - 1;
     const initial = this.#options.initialPoolElements;
-    const reuseBuffers = this.#options.reusePoolBuffers !== false;
+    // Every kernel writes all the words of an element it allocates, so a kept buffer's stale
+    // contents are harmless.
+    const reuseBuffers = this.#keepsBuffers;
     const windowOption =
       this.#options.windowElements !== undefined ? { windowElements: this.#options.windowElements } : {};
     const points = await createElementPool(ctx, {
@@ -1257,15 +869,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // whose sort and levels match the guess records nothing but its status copy after the host
     // reads the rules' counts.
     const sortAheadEnabled = this.#options.sortAhead !== false;
-    // With queueUpdate the round's update is submitted behind its rules on a guess, which
-    // sort_gate checks on the GPU (see GpuSolverOptions.queueUpdate).
-    const queueUpdate = sortAheadEnabled && this.#options.queueUpdate === true;
     // The next round's rules submitted behind an update (rulesAhead), with their status words.
     const rulesAheadEnabled =
-      encodeAheadEnabled &&
-      !queueUpdate &&
-      this.#options.rulesAhead !== false &&
-      growBelowWord === growAhead.below;
+      encodeAheadEnabled && this.#options.rulesAhead !== false && growBelowWord === growAhead.below;
     // Whole rounds queued two deep (see GpuSolverOptions.pipelineRounds): the update's kernels are
     // compiled with the rules' gate.
     const pipeline = rulesAheadEnabled && sortAheadEnabled && this.#options.pipelineRounds !== false;
@@ -1295,7 +901,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       BufferUsage.UNIFORM,
     );
     const mergeTuning = mergeTuningKey(this.#options.mergeSortTuning);
-    const kept = keptSorters.get(ctx) ?? [];
+    const kept = (this.#keepsBuffers ? keptSorters.get(ctx) : undefined) ?? [];
     const keptAt = kept.findIndex((sorts) => sorts.mergeTuning === mergeTuning);
     const worklistSorts = (keptAt >= 0 ? kept.splice(keptAt, 1)[0] : undefined) ?? {
       radix: createRadixSort(ctx),
@@ -1308,15 +914,20 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     this.#sorter = worklistSorts;
     const sorter = worklistSorts.radix;
     const mergeSorter = worklistSorts.merge;
-    const sortInOnePass = this.#options.sortInOnePass !== false;
+    // A sort recorded ahead on a guess may be the merge sort's first in this solve (after rounds
+    // the radix sort took, with a smaller mergeSortPairs): its kernels are compiled up front.
+    if (mergeSortPairs > 1) await mergeSorter.prepare({ count: 1 });
 
     let compiled: Compiled | undefined;
     // The kernel pairs run as one dispatch (see the options), and the entry points the fused ones
     // stand for (never dispatched on their own, so built into no pipeline).
-    const fusePullRules = this.#options.fusePullRules !== false;
-    const fuseGuardPending = activeLists && this.#options.fuseGuardPending !== false;
+    // pull_rules runs pull_sources and member_rules, which do not depend on one another, as one
+    // dispatch (a dispatch fewer each round for the host to record and the GPU to drain, and the
+    // two kernels' slowest teams overlap); guard_pending runs guard_update and pending_list.
+    const fuseGuardPending = activeLists;
     const supersededEntries = new Set<SolverEntryPoint>([
-      ...(fusePullRules ? (['pull_sources', 'member_rules'] as const) : []),
+      'pull_sources',
+      'member_rules',
       ...(fuseGuardPending ? (['guard_update', 'pending_list'] as const) : []),
     ]);
     const kernelSets = new Map<string, Record<SolverEntryPoint, Kernel>>();
@@ -1325,7 +936,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const compile = async (): Promise<Compiled> => {
       const key = compiledKey();
       if (compiled?.key === key) return compiled;
-      const bindings = this.#options.bindUsed === true ? 'used' : 'declared';
       const { code, layout } = solverModuleWgsl(
         points,
         edges,
@@ -1343,16 +953,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           ruleSplit,
           hookSplit,
           partialMergeBits,
-          teamHash: this.#options.teamHash,
           shareRules,
-          batchAppend: this.#options.batchAppend,
-          sweep: this.#options.sweep,
-          loadAhead: this.#options.loadAhead !== false,
-          laneCount: this.#options.laneCount !== false,
           activeLists,
           gateUpdate: pipeline,
         },
-        { batchTail: this.#options.batchTail !== false, loadAhead: this.#options.loadAhead !== false },
+        modulesOf(ctx),
       );
       // A pool that grows within its binding windows keeps its WGSL: only the bind group changes.
       let kernels = kernelSets.get(code);
@@ -1364,7 +969,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         );
         const built = await Promise.all(
           entries.map((entryPoint) =>
-            ctx.kernels.get({ label: `andersen ${entryPoint}`, code, layout, entryPoint, bindings }),
+            ctx.kernels.get({ label: `andersen ${entryPoint}`, code, layout, entryPoint }),
           ),
         );
         kernels = Object.fromEntries(entries.map((e, i) => [e, built[i]])) as unknown as Record<
@@ -1385,21 +990,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         pair_keys: pairs.keys,
         pair_values: pairs.values,
       } as never;
-      const groupsByBindings = new Map<string, GPUBindGroup>();
-      const bindGroups = {} as Record<SolverEntryPoint, GPUBindGroup>;
-      for (const [entry, kernel] of Object.entries(kernels) as [SolverEntryPoint, Kernel][]) {
-        const bindingsKey = kernel.layout.key;
-        let group = groupsByBindings.get(bindingsKey);
-        if (!group) {
-          group = kernel.bindGroup(
-            resources,
-            bindings === 'used' ? `andersen ${entry} bindings` : 'andersen bindings',
-          );
-          groupsByBindings.set(bindingsKey, group);
-        }
-        bindGroups[entry] = group;
-      }
-      compiled = { key, kernels, bindGroups };
+      const bindGroup = kernels.init_state.bindGroup(resources, 'andersen bindings');
+      compiled = { key, kernels, bindGroup };
       return compiled;
     };
 
@@ -1607,7 +1199,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const encodeEntries = (
       encoder: GPUCommandEncoder,
       label: string,
-      { kernels, bindGroups }: Compiled,
+      { kernels, bindGroup }: Compiled,
       entries: readonly SolverEntryPoint[],
       pairCount: number,
       sortCount: number,
@@ -1632,21 +1224,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           for (const entry of passEntries) {
             const pass = timedPass(PHASE_OF[entry], entry);
             pass.setPipeline(kernels[entry].pipeline);
-            pass.setBindGroup(0, bindGroups[entry]);
+            pass.setBindGroup(0, bindGroup);
             encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
             pass.end();
           }
         } else if (passEntries.length > 0) {
           const pass = encoder.beginComputePass({ label });
-          // A group stays bound across pipelines whose layouts take it.
-          let bound: GPUBindGroup | undefined;
+          // The group stays bound across the pipelines (they share its layout).
+          pass.setBindGroup(0, bindGroup);
           for (const entry of passEntries) {
             pass.setPipeline(kernels[entry].pipeline);
-            const group = bindGroups[entry];
-            if (group !== bound) {
-              pass.setBindGroup(0, group);
-              bound = group;
-            }
             encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
           }
           pass.end();
@@ -1656,10 +1243,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       if (sortCount > 1) {
         // Timed, each radix pass is a compute pass of its own; untimed, the sort records all of
         // them in one (fewer passes for the host to record).
-        const timer =
-          querySet || !sortInOnePass
-            ? { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) }
-            : undefined;
+        const timer = querySet
+          ? { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) }
+          : undefined;
         if (sortCount <= mergeSortPairs) {
           mergeSorter.encode(
             encoder,
@@ -1878,38 +1464,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       if (activeLists) readListItems(status);
       return { status, reads: bytes.slice(1) as ArrayBuffer[], mapped };
     };
-    /**
-     * Submits `entries`, then the kernels of `ahead` (recorded for the current kernels), with no
-     * status read and no wait: the returned promise settles with the submission's error scopes.
-     */
-    const submit = (
-      label: string,
-      entries: readonly SolverEntryPoint[],
-      ahead: readonly Ahead[],
-    ): Promise<unknown> => {
-      const encodeStarted = performance.now();
-      const current = compiled;
-      if (current?.key !== compiledKey())
-        throw new GpuSolverError('kernels recorded ahead for buffers that have since grown');
-      const span = takeSpan('rules');
-      const submitted = ctx.guard(label, () => {
-        const encoder = ctx.device.createCommandEncoder({ label });
-        stampSpan(encoder, span, false);
-        encodeEntries(encoder, label, current, entries, 0, 0, [], []);
-        const buffers = [encoder.finish(), ...ahead.map((recorded) => recorded.commandBuffer)];
-        if (span !== undefined) {
-          const tail = ctx.device.createCommandEncoder({ label: `${label} (end)` });
-          stampSpan(tail, span, true);
-          buffers.push(tail.finish());
-        }
-        const submitStarted = performance.now();
-        ctx.queue.submit(buffers);
-        host.submit += performance.now() - submitStarted;
-      });
-      host.encode += performance.now() - encodeStarted;
-      host.submissions++;
-      return submitted;
-    };
     const timedGrow = async (work: () => Promise<unknown>) => {
       const growStarted = performance.now();
       await work();
@@ -1942,7 +1496,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
     };
 
-    const touchFrom = this.#options.touchedReadbackBytes ?? TOUCHED_READ_BYTES;
+    const touchFrom =
+      this.#options.touchReadback === true
+        ? (this.#options.touchedReadbackBytes ?? TOUCHED_READ_BYTES)
+        : Number.POSITIVE_INFINITY;
     const stats = {
       rounds: 0,
       hcdMerges: 0,
@@ -1963,7 +1520,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'delta_leaders',
       'pull_count',
       'pull_items',
-      ...(fusePullRules ? (['pull_rules'] as const) : (['pull_sources', 'member_rules'] as const)),
+      'pull_rules',
       'sort_gate',
     ];
     // The worklist's runs (and their list) merged into the pending sets.
@@ -2049,22 +1606,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     };
     const queueRoom = this.#options.queueRoom ?? 2;
     const queueExtraLevels = this.#options.queueExtraLevels ?? 1;
-    /**
-     * The sort and partial-merge levels a round's update is queued with, before the host can read
-     * the rules' counts (see GpuSolverOptions.queueUpdate): room for `queueRoom` times the last
-     * round's pairs (`count`: a count that selects that sort in {@link run}; `capacity`: the most
-     * pairs it sorts, for sort_gate), and `queueExtraLevels` more levels than the most of the last
-     * two rounds (a level not needed returns at once).
-     */
-    const updateGuess = (): { count: number; capacity: number; small: boolean; levels: number } => {
-      const levels = Math.max(guessedLevels, previousLevels) + queueExtraLevels;
-      const room = Math.ceil(queueRoom * guessedPairs);
-      if (room <= 1) return { count: 0, capacity: 1, small: false, levels };
-      if (room <= smallSortPairs)
-        return { count: smallSortPairs, capacity: smallSortPairs, small: true, levels };
-      const size = sortSizeFor(room);
-      return { count: size, capacity: size, small: false, levels };
-    };
     /** The sort (`sortCount` 0: sort_small or none) and levels a round queued with pipelineRounds runs, and the pairs they cover (sort_gate's guess). */
     interface PipelineGuess {
       readonly capacity: number;
@@ -2072,29 +1613,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       readonly small: boolean;
       readonly levels: number;
     }
-    /** The update of a round queued on a guess, recorded ahead, with the guess sort_gate checks. */
-    interface QueuedUpdate {
-      readonly ahead: Ahead;
-      readonly guess: ReturnType<typeof updateGuess>;
-    }
-    // The next round's rules (up to sort_gate), and with queueUpdate its update on the guess of the
-    // counts read so far, recorded while this round runs (see encodeAhead).
+    // The next round's rules (up to sort_gate), recorded while this round runs (see encodeAhead).
     let nextRules: Ahead | undefined;
-    let nextUpdate: QueuedUpdate | undefined;
     const recordNextRound = () => {
       nextRules = encodeAhead(nextRulesEntries);
-      nextUpdate = undefined;
-      if (!queueUpdate || nextRules === undefined) return;
-      const guess = updateGuess();
-      // A radix sort is recorded once its kernels are prepared (run prepares them).
-      if (!guess.small && guess.count > 1 && preparedSorts.size === 0) return;
-      const entries: SolverEntryPoint[] = [
-        ...(guess.small ? (['sort_small'] as const) : []),
-        ...levelEntries(guess.levels),
-        ...updateTail,
-      ];
-      const ahead = encodeAhead(entries, guess.small ? 0 : guess.count);
-      if (ahead) nextUpdate = { ahead, guess };
     };
     // The guess that sort_gate checks, as the params buffer holds it.
     let gateParams: readonly number[] = NO_GUESS;
@@ -2146,9 +1668,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       else if (guessedPairs > 1) sortAhead = encodeAhead([], sortSizeFor(guessedPairs));
       if (guessedLevels > 0) levelsAhead = encodeAhead(levelEntries(guessedLevels));
     };
-    const recordUpdateEarly = rulesAheadEnabled && this.#options.recordUpdateEarly !== false;
     const foldRootLevels = this.#options.foldRootLevels ?? FOLD_ROOT_LEVELS;
-    const splitUpdate = this.#options.splitUpdateSubmit !== false;
     /** The smallest radix sort size prepared that sorts `pairs` (one not prepared may lack its kernels). */
     const preparedSortFor = (pairs: number): number | undefined => {
       let best: number | undefined;
@@ -2245,7 +1765,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       rulesAhead = { status, foldLevels: levelsWord, guess: update ? guess : undefined };
       // The host has nothing else to do until these rules' counts come back, whereas recording the
       // update while they run could delay its submission past them.
-      if (recordUpdateEarly && update === undefined) encodeUpdate();
+      if (update === undefined) encodeUpdate();
     };
     // Checks of rules that rules_gate must have held back (awaited before the sets are read).
     const heldBackChecks: Promise<void>[] = [];
@@ -2399,7 +1919,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           pairCount,
           whileRunning: recordAndQueueNextRules,
           kind: 'update',
-          submitFirst: splitUpdate && pairCount > 1 ? 0 : undefined,
+          submitFirst: pairCount > 1 ? 0 : undefined,
         })
       ).status;
     };
@@ -2428,7 +1948,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         // A whole round queued (pipelineRounds): the one after it goes up behind it before the
         // wait, so that the GPU runs it while the host reads this one. Else the update's kernels
         // are recorded while those rules run, unless they were recorded behind the last update
-        // (recordUpdateEarly) for the kernels still current.
+        // for the kernels still current.
         if (queuedGuess !== undefined) recordAndQueueNextRules();
         else if (updateAhead?.key !== compiledKey()) encodeUpdate();
         const waitStarted = performance.now();
@@ -2464,40 +1984,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       if (ranAhead !== undefined) {
         status = ranAhead;
-      } else if (recorded && queueUpdate) {
-        // The folds and the rules go up without a wait, then the update on a guess of the sort and
-        // levels it needs, encoded and submitted while the GPU runs the rules.
-        // Recorded with the rules (on the counts of the round before this one) or recorded now.
-        const queued = nextUpdate?.ahead.key === compiledKey() ? nextUpdate : undefined;
-        nextUpdate = undefined;
-        const guess = queued?.guess ?? updateGuess();
-        const levels = guess.levels;
-        setGate(guess.capacity, levels);
-        const rulesSubmitted = submit(label, pendingFolds, [recorded]);
-        // Awaited once the update's status is in; an error meanwhile must not count as unhandled.
-        rulesSubmitted.catch(() => undefined);
-        pendingFolds = [];
-        try {
-          status = (
-            await run(label, queued ? [] : [...levelEntries(levels), ...updateTail], {
-              pairCount: queued ? 0 : guess.count,
-              ahead: queued ? [queued.ahead] : [],
-              whileRunning: recordNextRound,
-              kind: 'update',
-            })
-          ).status;
-        } finally {
-          await rulesSubmitted;
-        }
-        checkFatal(status);
-        if (status[STATUS.guessMissed] === 0) {
-          noteHeldGuess(status, guess.small, guess.count);
-          return status;
-        }
-        // Short: sort_gate sorted nothing and skipped the update; the levels run stay run.
-        guessed.missed++;
-        levelsRun = levels;
-        setGate(...NO_GUESS);
       } else {
         setGate(...NO_GUESS);
         // The folds of the last round's merges come first: the rules see the merged classes.
@@ -2521,7 +2007,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         if (pairCount <= pairCapacity && !rulesRanOut) {
           const levels = countAttempt(status, pairCount);
           // An update skipped for room alone is run again from its levels and sort (see redoUpdate).
-          updateAloneAgain = !queueUpdate && !pipeline && status[STATUS.guessMissed] === 0;
+          updateAloneAgain = !pipeline && status[STATUS.guessMissed] === 0;
           const merges = levelEntries(Math.max(0, levels - levelsRun));
           const recordedUpdate = takeAhead(updateAhead, updateTail);
           // A command buffer goes up once: what is not taken now is recorded anew.
@@ -2562,8 +2048,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               ),
               whileRunning: recordAndQueueNextRules,
               kind: 'update',
-              // The sort goes up first: the GPU sorts while Dawn records the update.
-              submitFirst: splitUpdate && pairCount > 1 ? (recordedSort ? 1 : 0) : undefined,
+              // The sort goes up first: Dawn records each dispatch's backend commands in
+              // queue.submit (about 4.5 µs each on the H100 machine) and the GPU starts a
+              // submission only once it is recorded, so the GPU sorts while the update's
+              // thirty-odd dispatches are recorded.
+              submitFirst: pairCount > 1 ? (recordedSort ? 1 : 0) : undefined,
             })
           ).status;
         }
@@ -2986,12 +2475,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const keys = await this.#reuse(`andersen pair keys ${capacity}`, capacity * 4, usage);
     const values = await this.#reuse(`andersen pair sources ${valueCapacity}`, valueCapacity * 4, usage);
     await this.#clearKept();
-    if (old) {
+    if (old && this.#keepsBuffers) {
       this.#buffers = this.#buffers.filter((b) => b !== old.keys && b !== old.values);
       // Work already submitted that reads them runs first (the queue's order).
       this.ctx.releaseBuffer(old.keys);
       this.ctx.releaseBuffer(old.values);
     }
+    // Otherwise they stay in #buffers, freed with the rest by destroy(): kernels recorded ahead
+    // for them may still be in flight.
     return { keys, values };
   }
 }
@@ -3013,8 +2504,8 @@ export function solverModuleWgsl(
   points: ElementPool,
   edges: ElementPool,
   kernels: Omit<SolverKernelParams, 'layoutWgsl'>,
-  library: { readonly batchTail?: boolean; readonly loadAhead?: boolean } = {},
-): { readonly code: string; readonly layout: ReturnType<typeof solverLayout> } {
+  cache?: Map<string, SolverModule>,
+): SolverModule {
   const team = kernels.team;
   // The pools' WGSL is small; what it and the options make is the module, built once per key.
   const wgslOf = (pool: ElementPool) => ({ alloc: pool.allocWgsl(team), access: pool.accessWgsl() });
@@ -3022,16 +2513,15 @@ export function solverModuleWgsl(
   const edgesWgsl = wgslOf(edges);
   const key = JSON.stringify([
     kernels,
-    library,
     points.geometry,
     edges.geometry,
     [pointsWgsl, edgesWgsl].map(({ alloc, access }) => [alloc.code, access.code]),
   ]);
-  const known = solverModules.get(key);
+  const known = cache?.get(key);
   if (known) {
     // Most recently used last, so that the oldest goes first.
-    solverModules.delete(key);
-    solverModules.set(key, known);
+    cache?.delete(key);
+    cache?.set(key, known);
     return known;
   }
   const layout = solverLayout(points, edges);
@@ -3042,8 +2532,8 @@ export function solverModuleWgsl(
       laneWords: kernels.laneWords,
       alloc,
       access,
-      batchTail: library.batchTail !== false,
-      loadAhead: library.loadAhead !== false,
+      batchTail: true,
+      loadAhead: true,
     });
   const code = linkWgsl(solverKernelsWgsl({ ...kernels, layoutWgsl: layout.wgsl() }), [
     gridWgsl,
@@ -3051,22 +2541,40 @@ export function solverModuleWgsl(
     libraryWgsl('edg', edgesWgsl),
   ]);
   const built = { code, layout };
-  solverModules.set(key, built);
-  if (solverModules.size > MAX_SOLVER_MODULES)
-    solverModules.delete(solverModules.keys().next().value as string);
+  if (cache) {
+    cache.set(key, built);
+    if (cache.size > MAX_SOLVER_MODULES) cache.delete(cache.keys().next().value as string);
+  }
   return built;
 }
 
+/** The solve's settings: the options, with the tuning (`'~unstable'`) beside them. */
+type SolverSettings = Omit<GpuSolverOptions, '~unstable'> & GpuSolverTuning;
+
+/** A solver module's WGSL and the layout of its bindings. */
+interface SolverModule {
+  readonly code: string;
+  readonly layout: ReturnType<typeof solverLayout>;
+}
+
 /**
- * Solver modules built before, by their options and pools' geometry: building one took 0.5–3 ms
- * of the host's main thread a solve (a gcc solve is about 30 ms on the H100), and a new string of its
- * 150 KB costs the kernel cache a hash on every look-up, where the same string is hashed once.
+ * Solver modules built on a context before, by their options and pools' geometry (they go with
+ * the context): building one took 0.5–3 ms of the host's main thread a solve (a gcc solve is
+ * about 30 ms on the H100), and a new string of its 150 KB costs the context's kernel cache a hash
+ * on every look-up, where the same string is hashed once.
  */
-const solverModules = new Map<
-  string,
-  { readonly code: string; readonly layout: ReturnType<typeof solverLayout> }
->();
+const solverModules = new WeakMap<GpuContext, Map<string, SolverModule>>();
 const MAX_SOLVER_MODULES = 16;
+
+/** The modules built on `ctx` (see {@link solverModules}). */
+function modulesOf(ctx: GpuContext): Map<string, SolverModule> {
+  let modules = solverModules.get(ctx);
+  if (!modules) {
+    modules = new Map();
+    solverModules.set(ctx, modules);
+  }
+  return modules;
+}
 
 /**
  * A new {@link GpuSolver} for `program` on `options.gpu`, or on a GPU it acquires (throws

@@ -74,38 +74,11 @@ export interface SolverKernelParams {
    */
   readonly partialMergeBits?: number | undefined;
   /**
-   * The ΔP and final-set leader tables hash a set with the whole team (`pts_team_hash`) instead of
-   * the library's one-lane `pts_hash` (default true). False for A/B runs.
-   */
-  readonly teamHash?: boolean | undefined;
-  /**
    * member_rules runs one rule of each signature (kind, class written, ΔP leader of the class
    * read, offset) and skips the others, which would push the same pairs (default true; `delta_clear`
    * empties the table of signatures first). False for A/B runs.
    */
   readonly shareRules?: boolean | undefined;
-  /**
-   * apply_pairs appends the bases a window adds past the end of a list with one allocation (default
-   * true). False for A/B runs.
-   */
-  readonly batchAppend?: boolean | undefined;
-  /**
-   * How the team kernels that visit every node (or key, or rule) find the few that have work
-   * (default `serial`): {@link TeamSweep}.
-   */
-  readonly sweep?: TeamSweep | undefined;
-  /**
-   * The walks issue an element's word loads before they wait for its header (default true; see
-   * the sparse bit vector library's `loadAhead`). False for A/B runs.
-   */
-  readonly loadAhead?: boolean | undefined;
-  /**
-   * `pull_count` counts each lane's sources on the lane (a ΔP source when its leader differs from
-   * the lane's last) and adds the lanes' counts once, instead of the team visiting the sources one
-   * at a time to skip every ΔP already counted (default true; subgroup teams only). False for A/B
-   * runs.
-   */
-  readonly laneCount?: boolean | undefined;
   /**
    * The kernels that sweep every node for the few with work (`delta_leaders`, `pull_sources`,
    * `apply_pairs`, `update_sets`) run instead over compact
@@ -138,22 +111,6 @@ export interface SolverKernelParams {
       }
     | undefined;
 }
-
-/**
- * How a team kernel finds the items it works on among all nodes, keys or rules (team t of T gets
- * items t, t + T, t + 2T … either way, so busy rounds spread their work alike):
- * - `serial`: the team tests its items one after another, a dependent load or two each even
- *   where nothing is to be done (on linux's late rounds, where a handful of nodes have work, 0.2 to
- *   0.5 ms per kernel on the H100);
- * - `ballot`: each lane tests one of the team's next `lanes` items, and the team runs only those
- *   whose test held (a subgroup ballot, or an OR of lane bits in workgroup teams), in order.
- * On the H100 `ballot` cut the profiled GPU time of linux's swept kernels (e.g. update_difference
- * 88 → 62 ms, delta_leaders 82 → 62) but not the medians: python and php ran 5–8% slower with
- * it, linux within its spread. A third way, teams claiming blocks of items from a counter so that
- * fewer teams are launched, ran pull_sources 5× slower (a block's heavy items went to one team)
- * and was taken out.
- */
-export type TeamSweep = 'serial' | 'ballot';
 
 /** Words of the `delta_bits` bitmap for `nodeCount` nodes: whole elements' worth (30 words per 960 members). */
 export function deltaBitmapWords(nodeCount: number): number {
@@ -215,13 +172,10 @@ export function solverKernelsWgsl(params: SolverKernelParams): string {
   const ruleSplit = params.ruleSplit ?? 1;
   const mergeBits = params.partialMergeBits ?? 1;
   const hookSplit = params.hookSplit ?? 1;
-  const teamHash = params.teamHash !== false;
   const shareRules = params.shareRules !== false;
-  const batchAppend = params.batchAppend !== false;
-  const sweepMode = params.sweep ?? 'serial';
-  const loadAhead = params.loadAhead !== false;
-  // Lane-parallel pull counts (subgroup teams only).
-  const laneCount = params.laneCount !== false && team === 'subgroup';
+  // Lane-parallel pull counts: each lane counts its own sources and the team adds the counts once
+  // (subgroup teams; workgroup teams visit the sources one at a time, skipping a ΔP counted before).
+  const laneCount = team === 'subgroup';
   const activeLists = params.activeLists !== false;
   const gateUpdate = params.gateUpdate === true;
   const gated = (name: string) => RULES_GATED.has(name) || (gateUpdate && UPDATE_GATED.has(name));
@@ -399,16 +353,13 @@ ${body}
 
   // Suffixes that keep the variables of each expanded loop apart.
   let decodeCount = 0;
-  // With loadAhead: this lane's data words of pool element `e` into `into` (an array<u32, lw>),
-  // issued before the team waits for the element's header; nothing otherwise.
-  const laneWords = (into: string, e: string, pool: 'pts' | 'edg' = 'pts') =>
-    loadAhead
-      ? /* wgsl */ `
+  // This lane's data words of pool element `e` into `into` (an array<u32, lw>), issued before the
+  // team waits for the element's header, so that a walk's step costs one memory round trip.
+  const laneWords = (into: string, e: string, pool: 'pts' | 'edg' = 'pts') => /* wgsl */ `
     for (var k = 0u; k < ${lw}u; k++) {
       let w = ${pool}_lane + k * ${pool}_lanes;
       if (w < 30u) { ${into}[k] = ${pool}_load(${e}, w); }
-    }`
-      : '';
+    }`;
   // Visits every member `m` of vector `vector` of the points-to pool, each lane the members of its
   // own words (no team function may be called inside). With `split`, only the members of every
   // split.parts-th element from element split.part on (the split's other teams take the rest).
@@ -422,19 +373,15 @@ ${body}
       var e${s} = pts_team_u(pts_heads[${vector}]);
       var steps${s} = 0u;
       loop {
-        if (e${s} == ${NONE} || steps${s} > list_limit) { break; }${
-          loadAhead
-            ? `
+        if (e${s} == ${NONE} || steps${s} > list_limit) { break; }
         var words${s}: array<u32, ${lw}>;
         if (${takes}) {${laneWords(`words${s}`, `e${s}`)}
-        }`
-            : ''
         }
         let h${s} = pts_team_u2(vec2u(pts_load(e${s}, 30u), pts_load(e${s}, 31u)));
         for (var k${s} = 0u; k${s} < ${lw}u; k${s}++) {
           let w${s} = pts_lane + k${s} * pts_lanes;
           if (w${s} >= 30u || !(${takes})) { break; }
-          var word${s} = ${loadAhead ? `words${s}[k${s}]` : `pts_load(e${s}, w${s})`};
+          var word${s} = words${s}[k${s}];
           loop {
             if (word${s} == 0u) { break; }
             let m = h${s}.x * 960u + w${s} * 32u + firstTrailingBit(word${s});
@@ -449,44 +396,20 @@ ${body}
   };
 
   // Runs `body` as a team for every item `item` < `count` of the team whose `test` holds (an
-  // expression of `item` that a lane evaluates alone: no team function), in increasing order;
+  // expression of `item` that a lane evaluates alone: no team function), one item after another
+  // (team t of T takes items t, t + T, …), in increasing order;
   // lanes run `otherwise` (statements, no team function) for the items whose test fails. A
   // `continue` in the body goes on to the next item.
   const sweep = (args: { item: string; count: string; test: string; otherwise?: string; body: string }) => {
-    const s = `_${decodeCount++}`;
     const { item, count, test, body } = args;
     const otherwise = args.otherwise ?? '';
-    if (sweepMode === 'serial') {
-      return /* wgsl */ `
+    return /* wgsl */ `
   for (var ${item} = first_team; ${item} < ${count}; ${item} += team_stride) {
     if (pts_team_u(select(0u, 1u, ${test})) == 0u) {
       if (pts_lane == 0u) { ${otherwise} }
       continue;
     }
     ${body}
-  }`;
-    }
-    // The lanes' tests, gathered into a mask of lane bits (a subgroup's ballot has up to 128).
-    return /* wgsl */ `
-  for (var base${s} = first_team; base${s} < ${count}; base${s} += team_stride * pts_lanes) {
-    var want${s} = false;
-    {
-      let ${item} = base${s} + pts_lane * team_stride;
-      if (${item} < ${count}) {
-        want${s} = ${test};
-        if (!want${s}) { ${otherwise} }
-      }
-    }
-    let mask${s} = ${subgroups ? `subgroupBallot(want${s})` : `vec4u(pts_team_or(select(0u, 1u << pts_lane, want${s})), 0u, 0u, 0u)`};
-    for (var word${s} = 0u; word${s} * 32u < pts_lanes; word${s}++) {
-      var bits${s} = mask${s}[word${s}];
-      loop {
-        if (bits${s} == 0u) { break; }
-        let ${item} = base${s} + (word${s} * 32u + firstTrailingBit(bits${s})) * team_stride;
-        bits${s} &= bits${s} - 1u;
-        ${body}
-      }
-    }
   }`;
   };
 
@@ -509,8 +432,8 @@ ${body}
       (source === 'delta' || source === 'pending') && deltaBitmap
         ? ` & pts_heads[delta_bit_word(${base} * 30u + ${word})]`
         : '';
-    // Subgroup teams with loadAhead: each lane's words of the element load before its header.
-    const preload = subgroups && loadAhead;
+    // Subgroup teams: each lane's words of the element load before its header.
+    const preload = subgroups;
     const header = /* wgsl */ `
       var e${s} = pts_team_u(edg_heads[${slot(list, 'r')}]);
       var steps${s} = 0u;
@@ -645,7 +568,7 @@ ${body}
       }
     var lead = s;
     {
-      let h = ${params.collideHashes ? '0u' : teamHash ? `pts_team_hash(${slot(set, 's')})` : `pts_hash(${slot(set, 's')}, 0u)`};
+      let h = ${params.collideHashes ? '0u' : `pts_team_hash(${slot(set, 's')})`};
       if (pts_lane == 0u) { atomicStore(&control[${A('deltaHash')} + s], h); }
       var at = h & params.table_mask;
       for (var probe = 0u; probe < 64u; probe++) {
@@ -870,18 +793,14 @@ fn pts_team_hash(v: u32) -> u32 {
   var steps = 0u;
   var e = pts_team_u(pts_heads[v]);
   loop {
-    if (e == NONE || steps > limit) { break; }${
-      loadAhead
-        ? `
-    var words: array<u32, ${lw}>;${laneWords('words', 'e')}`
-        : ''
-    }
+    if (e == NONE || steps > limit) { break; }
+    var words: array<u32, ${lw}>;${laneWords('words', 'e')}
     let header = pts_team_u2(vec2u(pts_load(e, 30u), pts_load(e, 31u)));
     var mine = 0u;
     for (var k = 0u; k < ${lw}u; k++) {
       let w = pts_lane + k * pts_lanes;
       if (w >= 30u) { break; }
-      let word = ${loadAhead ? 'words[k]' : 'pts_load(e, w)'};
+      let word = words[k];
       if (word != 0u) { mine += gm_hash_mix(gm_hash_mix(header.x, w), word); }
     }
     h = gm_hash_mix(h, pts_team_add(mine));
@@ -1029,8 +948,8 @@ fn skip_copies(next: u32, end: u32) -> u32 {
   return hi;
 }
 
-${mergeSortedWgsl('pts', lw, batchAppend, loadAhead)}
-${mergeSortedWgsl('edg', lw, batchAppend, loadAhead)}
+${mergeSortedWgsl('pts', lw)}
+${mergeSortedWgsl('edg', lw)}
 `
     : ''
 }
@@ -1046,33 +965,22 @@ fn pts_union_minus(dst: u32, src: u32, excl: u32) -> u32 {
   var d = pts_team_u(pts_heads[dst]);
   var x = pts_team_u(pts_heads[excl]);
   var s = pts_team_u(pts_heads[src]);
-  var mine: array<u32, ${lw}>;${
-    loadAhead
-      ? `
+  var mine: array<u32, ${lw}>;
   // Each walk step loads an element's words with its header (the source's, the excluded set's
   // and the destination's, the last two in case the bases match), so a step costs one round trip.
   var excluded: array<u32, ${lw}>;
-  var passed: array<u32, ${lw}>;`
-      : ''
-  }
+  var passed: array<u32, ${lw}>;
   loop {
     if (s == NONE || (status & (pts_INCOMPLETE | pts_CORRUPT)) != 0u) { break; }${laneWords('mine', 's')}
     let sh = pts_team_u2(vec2u(pts_load(s, 30u), pts_load(s, 31u)));
     let tb = sh.x;
     var xb = NONE;
     loop {
-      if (x == NONE) { break; }${
-        loadAhead
-          ? `${laneWords('excluded', 'x')}
+      if (x == NONE) { break; }${laneWords('excluded', 'x')}
       let xh = pts_team_u2(vec2u(pts_load(x, 30u), pts_load(x, 31u)));
       xb = xh.x;
       if (xb >= tb) { break; }
-      x = xh.y;`
-          : `
-      xb = pts_team_u(pts_load(x, 30u));
-      if (xb >= tb) { break; }
-      x = pts_team_u(pts_load(x, 31u));`
-      }
+      x = xh.y;
       steps++;
       if (steps > limit) { status |= pts_CORRUPT; break; }
     }
@@ -1082,8 +990,8 @@ fn pts_union_minus(dst: u32, src: u32, excl: u32) -> u32 {
       let w = pts_lane + k * pts_lanes;
       var v = 0u;
       if (w < 30u) {
-        v = ${loadAhead ? 'mine[k]' : 'pts_load(s, w)'};
-        if (has_x) { v &= ~${loadAhead ? 'excluded[k]' : 'pts_load(x, w)'}; }
+        v = mine[k];
+        if (has_x) { v &= ~excluded[k]; }
       }
       mine[k] = v;
       bits |= v;
@@ -1105,7 +1013,7 @@ fn pts_union_minus(dst: u32, src: u32, excl: u32) -> u32 {
           for (var k = 0u; k < ${lw}u; k++) {
             let w = pts_lane + k * pts_lanes;
             if (w < 30u) {
-              let a = ${loadAhead ? 'passed[k]' : 'pts_load(d, w)'};
+              let a = passed[k];
               let n = a | mine[k];
               if (n != a) { pts_store(d, w, n); changed = 1u; }
             }
@@ -2313,17 +2221,12 @@ export type SolverEntryPoint = keyof typeof SOLVER_ENTRY_POINTS;
  * WGSL of `<p>_merge_sorted(v, start, end) -> u32` for pool `p` (subgroup teams only): the team
  * merges the sources `pair_values[start, end)`, ordered by word group (source >> 5), into vector
  * `v`. Each step takes one source per lane, and for each element base among them (smallest
- * first) ORs the members into the list at a cursor that only moves forward. With `batchAppend`,
- * once the cursor is past the list's last element every base left in the window is new and comes
- * in order, so the team appends them all with one allocation (contiguous elements, linked in
- * order) instead of one allocation and 30 subgroup reductions per base.
+ * first) ORs the members into the list at a cursor that only moves forward. Once the cursor is
+ * past the list's last element every base left in the window is new and comes in order, so the
+ * team appends them all with one allocation (contiguous elements, linked in order) instead of one
+ * allocation and 30 subgroup reductions per base.
  */
-function mergeSortedWgsl(
-  p: 'pts' | 'edg',
-  laneWords: number,
-  batchAppend: boolean,
-  loadAhead: boolean,
-): string {
+function mergeSortedWgsl(p: 'pts' | 'edg', laneWords: number): string {
   const append = /* wgsl */ `
       } else if (d == NONE) {
         // Every base left in the window is new: lane ranks give the bases consecutive elements
@@ -2364,7 +2267,7 @@ function mergeSortedWgsl(
   return /* wgsl */ `
 // The team merges the sources pair_values[start, end), ordered by word group (source >> 5), into
 // vector v: each step takes one source per lane, and for each element base among them (smallest
-// first) ORs the members into the list at a cursor that only moves forward${batchAppend ? ', appending the bases past its end together' : ''} (subgroup teams only).
+// first) ORs the members into the list at a cursor that only moves forward, appending the bases past its end together (subgroup teams only).
 fn ${p}_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
   var status = 0u;
   var prev = NONE;
@@ -2396,15 +2299,12 @@ fn ${p}_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
     loop {
       let b = subgroupMin(my_base);
       if (b == NONE) { break; }
-      var dh = vec2u(NONE, NONE);${loadAhead ? '\n      var passed_word = 0u;' : ''}
+      var dh = vec2u(NONE, NONE);
+      var passed_word = 0u;
       loop {
-        if (d == NONE) { break; }${
-          loadAhead
-            ? `
+        if (d == NONE) { break; }
         // The lane's word of the element passed, in case its base is b: loaded with the header.
-        passed_word = ${p}_load(d, my_word);`
-            : ''
-        }
+        passed_word = ${p}_load(d, my_word);
         dh = ${p}_team_u2(vec2u(${p}_load(d, 30u), ${p}_load(d, 31u)));
         if (dh.x >= b) { break; }
         prev = d;
@@ -2414,10 +2314,10 @@ fn ${p}_merge_sorted(v: u32, start: u32, end: u32) -> u32 {
       }
       if (d != NONE && dh.x == b) {
         if (leads && my_base == b) {
-          let a = ${loadAhead ? 'passed_word' : `${p}_load(d, my_word)`};
+          let a = passed_word;
           let n = a | my_bits;
           if (n != a) { ${p}_store(d, my_word, n); }
-        }${batchAppend ? append : ''}
+        }${append}
       } else {
         // A new element (the set's first member of this base): every one of its words from the window.
         var mine: array<u32, ${laneWords}>;
