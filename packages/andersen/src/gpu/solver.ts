@@ -7,7 +7,6 @@ import {
   encodeDispatch,
   type GpuContext,
   GpumorphError,
-  GpuOutOfMemoryError,
   gridWgsl,
   type Kernel,
   linkWgsl,
@@ -40,6 +39,7 @@ import type { IterationEvent, SolvePhase } from '../cpu/solver';
 import { EngineUnavailableError, SolveAbortedError } from '../errors';
 import type { ConstraintProgram } from '../model/program';
 import { AndersenResult, type SolveStatistics } from '../result/result';
+import { DEFAULT_GROW_AHEAD, PoolGrowth } from './growth';
 import { type HostArrays, takeHostArrays } from './host-arrays';
 import { compositeKeysInto } from './host-loops';
 import {
@@ -855,8 +855,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     }
     // Every upload of them is queued (writeBuffer copies its data when called).
     hostArrays.release();
-    // Growing ahead is a guess: see growAheadOf below.
-    const growAhead = this.#options.growAhead ?? { below: 3, to: 8 };
+    // Growing ahead is a guess: see PoolGrowth.
+    const growAhead = this.#options.growAhead ?? DEFAULT_GROW_AHEAD;
     const growBelowWord =
       Number.isInteger(growAhead.below) && growAhead.below >= 0 && growAhead.below <= 0xffff_ffff
         ? growAhead.below
@@ -1464,27 +1464,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       if (activeLists) readListItems(status);
       return { status, reads: bytes.slice(1) as ArrayBuffer[], mapped };
     };
-    const timedGrow = async (work: () => Promise<unknown>) => {
-      const growStarted = performance.now();
-      await work();
-      host.grow += performance.now() - growStarted;
-    };
-    // Growing ahead is a guess: it stops at the pool's largest size (so the pool cannot refuse
-    // it), and a GPU that cannot hold that much leaves the pool as it is (the guarded update
-    // grows it to what it really needs, or reports why it cannot).
-    const shares = poolWindowShares(ctx.limits.maxStorageBuffersPerShaderStage);
-    const growAheadOf = async (pool: ElementPool, wanted: number) => {
-      const share = (pool === points ? shares.points : shares.edges) * pool.windowElements;
-      const target = Math.min(pool.maxCapacity, Math.max(pool.capacity, share), wanted);
-      if (target <= pool.capacity) return;
-      try {
-        await timedGrow(() => pool.grow(target));
-      } catch (error) {
-        if (!(error instanceof GpuOutOfMemoryError)) throw error;
-      }
-    };
-    const growFor = (pool: ElementPool, next: number, capacity: number, need: number) =>
-      timedGrow(() => pool.grow(Math.max(next, Math.min(next, capacity) + need) + 1));
     const checkFatal = (status: Uint32Array) => {
       const fatal = status[STATUS.fatal] as number;
       if (fatal !== 0) {
@@ -1836,70 +1815,25 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       noteCounts(pairCount, countAttempt(status, pairCount));
     };
-    /** Grows the worklist ahead, up to what one binding holds; a GPU that cannot hold it leaves it as it is. */
-    const growPairsAhead = async (wanted: number) => {
-      const capacity = Math.min(Math.floor(ctx.limits.maxStorageBufferBindingSize / 4), Math.ceil(wanted));
-      if (capacity <= pairCapacity) return;
-      try {
-        await growPairs(capacity);
-      } catch (error) {
-        if (!(error instanceof GpuOutOfMemoryError)) throw error;
-      }
-    };
-    /** Moves the worklist to buffers of `capacity` pairs (what it held is not kept: only between attempts or rounds). */
-    const growPairs = (capacity: number) =>
-      timedGrow(async () => {
+    // Every decision to grow the pools and the worklist (see growth.ts).
+    const growth = new PoolGrowth(points, edges, {
+      growAhead,
+      maxStorageBuffers: ctx.limits.maxStorageBuffersPerShaderStage,
+      maxBindingBytes: ctx.limits.maxStorageBufferBindingSize,
+      pairCapacity: () => pairCapacity,
+      // Moves the worklist to buffers of `capacity` pairs (what it held is not kept: only between
+      // attempts or rounds).
+      growWorklist: async (capacity) => {
         pairs = await this.#createPairs(capacity, pairs);
         const from = pairCapacity;
         pairCapacity = capacity;
         await ctx.writeBuffer(params, 12, Uint32Array.of(capacity));
         this.emit('grow', { pool: 'worklist', from, to: capacity });
-      });
-    /** Each pool's words in the status (after the rules, sort_gate's; after an update, guard_merge's). */
-    const poolWords = [
-      {
-        pool: points,
-        next: STATUS.ptsNext,
-        capacity: STATUS.ptsCapacity,
-        exhausted: STATUS.ptsExhausted,
-        mark: STATUS.markPts,
-        mergeNeed: STATUS.mergeNeedPts,
       },
-      {
-        pool: edges,
-        next: STATUS.edgesNext,
-        capacity: STATUS.edgesCapacity,
-        exhausted: STATUS.edgesExhausted,
-        mark: STATUS.markEdges,
-        mergeNeed: STATUS.mergeNeedEdges,
+      timed: (ms) => {
+        host.grow += ms;
       },
-    ] as const;
-    /** Grows each pool that ran out or has less room than `need` of it, as the status words report them. */
-    const growPoolsShortOf = async (
-      status: Uint32Array,
-      need: (words: (typeof poolWords)[number]) => number,
-    ) => {
-      for (const words of poolWords) {
-        const next = status[words.next] as number;
-        const capacity = status[words.capacity] as number;
-        const room = need(words);
-        if (status[words.exhausted] !== 0 || next >= capacity || capacity - next < room) {
-          await growFor(words.pool, next, capacity, room);
-        }
-      }
-    };
-    /**
-     * Grows each pool that ran out, or that lacks room for what the update may copy (everything
-     * allocated since the iteration began, once more) and the last merges' needs.
-     */
-    const growShortPools = (status: Uint32Array) =>
-      growPoolsShortOf(
-        status,
-        (words) =>
-          Math.min(status[words.next] as number, status[words.capacity] as number) -
-          (status[words.mark] as number) +
-          (status[words.mergeNeed] as number),
-      );
+    });
     /** Whether the last update went up after rules that ran out of nothing, counted by the host (not on a guess). */
     let updateAloneAgain = false;
     /**
@@ -2058,8 +1992,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         }
         stats.reruns++;
         levelsRun = 0;
-        if (pairCount > pairCapacity) await growPairs(Math.max(2 * pairCapacity, 2 * pairCount));
-        if (rulesRanOut) await growShortPools(status);
+        if (pairCount > pairCapacity) await growth.growWorklist(Math.max(2 * pairCapacity, 2 * pairCount));
+        if (rulesRanOut) await growth.growShortPools(status);
         status = (
           await run(`${label} (${rulesRanOut ? 'pools' : 'worklist'} grown)`, rulesEntries, {
             whileRunning: encodeUpdate,
@@ -2069,11 +2003,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
     };
 
-    /** Whether a pool is short of room for `growAhead.below` times what the round allocated (see growAheadOf). */
-    const shortOfRoom = (pool: ElementPool, next: number, mark: number) =>
-      pool.capacity - next < growAhead.below * (next - mark);
-    /** Whether the worklist is short of room for `growAhead.below` times a round's pairs (rules_gate tests the same). */
-    const pairsShort = (pairCount: number) => pairCapacity < growAhead.below * pairCount;
     /**
      * After an update's status: when the host has something to do before the next rules (redo the
      * update or the merges, fold, stop, or grow a pool ahead), rules_gate held the rules queued
@@ -2090,9 +2019,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         status[STATUS.skipMerge] !== 0 ||
         !foldsCover(status, rulesAhead.foldLevels) ||
         quiet ||
-        shortOfRoom(points, status[STATUS.ptsNext] as number, status[STATUS.markPts] as number) ||
-        shortOfRoom(edges, status[STATUS.edgesNext] as number, status[STATUS.markEdges] as number) ||
-        pairsShort(status[STATUS.pairCount] as number);
+        growth.growsAhead(status);
       if (!hostActs) return;
       dropQueuedRound();
     };
@@ -2135,7 +2062,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         if (status[STATUS.skipUpdate] === 0) break;
         stats.reruns++;
         this.#checkAbort();
-        await growShortPools(status);
+        await growth.growShortPools(status);
         // The update alone again when only it ran short (pairCount ≤ capacity and the rules ran out
         // of nothing: else iterate would not have submitted it), as often as it does; the whole
         // iteration otherwise.
@@ -2151,7 +2078,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         // guard_merge found a pool short of room for the folds (the plan itself allocates nothing
         // and stands): grow that pool to hold them, and let the folds run, as the guard would now.
         stats.mergeGrows++;
-        await growPoolsShortOf(status, (words) => status[words.mergeNeed] as number);
+        await growth.growForMerges(status);
         ctx.queue.writeBuffer(control, 4 * STATUS.skipMerge, Uint32Array.of(0));
         status = status.slice();
         status[STATUS.skipMerge] = 0;
@@ -2177,26 +2104,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       });
       roundKernelMs = {};
       if (propagated === 0 && fresh === 0 && merged === 0) break;
-      // Grow ahead of need: an iteration that would not fit runs twice.
-      const pointsNext = status[STATUS.ptsNext] as number;
-      const lastPoints = pointsNext - (status[STATUS.markPts] as number);
-      if (shortOfRoom(points, pointsNext, status[STATUS.markPts] as number))
-        await growAheadOf(points, pointsNext + growAhead.to * lastPoints);
-      const edgesNext = status[STATUS.edgesNext] as number;
-      const lastEdges = edgesNext - (status[STATUS.markEdges] as number);
       // Sets that will take long to read back: start the context's page-touching workers now
       // (once a context: starting them cost gcc's solves a millisecond of the main thread each),
       // so they are ready by the end (the live sets are at most what the pool holds).
+      const pointsNext = status[STATUS.ptsNext] as number;
       if (this.#toucher === undefined && pointsNext * points.elementBytes >= touchFrom) {
         this.#toucher = ctx.pageToucher();
       }
-      if (shortOfRoom(edges, edgesNext, status[STATUS.markEdges] as number))
-        await growAheadOf(edges, edgesNext + growAhead.to * lastEdges);
-      // And the worklist: a round that overflows it runs its rules again (python's pairs jump
-      // 15-fold from one round to the next, and such rounds come again).
-      const pairCount = status[STATUS.pairCount] as number;
-      chooseHop(pairCount);
-      if (pairsShort(pairCount)) await growPairsAhead(growAhead.to * pairCount);
+      chooseHop(status[STATUS.pairCount] as number);
+      // Grow ahead of need: an iteration that would not fit runs twice.
+      await growth.growAheadAfter(status);
     }
     await Promise.all(heldBackChecks);
     const iterateMs = performance.now() - iterateStarted;
