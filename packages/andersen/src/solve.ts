@@ -6,7 +6,8 @@ import {
 } from '@gpumorph/gpu-allocator';
 import { type CpuSolverOptions, createCpuSolver, type IterationEvent, type SolvePhase } from './cpu/solver';
 import { EngineUnavailableError } from './errors';
-import { createGpuSolver, type GpuSolveReport } from './gpu/solver';
+import type { GpuSolveReport } from './gpu/report';
+import { createGpuSolver } from './gpu/solver';
 import { applyOpaqueObjects, type OpaqueObjects } from './model/opaque';
 import type { ConstraintProgram } from './model/program';
 import type { AndersenResult } from './result/result';

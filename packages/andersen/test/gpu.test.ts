@@ -9,7 +9,7 @@ import {
   smallSortWorkgroupBytes,
 } from '../src/gpu/kernels/solver.wgsl';
 import { teamWorkgroupSize } from '../src/gpu/layout';
-import { solverModuleWgsl } from '../src/gpu/solver';
+import { solverModuleWgsl } from '../src/gpu/module';
 import {
   type AndersenResult,
   type ConstraintProgram,

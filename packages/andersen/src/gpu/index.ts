@@ -10,15 +10,7 @@
  * @module
  */
 export { type SolverKernelParams, solverKernelsWgsl } from './kernels/solver.wgsl';
+export { solverModuleWgsl } from './module';
 export type { GpuSolverOptions, GpuSolverTuning } from './options';
-export {
-  createGpuSolver,
-  type GpuSolvePhase,
-  type GpuSolveReport,
-  GpuSolver,
-  GpuSolverError,
-  type GpuSolverEvents,
-  type HostTimes,
-  type SubmissionKind,
-  solverModuleWgsl,
-} from './solver';
+export type { GpuSolvePhase, GpuSolveReport, HostTimes, SubmissionKind } from './report';
+export { createGpuSolver, GpuSolver, GpuSolverError, type GpuSolverEvents } from './solver';

@@ -7,9 +7,7 @@ import {
   encodeDispatch,
   type GpuContext,
   GpumorphError,
-  gridWgsl,
   type Kernel,
-  linkWgsl,
   type MappedRead,
   type PageToucher,
   POOL_HEADER_WORDS,
@@ -24,13 +22,7 @@ import {
   type RadixSort,
   subgroupLayoutIsLinear,
 } from '@gpumorph/gpu-primitives';
-import {
-  adoptVectorTable,
-  ELEMENT_WORDS,
-  NO_ELEMENT,
-  sparseBitVectorLibraryWgsl,
-  type TeamKind,
-} from '@gpumorph/sparse-bitvector';
+import { adoptVectorTable, ELEMENT_WORDS, NO_ELEMENT, type TeamKind } from '@gpumorph/sparse-bitvector';
 import { EventEmitter } from 'events';
 // A namespace import: typed-emitter is CommonJS with `export default`, which a default import
 // mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
@@ -46,11 +38,9 @@ import {
   deltaBitmapWords,
   SOLVER_ENTRY_POINTS,
   type SolverEntryPoint,
-  type SolverKernelParams,
   smallSortCapacity,
   smallSortWorkgroupBytes,
   solverEntryKinds,
-  solverKernelsWgsl,
 } from './kernels/solver.wgsl';
 import {
   ACTIVE_LIST,
@@ -63,11 +53,11 @@ import {
   poolWindowShares,
   STATUS,
   STATUS_WORDS,
-  solverLayout,
   THREAD_WORKGROUP,
   teamWorkgroupSize as teamWorkgroupSizeFor,
   WORDS_PER_LIST,
 } from './layout';
+import { modulesOf, solverModuleWgsl } from './module';
 import type { GpuSolverOptions, GpuSolverTuning } from './options';
 import { prepareProgram, writeOnlineRules } from './prepare';
 import {
@@ -79,6 +69,14 @@ import {
   programWords,
   uploadProgram,
 } from './prepare-gpu';
+import {
+  type GpuSolvePhase,
+  type GpuSolveReport,
+  type HostTimes,
+  PHASE_OF,
+  type SubmissionKind,
+} from './report';
+import { readSubmissionSpans } from './timing';
 
 /**
  * The GPU solver failed in a way growing a pool cannot fix (a corrupt list, a guard that did not hold).
@@ -91,155 +89,6 @@ import {
 export class GpuSolverError extends GpumorphError {
   override name = 'GpuSolverError';
 }
-
-/**
- * Phases of a solve that {@link GpuSolverOptions.profile} times separately: `rules` (the pulls and
- * the load, store and offset rules), `equivalence` (ΔP-equivalent variables, §6.3: the leader
- * table's clearing and `delta_leaders`), `sort` and `worklist` (sorting the pushed pairs and
- * merging them into N), `update` (ΔP = N − P, P ∪= ΔP), `hcd` (online cycle collapse and the
- * merges' folds), `transfer` (the kernels that lay the final sets out for the readback, not the
- * copy over the bus).
- *
- * @example
- * ```ts
- * const share = (phase: GpuSolvePhase) => report.phaseMs?.[phase] ?? 0;
- * ```
- */
-export type GpuSolvePhase = 'rules' | 'equivalence' | 'sort' | 'worklist' | 'update' | 'hcd' | 'transfer';
-
-/**
- * GPU memory and transfers of a solve, beside the {@link SolveStatistics}.
- *
- * @example
- * ```ts
- * await solver.solve();
- * console.log(`${(solver.report?.gpuBytes ?? 0) / 2 ** 20} MiB on ${solver.report?.adapter}`);
- * ```
- */
-export interface GpuSolveReport {
-  /**
-   * Bytes of GPU buffers the solve held at its end (pools, heads, object sizes, rules, control, pairs,
-   * and the worklist sort's scratch).
-   */
-  readonly gpuBytes: number;
-  /** Final capacity and use of the points-to and edge pools, in 128-byte elements. */
-  readonly pointsPool: { readonly capacity: number; readonly used: number };
-  readonly edgePool: { readonly capacity: number; readonly used: number };
-  /**
-   * Times an iteration's rules or update ran again after a pool or the worklist grew (the update
-   * alone when only it ran short; the rules when they did, before any update).
-   */
-  readonly reruns: number;
-  /** Of {@link reruns}, the updates run again alone (from their partial-merge levels and sort). */
-  readonly updateRedos: number;
-  /**
-   * Times a pool grew because the merge guard found it short of room for the folds of a round's
-   * merges (the plan stands, and nothing runs again).
-   */
-  readonly mergeGrows: number;
-  /** Milliseconds spent on the host preparing and uploading, iterating, and reading the result back. */
-  readonly setupMs: number;
-  /**
-   * Where {@link setupMs} went: `program` (the offline merges, rule table and initial sets on the
-   * host), `pools` (creating the two element pools and uploading the initial sets), `buffers` (the
-   * other buffers, their uploads and the rest of the setup).
-   */
-  readonly setupParts: { readonly program: number; readonly pools: number; readonly buffers: number };
-  readonly iterateMs: number;
-  readonly transferMs: number;
-  /** The part of {@link transferMs} spent copying from the GPU (the rest decodes the sets on the host). */
-  readonly transferReadMs: number;
-  /** Bytes read back at the end. */
-  readonly readbackBytes: number;
-  /**
-   * Representatives whose P set equals another's and was therefore not read back on its own (they
-   * share one copy; 0 with `shareEqualSets: false` or when the whole pool was read).
-   */
-  readonly sharedSets: number;
-  /**
-   * Times the GPU laid the live sets out for the readback: 1, or 2 when they did not fit the
-   * worklist's source buffer, which then grew (0 when the whole pool was read).
-   */
-  readonly liveLayouts: number;
-  /** Whether they went into memory that worker threads had touched (see `touchedReadbackBytes`). */
-  readonly touchedReadback: boolean;
-  /** Adapter the solve ran on. */
-  readonly adapter: string;
-  /**
-   * How the copy⁻¹ pulls were split over teams, summed over every attempt of every iteration: extra
-   * chunks handed out beside the representatives' own teams; the most chunks one representative ran
-   * in; representatives refused a split because the chunk capacity was full (they ran unsplit).
-   */
-  readonly pullSplit: {
-    readonly extraChunks: number;
-    readonly maxChunks: number;
-    readonly refused: number;
-    /** ΔP pulls skipped because the team had already pulled an equal ΔP (ΔP-equivalent sources, §6.3). */
-    readonly skippedEqualDeltas: number;
-  };
-  /**
-   * Rules `member_rules` skipped because a rule of the same signature (kind, class written, ΔP
-   * leader of the class read, offset) ran and pushed the same pairs, summed over every attempt.
-   */
-  readonly sharedRules: number;
-  /**
-   * Worklist pairs the rules pushed, summed over the attempts whose worklist fit (one that ran
-   * again after a pool grew counts again); with `dedupePairs`, a pair already pushed in the same
-   * attempt is not pushed again.
-   */
-  readonly pairs: number;
-  /** Worklists sorted in one workgroup (`sort_small`), by the merge sort and by the radix sort, over all submissions. */
-  readonly sorts: {
-    readonly small: number;
-    readonly merge: number;
-    readonly radix: number;
-    /** Of those, the sorts recorded while the rules ran, on the guess of the last round that sorted, and used. */
-    readonly ahead: number;
-  };
-  /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
-  readonly phaseMs?: Readonly<Record<GpuSolvePhase, number>> | undefined;
-  /** The same GPU milliseconds per kernel (entry point; the worklist's radix sort as `sort`). */
-  readonly kernelMs?: Readonly<Record<string, number>> | undefined;
-  /**
-   * Where the host's time of the iterations and the transfer went, summed over submissions:
-   * `prepare` (kernel and sort-plan look-ups, scratch buffers), `encode` (recording and submitting
-   * command buffers), `submit` (the part of `encode` spent in `queue.submit`, where Dawn records
-   * the backend's commands and barriers for every dispatch, those recorded ahead included),
-   * `encodeAhead` (recording kernels of the next submission while the GPU runs this one), `wait` (from the submit until its error scopes and the status words it copies out
-   * arrive, less `encodeAhead`: the GPU's own time and the round trip), `grow` (growing pools and
-   * the worklist), and `submissions`, their count. The GPU idles during everything but `wait` and
-   * `encodeAhead`. `react` is the part of the host's time between the rules' status words and the
-   * update's submit (see {@link HostTimes.react}).
-   */
-  readonly host: Readonly<HostTimes>;
-  /** Rounds whose update ran on the guess it was queued with (`held`), and those whose guess fell short (`missed`); see `pipelineRounds`. */
-  readonly guessedRounds: { readonly held: number; readonly missed: number };
-  /** Rounds whose rules ran behind the update before it (`ran`), and those rules_gate held back (`skipped`); see `rulesAhead`. */
-  readonly rulesAhead: { readonly ran: number; readonly skipped: number };
-  /**
-   * With `timeSubmissions`: the GPU time from the first to the last timestamp of each submission,
-   * summed (`busyMs`), the GPU time between one submission's last timestamp and the next one's
-   * first (`idleMs`: the round trip, the host's reading, encoding and submitting), and how many
-   * submissions were timed (the first 2,048); `busyEachMs` is each submission's busy time in
-   * order (two a round, so a round's floor shows in its quiet rounds). `idleBeforeMs` splits
-   * `idleMs` by the kind of submission the GPU waited for: `rules` (the host's), `queued rules`
-   * (those submitted behind an update, see `rulesAhead`), `queued round` (a whole round queued
-   * behind the one before, see `pipelineRounds`), `update` (the sort and the update, after the
-   * rules' status came back) and `other` (the first round's, reruns, merges again).
-   */
-  readonly submissionSpans?:
-    | {
-        readonly submissions: number;
-        readonly busyMs: number;
-        readonly idleMs: number;
-        readonly idleBeforeMs: Readonly<Record<SubmissionKind, number>>;
-        readonly busyEachMs: readonly number[];
-      }
-    | undefined;
-}
-
-/** What a timed submission carries (see {@link GpuSolveReport.submissionSpans}). */
-export type SubmissionKind = 'rules' | 'queued rules' | 'queued round' | 'update' | 'other';
 
 /** `guess_sort_capacity` and `guess_levels` of a submission whose sort and levels the host chose from the rules' counts: any count fits. */
 const NO_GUESS = [0xffffffff, 31] as const;
@@ -281,60 +130,6 @@ const TOUCHED_READ_BYTES = 16 * 2 ** 20;
  * larger buffer is read after it, only as far as the sets reach).
  */
 const LIVE_READ_WITH_LAYOUT_BYTES = 16 * 2 ** 20;
-
-/** Host milliseconds of a solve by activity; see {@link GpuSolveReport.host}. */
-export interface HostTimes {
-  prepare: number;
-  encode: number;
-  submit: number;
-  encodeAhead: number;
-  wait: number;
-  grow: number;
-  submissions: number;
-  /**
-   * From the rules' status words reaching the host to the (first) submit of the sort and update
-   * that follow returning, summed: the host's part of the GPU's idle time before each update.
-   */
-  react: number;
-}
-
-const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
-  init_state: 'rules',
-  begin_iteration: 'rules',
-  begin_attempt: 'rules',
-  rules_gate: 'rules',
-  sort_gate: 'worklist',
-  pending_list: 'update',
-  delta_clear: 'equivalence',
-  delta_bits: 'rules',
-  delta_leaders: 'equivalence',
-  pull_count: 'rules',
-  pull_items: 'rules',
-  pull_sources: 'rules',
-  member_rules: 'rules',
-  pull_rules: 'rules',
-  merge_partials: 'rules',
-  sort_small: 'sort',
-  mark_segments: 'worklist',
-  apply_pairs: 'worklist',
-  hop_bits: 'rules',
-  hop_pull: 'rules',
-  guard_update: 'update',
-  guard_pending: 'update',
-  update_sets: 'update',
-  hcd_hook: 'hcd',
-  compress: 'hcd',
-  merge_rank: 'hcd',
-  merge_count: 'hcd',
-  merge_prepare: 'hcd',
-  merge_level: 'hcd',
-  guard_merge: 'hcd',
-  merge_data: 'hcd',
-  merge_done: 'hcd',
-  live_leaders: 'transfer',
-  live_count: 'transfer',
-  live_copy: 'transfer',
-};
 
 /** The active list each of its readers runs over (see `activeLists`). */
 const LIST_READ: Partial<Record<SolverEntryPoint, keyof typeof ACTIVE_LIST>> = {
@@ -2271,7 +2066,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       solveMs: performance.now() - started,
       pointsToElements,
     };
-    const submissionSpans = spanSet ? await this.#readSpans(spanSet, spanKinds) : undefined;
+    const submissionSpans = spanSet ? await readSubmissionSpans(ctx, spanSet, spanKinds) : undefined;
     let gpuBytes = 0;
     for (const buffer of this.#buffers) gpuBytes += buffer.size;
     gpuBytes += points.capacity * points.elementBytes + edges.capacity * edges.elementBytes + 32;
@@ -2312,75 +2107,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     return result;
   }
 
-  /** Sums the GPU's busy and idle time over the timed submissions, of the `kinds` in the order their spans were taken (see `timeSubmissions`). */
-  async #readSpans(
-    spanSet: GPUQuerySet,
-    kinds: readonly SubmissionKind[],
-  ): Promise<NonNullable<GpuSolveReport['submissionSpans']>> {
-    const ctx = this.ctx;
-    const count = kinds.length;
-    const resolved = await ctx.createBuffer({
-      label: 'andersen submission timestamps',
-      size: Math.max(16, 16 * count),
-      usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
-    });
-    try {
-      await ctx.guard('andersen submission timestamps', () => {
-        const encoder = ctx.device.createCommandEncoder();
-        if (count > 0) encoder.resolveQuerySet(spanSet, 0, 2 * count, resolved, 0);
-        ctx.queue.submit([encoder.finish()]);
-      });
-      const stamps = new BigUint64Array(await ctx.readBuffer(resolved, 0, Math.max(16, 16 * count)));
-      // In the GPU's order (that of the first timestamps), whatever the order the host took the
-      // spans in: the idle time before a submission is the gap after the one the GPU ran before it.
-      const order = kinds
-        .map((_, i) => i)
-        .sort((a, b) => {
-          const [x, y] = [stamps[2 * a] as bigint, stamps[2 * b] as bigint];
-          return x < y ? -1 : x > y ? 1 : a - b;
-        });
-      let busy = 0n;
-      let idle = 0n;
-      const idleBefore: Record<SubmissionKind, bigint> = {
-        rules: 0n,
-        'queued rules': 0n,
-        'queued round': 0n,
-        update: 0n,
-        other: 0n,
-      };
-      const busyEachMs: number[] = [];
-      let lastEnd: bigint | undefined;
-      for (const i of order) {
-        const begin = stamps[2 * i] as bigint;
-        const end = stamps[2 * i + 1] as bigint;
-        const span = end > begin ? end - begin : 0n;
-        busy += span;
-        busyEachMs.push(Number(span) / 1e6);
-        if (lastEnd !== undefined && begin > lastEnd) {
-          idle += begin - lastEnd;
-          idleBefore[kinds[i] as SubmissionKind] += begin - lastEnd;
-        }
-        if (lastEnd === undefined || end > lastEnd) lastEnd = end;
-      }
-      const ms = (ns: bigint) => Number(ns) / 1e6;
-      return {
-        submissions: count,
-        busyMs: ms(busy),
-        idleMs: ms(idle),
-        idleBeforeMs: {
-          rules: ms(idleBefore.rules),
-          'queued rules': ms(idleBefore['queued rules']),
-          'queued round': ms(idleBefore['queued round']),
-          update: ms(idleBefore.update),
-          other: ms(idleBefore.other),
-        },
-        busyEachMs,
-      };
-    } finally {
-      resolved.destroy();
-    }
-  }
-
   /** The worklist's key and source buffers for `capacity` pairs (replacing `old`). */
   async #createPairs(
     capacity: number,
@@ -2404,94 +2130,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   }
 }
 
-/**
- * The WebGPU engine's WGSL module for the pools `points` and `edges`, as the solver compiles it:
- * {@link solverKernelsWgsl}'s kernels for `kernels` (the bind-group declarations come from the
- * pools) linked with the grid helpers and each pool's sparse-bit-vector library, and the layout of
- * its bindings. For checking the module on a device without running a solve (creating its
- * pipelines takes minutes on a software adapter).
- *
- * @example
- * ```ts
- * const { code } = solverModuleWgsl(points, edges, { team: 'workgroup', teamWorkgroupSize: 32, laneWords: 1 });
- * const info = await ctx.device.createShaderModule({ code }).getCompilationInfo();
- * ```
- */
-export function solverModuleWgsl(
-  points: ElementPool,
-  edges: ElementPool,
-  kernels: Omit<SolverKernelParams, 'layoutWgsl'>,
-  cache?: Map<string, SolverModule>,
-): SolverModule {
-  const team = kernels.team;
-  // The pools' WGSL is small; what it and the options make is the module, built once per key.
-  const wgslOf = (pool: ElementPool) => ({ alloc: pool.allocWgsl(team), access: pool.accessWgsl() });
-  const pointsWgsl = wgslOf(points);
-  const edgesWgsl = wgslOf(edges);
-  const key = JSON.stringify([
-    kernels,
-    points.geometry,
-    edges.geometry,
-    [pointsWgsl, edgesWgsl].map(({ alloc, access }) => [alloc.code, access.code]),
-  ]);
-  const known = cache?.get(key);
-  if (known) {
-    // Most recently used last, so that the oldest goes first.
-    cache?.delete(key);
-    cache?.set(key, known);
-    return known;
-  }
-  const layout = solverLayout(points, edges);
-  const libraryWgsl = (name: 'pts' | 'edg', { alloc, access }: ReturnType<typeof wgslOf>) =>
-    sparseBitVectorLibraryWgsl({
-      name,
-      team,
-      laneWords: kernels.laneWords,
-      alloc,
-      access,
-      batchTail: true,
-      loadAhead: true,
-    });
-  const code = linkWgsl(solverKernelsWgsl({ ...kernels, layoutWgsl: layout.wgsl() }), [
-    gridWgsl,
-    libraryWgsl('pts', pointsWgsl),
-    libraryWgsl('edg', edgesWgsl),
-  ]);
-  const built = { code, layout };
-  if (cache) {
-    cache.set(key, built);
-    if (cache.size > MAX_SOLVER_MODULES) cache.delete(cache.keys().next().value as string);
-  }
-  return built;
-}
-
 /** The solve's settings: the options, with the tuning (`'~unstable'`) beside them. */
 type SolverSettings = Omit<GpuSolverOptions, '~unstable'> & GpuSolverTuning;
-
-/** A solver module's WGSL and the layout of its bindings. */
-interface SolverModule {
-  readonly code: string;
-  readonly layout: ReturnType<typeof solverLayout>;
-}
-
-/**
- * Solver modules built on a context before, by their options and pools' geometry (they go with
- * the context): building one took 0.5–3 ms of the host's main thread a solve (a gcc solve is
- * about 30 ms on the H100), and a new string of its 150 KB costs the context's kernel cache a hash
- * on every look-up, where the same string is hashed once.
- */
-const solverModules = new WeakMap<GpuContext, Map<string, SolverModule>>();
-const MAX_SOLVER_MODULES = 16;
-
-/** The modules built on `ctx` (see {@link solverModules}). */
-function modulesOf(ctx: GpuContext): Map<string, SolverModule> {
-  let modules = solverModules.get(ctx);
-  if (!modules) {
-    modules = new Map();
-    solverModules.set(ctx, modules);
-  }
-  return modules;
-}
 
 /**
  * A new {@link GpuSolver} for `program` on `options.gpu`, or on a GPU it acquires (throws
