@@ -113,18 +113,18 @@ export interface GpuSolverTuning {
   readonly pipelineRounds?: boolean | undefined;
   /**
    * With `rulesAhead`, folds queued ahead with l merge levels take a class of up to 2^(l + this)
-   * children (default 3; 0: only classes the levels fold into one root).For A/B runs.
+   * children (default 3; 0: only classes the levels fold into one root). For measurements.
    */
   readonly foldRootLevels?: number | undefined;
   /**
    * The most workgroups a team kernel launches (default 2^15) and a kernel of one invocation per
-   * item (default 2^14); their teams and invocations stride over the rest.For A/B runs
+   * item (default 2^14); their teams and invocations stride over the rest. For measurements
    * and tests: any grid gives the same sets.
    */
   readonly gridCaps?: { readonly team?: number; readonly thread?: number } | undefined;
-  /** Room the queued update's sort has, as a multiple of the last round's pairs (default 2).For A/B runs. */
+  /** Room the queued update's sort has, as a multiple of the last round's pairs (default 2). For measurements. */
   readonly queueRoom?: number | undefined;
-  /** Partial-merge levels the queued update runs past the most the last two rounds needed (default 1; with `pipelineRounds` −1 runs one fewer, for tests of guesses that fall short).For A/B runs. */
+  /** Partial-merge levels the queued update runs past the most the last two rounds needed (default 1; with `pipelineRounds` −1 runs one fewer, for tests of guesses that fall short). For measurements. */
   readonly queueExtraLevels?: number | undefined;
   /**
    * Sort the worklist once by (key, source's word group) when both fit in 32 bits (default true);
@@ -138,7 +138,7 @@ export interface GpuSolverTuning {
    * ⌈log₂ tiles⌉ merge passes, one dispatch each, reading the pair count on the GPU. Larger ones
    * by the radix sort (4 or 5 passes of 3–5 dispatches, and 8 or 10 copies of the count). 0: the
    * radix sort for every size. Default: every size one binding holds (the merge sort was faster
-   * on all six benchmarks on the H100, php and linux included).For A/B runs and tests.
+   * on all six benchmarks on the H100, php and linux included). For measurements and tests.
    */
   readonly mergeSortPairs?: number | undefined;
   /**
@@ -146,21 +146,21 @@ export interface GpuSolverTuning {
    * (default 4: in interleaved runs on the H100, php and linux ran 3–6% faster with 4 than with 8,
    * and slower with 16): a representative with p
    * pulls runs them as ⌈p / pullChunk⌉ chunks, each on its own team, whose partial sets a tree of
-   * unions folds into N.Tests force 1 to split small inputs.
+   * unions folds into N. Tests force 1 to split small inputs.
    */
   readonly pullChunk?: number | undefined;
   /**
    * Sort a worklist of at most 2,048 pairs (1,024 where workgroup memory is short) in one
    * workgroup (`sort_small`: a stable split on one bit per pass) instead of with the worklist's
    * sort (default: only with `mergeSortPairs: 0`, where that is the radix sort's dozen dispatches;
-   * the merge sort takes a short worklist in one dispatch, which in an A/B on the H100 kept ex's
+   * the merge sort takes a short worklist in one dispatch, which in interleaved runs on the H100 kept ex's
    * GPU busy 23 ms against 26 with `sort_small`, and gcc and perl a little faster).
    *Tests pick each path.
    */
   readonly smallSort?: boolean | undefined;
   /**
    * Pairs each of `sort_small`'s 256 invocations holds (16, 8 or 4; default 8, or 4 where the
-   * adapter's workgroup memory is short).Tests and A/B runs pick one.
+   * adapter's workgroup memory is short). Tests and measurements pick one.
    */
   readonly smallSortItems?: 4 | 8 | 16 | undefined;
   /**
@@ -169,7 +169,7 @@ export interface GpuSolverTuning {
    * invocation: 32,784 bytes of workgroup memory, which the H100's 48 KiB hold and lavapipe's 32
    * do not, where the sort halves the pairs back to 8) takes a sort of up to 4,096 pairs in one
    * dispatch and saves a merge pass on every larger one: perl records 6.2 merge-sort dispatches a
-   * round, 4.8 of them merge passes.For A/B runs and tests.
+   * round, 4.8 of them merge passes. For measurements and tests.
    */
   readonly mergeSortTuning?: MergeSortTuning | undefined;
   /**
@@ -179,13 +179,13 @@ export interface GpuSolverTuning {
   readonly mergeTeams?: number | undefined;
   /**
    * Screen the ΔP pulls' sources through a bitmap of the nodes whose class has a ΔP, rebuilt each
-   * round (default true).Tests and A/B runs turn it off.
+   * round (default true). Tests and measurements turn it off.
    */
   readonly deltaBitmap?: boolean | undefined;
   /**
    * Run `member_rules` over a list of the rules whose read class has a ΔP, which `pull_items`
    * builds from the `delta_bits` bitmap (default true; only with `activeLists` and `deltaBitmap`),
-   * instead of sweeping every rule.Tests and A/B runs turn it off.
+   * instead of sweeping every rule. Tests and measurements turn it off.
    */
   readonly ruleList?: boolean | undefined;
   /**
@@ -207,7 +207,7 @@ export interface GpuSolverTuning {
    * the H100 linux took 129 rounds instead of 216 and 920 ms instead of 1,043, php 76 / 100 and
    * 406 / 438, perl 45 / 52 and 44.7 / 48.5, python 61 / 63 and 123 / 125
    * (docs/decisions/andersen-tail-hop.md).
-   *Tests and A/B runs set it.
+   *Tests and measurements set it.
    */
   readonly hop?:
     | false
@@ -222,45 +222,45 @@ export interface GpuSolverTuning {
     | undefined;
   /**
    * Representatives with equal P sets share one copy in the final readback (default true).
-   *Tests and A/B runs turn it off.
+   *Tests and measurements turn it off.
    */
   readonly shareEqualSets?: boolean | undefined;
   /**
    * Give every ΔP and P set the same hash, so that only the equality check tells the sets in the
-   * leader tables apart.For tests.
+   * leader tables apart. For tests.
    */
   readonly collideHashes?: boolean | undefined;
   /**
    * After a round that allocated k elements in a pool, the pool grows when fewer than `below`·k
-   * are free, to hold `to`·k more (default 3 and 8).For A/B runs.
+   * are free, to hold `to`·k more (default 3 and 8). For measurements.
    */
   readonly growAhead?: { readonly below: number; readonly to: number } | undefined;
   /**
    * Record the kernels of a submission that do not depend on the last status words (the rules'
    * and the update's fixed parts) while the GPU runs the submission before (default true; off
-   * when profiling).For A/B runs and tests.
+   * when profiling). For measurements and tests.
    */
   readonly encodeAhead?: boolean | undefined;
   /**
    * `hcd_hook` skips the pointees whose parent is already the target's root instead of hooking
-   * each (default true).For A/B runs and tests.
+   * each (default true). For measurements and tests.
    */
   readonly hcdSkipJoined?: boolean | undefined;
   /**
    * Teams per rule in `member_rules` (default 4), each decoding every `ruleSplit`-th element of the
-   * ΔP the rule reads.For A/B runs and tests.
+   * ΔP the rule reads. For measurements and tests.
    */
   readonly ruleSplit?: number | undefined;
   /**
    * Fan-in of the tree that folds a split representative's partial pulls into N(r) (2, 4, 8 or 16;
    * default 4): each level is a `merge_partials` dispatch, so a representative of c chunks takes
    * ⌈log_fanIn c⌉ of them instead of ⌈log2 c⌉, at the price of up to fanIn − 1 unions one after
-   * another on a level's team.For A/B runs and tests.
+   * another on a level's team. For measurements and tests.
    */
   readonly partialMergeFanIn?: 2 | 4 | 8 | 16 | undefined;
   /**
    * Teams per online pair in `hcd_hook` (default 16), each hooking the pointees of every
-   * `hookSplit`-th element of the pointer's ΔP.For A/B runs and tests.
+   * `hookSplit`-th element of the pointer's ΔP. For measurements and tests.
    */
   readonly hookSplit?: number | undefined;
   /**
@@ -269,75 +269,75 @@ export interface GpuSolverTuning {
    * bounded number of workgroups per multiprocessor (32 on the H100, which has room for 64 warps),
    * so one-subgroup workgroups leave half its warp slots empty: with two, H100 medians fell from
    * 1,872 to 1,507 ms on linux, 853 to 751 on php, 288 to 257 on python (gcc and perl within
-   * their spread).For A/B runs.
+   * their spread). For measurements.
    */
   readonly teamsPerWorkgroup?: number | undefined;
   /**
    * `member_rules` runs one rule per signature (kind, class written, ΔP leader of the class read,
-   * offset) and skips the rest, which would push the same pairs (default true).For A/B
-   * runs and tests.
+   * offset) and skips the rest, which would push the same pairs (default true). For
+   * measurements and tests.
    */
   readonly shareRules?: boolean | undefined;
   /**
    * Record the worklist's sort and the partial-merge levels while the rules run, guessing that
    * they match those of the last round that sorted (merged) (default true; not when profiling): a
    * submission whose guess held encodes only its status copy once the rules' counts arrive.
-   *For A/B runs and tests.
+   *For measurements and tests.
    */
   readonly sortAhead?: boolean | undefined;
   /**
    * Build compact lists of the nodes and keys with work each round on the GPU, and run the kernels
    * that swept every node over them, launched for about twice the items each list had when last
    * read back (default true; see the kernels' `activeLists`): a round where few nodes changed then
-   * launches few teams.For A/B runs and tests.
+   * launches few teams. For measurements and tests.
    */
   readonly activeLists?: boolean | undefined;
-  /** The fewest items an active list's reader is launched for (default 8,192).For A/B runs. */
+  /** The fewest items an active list's reader is launched for (default 8,192). For measurements. */
   readonly listFloorItems?: number | undefined;
   /**
    * `member_rules` pushes a worklist pair only when it is not already in a table of the pairs
    * pushed this attempt (default true): loads and stores whose pointees fall into one class push
-   * one pair many times.For A/B runs and tests.
+   * one pair many times. For measurements and tests.
    */
   readonly dedupePairs?: boolean | undefined;
   /**
    * Slots of that table (rounded up to a power of two; default eight per node, from 4,096 to
-   * 2^23).Tests force a few, so that probes collide and run out.
+   * 2^23). Tests force a few, so that probes collide and run out.
    */
   readonly pairTableSlots?: number | undefined;
-  /** The most chunks one representative's pulls are split into (default 1,024).For tests. */
+  /** The most chunks one representative's pulls are split into (default 1,024). For tests. */
   readonly maxPullChunks?: number | undefined;
   /**
    * Extra chunks (beyond each representative's first) one iteration may hand out (default: the node
-   * count, at least 4,096); a representative whose chunks do not fit runs unsplit.For tests.
+   * count, at least 4,096); a representative whose chunks do not fit runs unsplit. For tests.
    */
   readonly pullChunkCapacity?: number | undefined;
   /**
    * Slots of the table that finds equal ΔPs, and of the one as large that finds equal rule
    * signatures (rounded up to a power of two; default: at least twice the nodes and twice the
-   * rules).Tests force one or a few slots so that unequal sets and signatures collide.
+   * rules). Tests force one or a few slots so that unequal sets and signatures collide.
    */
   readonly deltaTableSlots?: number | undefined;
   /**
    * Lay the representatives' sets out on the GPU and read back only them (default true; the whole
-   * pool is read when they exceed a binding).Tests force false to cover the pool path.
+   * pool is read when they exceed a binding). Tests force false to cover the pool path.
    */
   readonly compactReadback?: boolean | undefined;
   /**
    * The GPU prepares the program (default true): it unites the offline merges, and turns the
    * constraints into the initial pairs and the rules, from the constraint arrays uploaded as
    * they are (`prepare.wgsl.ts`); false prepares it on the host (`prepareProgram`, the CPU
-   * reference; docs/decisions/andersen-gpu-setup-readback.md). For A/B runs and tests.
+   * reference; docs/decisions/andersen-gpu-setup-readback.md). For measurements and tests.
    */
   readonly prepareOnGpu?: boolean | undefined;
   /**
    * Final readbacks of at least this many bytes go into memory whose pages worker threads touched
-   * while the GPU copied (Node; default 16 MiB).Tests force 0 to cover that path.
+   * while the GPU copied (Node; default 16 MiB). Tests force 0 to cover that path.
    */
   readonly touchedReadbackBytes?: number | undefined;
   /**
    * Levels of the tree that folds a class's new children pairwise, fixed (default: enough for the
-   * round's largest class, at most 16).Tests force few levels so merge_data folds several roots.
+   * round's largest class, at most 16). Tests force few levels so merge_data folds several roots.
    */
   readonly mergeTreeLevels?: number | undefined;
 }

@@ -2,7 +2,6 @@ import {
   acquireGpu,
   BufferUsage,
   createElementPool,
-  dispatchGrid,
   type ElementPool,
   encodeDispatch,
   type GpuContext,
@@ -22,7 +21,7 @@ import {
   type RadixSort,
   subgroupLayoutIsLinear,
 } from '@gpumorph/gpu-primitives';
-import { adoptVectorTable, ELEMENT_WORDS, NO_ELEMENT, type TeamKind } from '@gpumorph/sparse-bitvector';
+import { ELEMENT_WORDS, NO_ELEMENT, type TeamKind } from '@gpumorph/sparse-bitvector';
 import { EventEmitter } from 'events';
 // A namespace import: typed-emitter is CommonJS with `export default`, which a default import
 // mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
@@ -31,6 +30,7 @@ import type { IterationEvent, SolvePhase } from '../cpu/solver';
 import { EngineUnavailableError, SolveAbortedError } from '../errors';
 import type { ConstraintProgram } from '../model/program';
 import { AndersenResult, type SolveStatistics } from '../result/result';
+import { DispatchGrids } from './dispatch';
 import { DEFAULT_GROW_AHEAD, PoolGrowth } from './growth';
 import { type HostArrays, takeHostArrays } from './host-arrays';
 import { compositeKeysInto } from './host-loops';
@@ -40,22 +40,16 @@ import {
   type SolverEntryPoint,
   smallSortCapacity,
   smallSortWorkgroupBytes,
-  solverEntryKinds,
 } from './kernels/solver.wgsl';
 import {
-  ACTIVE_LIST,
   CONTROL_ARRAY_COUNT,
   CONTROL_ARRAYS,
   CONTROL_HEAD_WORDS,
   EDGE_SET_SLOTS,
-  LIST_WORD,
   NODE_SET_SLOTS,
   poolWindowShares,
   STATUS,
-  STATUS_WORDS,
-  THREAD_WORKGROUP,
   teamWorkgroupSize as teamWorkgroupSizeFor,
-  WORDS_PER_LIST,
 } from './layout';
 import { modulesOf, solverModuleWgsl } from './module';
 import type { GpuSolverOptions, GpuSolverTuning } from './options';
@@ -69,6 +63,7 @@ import {
   programWords,
   uploadProgram,
 } from './prepare-gpu';
+import { adoptSets, readSets } from './readback';
 import {
   type GpuSolvePhase,
   type GpuSolveReport,
@@ -131,22 +126,6 @@ const TOUCHED_READ_BYTES = 16 * 2 ** 20;
  */
 const LIVE_READ_WITH_LAYOUT_BYTES = 16 * 2 ** 20;
 
-/** The active list each of its readers runs over (see `activeLists`). */
-const LIST_READ: Partial<Record<SolverEntryPoint, keyof typeof ACTIVE_LIST>> = {
-  delta_leaders: 'delta',
-  pull_sources: 'pull',
-  apply_pairs: 'segments',
-  update_sets: 'pending',
-  member_rules: 'rules',
-};
-
-/**
- * The fewest teams (or invocations) a list's reader is launched for: a round whose list outgrows
- * the last one's twice over still spreads it over this many (linux's busy rounds have up to
- * 80,000 pending nodes), while a grid of 2^15 teams that finds nothing costs the H100 about 0.1 ms.
- */
-const LIST_FLOOR_ITEMS = 8192;
-
 /**
  * The second copy hop when the options leave it out: only after the rounds whose pairs are at
  * most a sixteenth of the most pairs of a round since the second (see `GpuSolverOptions.hop`;
@@ -177,7 +156,7 @@ interface Compiled {
   readonly bindGroup: GPUBindGroup;
 }
 
-const NONE = NO_ELEMENT;
+const _NONE = NO_ELEMENT;
 
 /**
  * Worklist sorts that ended solves leave on their context for the next solve there, with their
@@ -790,23 +769,31 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       return compiled;
     };
 
-    const maxGrid = ctx.limits.maxComputeWorkgroupsPerDimension;
-    const entryKinds = solverEntryKinds(team);
-    const teamGridCap = Math.max(1, Math.floor(this.#options.gridCaps?.team ?? 1 << 15));
-    const threadGridCap = Math.max(1, Math.floor(this.#options.gridCaps?.thread ?? 1 << 14));
-    const grid = (entry: SolverEntryPoint, items: number) => {
-      const kind = entryKinds[entry];
-      if (kind === 'single') return dispatchGrid(1, maxGrid);
-      if (kind === 'team') {
-        const teams = dispatchGrid(
-          Math.min(teamGridCap, Math.max(1, Math.ceil(items / teamsPerWorkgroup))),
-          maxGrid,
-        );
-        // pull_rules: z 0 runs pull_sources, z 1 member_rules (items: the larger of the two).
-        return entry === 'pull_rules' ? { ...teams, z: 2 } : teams;
-      }
-      return dispatchGrid(Math.min(threadGridCap, Math.max(1, Math.ceil(items / THREAD_WORKGROUP))), maxGrid);
-    };
+    // Items of the kernels that visit merged children and extra pull chunks: the teams launched
+    // for them, from the counts the host read before encoding them.
+    const fixedMergeTeams = this.#options.mergeTeams;
+    const grids = new DispatchGrids({
+      team,
+      teamsPerWorkgroup,
+      maxGrid: ctx.limits.maxComputeWorkgroupsPerDimension,
+      teamGridCap: Math.max(1, Math.floor(this.#options.gridCaps?.team ?? 1 << 15)),
+      threadGridCap: Math.max(1, Math.floor(this.#options.gridCaps?.thread ?? 1 << 14)),
+      nodeCount: n,
+      ruleCount: prepared.ruleCount,
+      hcdCount: prepared.hcdCount,
+      chunkCapacity,
+      deltaTableSize,
+      pairTableSize,
+      ruleSplit,
+      hookSplit,
+      activeLists,
+      deltaBitmap,
+      ruleList,
+      listFloorItems: this.#options.listFloorItems,
+      fixedMergeTeams,
+    });
+    const readListItems = (status: Uint32Array) =>
+      grids.readListItems(status, (message) => new GpuSolverError(message));
     const phaseMs: Record<GpuSolvePhase, number> = {
       rules: 0,
       equivalence: 0,
@@ -906,86 +893,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           ...(groupBits > 0 ? [{ bySource: true, bits: { start: SOURCE_WORD_SHIFT, end: sourceBits } }] : []),
           { bySource: false, bits: { start: 0, end: keyBits } },
         ];
-    // Items of the kernels that visit merged children and extra pull chunks: the teams launched
-    // for them, not a bound (their loops stride over whatever is there), from the counts the host
-    // read before encoding them. A dispatch of 2^15 teams that find nothing to do took about
-    // 0.1 ms on the H100.
-    const fixedMergeTeams = this.#options.mergeTeams;
-    let mergeItems = fixedMergeTeams ?? n;
-    let extraChunks = chunkCapacity;
-    // The items each active list's reader had work for when last read back (LIST_WORD.items):
-    // a reader is launched for about twice as many (it strides over whatever its list holds), at
-    // least LIST_FLOOR_ITEMS, at most its sweep's. Before the first read, the sweep's.
-    const listItems: Record<keyof typeof ACTIVE_LIST, number> = {
-      delta: Number.POSITIVE_INFINITY,
-      pull: Number.POSITIVE_INFINITY,
-      segments: Number.POSITIVE_INFINITY,
-      pending: Number.POSITIVE_INFINITY,
-      rules: Number.POSITIVE_INFINITY,
-    };
-    const listFloorItems = this.#options.listFloorItems ?? LIST_FLOOR_ITEMS;
-    const readListItems = (status: Uint32Array) => {
-      for (const [name, list] of Object.entries(ACTIVE_LIST) as [keyof typeof ACTIVE_LIST, number][]) {
-        const words = STATUS_WORDS + WORDS_PER_LIST * list;
-        // Every submission ends with its lists closed (see LIST_WORD): a count left over would
-        // make the next build append past it, and past the list's array in the end.
-        const open = status[words + LIST_WORD.counter] as number;
-        if (open !== 0)
-          throw new GpuSolverError(
-            `the active list '${name}' was left open with ${open} items at the end of a submission (an internal error of the solver)`,
-          );
-        listItems[name] = status[words + LIST_WORD.items] as number;
-      }
-    };
-    const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
-      if (entry === 'pull_rules') {
-        return Math.max(itemsOf('pull_sources', pairCount), itemsOf('member_rules', pairCount));
-      }
-      const swept = sweptItemsOf(entry, pairCount);
-      // delta_leaders runs over its list only where delta_bits builds it, member_rules only with
-      // ruleList.
-      const list =
-        activeLists && (entry === 'delta_leaders' ? deltaBitmap : entry === 'member_rules' ? ruleList : true)
-          ? LIST_READ[entry]
-          : undefined;
-      // member_rules runs ruleSplit teams per rule of its list.
-      const perItem = entry === 'member_rules' ? ruleSplit : 1;
-      return list ? Math.min(swept, Math.max(listFloorItems, 2 * perItem * listItems[list])) : swept;
-    };
-    const sweptItemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
-      switch (entry) {
-        case 'hcd_hook':
-          return prepared.hcdCount * hookSplit;
-        case 'mark_segments':
-          return pairCount;
-        case 'apply_pairs':
-          return 2 * n;
-        case 'member_rules':
-          return prepared.ruleCount * ruleSplit;
-        case 'pull_sources':
-          return n + chunkCapacity;
-        case 'merge_partials':
-          return extraChunks;
-        case 'merge_prepare':
-        case 'merge_done':
-          return mergeItems;
-        // Two teams per child pair, and per root: the points-to sets and the edge sets (a fixed
-        // team count stays fixed, so that tests can run every fold on one team).
-        case 'merge_level':
-          return fixedMergeTeams ?? 2 * mergeItems;
-        case 'merge_data':
-          return fixedMergeTeams ?? 2 * mergeItems;
-        case 'delta_clear':
-          return Math.max(deltaTableSize, 2 * pairTableSize);
-        case 'delta_bits':
-        case 'hop_bits':
-          return 32 * deltaBitmapWords(n);
-        case 'init_state':
-          return Math.max(n, chunkCapacity);
-        default:
-          return n;
-      }
-    };
     /**
      * Records `entries` (after sorting the worklist's `pairCount` pairs, when given) into
      * `encoder`, one compute pass (one per kernel when profiling). Synchronous: the kernels and the
@@ -1020,7 +927,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             const pass = timedPass(PHASE_OF[entry], entry);
             pass.setPipeline(kernels[entry].pipeline);
             pass.setBindGroup(0, bindGroup);
-            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+            encodeDispatch(pass, grids.grid(entry, pairCount));
             pass.end();
           }
         } else if (passEntries.length > 0) {
@@ -1029,7 +936,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           pass.setBindGroup(0, bindGroup);
           for (const entry of passEntries) {
             pass.setPipeline(kernels[entry].pipeline);
-            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+            encodeDispatch(pass, grids.grid(entry, pairCount));
           }
           pass.end();
         }
@@ -1342,7 +1249,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const children = status[STATUS.mergeMaxChildren] as number;
       const levelCount = fixedMergeLevels ?? Math.min(16, Math.ceil(Math.log2(Math.max(1, children))));
       lastFoldLevels = levelCount;
-      mergeItems = fixedMergeTeams ?? Math.min(n, merged);
+      grids.mergeItems = fixedMergeTeams ?? Math.min(n, merged);
       pendingFolds = foldEntries(levelCount);
     };
     /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
@@ -1581,7 +1488,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       pullSplit.refused += status[STATUS.pullRefused] as number;
       pullSplit.skippedEqualDeltas += status[STATUS.pullsSkipped] as number;
       sharedRules += status[STATUS.rulesShared] as number;
-      extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
+      grids.extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
       return partialMergeLevels(status);
     };
     /** The next guesses: rounds that sort nothing or merge no chunks leave them alone (on small programs rounds that push pairs often alternate with rounds that only pull). */
@@ -1982,80 +1889,24 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       laid = await layOut(0);
       checkFatal(laid.status);
     }
-    const [parentWords, headWords, pointsHeader, edgesHeader, leaderWords] = laid.reads as [
-      ArrayBuffer,
-      ArrayBuffer,
-      ArrayBuffer,
-      ArrayBuffer,
-      ArrayBuffer | undefined,
-    ];
-    // Besides the sets: the union–find and the heads, and the leaders when sets are shared.
-    const indexBytes = (leaderWords ? 12 : 8) * n;
-    const poolUse = (header: ArrayBuffer) => {
-      const words = new Uint32Array(header);
-      return Math.min(words[0] as number, words[1] as number);
-    };
-    const used = poolUse(pointsHeader);
-    let heads = new Uint32Array(headWords);
-    let words: Uint32Array;
-    let readbackBytes: number;
-    let touchedReadback = false;
-    const valuesMapped = laid.mapped[0];
-    if (compacted) {
-      if (valuesMapped) {
-        words = new Uint32Array(valuesMapped.take(liveBytes));
-      } else if (live === 0) {
-        words = new Uint32Array(0);
-      } else {
-        // Large sets go into memory whose pages worker threads touch while the GPU copies (a copy
-        // into fresh memory pays a page fault per 4 KiB).
-        const toucher = liveBytes >= touchFrom ? await this.#toucher : undefined;
-        const destination = toucher?.allocate(liveBytes);
-        if (destination) {
-          touchedReadback = true;
-          const into = await destination;
-          await ctx.staging.readInto(pairs.values, 0, liveBytes, into);
-          words = new Uint32Array(into.buffer, into.byteOffset, liveBytes / 4);
-        } else {
-          words = new Uint32Array(await ctx.readBuffer(pairs.values, 0, liveBytes));
-        }
-      }
-      readbackBytes = liveBytes + indexBytes;
-    } else {
-      valuesMapped?.take(0);
-      const [poolHeads, poolWords] = await Promise.all([
-        ctx.readBuffer(ptsHeads, 0, n * 4),
-        points.readElements(0, used),
-      ]);
-      heads = new Uint32Array(poolHeads);
-      const parentOf = new Uint32Array(parentWords);
-      for (let v = 0; v < n; v++) if (parentOf[v] !== v) heads[v] = NONE;
-      words = poolWords;
-      // … and the heads of every P.
-      readbackBytes = words.byteLength + indexBytes + 4 * n;
-    }
+    const read = await readSets({
+      ctx,
+      nodeCount: n,
+      laid,
+      compacted,
+      liveBytes,
+      touchFrom,
+      toucher: this.#toucher,
+      values: pairs.values,
+      ptsHeads,
+      points,
+    });
     const transferReadMs = performance.now() - transferStarted;
-    // The sets stay in the array read back (no copy), and a node's set object is made when the
-    // node is asked for, not a million of them at once. live_copy laid each list out from its
-    // head over consecutive elements and checked it; the whole pool's lists are walked and checked.
-    const table = adoptVectorTable(words, heads, compacted ? { laidOut: true } : {});
-    // live_count made every node's parent its root.
-    const parent = new Uint32Array(parentWords);
-    // A representative that shares its leader's set reads the leader's list.
-    const leaderOf = compacted && leaderWords ? new Uint32Array(leaderWords) : undefined;
-    const sets = leaderOf ? { at: (v: number) => table.at(leaderOf[v] as number) } : table;
+    const { parent, sets, sharedSets, pointsToElements } = adoptSets(read, laid, compacted, n);
+    const { readbackBytes, touchedReadback } = read;
     const transferMs = performance.now() - transferStarted;
     this.#endToucher();
 
-    // The representatives' elements (each shared set counted for every representative that has
-    // it), which live_copy counted; the whole-pool path walks the lists.
-    let pointsToElements =
-      (laid.status[STATUS.liveCountLow] as number) + (laid.status[STATUS.liveCountHigh] as number) * 2 ** 32;
-    const sharedSets = leaderOf ? (laid.status[STATUS.liveShared] as number) : 0;
-    if (!compacted) {
-      pointsToElements = 0;
-      for (let v = 0; v < n; v++) if (parent[v] === v) pointsToElements += sets.at(v)?.elementCount ?? 0;
-    }
     const statistics: SolveStatistics = {
       rounds: stats.rounds,
       offlineMerges: prepared.offlineMerges ?? (laid.status[STATUS.offlineMerges] as number),
@@ -2073,8 +1924,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     gpuBytes += sorter.gpuBytes + mergeSorter.gpuBytes;
     this.report = {
       gpuBytes,
-      pointsPool: { capacity: points.capacity, used },
-      edgePool: { capacity: edges.capacity, used: poolUse(edgesHeader) },
+      pointsPool: { capacity: points.capacity, used: read.pointsUsed },
+      edgePool: { capacity: edges.capacity, used: read.edgesUsed },
       reruns: stats.reruns,
       updateRedos: stats.updateRedos,
       mergeGrows: stats.mergeGrows,
