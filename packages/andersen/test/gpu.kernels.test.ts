@@ -5,6 +5,7 @@ import {
   type SolverKernelParams,
   solverKernelsWgsl,
 } from '../src/gpu/kernels/solver.wgsl';
+import { PARAMS_FIELDS, paramsOffset, paramsWords } from '../src/gpu/layout';
 
 // The solver module's WGSL as its phases build it, without a GPU: what the host dispatches must be
 // there, built the same way every time, and code shared by both pools must be the same for each.
@@ -49,5 +50,21 @@ describe.each(variants)('the solver kernels ($name)', ({ params }) => {
     expect(of('edg')).toBe(of('pts'));
     expect(of('pts')).toContain(`m / ${MEMBERS_PER_ELEMENT}u`);
     expect(of('pts')).toContain(`w < ${BITS_WORDS}u`);
+  });
+});
+
+describe('the parameters', () => {
+  it('are declared, filled and written from one list of fields', () => {
+    const code = solverKernelsWgsl({ team: 'subgroup', teamWorkgroupSize: 64, laneWords: 1, layoutWgsl: '' });
+    const struct = /struct AndersenParams \{ ([^}]*) \}/.exec(code)?.[1] ?? '';
+    expect(struct.split(', ')).toEqual(PARAMS_FIELDS.map((field) => `${field}: u32`));
+    const values = Object.fromEntries(PARAMS_FIELDS.map((field, i) => [field, 100 + i])) as Record<
+      (typeof PARAMS_FIELDS)[number],
+      number
+    >;
+    const words = paramsWords(values);
+    for (const field of PARAMS_FIELDS) expect(words[paramsOffset(field) / 4]).toBe(values[field]);
+    // The guess is written as two words at once: its levels follow its capacity.
+    expect(paramsOffset('guess_levels')).toBe(paramsOffset('guess_sort_capacity') + 4);
   });
 });

@@ -47,6 +47,8 @@ import {
   CONTROL_HEAD_WORDS,
   EDGE_SET_SLOTS,
   NODE_SET_SLOTS,
+  paramsOffset,
+  paramsWords,
   poolWindowShares,
   STATUS,
   teamWorkgroupSize as teamWorkgroupSizeFor,
@@ -87,16 +89,6 @@ export class GpuSolverError extends GpumorphError {
 
 /** `guess_sort_capacity` and `guess_levels` of a submission whose sort and levels the host chose from the rules' counts: any count fits. */
 const NO_GUESS = [0xffffffff, 31] as const;
-
-/** Byte offset of `guess_sort_capacity` in the params buffer (`AndersenParams`). */
-const GUESS_PARAMS_OFFSET = 48;
-
-/**
- * Byte offset of `fold_levels` in the params buffer: for the folds queued ahead with the rules
- * (rulesAhead), the largest class they take, as log2 of its children (their merge levels plus
- * {@link FOLD_ROOT_LEVELS}).
- */
-const FOLD_LEVELS_OFFSET = 60;
 
 /**
  * Folds queued ahead take a class of up to 2^(levels + FOLD_ROOT_LEVELS) children: the levels
@@ -182,6 +174,31 @@ function mergeTuningKey(tuning: MergeSortTuning | undefined): string {
 
 /** Default of GpuSolverOptions.mergeSortPairs: every size the merge sort's arrays allow. */
 const MERGE_SORT_PAIRS = 2 ** 32 - 1;
+
+/**
+ * The team kernels' shape on `ctx`: with subgroup teams, workgroups of `teamsPerWorkgroup`
+ * subgroups of the largest size (see the tuning's `teamsPerWorkgroup`, default 2) and the words a
+ * lane owns at the smallest size; otherwise one 32-invocation workgroup per team, one word a lane.
+ */
+function teamShape(
+  ctx: GpuContext,
+  team: TeamKind,
+  teamsPerWorkgroup = 2,
+): { teamWorkgroupSize: number; laneWords: number; teamsPerWorkgroup: number } {
+  if (team !== 'subgroup') return { teamWorkgroupSize: 32, laneWords: 1, teamsPerWorkgroup: 1 };
+  const largest = ctx.adapter.subgroupMaxSize || 128;
+  const smallest = Math.max(4, ctx.adapter.subgroupMinSize || 4);
+  const teamWorkgroupSize = teamWorkgroupSizeFor(
+    largest,
+    teamsPerWorkgroup,
+    Math.min(ctx.limits.maxComputeInvocationsPerWorkgroup, ctx.limits.maxComputeWorkgroupSizeX),
+  );
+  return {
+    teamWorkgroupSize,
+    laneWords: Math.ceil((ELEMENT_WORDS - 1) / smallest),
+    teamsPerWorkgroup: Math.max(1, teamWorkgroupSize / largest),
+  };
+}
 
 /**
  * The WebGPU Andersen engine (PPoPP'12 §5–6 on WebGPU). Every node has a points-to set P, what it
@@ -411,20 +428,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const partialMergeBits = Math.log2(this.#options.partialMergeFanIn ?? 4);
     const shareRules = this.#options.shareRules !== false;
     const hookSplit = this.#options.hookSplit ?? 16;
-    let teamWorkgroupSize = 32;
-    let laneWords = 1;
-    let teamsPerWorkgroup = 1;
-    if (team === 'subgroup') {
-      const largest = ctx.adapter.subgroupMaxSize || 128;
-      const smallest = Math.max(4, ctx.adapter.subgroupMinSize || 4);
-      teamWorkgroupSize = teamWorkgroupSizeFor(
-        largest,
-        this.#options.teamsPerWorkgroup ?? 2,
-        Math.min(ctx.limits.maxComputeInvocationsPerWorkgroup, ctx.limits.maxComputeWorkgroupSizeX),
-      );
-      laneWords = Math.ceil((ELEMENT_WORDS - 1) / smallest);
-      teamsPerWorkgroup = Math.max(1, teamWorkgroupSize / largest);
-    }
+    const { teamWorkgroupSize, laneWords, teamsPerWorkgroup } = teamShape(
+      ctx,
+      team,
+      this.#options.teamsPerWorkgroup,
+    );
 
     // Pools: empty; the first submission builds the initial sets from their pairs, at most one
     // element a pair (the capacities below hold them all).
@@ -433,45 +441,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // Elements the initial sets may take: at most one a pair.
     const pointsElements = initialPairs.points;
     const edgeElements = initialPairs.count - initialPairs.points;
-    // The two pools share the storage bindings the kernels leave for windows: each may grow into
-    // the windows the other does not use (linux's points-to pool outgrew a fixed five of seven).
-    const windowRoom = poolWindowShares(ctx.limits.maxStorageBuffersPerShaderStage).room;
-    const windowBudget = new WindowBudget(windowRoom);
-    const pointsWindows = windowRoom - 1;
-    const edgeWindows = windowRoom - 1;
-    const initial = this.#options.initialPoolElements;
-    // Every kernel writes all the words of an element it allocates, so a kept buffer's stale
-    // contents are harmless.
-    const reuseBuffers = this.#keepsBuffers;
-    const windowOption =
-      this.#options.windowElements !== undefined ? { windowElements: this.#options.windowElements } : {};
-    const points = await createElementPool(ctx, {
-      name: 'pts',
-      capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements, 8 * n)),
-      maxWindows: pointsWindows,
-      windowBudget,
-      reuseBuffers,
-      ...windowOption,
-    });
-    this.#pools.push(points);
-    const edges = await createElementPool(ctx, {
-      name: 'edg',
-      capacity: Math.min(
-        Math.max(edgeElements + 1, initial ?? Math.max(4096, 4 * edgeElements, n >> 1)),
-        // With small windows (tests) the edge pool starts in one window (it may grow into more).
-        this.#options.windowElements !== undefined
-          ? Math.max(edgeElements + 1, this.#options.windowElements)
-          : Number.POSITIVE_INFINITY,
-      ),
-      maxWindows: edgeWindows,
-      windowBudget,
-      reuseBuffers,
-      ...windowOption,
-    });
-    this.#pools.push(edges);
-    for (const pool of [points, edges]) {
-      pool.on('grow', ({ pool: name, from, to }) => this.emit('grow', { pool: name, from, to }));
-    }
+    const { points, edges } = await this.#createPools(n, pointsElements, edgeElements);
     const poolsMs = performance.now() - poolsStarted;
 
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC;
@@ -651,40 +621,31 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const pipeline = rulesAheadEnabled && sortAheadEnabled && this.#options.pipelineRounds !== false;
     const params = await this.#buffer(
       'andersen params',
-      Uint32Array.of(
+      paramsWords({
         n,
-        prepared.ruleCount,
-        prepared.hcdCount,
-        pairCapacity,
-        compositeBits,
-        pullChunk,
-        maxPullChunks,
-        chunkCapacity,
-        deltaTableSize - 1,
-        keyBits + compositeBits,
-        composite ? 0 : groupBits,
+        hcd_start: prepared.ruleCount,
+        hcd_count: prepared.hcdCount,
+        pair_capacity: pairCapacity,
+        base_bits: compositeBits,
+        pull_chunk: pullChunk,
+        max_chunks: maxPullChunks,
+        chunk_capacity: chunkCapacity,
+        table_mask: deltaTableSize - 1,
+        sort_key_bits: keyBits + compositeBits,
+        sort_value_bits: composite ? 0 : groupBits,
         // 0: no table (a table has at least two slots).
-        Math.max(0, pairTableSize - 1),
+        pair_table_mask: Math.max(0, pairTableSize - 1),
         // The sort and partial-merge levels of a guessed submission (see sort_gate): none yet.
-        ...NO_GUESS,
-        // grow_below: the host's grow-ahead test, for rules_gate (0 when not an integer: rulesAhead is off).
-        growBelowWord,
-        // fold_levels: none queued yet.
-        NO_FOLDS,
-      ),
+        guess_sort_capacity: NO_GUESS[0],
+        guess_levels: NO_GUESS[1],
+        // The host's grow-ahead test, for rules_gate (0 when not an integer: rulesAhead is off).
+        grow_below: growBelowWord,
+        // None queued yet.
+        fold_levels: NO_FOLDS,
+      }),
       BufferUsage.UNIFORM,
     );
-    const mergeTuning = mergeTuningKey(this.#options.mergeSortTuning);
-    const kept = (this.#keepsBuffers ? keptSorters.get(ctx) : undefined) ?? [];
-    const keptAt = kept.findIndex((sorts) => sorts.mergeTuning === mergeTuning);
-    const worklistSorts = (keptAt >= 0 ? kept.splice(keptAt, 1)[0] : undefined) ?? {
-      radix: createRadixSort(ctx),
-      merge: createMergeSort(
-        ctx,
-        this.#options.mergeSortTuning ? { tuning: this.#options.mergeSortTuning } : {},
-      ),
-      mergeTuning,
-    };
+    const worklistSorts = this.#takeSorts();
     this.#sorter = worklistSorts;
     const sorter = worklistSorts.radix;
     const mergeSorter = worklistSorts.merge;
@@ -1304,7 +1265,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const setGate = (sortCapacity: number, levels: number) => {
       if (gateParams[0] === sortCapacity && gateParams[1] === levels) return;
       gateParams = [sortCapacity, levels];
-      ctx.queue.writeBuffer(params, GUESS_PARAMS_OFFSET, Uint32Array.of(sortCapacity, levels));
+      // guess_sort_capacity, then guess_levels after it (PARAMS_FIELDS).
+      ctx.queue.writeBuffer(
+        params,
+        paramsOffset('guess_sort_capacity'),
+        Uint32Array.of(sortCapacity, levels),
+      );
     };
     const guessed = { held: 0, missed: 0 };
     // When the status words of the last rules reached the host (for host.react).
@@ -1413,7 +1379,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             : Math.min(31, foldLevels + foldRootLevels);
       if (levelsWord !== foldLevelsParam) {
         foldLevelsParam = levelsWord;
-        ctx.queue.writeBuffer(params, FOLD_LEVELS_OFFSET, Uint32Array.of(levelsWord));
+        ctx.queue.writeBuffer(params, paramsOffset('fold_levels'), Uint32Array.of(levelsWord));
       }
       // Written in queue order: the submissions before this one see the guess they were queued with.
       if (guess !== undefined) setGate(guess.capacity, guess.levels);
@@ -1529,7 +1495,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         pairs = await this.#createPairs(capacity, pairs);
         const from = pairCapacity;
         pairCapacity = capacity;
-        await ctx.writeBuffer(params, 12, Uint32Array.of(capacity));
+        await ctx.writeBuffer(params, paramsOffset('pair_capacity'), Uint32Array.of(capacity));
         this.emit('grow', { pool: 'worklist', from, to: capacity });
       },
       timed: (ms) => {
@@ -1956,6 +1922,74 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     this.emit('phase', 'done', stats.rounds);
     this.emit('done', statistics);
     return result;
+  }
+
+  /**
+   * The points-to and edge pools, empty, with room for the initial sets (`pointsElements` and
+   * `edgeElements`, at most one element a pair) and the default or asked-for start.
+   */
+  async #createPools(
+    n: number,
+    pointsElements: number,
+    edgeElements: number,
+  ): Promise<{ points: ElementPool; edges: ElementPool }> {
+    const ctx = this.ctx;
+    // The two pools share the storage bindings the kernels leave for windows: each may grow into
+    // the windows the other does not use (linux's points-to pool outgrew a fixed five of seven).
+    const windowRoom = poolWindowShares(ctx.limits.maxStorageBuffersPerShaderStage).room;
+    const windowBudget = new WindowBudget(windowRoom);
+    const pointsWindows = windowRoom - 1;
+    const edgeWindows = windowRoom - 1;
+    const initial = this.#options.initialPoolElements;
+    // Every kernel writes all the words of an element it allocates, so a kept buffer's stale
+    // contents are harmless.
+    const reuseBuffers = this.#keepsBuffers;
+    const windowOption =
+      this.#options.windowElements !== undefined ? { windowElements: this.#options.windowElements } : {};
+    const points = await createElementPool(ctx, {
+      name: 'pts',
+      capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements, 8 * n)),
+      maxWindows: pointsWindows,
+      windowBudget,
+      reuseBuffers,
+      ...windowOption,
+    });
+    this.#pools.push(points);
+    const edges = await createElementPool(ctx, {
+      name: 'edg',
+      capacity: Math.min(
+        Math.max(edgeElements + 1, initial ?? Math.max(4096, 4 * edgeElements, n >> 1)),
+        // With small windows (tests) the edge pool starts in one window (it may grow into more).
+        this.#options.windowElements !== undefined
+          ? Math.max(edgeElements + 1, this.#options.windowElements)
+          : Number.POSITIVE_INFINITY,
+      ),
+      maxWindows: edgeWindows,
+      windowBudget,
+      reuseBuffers,
+      ...windowOption,
+    });
+    this.#pools.push(edges);
+    for (const pool of [points, edges]) {
+      pool.on('grow', ({ pool: name, from, to }) => this.emit('grow', { pool: name, from, to }));
+    }
+    return { points, edges };
+  }
+
+  /** The worklist's sorts: those a solve left on the context (`keepBuffers`), or new ones. */
+  #takeSorts(): WorklistSorts {
+    const ctx = this.ctx;
+    const tuning = this.#options.mergeSortTuning;
+    const mergeTuning = mergeTuningKey(tuning);
+    const kept = (this.#keepsBuffers ? keptSorters.get(ctx) : undefined) ?? [];
+    const keptAt = kept.findIndex((sorts) => sorts.mergeTuning === mergeTuning);
+    return (
+      (keptAt >= 0 ? kept.splice(keptAt, 1)[0] : undefined) ?? {
+        radix: createRadixSort(ctx),
+        merge: createMergeSort(ctx, tuning ? { tuning } : {}),
+        mergeTuning,
+      }
+    );
   }
 
   /** The worklist's key and source buffers for `capacity` pairs (replacing `old`). */

@@ -1,12 +1,12 @@
 import { BASE_WORD, BITS_WORDS, NEXT_WORD } from '@gpumorph/sparse-bitvector';
-import { CONTROL_ARRAY_COUNT, CONTROL_HEAD_WORDS, NODE_SET_SLOTS } from '../layout';
+import { CONTROL_ARRAY_COUNT, CONTROL_HEAD_WORDS, NODE_SET_SLOTS, paramsStructWgsl } from '../layout';
 import type { SolverWgsl } from './context';
 
 /** The parameters, bindings, constants and the addressing of the tables and lists. */
 export function moduleHeaderWgsl(w: SolverWgsl): string {
   const { params, NONE } = w;
   return /* wgsl */ `
-struct AndersenParams { n: u32, hcd_start: u32, hcd_count: u32, pair_capacity: u32, base_bits: u32, pull_chunk: u32, max_chunks: u32, chunk_capacity: u32, table_mask: u32, sort_key_bits: u32, sort_value_bits: u32, pair_table_mask: u32, guess_sort_capacity: u32, guess_levels: u32, grow_below: u32, fold_levels: u32 }
+${paramsStructWgsl()}
 ${params.layoutWgsl}
 
 const NONE: u32 = ${NONE};
