@@ -73,6 +73,7 @@ import {
   PHASE_OF,
   type SubmissionKind,
 } from './report';
+import { type PipelineGuess, RoundGuesses } from './schedule';
 import { readSubmissionSpans } from './timing';
 
 /**
@@ -1234,27 +1235,19 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // begin_iteration also begins the iteration's first attempt (begin_attempt's resets).
     const firstAttemptEntries = rulesEntries.slice(1);
     const nextRulesEntries: SolverEntryPoint[] = ['begin_iteration', ...firstAttemptEntries];
-    // The pairs of the last round that sorted any (the guesses' sort is the one they take).
-    let guessedPairs = 0;
-    // Those of the sorting round before it (a queued round's guess covers the larger).
-    let previousPairs = 0;
-    let guessedLevels = 0;
-    // The levels the round before the last needed (the guess is the larger of the last two).
-    let previousLevels = 0;
+    // The counts of the last rounds that sorted and merged, which the guesses are sized by.
+    const guesses = new RoundGuesses({
+      queueRoom: this.#options.queueRoom ?? 2,
+      queueExtraLevels: this.#options.queueExtraLevels ?? 1,
+      smallSortPairs,
+      sortSizeFor,
+      preparedSorts,
+    });
     const levelEntries = (levels: number) => {
       const entries: SolverEntryPoint[] = [];
       for (let level = 0; level < levels; level++) entries.push('merge_partials');
       return entries;
     };
-    const queueRoom = this.#options.queueRoom ?? 2;
-    const queueExtraLevels = this.#options.queueExtraLevels ?? 1;
-    /** The sort (`sortCount` 0: sort_small or none) and levels a round queued with pipelineRounds runs, and the pairs they cover (sort_gate's guess). */
-    interface PipelineGuess {
-      readonly capacity: number;
-      readonly sortCount: number;
-      readonly small: boolean;
-      readonly levels: number;
-    }
     // The next round's rules (up to sort_gate), recorded while this round runs (see encodeAhead).
     let nextRules: Ahead | undefined;
     const recordNextRound = () => {
@@ -1311,36 +1304,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       sortAhead = undefined;
       levelsAhead = undefined;
       if (!sortAheadEnabled || updateAhead === undefined) return;
-      if (guessedPairs > 1 && guessedPairs <= smallSortPairs) sortAhead = encodeAhead(['sort_small']);
-      else if (guessedPairs > 1) sortAhead = encodeAhead([], sortSizeFor(guessedPairs));
-      if (guessedLevels > 0) levelsAhead = encodeAhead(levelEntries(guessedLevels));
+      if (guesses.pairs > 1 && guesses.pairs <= smallSortPairs) sortAhead = encodeAhead(['sort_small']);
+      else if (guesses.pairs > 1) sortAhead = encodeAhead([], sortSizeFor(guesses.pairs));
+      if (guesses.levels > 0) levelsAhead = encodeAhead(levelEntries(guesses.levels));
     };
     const foldRootLevels = this.#options.foldRootLevels ?? FOLD_ROOT_LEVELS;
-    /** The smallest radix sort size prepared that sorts `pairs` (one not prepared may lack its kernels). */
-    const preparedSortFor = (pairs: number): number | undefined => {
-      let best: number | undefined;
-      for (const size of preparedSorts) if (size >= pairs && (best === undefined || size < best)) best = size;
-      return best;
-    };
-    /**
-     * The sort and partial-merge levels of a round queued two ahead (see pipelineRounds): room for
-     * `queueRoom` times the most pairs of the last two rounds that sorted, sort_small when that
-     * fits it, else the smallest radix sort prepared that holds it (or, failing that, those pairs);
-     * `queueExtraLevels` levels past the most the last two needed. Undefined when no radix sort
-     * prepared is large enough.
-     */
-    const pipelineGuess = (): PipelineGuess | undefined => {
-      const levels = Math.max(0, Math.max(guessedLevels, previousLevels) + queueExtraLevels);
-      const most = Math.max(guessedPairs, previousPairs);
-      const room = Math.ceil(queueRoom * most);
-      if (smallSortPairs > 0 && room <= smallSortPairs)
-        return { capacity: smallSortPairs, sortCount: 0, small: true, levels };
-      const size = preparedSortFor(sortSizeFor(room)) ?? preparedSortFor(sortSizeFor(most));
-      return size === undefined ? undefined : { capacity: size, sortCount: size, small: false, levels };
-    };
     /** While an update runs (or, with pipelineRounds, the round before): records the next rules (and with pipelineRounds its guessed update) and submits them behind it with rules_gate first. */
     const recordAndQueueNextRules = () => {
-      const guess = pipeline ? pipelineGuess() : undefined;
+      const guess = pipeline ? guesses.pipelineGuess() : undefined;
       if (!pipeline || guess === undefined) recordNextRound();
       if (!rulesAheadEnabled || compiled === undefined) return;
       if (guess === undefined && nextRules === undefined) return;
@@ -1457,17 +1428,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       grids.extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
       return partialMergeLevels(status);
     };
-    /** The next guesses: rounds that sort nothing or merge no chunks leave them alone (on small programs rounds that push pairs often alternate with rounds that only pull). */
-    const noteCounts = (pairCount: number, levels: number) => {
-      if (pairCount > 1) {
-        previousPairs = guessedPairs;
-        guessedPairs = pairCount;
-      }
-      if (levels > 0) {
-        previousLevels = guessedLevels;
-        guessedLevels = levels;
-      }
-    };
     /** An update queued on a guess that held: counts it and its sort, and notes the counts for the next guesses. */
     const countSort = (sortCount: number) => {
       if (sortCount <= mergeSortPairs) sorts.merge++;
@@ -1481,7 +1441,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         else countSort(sortCount);
         sorts.ahead++;
       }
-      noteCounts(pairCount, countAttempt(status, pairCount));
+      guesses.note(pairCount, countAttempt(status, pairCount));
     };
     // Every decision to grow the pools and the worklist (see growth.ts).
     const growth = new PoolGrowth(points, edges, {
@@ -1636,7 +1596,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               : undefined;
           sortAhead = undefined;
           levelsAhead = undefined;
-          noteCounts(pairCount, levels);
+          guesses.note(pairCount, levels);
           if (smallSort) sorts.small++;
           else if (sortCount > 1) countSort(recordedSort?.sortCount ?? sortCount);
           if (recordedSort) sorts.ahead++;
