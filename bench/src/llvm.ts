@@ -92,6 +92,13 @@ async function run(options: BenchOptions): Promise<BenchReport> {
   // A quick (smoke) run uses IR already built and never downloads or compiles.
   if (!options.quick) ensureIr(directory, options.log);
   // The CPU first, so that the WebGPU rows can be compared with its sets.
+  // The GPU engine keeps its buffers between solves of one context, as a batch of runs wants.
+  const solveOptions = (engine: AndersenEngine) => ({
+    engine,
+    gpu: options.ctx ?? undefined,
+    keepBuffers: true,
+    touchReadback: true,
+  });
   const engines = (['cpu', 'webgpu'] as const).filter(
     (engine) => options.engines.includes(engine) && (engine === 'cpu' || options.ctx !== null),
   ) as AndersenEngine[];
@@ -123,7 +130,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
       for (let r = 0; r < (options.quick ? 1 : 3); r++) {
         // The first solve, then the second extraction and solve it allows (analyzeModule's path).
         const start = performance.now();
-        const firstResult = await solveAndersen(first.program, { engine, gpu: options.ctx ?? undefined });
+        const firstResult = await solveAndersen(first.program, solveOptions(engine));
         firstTimes.push(performance.now() - start);
         let result = firstResult;
         const refinement = refinementOf(parsed as IrModule, first, firstResult);
@@ -131,7 +138,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
           const refineStart = performance.now();
           module = extractConstraints(parsed as IrModule, {}, refinement);
           refineTimes.push(performance.now() - refineStart);
-          result = await solveAndersen(module.program, { engine, gpu: options.ctx ?? undefined });
+          result = await solveAndersen(module.program, solveOptions(engine));
         }
         times.push(performance.now() - start);
         results.set(engine, result);

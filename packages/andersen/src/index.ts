@@ -30,6 +30,7 @@ export {
   GpuSolverError,
   type GpuSolverEvents,
   type GpuSolverOptions,
+  type GpuSolverTuning,
   type HostTimes,
   type SubmissionKind,
 } from './gpu/index';

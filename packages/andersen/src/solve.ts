@@ -7,7 +7,8 @@ import {
 } from '@gpumorph/gpu-allocator';
 import { type CpuSolverOptions, createCpuSolver, type IterationEvent, type SolvePhase } from './cpu/solver';
 import { EngineUnavailableError } from './errors';
-import { createGpuSolver, type GpuSolveReport } from './gpu/solver';
+import type { GpuSolveReport } from './gpu/report';
+import { createGpuSolver } from './gpu/solver';
 import { applyOpaqueObjects, type OpaqueObjects } from './model/opaque';
 import type { ConstraintProgram } from './model/program';
 import type { AndersenResult } from './result/result';
@@ -27,6 +28,16 @@ export interface SolveAndersenOptions
   readonly acquire?: AcquireGpuOptions | undefined;
   /** WebGPU engine: elements each pool starts with (see `GpuSolverOptions`). */
   readonly initialPoolElements?: number | undefined;
+  /**
+   * WebGPU engine: start in the buffers earlier solves left on `gpu` and leave this one's there
+   * (default false: created and freed; see `GpuSolverOptions.keepBuffers`).
+   */
+  readonly keepBuffers?: boolean | undefined;
+  /**
+   * WebGPU engine: read large sets into memory that worker threads touched first (default false:
+   * no worker threads; see `GpuSolverOptions.touchReadback`).
+   */
+  readonly touchReadback?: boolean | undefined;
   /**
    * Objects that stand for unmodelled memory and what happens to their contents (default: none,
    * every object tracked). `readHardekopf` gives the Hardekopf files' convention as
@@ -96,6 +107,8 @@ export async function solveAndersen(
         hcd,
         signal: options.signal,
         initialPoolElements: options.initialPoolElements,
+        keepBuffers: options.keepBuffers,
+        touchReadback: options.touchReadback,
       });
       if (options.onPhase) solver.on('phase', options.onPhase);
       if (options.onIteration) solver.on('iteration', options.onIteration);

@@ -100,7 +100,10 @@ describeGpu('Andersen WebGPU engine at its pools’ largest size', (gpu) => {
     // A ceiling a tenth of what the solve otherwise bump-allocates.
     const ceiling = 8000;
     expect(used).toBeGreaterThan(5 * ceiling);
-    const { result, report } = await solve(program, { initialPoolElements: 64, maxPoolElements: ceiling });
+    const { result, report } = await solve(program, {
+      initialPoolElements: 64,
+      '~unstable': { maxPoolElements: ceiling },
+    });
     expect(report?.compactions).toBeGreaterThan(0);
     expect(report?.pointsPool.capacity).toBeLessThanOrEqual(ceiling);
     expect(result.statistics.rounds).toBe(free.result.statistics.rounds);
@@ -125,7 +128,10 @@ describeGpu('Andersen WebGPU engine at its pools’ largest size', (gpu) => {
             ceiling = Math.floor(ceiling / 2);
             let solved: Awaited<ReturnType<typeof solve>>;
             try {
-              solved = await solve(program, { initialPoolElements: 8, maxPoolElements: ceiling });
+              solved = await solve(program, {
+                initialPoolElements: 8,
+                '~unstable': { maxPoolElements: ceiling },
+              });
             } catch (error) {
               expect(error).toBeInstanceOf(PoolCapacityError);
               return;

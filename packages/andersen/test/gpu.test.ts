@@ -7,10 +7,9 @@ import {
   type SolverKernelParams,
   smallSortCapacity,
   smallSortWorkgroupBytes,
-  type TeamSweep,
 } from '../src/gpu/kernels/solver.wgsl';
 import { teamWorkgroupSize } from '../src/gpu/layout';
-import { solverModuleWgsl } from '../src/gpu/solver';
+import { solverModuleWgsl } from '../src/gpu/module';
 import {
   type AndersenResult,
   type ConstraintProgram,
@@ -20,6 +19,7 @@ import {
   EngineUnavailableError,
   type GpuSolver,
   type GpuSolverOptions,
+  type GpuSolverTuning,
   HARDEKOPF_REFERENCE_CONVENTIONS,
   type HcdPairs,
   type IterationEvent,
@@ -90,6 +90,15 @@ function hubProgram() {
     offlineMerges[2 * j + 1] = hub;
   });
   return { program: b.build(), hcd: { offlineMerges, online: new Uint32Array(0) } satisfies HcdPairs };
+}
+
+/** The solver's options and its tuning side by side, as the tests write them. */
+type TestOptions = Omit<GpuSolverOptions, '~unstable'> & GpuSolverTuning;
+
+/** {@link TestOptions} as `createGpuSolver` takes them: the tuning under `'~unstable'`. */
+function solverOptions(options: TestOptions): GpuSolverOptions {
+  const { gpu, hcd, signal, initialPoolElements, profile, keepBuffers, touchReadback, ...tuning } = options;
+  return { gpu, hcd, signal, initialPoolElements, profile, keepBuffers, touchReadback, '~unstable': tuning };
 }
 
 /** The node named `hub`. */
@@ -175,10 +184,13 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
 
   const solve = async (
     program: ConstraintProgram,
-    options: Omit<GpuSolverOptions, 'gpu'> = {},
+    options: Omit<TestOptions, 'gpu'> = {},
     listen?: (solver: GpuSolver) => void,
   ) => {
-    const solver = await createGpuSolver(program, { signal: testSignal, ...options, gpu: gpu.ctx });
+    const solver = await createGpuSolver(
+      program,
+      solverOptions({ signal: testSignal, ...options, gpu: gpu.ctx }),
+    );
     listen?.(solver);
     try {
       return { result: await solver.solve(), solver };
@@ -293,21 +305,12 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.boolean(),
         // Pools and worklist grown ahead, or only when they run out (in the rules or the update).
         fc.boolean(),
-        // The options that change the kernels' code, in four sets that give each option both of
-        // its values (each set is a module that lavapipe compiles in 20–30 s on a cold shader
-        // cache, so not all 16 of their combinations):
+        // The options that change the kernels' code, in sets that give each option both of its
+        // values (each set is a module that lavapipe compiles in 20–30 s on a cold shader cache):
         // - the shortcuts (the ΔP pulls' sources screened by the delta_bits bitmap, equal sets read
         //   back once) or none (each source looked up, each representative's set read);
-        // - how the team kernels find their work (each team's items in turn, or a lane per item),
-        //   with two subgroup teams per workgroup or one;
-        // - each kernel bound to a group of the bindings it uses, or every kernel to all of them;
-        // - list walks that load an element's words before its header, or each load where it is used.
-        fc.constantFrom<[boolean, [TeamSweep, number], boolean, boolean]>(
-          [true, ['serial', 2], false, true],
-          [false, ['serial', 2], true, false],
-          [true, ['ballot', 1], true, false],
-          [false, ['ballot', 1], false, true],
-        ),
+        // - two subgroup teams per workgroup or one.
+        fc.constantFrom<[boolean, number]>([true, 2], [false, 1]),
         // Worklists past sort_small's by the merge sort (default) or the radix sort.
         fc.constantFrom<0 | undefined>(0, undefined),
         async (
@@ -319,7 +322,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           smallSort,
           ahead,
           growAheadOff,
-          [shortcuts, [sweep, teamsPerWorkgroup], bindUsed, loadAhead],
+          [shortcuts, teamsPerWorkgroup],
           mergeSortPairs,
         ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
@@ -336,10 +339,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             encodeAhead: ahead,
             sortAhead: ahead,
             growAhead: growAheadOff ? { below: 0, to: 1 } : undefined,
-            sweep,
             teamsPerWorkgroup,
-            bindUsed,
-            loadAhead,
             mergeSortPairs,
           });
           await expectSameAsCpu(program, result, hcd);
@@ -427,7 +427,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         // or of at most half the most pairs of a round (the update recorded with and without the
         // hop, as rounds alternate), and only between short sets (an N of at most 2 elements into
         // a P of at most 1).
-        fc.constantFrom<NonNullable<GpuSolverOptions['hop']>>(
+        fc.constantFrom<NonNullable<GpuSolverTuning['hop']>>(
           { pulls: 1_000_000, slots: 1_000_000 },
           { pulls: 1, slots: 1 },
           { maxPairs: 4 },
@@ -462,11 +462,11 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           fc.integer({ min: 1, max: 2 ** 31 }),
           async (first, second, seed) => {
             ctx.retained.trim();
-            await solve(first);
+            await solve(first, { keepBuffers: true });
             // The second program starts in what the first left where sizes allow, and its worklist
             // sort is the first one's.
             reuse.mockClear();
-            const options = { initialPairCapacity: 16 };
+            const options = { initialPairCapacity: 16, keepBuffers: true };
             await expectSameAsCpu(second, (await solve(second, options)).result);
             // Then in kept buffers of exactly the sizes it asks for, full of pseudo-random words
             // (0xffffffff, the lists' end, among them): each must be cleared or fully written.
@@ -501,6 +501,24 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     }
   });
 
+  it('frees its buffers when destroyed, and leaves them on the context only with keepBuffers', async () => {
+    const ctx = gpu.ctx;
+    const { program } = smallProgram();
+    ctx.retained.trim();
+    const plain = await solve(program);
+    expect(plain.solver.report?.touchedReadback).toBe(false);
+    expect(ctx.retained.count).toBe(0);
+    const kept = await solve(program, { keepBuffers: true });
+    const left = ctx.retained.count;
+    expect(left).toBeGreaterThan(0);
+    await expectSameAsCpu(program, kept.result);
+    // Without keepBuffers a solve neither takes them nor leaves its own.
+    const again = await solve(program);
+    expect(ctx.retained.count).toBe(left);
+    await expectSameAsCpu(program, again.result);
+    ctx.retained.trim();
+  });
+
   it("equals the CPU engine when its pools start in kept buffers full of another user's words", async () => {
     const ctx = gpu.ctx;
     const usage = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -529,7 +547,12 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             }
             const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
             const taken = take.mock.results.filter((r) => r.value !== undefined).length;
-            const { result } = await solve(program, { hcd, initialPoolElements: 2, initialPairCapacity: 16 });
+            const { result } = await solve(program, {
+              hcd,
+              initialPoolElements: 2,
+              initialPairCapacity: 16,
+              keepBuffers: true,
+            });
             // Both pools started in kept buffers.
             expect(
               take.mock.results.filter((r) => r.value !== undefined).length - taken,
@@ -862,7 +885,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     const { program } = smallProgram();
     for (const partialMergeFanIn of [0, 1, 3, 32]) {
       await expect(
-        createGpuSolver(program, { gpu: gpu.ctx, partialMergeFanIn: partialMergeFanIn as 2 }),
+        createGpuSolver(program, solverOptions({ gpu: gpu.ctx, partialMergeFanIn: partialMergeFanIn as 2 })),
       ).rejects.toThrow(/partialMergeFanIn must be 2, 4, 8 or 16/);
     }
   });
@@ -881,18 +904,14 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         fc.constantFrom(1, 2, 1000),
         // The worklist's pair table of two or four slots (repeats collide, probes run out), or the default.
         fc.constantFrom(2, 4, undefined),
-        // Pulls counted on each lane (an estimate) or by the team source by source; the kernels
-        // that look for work among all nodes run over the GPU's lists of those with work, or sweep
-        // every node (activeLists: the pull list's representatives and the extra chunks after them).
-        fc.constantFrom([true, true], [false, true], [true, false]),
+        // The kernels that look for work among all nodes run over the GPU's lists of those with
+        // work, or sweep every node (activeLists: the pull list's representatives and the extra
+        // chunks after them).
+        fc.boolean(),
         // The lists' readers launched for at least one item (twice what the list held when last
         // read back: a list that more than doubled is strided over by fewer teams than items), or
         // for at least the default 8,192 (more than these programs ever list).
         fc.constantFrom(1, undefined),
-        // pull_sources and member_rules as one dispatch (pull_rules) or two, and guard_update and
-        // pending_list (guard_pending).
-        fc.boolean(),
-        fc.boolean(),
         async (
           program,
           mode,
@@ -901,10 +920,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
           deltaTableSlots,
           pullChunk,
           pairTableSlots,
-          [laneCount, activeLists],
+          activeLists,
           listFloorItems,
-          fusePullRules,
-          fuseGuardPending,
         ) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const options = {
@@ -916,13 +933,8 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
             pullChunkCapacity,
             deltaTableSlots,
             pairTableSlots,
-            laneCount,
             activeLists,
             listFloorItems,
-            // The fusions change which kernels run, not the module (the fan-ins, which do, each
-            // compile a module of their own: the split hub above runs them).
-            fusePullRules,
-            fuseGuardPending,
           };
           const { result } = await solve(program, options);
           await expectSameAsCpu(program, result, hcd);
@@ -1008,7 +1020,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       b.load(x, y);
     }
     const program = b.build();
-    const pushed = async (options: Omit<GpuSolverOptions, 'gpu'>) => {
+    const pushed = async (options: Omit<TestOptions, 'gpu'>) => {
       const { result, solver } = await solve(program, { shareRules: false, ...options });
       await expectSameAsCpu(program, result);
       return solver.report?.pairs ?? Number.NaN;
@@ -1192,65 +1204,6 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     }
   });
 
-  it('queues the update behind the rules on a guess, and finishes the rounds whose guess fell short (queueUpdate)', async () => {
-    // 8 chains of depth 6 sort 8 pairs a round: room for twice the last round's pairs holds them,
-    // room for half of them (a radix sort planned for 4) falls short every time.
-    const chains = loadChains(Array<number>(8).fill(6));
-    const roomy = await solve(chains, { queueUpdate: true, smallSort: false });
-    await expectSameAsCpu(chains, roomy.result);
-    expect(roomy.solver.report?.guessedRounds.held).toBeGreaterThan(0);
-    const short = await solve(chains, { queueUpdate: true, smallSort: false, queueRoom: 0.5 });
-    await expectSameAsCpu(chains, short.result);
-    expect(short.solver.report?.guessedRounds.missed).toBeGreaterThan(0);
-    expect(short.solver.report?.guessedRounds.missed).toBeGreaterThan(
-      roomy.solver.report?.guessedRounds.missed ?? 0,
-    );
-    // A round whose guess fell short is finished by the sort and update alone: the rules do not run again.
-    expect(short.solver.report?.reruns).toBe(0);
-    expect(short.result.statistics.rounds).toBe(roomy.result.statistics.rounds);
-    // A tree whose rounds double their pairs (up to 256): each guessed sort, for twice the last
-    // round's pairs, is larger than any sort run before it.
-    const tree = loadTree(8, false);
-    const doubling = await solve(tree, { queueUpdate: true, smallSort: false });
-    await expectSameAsCpu(tree, doubling.result);
-    expect(doubling.solver.report?.guessedRounds.held).toBeGreaterThan(0);
-    expect(doubling.solver.report?.sorts.merge).toBeGreaterThan(0);
-    // Without it (nor pipelineRounds) every round waits for the rules' counts.
-    expect((await solve(chains, { pipelineRounds: false })).solver.report?.guessedRounds).toEqual({
-      held: 0,
-      missed: 0,
-    });
-    // Random programs from tiny pools and worklists (the worklist overflows, pools run out, the
-    // partial-merge levels jump with one pull per chunk).
-    await fc.assert(
-      fc.asyncProperty(
-        constraintProgram({ maxNodes: 50, maxConstraints: 140 }),
-        fc.constantFrom<'none' | 'online'>('none', 'online'),
-        fc.constantFrom(1, 4),
-        fc.constantFrom(0.5, 2),
-        async (program, mode, maxPullChunks, queueRoom) => {
-          const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
-          const { result, solver } = await solve(program, {
-            hcd,
-            queueUpdate: true,
-            queueRoom,
-            initialPoolElements: 2,
-            initialPairCapacity: 16,
-            pullChunk: 1,
-            maxPullChunks,
-          });
-          await expectSameAsCpu(program, result, hcd);
-          // At most one guess per attempt after the first round.
-          const guessed = solver.report?.guessedRounds ?? { held: 0, missed: 0 };
-          expect(guessed.held + guessed.missed).toBeLessThanOrEqual(
-            result.statistics.rounds - 1 + (solver.report?.reruns ?? 0),
-          );
-        },
-      ),
-      { numRuns: 30 },
-    );
-  }, 600_000);
-
   it('runs the next rules behind the update when the host has nothing to do first, and holds them back otherwise (rulesAhead)', async () => {
     // 8 chains of depth 6: rounds that only propagate (the rules run ahead), and a last, quiet one
     // (held back: the host stops).
@@ -1286,21 +1239,16 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
         constraintProgram({ maxNodes: 50, maxConstraints: 140 }),
         fc.constantFrom<'none' | 'online'>('none', 'online'),
         fc.constantFrom(2, 64),
-        fc.boolean(),
         // Folds queued with the rules that take only classes their levels fold into one root, up
         // to 8 roots a class (the default), or any class (merge_data folds every root left).
         fc.constantFrom(0, 3, 31),
-        async (program, mode, initialPoolElements, early, foldRootLevels) => {
+        async (program, mode, initialPoolElements, foldRootLevels) => {
           const hcd = mode === 'none' ? undefined : computeOfflineHcd(program, { refCycleVariables: mode });
           const { result, solver } = await solve(program, {
             hcd,
             initialPoolElements,
             initialPairCapacity: 16,
             pullChunk: 1,
-            // The next update recorded behind the queued rules (and gone stale when a pool grows)
-            // or while the rules run; the sort submitted on its own or with the update.
-            recordUpdateEarly: early,
-            splitUpdateSubmit: early,
             foldRootLevels,
           });
           await expectSameAsCpu(program, result, hcd);
@@ -1604,11 +1552,14 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
 
   it('grows both pools and the store worklist when they run out, and says so', async () => {
     const program = storesAndLoads();
-    const solver = await createGpuSolver(program, {
-      gpu: gpu.ctx,
-      initialPoolElements: 1,
-      initialPairCapacity: 16,
-    });
+    const solver = await createGpuSolver(
+      program,
+      solverOptions({
+        gpu: gpu.ctx,
+        initialPoolElements: 1,
+        initialPairCapacity: 16,
+      }),
+    );
     const grown = new Set<string>();
     solver.on('grow', ({ pool }) => grown.add(pool));
     try {
@@ -1651,7 +1602,7 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
       for (let j = 0; j <= t; j++) b.load(b.variable(`x${t}_${j}`), q, 0);
     });
     const program = b.build();
-    const run = async (growAhead?: GpuSolverOptions['growAhead']) => {
+    const run = async (growAhead?: GpuSolverTuning['growAhead']) => {
       const worklist: number[] = [];
       const { result, solver } = await solve(program, { initialPairCapacity: 16, growAhead }, (s) =>
         s.on('grow', ({ pool, to }) => {
@@ -1780,11 +1731,14 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
   it('stops a running solve when the signal aborts', async () => {
     const input = await readHardekopf({ prefix: benchmarkPrefix('ex') });
     const controller = new AbortController();
-    const solver = await createGpuSolver(input.program, {
-      gpu: gpu.ctx,
-      hcd: input.hcd,
-      signal: controller.signal,
-    });
+    const solver = await createGpuSolver(
+      input.program,
+      solverOptions({
+        gpu: gpu.ctx,
+        hcd: input.hcd,
+        signal: controller.signal,
+      }),
+    );
     let rounds = 0;
     solver.on('iteration', () => {
       rounds++;
@@ -1810,11 +1764,15 @@ describeGpu('WebGPU Andersen engine', (gpu) => {
     expect(report.checked).toBe(input.program.nodeCount - 1);
     await expectSameAsCpu(input.program, result, input.hcd);
     // The same, read back into memory that worker threads touched first (forced: ex is small).
-    const touched = await createGpuSolver(input.program, {
-      gpu: gpu.ctx,
-      hcd: input.hcd,
-      touchedReadbackBytes: 0,
-    });
+    const touched = await createGpuSolver(
+      input.program,
+      solverOptions({
+        gpu: gpu.ctx,
+        hcd: input.hcd,
+        touchReadback: true,
+        touchedReadbackBytes: 0,
+      }),
+    );
     try {
       const again = await touched.solve();
       expect(touched.report?.touchedReadback).toBe(true);
@@ -1840,13 +1798,9 @@ describeGpu(
       { name: 'the defaults', params: {} },
       { name: 'no active lists', params: { activeLists: false } },
       { name: 'no ΔP bitmap, no rule list', params: { deltaBitmap: false, ruleList: false } },
-      { name: 'ballot sweeps', params: { sweep: 'ballot' } },
       { name: 'the second hop, fan-in 16', params: { hop: { pulls: 2, slots: 60 }, partialMergeBits: 4 } },
-      { name: 'queued updates gated', params: { gateUpdate: true, laneCount: false, loadAhead: false } },
-      {
-        name: 'no shared sets, rules or hashes',
-        params: { shareEqualSets: false, shareRules: false, teamHash: false, batchAppend: false },
-      },
+      { name: 'queued updates gated', params: { gateUpdate: true } },
+      { name: 'no shared sets or rules', params: { shareEqualSets: false, shareRules: false } },
     ])('compiles its module for workgroup-memory teams (no subgroups): $name', async ({ params }) => {
       const ctx = gpu.ctx;
       const points = await createElementPool(ctx, { name: 'pts', capacity: 64, maxWindows: 5 });
@@ -1884,17 +1838,18 @@ describeGpu(
             constraintProgram({ maxNodes: 25, maxConstraints: 40 }),
             fc.boolean(),
             fc.boolean(),
-            fc.constantFrom<TeamSweep>('serial', 'ballot'),
-            async (program, h, split, sweep) => {
+            async (program, h, split) => {
               const hcd = h ? computeOfflineHcd(program) : undefined;
-              const solver = await createGpuSolver(program, {
-                gpu: gpu.ctx,
-                hcd,
-                initialPoolElements: 2,
-                sweep,
-                // Split every representative's pulls (one pull per chunk, at most five chunks).
-                ...(split ? { pullChunk: 1, maxPullChunks: 5, pullChunkCapacity: 64 } : {}),
-              });
+              const solver = await createGpuSolver(
+                program,
+                solverOptions({
+                  gpu: gpu.ctx,
+                  hcd,
+                  initialPoolElements: 2,
+                  // Split every representative's pulls (one pull per chunk, at most five chunks).
+                  ...(split ? { pullChunk: 1, maxPullChunks: 5, pullChunkCapacity: 64 } : {}),
+                }),
+              );
               try {
                 await expectSameAsCpu(program, await solver.solve(), hcd);
               } finally {
@@ -1905,13 +1860,16 @@ describeGpu(
           { numRuns: 6 },
         );
         const { program, hcd } = hubProgram();
-        const solver = await createGpuSolver(program, {
-          gpu: gpu.ctx,
-          hcd,
-          pullChunk: 2,
-          maxPullChunks: 16,
-          pullChunkCapacity: 1 << 16,
-        });
+        const solver = await createGpuSolver(
+          program,
+          solverOptions({
+            gpu: gpu.ctx,
+            hcd,
+            pullChunk: 2,
+            maxPullChunks: 16,
+            pullChunkCapacity: 1 << 16,
+          }),
+        );
         try {
           const result = await solver.solve();
           expect(solver.report?.pullSplit.maxChunks).toBeGreaterThan(1);

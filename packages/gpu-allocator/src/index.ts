@@ -50,7 +50,6 @@ export {
   type BindingSpecs,
   defineBindings,
 } from './kernels/layout';
-export { readStaticUses, WgslStaticUses } from './kernels/static-use';
 export { gridWgsl, linkWgsl, type WgslModule } from './kernels/wgsl';
 export {
   type CompactListsOptions,

@@ -181,55 +181,6 @@ describeGpu('acquireGpu', (gpu) => {
     );
   });
 
-  it('binds only what an entry point uses when asked, and runs it with that smaller group', async () => {
-    const layout = defineBindings('used', {
-      params: { kind: 'uniform', type: 'vec4u' },
-      spare: { kind: 'storage', type: 'array<u32>' },
-      out: { kind: 'storage', type: 'array<u32>' },
-      other: { kind: 'storage', type: 'array<u32>' },
-    });
-    const code = `${layout.wgsl()}
-fn put(i: u32, v: u32) { out[i] = v; }
-@compute @workgroup_size(1) fn write() { put(0u, params.x + 1u); put(1u, arrayLength(&out)); }
-@compute @workgroup_size(1) fn touch_all() { spare[0] = 1u; other[0] = 1u; put(2u, params.y); }`;
-    const used = await gpu.ctx.kernels.get({
-      label: 'write',
-      code,
-      layout,
-      entryPoint: 'write',
-      bindings: 'used',
-    });
-    expect(used.bindings).toEqual(['params', 'out']);
-    expect(used.layout.entries().map((e) => e.binding)).toEqual([0, 2]);
-    const declared = await gpu.ctx.kernels.get({ label: 'write', code, layout, entryPoint: 'write' });
-    expect(declared).not.toBe(used);
-    expect(declared.bindings).toEqual(['params', 'spare', 'out', 'other']);
-    const all = await gpu.ctx.kernels.get({
-      label: 'all',
-      code,
-      layout,
-      entryPoint: 'touch_all',
-      bindings: 'used',
-    });
-    expect(all.bindings).toEqual(['params', 'spare', 'out', 'other']);
-
-    const device = gpu.ctx.device;
-    const params = device.createBuffer({ size: 16, usage: BufferUsage.UNIFORM | BufferUsage.COPY_DST });
-    device.queue.writeBuffer(params, 0, Uint32Array.of(41, 7, 0, 0));
-    const out = device.createBuffer({ size: 16, usage: BufferUsage.STORAGE | BufferUsage.COPY_SRC });
-    const encoder = device.createCommandEncoder();
-    const pass = encoder.beginComputePass();
-    pass.setPipeline(used.pipeline);
-    // The other names' resources may be passed: the group holds only what the kernel binds.
-    pass.setBindGroup(0, used.bindGroup({ params, out, spare: params, other: params }));
-    pass.dispatchWorkgroups(1);
-    pass.end();
-    device.queue.submit([encoder.finish()]);
-    expect(new Uint32Array(await gpu.ctx.readBuffer(out))).toEqual(Uint32Array.of(42, 4, 0, 0));
-    params.destroy();
-    out.destroy();
-  });
-
   it('records errors raised outside its scopes, for the fixture to fail the test', async () => {
     const ctx = gpu.ctx;
     const buffer = await ctx.createBuffer({ label: 'tiny', size: 4, usage: BufferUsage.STORAGE });

@@ -37,7 +37,7 @@ const keptHostArrays = new WeakMap<object, Map<string, Uint32Array>>();
 
 /**
  * The host arrays kept on `owner` (a GPU context) for the caller alone until it releases them, or
- * a new, empty set. With `keep: false` (the solver's `reuseHostArrays` option off) every array is
+ * a new, empty set. With `keep: false` (the solver without `keepBuffers`) every array is
  * new and nothing is kept.
  *
  * @example

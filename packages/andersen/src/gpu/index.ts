@@ -9,16 +9,8 @@
  * ```
  * @module
  */
-export { type SolverKernelParams, solverKernelsWgsl, type TeamSweep } from './kernels/solver.wgsl';
-export {
-  createGpuSolver,
-  type GpuSolvePhase,
-  type GpuSolveReport,
-  GpuSolver,
-  GpuSolverError,
-  type GpuSolverEvents,
-  type GpuSolverOptions,
-  type HostTimes,
-  type SubmissionKind,
-  solverModuleWgsl,
-} from './solver';
+export { type SolverKernelParams, solverKernelsWgsl } from './kernels/solver.wgsl';
+export { solverModuleWgsl } from './module';
+export type { GpuSolverOptions, GpuSolverTuning } from './options';
+export type { GpuSolvePhase, GpuSolveReport, HostTimes, SubmissionKind } from './report';
+export { createGpuSolver, GpuSolver, GpuSolverError, type GpuSolverEvents } from './solver';

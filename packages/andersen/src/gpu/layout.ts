@@ -297,3 +297,52 @@ export function poolWindowShares(storageBuffersPerStage: number): {
   const points = Math.max(1, Math.ceil((room * 5) / 8));
   return { room, points, edges: Math.max(1, room - points) };
 }
+
+/**
+ * The fields of the solver's uniform parameters (WGSL `AndersenParams`), in their order, each a
+ * `u32`: the one description the WGSL struct, the buffer's first contents and the host's later
+ * writes of single fields are made from.
+ */
+export const PARAMS_FIELDS = [
+  'n',
+  /** The first online HCD pair's index in the rule table (the rules' count). */
+  'hcd_start',
+  'hcd_count',
+  'pair_capacity',
+  /** Bits of the source's word group in a composite sort key (0: sorted twice). */
+  'base_bits',
+  'pull_chunk',
+  'max_chunks',
+  'chunk_capacity',
+  /** The ΔP leader table's slots less one (a power of two less one). */
+  'table_mask',
+  'sort_key_bits',
+  'sort_value_bits',
+  /** The pushed-pairs table's slots less one (0: no table). */
+  'pair_table_mask',
+  /** The sort and partial-merge levels a guessed submission was queued with (see sort_gate). */
+  'guess_sort_capacity',
+  'guess_levels',
+  /** The host's grow-ahead test, for rules_gate. */
+  'grow_below',
+  /** The largest class the folds queued with the rules take, as log2 of its children. */
+  'fold_levels',
+] as const;
+
+/** A field of the solver's parameters (see {@link PARAMS_FIELDS}). */
+export type ParamsField = (typeof PARAMS_FIELDS)[number];
+
+/** The byte offset of `field` in the parameters buffer. */
+export function paramsOffset(field: ParamsField): number {
+  return 4 * PARAMS_FIELDS.indexOf(field);
+}
+
+/** The parameters buffer's words, from every field's value. */
+export function paramsWords(values: Readonly<Record<ParamsField, number>>): Uint32Array {
+  return Uint32Array.from(PARAMS_FIELDS, (field) => values[field]);
+}
+
+/** The WGSL declaration of the parameters' struct. */
+export function paramsStructWgsl(): string {
+  return `struct AndersenParams { ${PARAMS_FIELDS.map((field) => `${field}: u32`).join(', ')} }`;
+}

@@ -2,15 +2,11 @@ import {
   acquireGpu,
   BufferUsage,
   createElementPool,
-  dispatchGrid,
   type ElementPool,
   encodeDispatch,
   type GpuContext,
   GpumorphError,
-  GpuOutOfMemoryError,
-  gridWgsl,
   type Kernel,
-  linkWgsl,
   type MappedRead,
   type PageToucher,
   POOL_HEADER_WORDS,
@@ -25,14 +21,7 @@ import {
   type RadixSort,
   subgroupLayoutIsLinear,
 } from '@gpumorph/gpu-primitives';
-import {
-  adoptVectorTable,
-  ELEMENT_WORDS,
-  NEXT_WORD,
-  NO_ELEMENT,
-  sparseBitVectorLibraryWgsl,
-  type TeamKind,
-} from '@gpumorph/sparse-bitvector';
+import { ELEMENT_WORDS, NO_ELEMENT, type TeamKind } from '@gpumorph/sparse-bitvector';
 import { EventEmitter } from 'events';
 // A namespace import: typed-emitter is CommonJS with `export default`, which a default import
 // mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
@@ -40,38 +29,32 @@ import type * as TypedEmitter from 'typed-emitter';
 import type { IterationEvent, SolvePhase } from '../cpu/solver';
 import { EngineUnavailableError, SolveAbortedError } from '../errors';
 import type { ConstraintProgram } from '../model/program';
-import type { HcdPairs } from '../offline/hcd-pairs';
 import { AndersenResult, type SolveStatistics } from '../result/result';
+import { DispatchGrids } from './dispatch';
+import { DEFAULT_GROW_AHEAD, PoolGrowth } from './growth';
 import { type HostArrays, takeHostArrays } from './host-arrays';
 import { compositeKeysInto } from './host-loops';
 import {
   deltaBitmapWords,
   SOLVER_ENTRY_POINTS,
   type SolverEntryPoint,
-  type SolverKernelParams,
   smallSortCapacity,
   smallSortWorkgroupBytes,
-  solverEntryKinds,
-  solverKernelsWgsl,
-  type TeamSweep,
 } from './kernels/solver.wgsl';
 import {
-  ACTIVE_LIST,
   CONTROL_ARRAY_COUNT,
   CONTROL_ARRAYS,
   CONTROL_HEAD_WORDS,
   EDGE_SET_SLOTS,
-  LIST_WORD,
   NODE_SET_SLOTS,
+  paramsOffset,
+  paramsWords,
   poolWindowShares,
-  SET_SLOT,
   STATUS,
-  STATUS_WORDS,
-  solverLayout,
-  THREAD_WORKGROUP,
   teamWorkgroupSize as teamWorkgroupSizeFor,
-  WORDS_PER_LIST,
 } from './layout';
+import { modulesOf, solverModuleWgsl } from './module';
+import type { GpuSolverOptions, GpuSolverTuning } from './options';
 import { prepareProgram, writeOnlineRules } from './prepare';
 import {
   countForGpu,
@@ -82,6 +65,16 @@ import {
   programWords,
   uploadProgram,
 } from './prepare-gpu';
+import { adoptSets, readSets } from './readback';
+import {
+  type GpuSolvePhase,
+  type GpuSolveReport,
+  type HostTimes,
+  PHASE_OF,
+  type SubmissionKind,
+} from './report';
+import { type PipelineGuess, RoundGuesses } from './schedule';
+import { readSubmissionSpans } from './timing';
 
 /**
  * The GPU solver failed in a way growing a pool cannot fix (a corrupt list, a guard that did not hold).
@@ -95,589 +88,8 @@ export class GpuSolverError extends GpumorphError {
   override name = 'GpuSolverError';
 }
 
-/**
- * Options of {@link createGpuSolver}.
- *
- * @example
- * ```ts
- * const options: GpuSolverOptions = { gpu: ctx, hcd, initialPoolElements: 64, profile: true };
- * ```
- */
-export interface GpuSolverOptions {
-  /** The GPU to run on; without it the solver acquires one (and releases it in `destroy()`). */
-  readonly gpu?: GpuContext | undefined;
-  /** Hybrid cycle detection table: offline merges applied on the host, online pairs on the GPU. */
-  readonly hcd?: HcdPairs | undefined;
-  /** Cancels the solve between iterations: `solve()` rejects with {@link SolveAbortedError}. */
-  readonly signal?: AbortSignal | undefined;
-  /**
-   * Elements (128 bytes each) each pool starts with (default: four times what the initial sets
-   * take, at least 4,096, and eight per node for points-to sets, one per two nodes for edges:
-   * a pool that runs short makes an iteration run again after it grows).
-   * Tiny values are legal: the pools grow when an iteration runs out.
-   */
-  readonly initialPoolElements?: number | undefined;
-  /** Elements per binding window of the pools (default: as many as one binding holds); lower it to test windowing. */
-  readonly windowElements?: number | undefined;
-  /**
-   * Largest size of each pool, in elements (default: what the device's storage bindings allow).
-   * Lower it to meet, on a small program, what a large one meets at the device's limit.
-   * @internal
-   */
-  readonly maxPoolElements?: number | undefined;
-  /**
-   * Pairs the worklist (loads, stores, offsets) starts with (default four per node, at least
-   * 4,096; it grows when an iteration emits more, and the iteration's rules run again).
-   */
-  readonly initialPairCapacity?: number | undefined;
-  /**
-   * Time every kernel with timestamp queries (one pass per kernel, read back each iteration) and
-   * report the GPU milliseconds per phase in {@link GpuSolveReport.phaseMs}. Slows the solve a little.
-   */
-  readonly profile?: boolean | undefined;
-  /**
-   * Time each submission from its first kernel to its last with two timestamp queries (nothing
-   * between them), and report how long the GPU ran submissions and how long it waited between
-   * them in {@link GpuSolveReport.submissionSpans}: what the round trips cost, without the
-   * profile's pass per kernel. Needs timestamp queries; ignored with `profile`. Default false.
-   */
-  readonly timeSubmissions?: boolean | undefined;
-  /**
-   * Queue each round's update behind its rules (default false): the host submits the rules and,
-   * without waiting for their counts, the worklist's sort and partial-merge levels on a guess (room
-   * for `queueRoom` times the last pairs, one level more than the last two rounds needed; recorded
-   * with the rules while the round before runs) with the update after them, back to back, so that
-   * a round waits for the host once instead of twice. `sort_gate` checks on the GPU, after the
-   * rules, that the guess covers the rules' pair count and pull chunks. When it does not (or the
-   * worklist overflowed), it sorts nothing and skips the update, and the host runs the missing
-   * levels, the right sort and the update in a submission of its own, as every round does by
-   * default. {@link GpuSolveReport.guessedRounds} counts both outcomes. Needs `encodeAhead` and
-   * `sortAhead` (not with `profile`). Off because it did not pay: the GPU's idle time between
-   * submissions fell (linux 323 → 219 ms on an H200, 332 → 288 on the H100 with the update
-   * recorded after the rules' submit) but its busy time rose by about as much or more (1,012 →
-   * 1,080 ms; 1,024 → 1,132: a guess that falls short still launches the update's kernels, which
-   * return at once, and a guessed sort covers more pairs than the real one), and the H100 medians
-   * were level or slower (docs/decisions/andersen-queued-rounds.md).
-   */
-  readonly queueUpdate?: boolean | undefined;
-  /**
-   * Submit each round's next rules right behind its update, before the host has read the
-   * update's status (default true; not with `queueUpdate` or `profile`, and only with
-   * `encodeAhead`). The GPU then runs the next rules while the host reads the round's counts,
-   * instead of idling until the host submits them. `rules_gate`, first in that submission, lets
-   * them run only when the host will do nothing between the two: the update was not redone, the
-   * round's merges (if any) are folded, some node changed, and neither pool is short of room by the
-   * host's grow-ahead test. After a round that merged (merges come in runs of rounds), the folds of
-   * the next round's merges go up before its rules, with one merge level more than the last merges
-   * needed; the gate checks that they take the round's largest class (merge_data folds up to 8
-   * roots the levels leave of a class, see `foldRootLevels`). Otherwise every
-   * fold and rules kernel returns at once, the host clears the flag and runs them itself, as
-   * before. {@link GpuSolveReport.rulesAhead} counts both outcomes.
-   */
-  readonly rulesAhead?: boolean | undefined;
-  /**
-   * With `rulesAhead`: record the next round's update (and its sort and partial-merge levels on
-   * the guess of the last round that had any) right after submitting the rules queued behind this
-   * round's update, while the GPU runs both, instead of while the next rules run (default true).
-   * The host then only waits while the rules run, and submits the update as soon as their counts
-   * are in; recording it then could delay that past the rules' end.
-   */
-  readonly recordUpdateEarly?: boolean | undefined;
-  /**
-   * With `rulesAhead`: queue whole rounds, two in flight (default true since the worklist's merge
-   * sort: with it, on the H100, queued rounds took gcc's median from 57 to 46 ms, perl's from 73
-   * to 68, python's from 131 to 121, and left php's and linux's level; with the radix sort they
-   * did not pay; see docs/decisions/andersen-queued-rounds.md). Behind each round the
-   * host submits the next one's folds, rules, a sort and partial-merge levels on a guess (room for
-   * `queueRoom` times the most pairs of the last two rounds it read, one level more than they
-   * needed) and its update, before it reads the round's counts; and once it has read a round's
-   * status it submits the round after the next, so that the GPU runs one round while the host
-   * reads the one before. `rules_gate` holds a queued round back (every kernel of it, the update's
-   * too, returns at once) when the host must act first (as with `rulesAhead`) or the round before
-   * was held back or outran its guess (`sort_gate`, then, skips that round's update, which the host
-   * runs with the right sort). {@link GpuSolveReport.guessedRounds} and
-   * {@link GpuSolveReport.rulesAhead} count the outcomes. Needs `sortAhead` (not with `queueUpdate`
-   * or `profile`).
-   */
-  readonly pipelineRounds?: boolean | undefined;
-  /**
-   * With `rulesAhead`, folds queued ahead with l merge levels take a class of up to 2^(l + this)
-   * children (default 3; 0: only classes the levels fold into one root). @internal For A/B runs.
-   */
-  readonly foldRootLevels?: number | undefined;
-  /**
-   * The most workgroups a team kernel launches (default 2^15) and a kernel of one invocation per
-   * item (default 2^14); their teams and invocations stride over the rest. @internal For A/B runs
-   * and tests: any grid gives the same sets.
-   */
-  readonly gridCaps?: { readonly team?: number; readonly thread?: number } | undefined;
-  /**
-   * Submit a round's worklist sort on its own, before the rest of its update (default true): Dawn
-   * records the backend's commands of every dispatch in `queue.submit` (about 4.5 µs each on the
-   * H100 machine), and the GPU starts only once a submission is recorded, so that it sorts while
-   * the update's thirty-odd dispatches are recorded.
-   */
-  readonly splitUpdateSubmit?: boolean | undefined;
-  /** Room the queued update's sort has, as a multiple of the last round's pairs (default 2). @internal For A/B runs. */
-  readonly queueRoom?: number | undefined;
-  /** Partial-merge levels the queued update runs past the most the last two rounds needed (default 1; with `pipelineRounds` −1 runs one fewer, for tests of guesses that fall short). @internal For A/B runs. */
-  readonly queueExtraLevels?: number | undefined;
-  /**
-   * Sort the worklist once by (key, source's word group) when both fit in 32 bits (default true);
-   * false sorts twice, by the group and then stably by key, as larger programs must. @internal
-   * For tests.
-   */
-  readonly compositeSort?: boolean | undefined;
-  /**
-   * Worklists of more than sort_small's pairs and up to this many (the sort's planned size, a
-   * power of two) are sorted by gpu-primitives' merge sort, by (key word, source): a tile sort and
-   * ⌈log₂ tiles⌉ merge passes, one dispatch each, reading the pair count on the GPU. Larger ones
-   * by the radix sort (4 or 5 passes of 3–5 dispatches, and 8 or 10 copies of the count). 0: the
-   * radix sort for every size. Default: every size one binding holds (the merge sort was faster
-   * on all six benchmarks on the H100, php and linux included). @internal For A/B runs and tests.
-   */
-  readonly mergeSortPairs?: number | undefined;
-  /**
-   * Pulls (copy⁻¹ unions) per chunk when a representative's pulls are split over several teams
-   * (default 4: in interleaved runs on the H100, php and linux ran 3–6% faster with 4 than with 8,
-   * and slower with 16): a representative with p
-   * pulls runs them as ⌈p / pullChunk⌉ chunks, each on its own team, whose partial sets a tree of
-   * unions folds into N. @internal Tests force 1 to split small inputs.
-   */
-  readonly pullChunk?: number | undefined;
-  /**
-   * Sort a worklist of at most 2,048 pairs (1,024 where workgroup memory is short) in one
-   * workgroup (`sort_small`: a stable split on one bit per pass) instead of with the worklist's
-   * sort (default: only with `mergeSortPairs: 0`, where that is the radix sort's dozen dispatches;
-   * the merge sort takes a short worklist in one dispatch, which in an A/B on the H100 kept ex's
-   * GPU busy 23 ms against 26 with `sort_small`, and gcc and perl a little faster).
-   * @internal Tests pick each path.
-   */
-  readonly smallSort?: boolean | undefined;
-  /**
-   * Pairs each of `sort_small`'s 256 invocations holds (16, 8 or 4; default 8, or 4 where the
-   * adapter's workgroup memory is short). @internal Tests and A/B runs pick one.
-   */
-  readonly smallSortItems?: 4 | 8 | 16 | undefined;
-  /**
-   * Shape of the merge sort's tiles (gpu-primitives' `MergeSortTuning`: invocations per workgroup
-   * and pairs per invocation; default 256 × 8, tiles of 2,048 pairs). A tile of 4,096 (16 pairs an
-   * invocation: 32,784 bytes of workgroup memory, which the H100's 48 KiB hold and lavapipe's 32
-   * do not, where the sort halves the pairs back to 8) takes a sort of up to 4,096 pairs in one
-   * dispatch and saves a merge pass on every larger one: perl records 6.2 merge-sort dispatches a
-   * round, 4.8 of them merge passes. @internal For A/B runs and tests.
-   */
-  readonly mergeSortTuning?: MergeSortTuning | undefined;
-  /**
-   * Teams launched for the merge tree's kernels (default: one per child the round merged).
-   * @internal Tests force 1 to run every child of a round on one team.
-   */
-  readonly mergeTeams?: number | undefined;
-  /**
-   * Screen the ΔP pulls' sources through a bitmap of the nodes whose class has a ΔP, rebuilt each
-   * round (default true). @internal Tests and A/B runs turn it off.
-   */
-  readonly deltaBitmap?: boolean | undefined;
-  /**
-   * Run `member_rules` over a list of the rules whose read class has a ΔP, which `pull_items`
-   * builds from the `delta_bits` bitmap (default true; only with `activeLists` and `deltaBitmap`),
-   * instead of sweeping every rule. @internal Tests and A/B runs turn it off.
-   */
-  readonly ruleList?: boolean | undefined;
-  /**
-   * Run `pull_sources` and `member_rules`, which do not depend on one another, as one dispatch
-   * (`pull_rules`, default true): a dispatch fewer each round for the host to record and the GPU to
-   * drain, and the two kernels' slowest teams overlap. @internal A/B runs and tests turn it off.
-   */
-  readonly fusePullRules?: boolean | undefined;
-  /**
-   * Run `guard_update` and `pending_list` as one dispatch (`guard_pending`, default true; with
-   * `activeLists`): the pending list is then built even when the guard skips the update. @internal
-   * A/B runs and tests turn it off.
-   */
-  readonly fuseGuardPending?: boolean | undefined;
-  /**
-   * The second copy hop (default `{ tail: 1/16 }`: on in a solve's quiet tail; `false` turns it
-   * off, `{}` runs it after every round): after the worklist is merged, `hop_bits` marks the
-   * nodes whose class gathered a pending set N and `hop_pull` has each representative pull the N
-   * of up to `pulls` such sources, found in the first `slots` word slots of its F then E lists
-   * (defaults 2 and 60: two elements; with `setElements`, only sources whose N has at most that
-   * many elements, and with `pointsElements` only representatives whose P has at most that many),
-   * so that new pointees cross two copy edges a round. It runs after rounds that pushed at most
-   * `maxPairs` worklist pairs (default 65,536) and, with `tail`, at most `tail` times the most
-   * pairs of any round since the second.
-   *
-   * In every round it cut perl's rounds from 52 to 35 on the H100 but made python 20–35% slower:
-   * pointees that arrived together arrive a round apart, and python's ΔPs, most of them equal to
-   * another's (87% of its pulls are skipped as equal), stop being equal (the CPU model of the
-   * rounds has python's pulls double even when the hop runs
-   * in its first seven rounds only). In the tail only the hop leaves python's pulls level: on
-   * the H100 linux took 129 rounds instead of 216 and 920 ms instead of 1,043, php 76 / 100 and
-   * 406 / 438, perl 45 / 52 and 44.7 / 48.5, python 61 / 63 and 123 / 125
-   * (docs/decisions/andersen-tail-hop.md).
-   * @internal Tests and A/B runs set it.
-   */
-  readonly hop?:
-    | false
-    | {
-        readonly pulls?: number;
-        readonly slots?: number;
-        readonly setElements?: number;
-        readonly pointsElements?: number;
-        readonly maxPairs?: number;
-        readonly tail?: number;
-      }
-    | undefined;
-  /**
-   * Representatives with equal P sets share one copy in the final readback (default true).
-   * @internal Tests and A/B runs turn it off.
-   */
-  readonly shareEqualSets?: boolean | undefined;
-  /**
-   * Give every ΔP and P set the same hash, so that only the equality check tells the sets in the
-   * leader tables apart. @internal For tests.
-   */
-  readonly collideHashes?: boolean | undefined;
-  /**
-   * After a round that allocated k elements in a pool, the pool grows when fewer than `below`·k
-   * are free, to hold `to`·k more (default 3 and 8). @internal For A/B runs.
-   */
-  readonly growAhead?: { readonly below: number; readonly to: number } | undefined;
-  /**
-   * Take the pools' element buffers from the context's kept buffers and give them back when done
-   * (default true: every kernel writes all the words of an element it allocates, so stale
-   * contents are harmless). @internal For A/B runs and tests.
-   */
-  readonly reusePoolBuffers?: boolean | undefined;
-  /**
-   * Fill the arrays uploaded at setup (the rules, the initial pairs, the control
-   * buffer's head) in host memory the context kept from the last solve (default true: a new array
-   * of many megabytes costs a page fault per 4 KiB on its first touch; see `host-arrays.ts`).
-   * @internal For A/B runs.
-   */
-  readonly reuseHostArrays?: boolean | undefined;
-  /**
-   * Record the kernels of a submission that do not depend on the last status words (the rules'
-   * and the update's fixed parts) while the GPU runs the submission before (default true; off
-   * when profiling). @internal For A/B runs and tests.
-   */
-  readonly encodeAhead?: boolean | undefined;
-  /**
-   * Record each radix sort of the worklist in one compute pass (default true; one pass per radix
-   * pass when profiling, to time them). @internal For A/B runs.
-   */
-  readonly sortInOnePass?: boolean | undefined;
-  /**
-   * `hcd_hook` skips the pointees whose parent is already the target's root instead of hooking
-   * each (default true). @internal For A/B runs and tests.
-   */
-  readonly hcdSkipJoined?: boolean | undefined;
-  /**
-   * Teams per rule in `member_rules` (default 4), each decoding every `ruleSplit`-th element of the
-   * ΔP the rule reads. @internal For A/B runs and tests.
-   */
-  readonly ruleSplit?: number | undefined;
-  /**
-   * Fan-in of the tree that folds a split representative's partial pulls into N(r) (2, 4, 8 or 16;
-   * default 4): each level is a `merge_partials` dispatch, so a representative of c chunks takes
-   * ⌈log_fanIn c⌉ of them instead of ⌈log2 c⌉, at the price of up to fanIn − 1 unions one after
-   * another on a level's team. @internal For A/B runs and tests.
-   */
-  readonly partialMergeFanIn?: 2 | 4 | 8 | 16 | undefined;
-  /**
-   * Teams per online pair in `hcd_hook` (default 16), each hooking the pointees of every
-   * `hookSplit`-th element of the pointer's ΔP. @internal For A/B runs and tests.
-   */
-  readonly hookSplit?: number | undefined;
-  /**
-   * Subgroup teams per workgroup of the team kernels (default 2; rounded to a power of two, and to
-   * at most what the device's largest workgroup holds). A GPU keeps a
-   * bounded number of workgroups per multiprocessor (32 on the H100, which has room for 64 warps),
-   * so one-subgroup workgroups leave half its warp slots empty: with two, H100 medians fell from
-   * 1,872 to 1,507 ms on linux, 853 to 751 on php, 288 to 257 on python (gcc and perl within
-   * their spread). @internal For A/B runs.
-   */
-  readonly teamsPerWorkgroup?: number | undefined;
-  /**
-   * How the team kernels that visit every node, key or rule find the ones with work (default
-   * `serial`; see {@link TeamSweep}). @internal For A/B runs and tests.
-   */
-  readonly sweep?: TeamSweep | undefined;
-  /**
-   * The leader tables of equal ΔPs and equal final sets hash each set with the whole team instead of
-   * on one lane (default true). @internal For A/B runs.
-   */
-  readonly teamHash?: boolean | undefined;
-  /**
-   * `member_rules` runs one rule per signature (kind, class written, ΔP leader of the class read,
-   * offset) and skips the rest, which would push the same pairs (default true). @internal For A/B
-   * runs and tests.
-   */
-  readonly shareRules?: boolean | undefined;
-  /**
-   * `apply_pairs` appends the element bases a window of 32 sources adds past the end of a list
-   * with one allocation, instead of one allocation and 30 subgroup reductions per base (default
-   * true; subgroup teams). @internal For A/B runs and tests.
-   */
-  readonly batchAppend?: boolean | undefined;
-  /**
-   * The sparse bit vector library's union copies what is left of the source past the end of the
-   * destination a team's width of elements at a time (default true). @internal For A/B runs.
-   */
-  readonly batchTail?: boolean | undefined;
-  /**
-   * Bind each kernel to a group of only the bindings it uses (kernels with the same bindings share
-   * one) instead of every kernel to one group of all 17 (default false). Dawn tracks each binding
-   * of the bound group at every dispatch, but setting a group costs more than the bindings it
-   * leaves out: on the H100 machine a dispatch cost 4.3 µs to record with 16 bindings set once and
-   * 4.9 µs with 2 bindings and a group set at each dispatch, and
-   * medians of 10 interleaved runs showed no gain (perl 83.6 against 81.1 ms, host encoding 22
-   * against 22; docs/decisions/removed-variants.md). @internal For A/B runs and tests.
-   */
-  readonly bindUsed?: boolean | undefined;
-  /**
-   * The list walks of the sparse bit vector library and of the solver's kernels issue each
-   * element's word loads before they wait for its header, and the merges load the words of the
-   * destination elements they pass, in case the bases match: a step costs one memory round trip
-   * instead of two or three (default true). @internal For A/B runs and tests.
-   */
-  readonly loadAhead?: boolean | undefined;
-  /**
-   * Record the worklist's sort and the partial-merge levels while the rules run, guessing that
-   * they match those of the last round that sorted (merged) (default true; not when profiling): a
-   * submission whose guess held encodes only its status copy once the rules' counts arrive.
-   * @internal For A/B runs and tests.
-   */
-  readonly sortAhead?: boolean | undefined;
-  /**
-   * `pull_count` counts on each lane and adds the counts once, an estimate of the pulls (see the
-   * kernels' `laneCount`; default true: on the H100 it cut pull_count's profiled GPU time on
-   * linux from 84 to 60 ms, python's from 15 to 5). @internal For A/B runs and tests.
-   */
-  readonly laneCount?: boolean | undefined;
-  /**
-   * Build compact lists of the nodes and keys with work each round on the GPU, and run the kernels
-   * that swept every node over them, launched for about twice the items each list had when last
-   * read back (default true; see the kernels' `activeLists`): a round where few nodes changed then
-   * launches few teams. @internal For A/B runs and tests.
-   */
-  readonly activeLists?: boolean | undefined;
-  /** The fewest items an active list's reader is launched for (default 8,192). @internal For A/B runs. */
-  readonly listFloorItems?: number | undefined;
-  /**
-   * `member_rules` pushes a worklist pair only when it is not already in a table of the pairs
-   * pushed this attempt (default true): loads and stores whose pointees fall into one class push
-   * one pair many times. @internal For A/B runs and tests.
-   */
-  readonly dedupePairs?: boolean | undefined;
-  /**
-   * Slots of that table (rounded up to a power of two; default eight per node, from 4,096 to
-   * 2^23). @internal Tests force a few, so that probes collide and run out.
-   */
-  readonly pairTableSlots?: number | undefined;
-  /** The most chunks one representative's pulls are split into (default 1,024). @internal For tests. */
-  readonly maxPullChunks?: number | undefined;
-  /**
-   * Extra chunks (beyond each representative's first) one iteration may hand out (default: the node
-   * count, at least 4,096); a representative whose chunks do not fit runs unsplit. @internal For tests.
-   */
-  readonly pullChunkCapacity?: number | undefined;
-  /**
-   * Slots of the table that finds equal ΔPs, and of the one as large that finds equal rule
-   * signatures (rounded up to a power of two; default: at least twice the nodes and twice the
-   * rules). @internal Tests force one or a few slots so that unequal sets and signatures collide.
-   */
-  readonly deltaTableSlots?: number | undefined;
-  /**
-   * Lay the representatives' sets out on the GPU and read back only them (default true; the whole
-   * pool is read when they exceed a binding). @internal Tests force false to cover the pool path.
-   */
-  readonly compactReadback?: boolean | undefined;
-  /**
-   * The GPU prepares the program (default true): it unites the offline merges, and turns the
-   * constraints into the initial pairs and the rules, from the constraint arrays uploaded as
-   * they are (`prepare.wgsl.ts`); false prepares it on the host (`prepareProgram`, the CPU
-   * reference; docs/decisions/andersen-gpu-setup-readback.md). For A/B runs and tests.
-   */
-  readonly prepareOnGpu?: boolean | undefined;
-  /**
-   * Final readbacks of at least this many bytes go into memory whose pages worker threads touched
-   * while the GPU copied (Node; default 16 MiB). @internal Tests force 0 to cover that path.
-   */
-  readonly touchedReadbackBytes?: number | undefined;
-  /**
-   * Levels of the tree that folds a class's new children pairwise, fixed (default: enough for the
-   * round's largest class, at most 16). @internal Tests force few levels so merge_data folds several roots.
-   */
-  readonly mergeTreeLevels?: number | undefined;
-}
-
-/**
- * Phases of a solve that {@link GpuSolverOptions.profile} times separately: `rules` (the pulls and
- * the load, store and offset rules), `equivalence` (ΔP-equivalent variables, §6.3: the leader
- * table's clearing and `delta_leaders`), `sort` and `worklist` (sorting the pushed pairs and
- * merging them into N), `update` (ΔP = N − P, P ∪= ΔP), `hcd` (online cycle collapse and the
- * merges' folds), `transfer` (the kernels that lay the final sets out for the readback, not the
- * copy over the bus).
- *
- * @example
- * ```ts
- * const share = (phase: GpuSolvePhase) => report.phaseMs?.[phase] ?? 0;
- * ```
- */
-export type GpuSolvePhase = 'rules' | 'equivalence' | 'sort' | 'worklist' | 'update' | 'hcd' | 'transfer';
-
-/**
- * GPU memory and transfers of a solve, beside the {@link SolveStatistics}.
- *
- * @example
- * ```ts
- * await solver.solve();
- * console.log(`${(solver.report?.gpuBytes ?? 0) / 2 ** 20} MiB on ${solver.report?.adapter}`);
- * ```
- */
-export interface GpuSolveReport {
-  /**
-   * Bytes of GPU buffers the solve held at its end (pools, heads, object sizes, rules, control, pairs,
-   * and the worklist sort's scratch).
-   */
-  readonly gpuBytes: number;
-  /** Final capacity and use of the points-to and edge pools, in 128-byte elements. */
-  readonly pointsPool: { readonly capacity: number; readonly used: number };
-  readonly edgePool: { readonly capacity: number; readonly used: number };
-  /**
-   * Times an iteration's rules or update ran again after a pool or the worklist grew (the update
-   * alone when only it ran short; the rules when they did, before any update).
-   */
-  readonly reruns: number;
-  /** Of {@link reruns}, the updates run again alone (from their partial-merge levels and sort). */
-  readonly updateRedos: number;
-  /**
-   * Times a pool grew because the merge guard found it short of room for the folds of a round's
-   * merges (the plan stands, and nothing runs again).
-   */
-  readonly mergeGrows: number;
-  /**
-   * Times a pool at its largest size dropped the elements no set reaches any more (the replaced
-   * ΔP, N and partial sets a bump pool keeps) instead of growing, and the iteration ran again.
-   */
-  readonly compactions: number;
-  /** Milliseconds spent on the host preparing and uploading, iterating, and reading the result back. */
-  readonly setupMs: number;
-  /**
-   * Where {@link setupMs} went: `program` (the offline merges, rule table and initial sets on the
-   * host), `pools` (creating the two element pools and uploading the initial sets), `buffers` (the
-   * other buffers, their uploads and the rest of the setup).
-   */
-  readonly setupParts: { readonly program: number; readonly pools: number; readonly buffers: number };
-  readonly iterateMs: number;
-  readonly transferMs: number;
-  /** The part of {@link transferMs} spent copying from the GPU (the rest decodes the sets on the host). */
-  readonly transferReadMs: number;
-  /** Bytes read back at the end. */
-  readonly readbackBytes: number;
-  /**
-   * Representatives whose P set equals another's and was therefore not read back on its own (they
-   * share one copy; 0 with `shareEqualSets: false` or when the whole pool was read).
-   */
-  readonly sharedSets: number;
-  /**
-   * Times the GPU laid the live sets out for the readback: 1, or 2 when they did not fit the
-   * worklist's source buffer, which then grew (0 when the whole pool was read).
-   */
-  readonly liveLayouts: number;
-  /** Whether they went into memory that worker threads had touched (see `touchedReadbackBytes`). */
-  readonly touchedReadback: boolean;
-  /** Adapter the solve ran on. */
-  readonly adapter: string;
-  /**
-   * How the copy⁻¹ pulls were split over teams, summed over every attempt of every iteration: extra
-   * chunks handed out beside the representatives' own teams; the most chunks one representative ran
-   * in; representatives refused a split because the chunk capacity was full (they ran unsplit).
-   */
-  readonly pullSplit: {
-    readonly extraChunks: number;
-    readonly maxChunks: number;
-    readonly refused: number;
-    /** ΔP pulls skipped because the team had already pulled an equal ΔP (ΔP-equivalent sources, §6.3). */
-    readonly skippedEqualDeltas: number;
-  };
-  /**
-   * Rules `member_rules` skipped because a rule of the same signature (kind, class written, ΔP
-   * leader of the class read, offset) ran and pushed the same pairs, summed over every attempt.
-   */
-  readonly sharedRules: number;
-  /**
-   * Worklist pairs the rules pushed, summed over the attempts whose worklist fit (one that ran
-   * again after a pool grew counts again); with `dedupePairs`, a pair already pushed in the same
-   * attempt is not pushed again.
-   */
-  readonly pairs: number;
-  /** Worklists sorted in one workgroup (`sort_small`), by the merge sort and by the radix sort, over all submissions. */
-  readonly sorts: {
-    readonly small: number;
-    readonly merge: number;
-    readonly radix: number;
-    /** Of those, the sorts recorded while the rules ran, on the guess of the last round that sorted, and used. */
-    readonly ahead: number;
-  };
-  /** GPU milliseconds per phase, summed over iterations (only with `profile` and timestamp queries). */
-  readonly phaseMs?: Readonly<Record<GpuSolvePhase, number>> | undefined;
-  /** The same GPU milliseconds per kernel (entry point; the worklist's radix sort as `sort`). */
-  readonly kernelMs?: Readonly<Record<string, number>> | undefined;
-  /**
-   * Where the host's time of the iterations and the transfer went, summed over submissions:
-   * `prepare` (kernel and sort-plan look-ups, scratch buffers), `encode` (recording and submitting
-   * command buffers), `submit` (the part of `encode` spent in `queue.submit`, where Dawn records
-   * the backend's commands and barriers for every dispatch, those recorded ahead included),
-   * `encodeAhead` (recording kernels of the next submission while the GPU runs this one), `wait` (from the submit until its error scopes and the status words it copies out
-   * arrive, less `encodeAhead`: the GPU's own time and the round trip), `grow` (growing pools and
-   * the worklist), and `submissions`, their count. The GPU idles during everything but `wait` and
-   * `encodeAhead`. `react` is the part of the host's time between the rules' status words and the
-   * update's submit (see {@link HostTimes.react}).
-   */
-  readonly host: Readonly<HostTimes>;
-  /** Rounds whose update ran on the guess it was queued with (`held`), and those whose guess fell short (`missed`); see `queueUpdate`. */
-  readonly guessedRounds: { readonly held: number; readonly missed: number };
-  /** Rounds whose rules ran behind the update before it (`ran`), and those rules_gate held back (`skipped`); see `rulesAhead`. */
-  readonly rulesAhead: { readonly ran: number; readonly skipped: number };
-  /**
-   * With `timeSubmissions`: the GPU time from the first to the last timestamp of each submission,
-   * summed (`busyMs`), the GPU time between one submission's last timestamp and the next one's
-   * first (`idleMs`: the round trip, the host's reading, encoding and submitting), and how many
-   * submissions were timed (the first 2,048); `busyEachMs` is each submission's busy time in
-   * order (two a round, so a round's floor shows in its quiet rounds). `idleBeforeMs` splits
-   * `idleMs` by the kind of submission the GPU waited for: `rules` (the host's), `queued rules`
-   * (those submitted behind an update, see `rulesAhead`), `queued round` (a whole round queued
-   * behind the one before, see `pipelineRounds`), `update` (the sort and the update, after the
-   * rules' status came back) and `other` (the first round's, reruns, merges again).
-   */
-  readonly submissionSpans?:
-    | {
-        readonly submissions: number;
-        readonly busyMs: number;
-        readonly idleMs: number;
-        readonly idleBeforeMs: Readonly<Record<SubmissionKind, number>>;
-        readonly busyEachMs: readonly number[];
-      }
-    | undefined;
-}
-
-/** What a timed submission carries (see {@link GpuSolveReport.submissionSpans}). */
-export type SubmissionKind = 'rules' | 'queued rules' | 'queued round' | 'update' | 'other';
-
 /** `guess_sort_capacity` and `guess_levels` of a submission whose sort and levels the host chose from the rules' counts: any count fits. */
 const NO_GUESS = [0xffffffff, 31] as const;
-
-/** Byte offset of `guess_sort_capacity` in the params buffer (`AndersenParams`). */
-const GUESS_PARAMS_OFFSET = 48;
-
-/**
- * Byte offset of `fold_levels` in the params buffer: for the folds queued ahead with the rules
- * (rulesAhead), the largest class they take, as log2 of its children (their merge levels plus
- * {@link FOLD_ROOT_LEVELS}).
- */
-const FOLD_LEVELS_OFFSET = 60;
 
 /**
  * Folds queued ahead take a class of up to 2^(levels + FOLD_ROOT_LEVELS) children: the levels
@@ -707,82 +119,12 @@ const TOUCHED_READ_BYTES = 16 * 2 ** 20;
  */
 const LIVE_READ_WITH_LAYOUT_BYTES = 16 * 2 ** 20;
 
-/** Host milliseconds of a solve by activity; see {@link GpuSolveReport.host}. */
-export interface HostTimes {
-  prepare: number;
-  encode: number;
-  submit: number;
-  encodeAhead: number;
-  wait: number;
-  grow: number;
-  submissions: number;
-  /**
-   * From the rules' status words reaching the host to the (first) submit of the sort and update
-   * that follow returning, summed: the host's part of the GPU's idle time before each update.
-   */
-  react: number;
-}
-
-const PHASE_OF: Record<SolverEntryPoint, GpuSolvePhase> = {
-  init_state: 'rules',
-  begin_iteration: 'rules',
-  begin_attempt: 'rules',
-  rules_gate: 'rules',
-  sort_gate: 'worklist',
-  pending_list: 'update',
-  delta_clear: 'equivalence',
-  delta_bits: 'rules',
-  delta_leaders: 'equivalence',
-  pull_count: 'rules',
-  pull_items: 'rules',
-  pull_sources: 'rules',
-  member_rules: 'rules',
-  pull_rules: 'rules',
-  merge_partials: 'rules',
-  sort_small: 'sort',
-  mark_segments: 'worklist',
-  apply_pairs: 'worklist',
-  hop_bits: 'rules',
-  hop_pull: 'rules',
-  guard_update: 'update',
-  guard_pending: 'update',
-  update_sets: 'update',
-  hcd_hook: 'hcd',
-  compress: 'hcd',
-  merge_rank: 'hcd',
-  merge_count: 'hcd',
-  merge_prepare: 'hcd',
-  merge_level: 'hcd',
-  guard_merge: 'hcd',
-  merge_data: 'hcd',
-  merge_done: 'hcd',
-  live_leaders: 'transfer',
-  live_count: 'transfer',
-  live_copy: 'transfer',
-};
-
-/** The active list each of its readers runs over (see `activeLists`). */
-const LIST_READ: Partial<Record<SolverEntryPoint, keyof typeof ACTIVE_LIST>> = {
-  delta_leaders: 'delta',
-  pull_sources: 'pull',
-  apply_pairs: 'segments',
-  update_sets: 'pending',
-  member_rules: 'rules',
-};
-
-/**
- * The fewest teams (or invocations) a list's reader is launched for: a round whose list outgrows
- * the last one's twice over still spreads it over this many (linux's busy rounds have up to
- * 80,000 pending nodes), while a grid of 2^15 teams that finds nothing costs the H100 about 0.1 ms.
- */
-const LIST_FLOOR_ITEMS = 8192;
-
 /**
  * The second copy hop when the options leave it out: only after the rounds whose pairs are at
  * most a sixteenth of the most pairs of a round since the second (see `GpuSolverOptions.hop`;
  * an eighth made python slower on the H100, through its mid-solve dips).
  */
-const DEFAULT_HOP: NonNullable<Exclude<GpuSolverOptions['hop'], false>> = { tail: 1 / 16 };
+const DEFAULT_HOP: NonNullable<Exclude<GpuSolverTuning['hop'], false>> = { tail: 1 / 16 };
 
 /**
  * Events of {@link GpuSolver} (the CPU engine's, plus growth: `pool` is `pts` or `edg`, in
@@ -803,11 +145,11 @@ export type GpuSolverEvents = {
 interface Compiled {
   readonly key: string;
   readonly kernels: Record<SolverEntryPoint, Kernel>;
-  /** Each kernel's bind group; kernels that hold the same bindings share one. */
-  readonly bindGroups: Record<SolverEntryPoint, GPUBindGroup>;
+  /** The bind group every kernel takes (they share one layout: the module's bindings). */
+  readonly bindGroup: GPUBindGroup;
 }
 
-const NONE = NO_ELEMENT;
+const _NONE = NO_ELEMENT;
 
 /**
  * Worklist sorts that ended solves leave on their context for the next solve there, with their
@@ -833,6 +175,31 @@ function mergeTuningKey(tuning: MergeSortTuning | undefined): string {
 
 /** Default of GpuSolverOptions.mergeSortPairs: every size the merge sort's arrays allow. */
 const MERGE_SORT_PAIRS = 2 ** 32 - 1;
+
+/**
+ * The team kernels' shape on `ctx`: with subgroup teams, workgroups of `teamsPerWorkgroup`
+ * subgroups of the largest size (see the tuning's `teamsPerWorkgroup`, default 2) and the words a
+ * lane owns at the smallest size; otherwise one 32-invocation workgroup per team, one word a lane.
+ */
+function teamShape(
+  ctx: GpuContext,
+  team: TeamKind,
+  teamsPerWorkgroup = 2,
+): { teamWorkgroupSize: number; laneWords: number; teamsPerWorkgroup: number } {
+  if (team !== 'subgroup') return { teamWorkgroupSize: 32, laneWords: 1, teamsPerWorkgroup: 1 };
+  const largest = ctx.adapter.subgroupMaxSize || 128;
+  const smallest = Math.max(4, ctx.adapter.subgroupMinSize || 4);
+  const teamWorkgroupSize = teamWorkgroupSizeFor(
+    largest,
+    teamsPerWorkgroup,
+    Math.min(ctx.limits.maxComputeInvocationsPerWorkgroup, ctx.limits.maxComputeWorkgroupSizeX),
+  );
+  return {
+    teamWorkgroupSize,
+    laneWords: Math.ceil((ELEMENT_WORDS - 1) / smallest),
+    teamsPerWorkgroup: Math.max(1, teamWorkgroupSize / largest),
+  };
+}
 
 /**
  * The WebGPU Andersen engine (PPoPP'12 §5–6 on WebGPU). Every node has a points-to set P, what it
@@ -866,7 +233,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   readonly program: ConstraintProgram;
   readonly ctx: GpuContext;
   readonly #ownsContext: boolean;
-  readonly #options: GpuSolverOptions;
+  /** The options with the tuning (`'~unstable'`) beside them. */
+  readonly #options: SolverSettings;
   #solved = false;
   #destroyed = false;
   #buffers: GPUBuffer[] = [];
@@ -883,14 +251,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   /** Use {@link createGpuSolver}. */
   constructor(program: ConstraintProgram, ctx: GpuContext, ownsContext: boolean, options: GpuSolverOptions) {
     super();
-    const fanIn = options.partialMergeFanIn;
+    const fanIn = options['~unstable']?.partialMergeFanIn;
     if (fanIn !== undefined && ![2, 4, 8, 16].includes(fanIn)) {
       throw new RangeError(`partialMergeFanIn must be 2, 4, 8 or 16, not ${fanIn}`);
     }
     this.program = program;
     this.ctx = ctx;
     this.#ownsContext = ownsContext;
-    this.#options = options;
+    this.#options = { ...options['~unstable'], ...options };
   }
 
   /** Solves to the least fixed point; may be called once. */
@@ -905,11 +273,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
   destroy(): void {
     if (this.#destroyed) return;
     this.#destroyed = true;
-    for (const buffer of this.#buffers) this.ctx.releaseBuffer(buffer);
+    for (const buffer of this.#buffers) this.#giveBack(buffer);
     for (const pool of this.#pools) pool.destroy();
     if (this.#sorter) {
       const kept = keptSorters.get(this.ctx) ?? [];
-      if (this.#ownsContext || this.ctx.isLost || kept.length >= MAX_KEPT_SORTERS) {
+      if (!this.#keepsBuffers || this.ctx.isLost || kept.length >= MAX_KEPT_SORTERS) {
         this.#sorter.radix.destroy();
         this.#sorter.merge.destroy();
       } else {
@@ -922,6 +290,21 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     this.#pools = [];
     this.#endToucher();
     if (this.#ownsContext) this.ctx.destroy();
+  }
+
+  /**
+   * Whether the solver takes buffers, sorts and upload arrays that solves before it left on the
+   * context, and leaves its own there for the next solve (`keepBuffers`, with a context it was
+   * given), instead of creating and freeing them.
+   */
+  get #keepsBuffers(): boolean {
+    return this.#options.keepBuffers === true && !this.#ownsContext;
+  }
+
+  /** A buffer the solver is done with: to the context's kept buffers (`keepBuffers`) or freed. */
+  #giveBack(buffer: GPUBuffer): void {
+    if (this.#keepsBuffers) this.ctx.releaseBuffer(buffer);
+    else buffer.destroy();
   }
 
   /** Lets go of the page toucher (the context keeps its workers for the next solve). */
@@ -956,6 +339,12 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
    * by `destroy()`.
    */
   async #reuse(label: string, size: number, usage: number, keepBytes = 0): Promise<GPUBuffer> {
+    if (!this.#keepsBuffers) {
+      // A new buffer is zero: nothing to clear.
+      const buffer = await this.ctx.createBuffer({ label, size, usage: usage | BufferUsage.COPY_DST });
+      this.#buffers.push(buffer);
+      return buffer;
+    }
     // The kernels bind whole buffers: a kept one may be larger than asked, not past one binding.
     const maxSize = Math.max(size, Math.min(2 * size, this.ctx.limits.maxStorageBufferBindingSize));
     const { buffer, reused } = await this.ctx.reuseBuffer({
@@ -1012,7 +401,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     this.#checkAbort();
     this.emit('phase', 'setup', 0);
     // Host memory for the uploads, given back once they are queued (see host-arrays.ts).
-    const hostArrays = takeHostArrays(ctx, { keep: this.#options.reuseHostArrays !== false });
+    const hostArrays = takeHostArrays(ctx, { keep: this.#keepsBuffers });
     // The status words, the active lists' words (all 0 at first), then, when the host prepares
     // the program, the union–find (the first per-node array), which prepareProgram writes in place.
     const n = this.program.nodeCount;
@@ -1040,20 +429,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const partialMergeBits = Math.log2(this.#options.partialMergeFanIn ?? 4);
     const shareRules = this.#options.shareRules !== false;
     const hookSplit = this.#options.hookSplit ?? 16;
-    let teamWorkgroupSize = 32;
-    let laneWords = 1;
-    let teamsPerWorkgroup = 1;
-    if (team === 'subgroup') {
-      const largest = ctx.adapter.subgroupMaxSize || 128;
-      const smallest = Math.max(4, ctx.adapter.subgroupMinSize || 4);
-      teamWorkgroupSize = teamWorkgroupSizeFor(
-        largest,
-        this.#options.teamsPerWorkgroup ?? 2,
-        Math.min(ctx.limits.maxComputeInvocationsPerWorkgroup, ctx.limits.maxComputeWorkgroupSizeX),
-      );
-      laneWords = Math.ceil((ELEMENT_WORDS - 1) / smallest);
-      teamsPerWorkgroup = Math.max(1, teamWorkgroupSize / largest);
-    }
+    const { teamWorkgroupSize, laneWords, teamsPerWorkgroup } = teamShape(
+      ctx,
+      team,
+      this.#options.teamsPerWorkgroup,
+    );
 
     // Pools: empty; the first submission builds the initial sets from their pairs, at most one
     // element a pair (the capacities below hold them all).
@@ -1062,45 +442,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // Elements the initial sets may take: at most one a pair.
     const pointsElements = initialPairs.points;
     const edgeElements = initialPairs.count - initialPairs.points;
-    // The two pools share the storage bindings the kernels leave for windows: each may grow into
-    // the windows the other does not use (linux's points-to pool outgrew a fixed five of seven).
-    const windowRoom = poolWindowShares(ctx.limits.maxStorageBuffersPerShaderStage).room;
-    const windowBudget = new WindowBudget(windowRoom);
-    const pointsWindows = windowRoom - 1;
-    const edgeWindows = windowRoom - 1;
-    const initial = this.#options.initialPoolElements;
-    const reuseBuffers = this.#options.reusePoolBuffers !== false;
-    const windowOption = {
-      ...(this.#options.windowElements !== undefined ? { windowElements: this.#options.windowElements } : {}),
-      ...(this.#options.maxPoolElements !== undefined ? { maxCapacity: this.#options.maxPoolElements } : {}),
-    };
-    const points = await createElementPool(ctx, {
-      name: 'pts',
-      capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements, 8 * n)),
-      maxWindows: pointsWindows,
-      windowBudget,
-      reuseBuffers,
-      ...windowOption,
-    });
-    this.#pools.push(points);
-    const edges = await createElementPool(ctx, {
-      name: 'edg',
-      capacity: Math.min(
-        Math.max(edgeElements + 1, initial ?? Math.max(4096, 4 * edgeElements, n >> 1)),
-        // With small windows (tests) the edge pool starts in one window (it may grow into more).
-        this.#options.windowElements !== undefined
-          ? Math.max(edgeElements + 1, this.#options.windowElements)
-          : Number.POSITIVE_INFINITY,
-      ),
-      maxWindows: edgeWindows,
-      windowBudget,
-      reuseBuffers,
-      ...windowOption,
-    });
-    this.#pools.push(edges);
-    for (const pool of [points, edges]) {
-      pool.on('grow', ({ pool: name, from, to }) => this.emit('grow', { pool: name, from, to }));
-    }
+    const { points, edges } = await this.#createPools(n, pointsElements, edgeElements);
     const poolsMs = performance.now() - poolsStarted;
 
     const storage = BufferUsage.STORAGE | BufferUsage.COPY_SRC;
@@ -1258,8 +600,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     }
     // Every upload of them is queued (writeBuffer copies its data when called).
     hostArrays.release();
-    // Growing ahead is a guess: see growAheadOf below.
-    const growAhead = this.#options.growAhead ?? { below: 3, to: 8 };
+    // Growing ahead is a guess: see PoolGrowth.
+    const growAhead = this.#options.growAhead ?? DEFAULT_GROW_AHEAD;
     const growBelowWord =
       Number.isInteger(growAhead.below) && growAhead.below >= 0 && growAhead.below <= 0xffff_ffff
         ? growAhead.below
@@ -1272,66 +614,56 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // whose sort and levels match the guess records nothing but its status copy after the host
     // reads the rules' counts.
     const sortAheadEnabled = this.#options.sortAhead !== false;
-    // With queueUpdate the round's update is submitted behind its rules on a guess, which
-    // sort_gate checks on the GPU (see GpuSolverOptions.queueUpdate).
-    const queueUpdate = sortAheadEnabled && this.#options.queueUpdate === true;
     // The next round's rules submitted behind an update (rulesAhead), with their status words.
     const rulesAheadEnabled =
-      encodeAheadEnabled &&
-      !queueUpdate &&
-      this.#options.rulesAhead !== false &&
-      growBelowWord === growAhead.below;
+      encodeAheadEnabled && this.#options.rulesAhead !== false && growBelowWord === growAhead.below;
     // Whole rounds queued two deep (see GpuSolverOptions.pipelineRounds): the update's kernels are
     // compiled with the rules' gate.
     const pipeline = rulesAheadEnabled && sortAheadEnabled && this.#options.pipelineRounds !== false;
     const params = await this.#buffer(
       'andersen params',
-      Uint32Array.of(
+      paramsWords({
         n,
-        prepared.ruleCount,
-        prepared.hcdCount,
-        pairCapacity,
-        compositeBits,
-        pullChunk,
-        maxPullChunks,
-        chunkCapacity,
-        deltaTableSize - 1,
-        keyBits + compositeBits,
-        composite ? 0 : groupBits,
+        hcd_start: prepared.ruleCount,
+        hcd_count: prepared.hcdCount,
+        pair_capacity: pairCapacity,
+        base_bits: compositeBits,
+        pull_chunk: pullChunk,
+        max_chunks: maxPullChunks,
+        chunk_capacity: chunkCapacity,
+        table_mask: deltaTableSize - 1,
+        sort_key_bits: keyBits + compositeBits,
+        sort_value_bits: composite ? 0 : groupBits,
         // 0: no table (a table has at least two slots).
-        Math.max(0, pairTableSize - 1),
+        pair_table_mask: Math.max(0, pairTableSize - 1),
         // The sort and partial-merge levels of a guessed submission (see sort_gate): none yet.
-        ...NO_GUESS,
-        // grow_below: the host's grow-ahead test, for rules_gate (0 when not an integer: rulesAhead is off).
-        growBelowWord,
-        // fold_levels: none queued yet.
-        NO_FOLDS,
-      ),
+        guess_sort_capacity: NO_GUESS[0],
+        guess_levels: NO_GUESS[1],
+        // The host's grow-ahead test, for rules_gate (0 when not an integer: rulesAhead is off).
+        grow_below: growBelowWord,
+        // None queued yet.
+        fold_levels: NO_FOLDS,
+      }),
       BufferUsage.UNIFORM,
     );
-    const mergeTuning = mergeTuningKey(this.#options.mergeSortTuning);
-    const kept = keptSorters.get(ctx) ?? [];
-    const keptAt = kept.findIndex((sorts) => sorts.mergeTuning === mergeTuning);
-    const worklistSorts = (keptAt >= 0 ? kept.splice(keptAt, 1)[0] : undefined) ?? {
-      radix: createRadixSort(ctx),
-      merge: createMergeSort(
-        ctx,
-        this.#options.mergeSortTuning ? { tuning: this.#options.mergeSortTuning } : {},
-      ),
-      mergeTuning,
-    };
+    const worklistSorts = this.#takeSorts();
     this.#sorter = worklistSorts;
     const sorter = worklistSorts.radix;
     const mergeSorter = worklistSorts.merge;
-    const sortInOnePass = this.#options.sortInOnePass !== false;
+    // A sort recorded ahead on a guess may be the merge sort's first in this solve (after rounds
+    // the radix sort took, with a smaller mergeSortPairs): its kernels are compiled up front.
+    if (mergeSortPairs > 1) await mergeSorter.prepare({ count: 1 });
 
     let compiled: Compiled | undefined;
     // The kernel pairs run as one dispatch (see the options), and the entry points the fused ones
     // stand for (never dispatched on their own, so built into no pipeline).
-    const fusePullRules = this.#options.fusePullRules !== false;
-    const fuseGuardPending = activeLists && this.#options.fuseGuardPending !== false;
+    // pull_rules runs pull_sources and member_rules, which do not depend on one another, as one
+    // dispatch (a dispatch fewer each round for the host to record and the GPU to drain, and the
+    // two kernels' slowest teams overlap); guard_pending runs guard_update and pending_list.
+    const fuseGuardPending = activeLists;
     const supersededEntries = new Set<SolverEntryPoint>([
-      ...(fusePullRules ? (['pull_sources', 'member_rules'] as const) : []),
+      'pull_sources',
+      'member_rules',
       ...(fuseGuardPending ? (['guard_update', 'pending_list'] as const) : []),
     ]);
     const kernelSets = new Map<string, Record<SolverEntryPoint, Kernel>>();
@@ -1340,7 +672,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const compile = async (): Promise<Compiled> => {
       const key = compiledKey();
       if (compiled?.key === key) return compiled;
-      const bindings = this.#options.bindUsed === true ? 'used' : 'declared';
       const { code, layout } = solverModuleWgsl(
         points,
         edges,
@@ -1358,16 +689,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           ruleSplit,
           hookSplit,
           partialMergeBits,
-          teamHash: this.#options.teamHash,
           shareRules,
-          batchAppend: this.#options.batchAppend,
-          sweep: this.#options.sweep,
-          loadAhead: this.#options.loadAhead !== false,
-          laneCount: this.#options.laneCount !== false,
           activeLists,
           gateUpdate: pipeline,
         },
-        { batchTail: this.#options.batchTail !== false, loadAhead: this.#options.loadAhead !== false },
+        modulesOf(ctx),
       );
       // A pool that grows within its binding windows keeps its WGSL: only the bind group changes.
       let kernels = kernelSets.get(code);
@@ -1379,7 +705,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         );
         const built = await Promise.all(
           entries.map((entryPoint) =>
-            ctx.kernels.get({ label: `andersen ${entryPoint}`, code, layout, entryPoint, bindings }),
+            ctx.kernels.get({ label: `andersen ${entryPoint}`, code, layout, entryPoint }),
           ),
         );
         kernels = Object.fromEntries(entries.map((e, i) => [e, built[i]])) as unknown as Record<
@@ -1400,41 +726,36 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         pair_keys: pairs.keys,
         pair_values: pairs.values,
       } as never;
-      const groupsByBindings = new Map<string, GPUBindGroup>();
-      const bindGroups = {} as Record<SolverEntryPoint, GPUBindGroup>;
-      for (const [entry, kernel] of Object.entries(kernels) as [SolverEntryPoint, Kernel][]) {
-        const bindingsKey = kernel.layout.key;
-        let group = groupsByBindings.get(bindingsKey);
-        if (!group) {
-          group = kernel.bindGroup(
-            resources,
-            bindings === 'used' ? `andersen ${entry} bindings` : 'andersen bindings',
-          );
-          groupsByBindings.set(bindingsKey, group);
-        }
-        bindGroups[entry] = group;
-      }
-      compiled = { key, kernels, bindGroups };
+      const bindGroup = kernels.init_state.bindGroup(resources, 'andersen bindings');
+      compiled = { key, kernels, bindGroup };
       return compiled;
     };
 
-    const maxGrid = ctx.limits.maxComputeWorkgroupsPerDimension;
-    const entryKinds = solverEntryKinds(team);
-    const teamGridCap = Math.max(1, Math.floor(this.#options.gridCaps?.team ?? 1 << 15));
-    const threadGridCap = Math.max(1, Math.floor(this.#options.gridCaps?.thread ?? 1 << 14));
-    const grid = (entry: SolverEntryPoint, items: number) => {
-      const kind = entryKinds[entry];
-      if (kind === 'single') return dispatchGrid(1, maxGrid);
-      if (kind === 'team') {
-        const teams = dispatchGrid(
-          Math.min(teamGridCap, Math.max(1, Math.ceil(items / teamsPerWorkgroup))),
-          maxGrid,
-        );
-        // pull_rules: z 0 runs pull_sources, z 1 member_rules (items: the larger of the two).
-        return entry === 'pull_rules' ? { ...teams, z: 2 } : teams;
-      }
-      return dispatchGrid(Math.min(threadGridCap, Math.max(1, Math.ceil(items / THREAD_WORKGROUP))), maxGrid);
-    };
+    // Items of the kernels that visit merged children and extra pull chunks: the teams launched
+    // for them, from the counts the host read before encoding them.
+    const fixedMergeTeams = this.#options.mergeTeams;
+    const grids = new DispatchGrids({
+      team,
+      teamsPerWorkgroup,
+      maxGrid: ctx.limits.maxComputeWorkgroupsPerDimension,
+      teamGridCap: Math.max(1, Math.floor(this.#options.gridCaps?.team ?? 1 << 15)),
+      threadGridCap: Math.max(1, Math.floor(this.#options.gridCaps?.thread ?? 1 << 14)),
+      nodeCount: n,
+      ruleCount: prepared.ruleCount,
+      hcdCount: prepared.hcdCount,
+      chunkCapacity,
+      deltaTableSize,
+      pairTableSize,
+      ruleSplit,
+      hookSplit,
+      activeLists,
+      deltaBitmap,
+      ruleList,
+      listFloorItems: this.#options.listFloorItems,
+      fixedMergeTeams,
+    });
+    const readListItems = (status: Uint32Array) =>
+      grids.readListItems(status, (message) => new GpuSolverError(message));
     const phaseMs: Record<GpuSolvePhase, number> = {
       rules: 0,
       equivalence: 0,
@@ -1534,86 +855,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           ...(groupBits > 0 ? [{ bySource: true, bits: { start: SOURCE_WORD_SHIFT, end: sourceBits } }] : []),
           { bySource: false, bits: { start: 0, end: keyBits } },
         ];
-    // Items of the kernels that visit merged children and extra pull chunks: the teams launched
-    // for them, not a bound (their loops stride over whatever is there), from the counts the host
-    // read before encoding them. A dispatch of 2^15 teams that find nothing to do took about
-    // 0.1 ms on the H100.
-    const fixedMergeTeams = this.#options.mergeTeams;
-    let mergeItems = fixedMergeTeams ?? n;
-    let extraChunks = chunkCapacity;
-    // The items each active list's reader had work for when last read back (LIST_WORD.items):
-    // a reader is launched for about twice as many (it strides over whatever its list holds), at
-    // least LIST_FLOOR_ITEMS, at most its sweep's. Before the first read, the sweep's.
-    const listItems: Record<keyof typeof ACTIVE_LIST, number> = {
-      delta: Number.POSITIVE_INFINITY,
-      pull: Number.POSITIVE_INFINITY,
-      segments: Number.POSITIVE_INFINITY,
-      pending: Number.POSITIVE_INFINITY,
-      rules: Number.POSITIVE_INFINITY,
-    };
-    const listFloorItems = this.#options.listFloorItems ?? LIST_FLOOR_ITEMS;
-    const readListItems = (status: Uint32Array) => {
-      for (const [name, list] of Object.entries(ACTIVE_LIST) as [keyof typeof ACTIVE_LIST, number][]) {
-        const words = STATUS_WORDS + WORDS_PER_LIST * list;
-        // Every submission ends with its lists closed (see LIST_WORD): a count left over would
-        // make the next build append past it, and past the list's array in the end.
-        const open = status[words + LIST_WORD.counter] as number;
-        if (open !== 0)
-          throw new GpuSolverError(
-            `the active list '${name}' was left open with ${open} items at the end of a submission (an internal error of the solver)`,
-          );
-        listItems[name] = status[words + LIST_WORD.items] as number;
-      }
-    };
-    const itemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
-      if (entry === 'pull_rules') {
-        return Math.max(itemsOf('pull_sources', pairCount), itemsOf('member_rules', pairCount));
-      }
-      const swept = sweptItemsOf(entry, pairCount);
-      // delta_leaders runs over its list only where delta_bits builds it, member_rules only with
-      // ruleList.
-      const list =
-        activeLists && (entry === 'delta_leaders' ? deltaBitmap : entry === 'member_rules' ? ruleList : true)
-          ? LIST_READ[entry]
-          : undefined;
-      // member_rules runs ruleSplit teams per rule of its list.
-      const perItem = entry === 'member_rules' ? ruleSplit : 1;
-      return list ? Math.min(swept, Math.max(listFloorItems, 2 * perItem * listItems[list])) : swept;
-    };
-    const sweptItemsOf = (entry: SolverEntryPoint, pairCount: number): number => {
-      switch (entry) {
-        case 'hcd_hook':
-          return prepared.hcdCount * hookSplit;
-        case 'mark_segments':
-          return pairCount;
-        case 'apply_pairs':
-          return 2 * n;
-        case 'member_rules':
-          return prepared.ruleCount * ruleSplit;
-        case 'pull_sources':
-          return n + chunkCapacity;
-        case 'merge_partials':
-          return extraChunks;
-        case 'merge_prepare':
-        case 'merge_done':
-          return mergeItems;
-        // Two teams per child pair, and per root: the points-to sets and the edge sets (a fixed
-        // team count stays fixed, so that tests can run every fold on one team).
-        case 'merge_level':
-          return fixedMergeTeams ?? 2 * mergeItems;
-        case 'merge_data':
-          return fixedMergeTeams ?? 2 * mergeItems;
-        case 'delta_clear':
-          return Math.max(deltaTableSize, 2 * pairTableSize);
-        case 'delta_bits':
-        case 'hop_bits':
-          return 32 * deltaBitmapWords(n);
-        case 'init_state':
-          return Math.max(n, chunkCapacity);
-        default:
-          return n;
-      }
-    };
     /**
      * Records `entries` (after sorting the worklist's `pairCount` pairs, when given) into
      * `encoder`, one compute pass (one per kernel when profiling). Synchronous: the kernels and the
@@ -1622,7 +863,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const encodeEntries = (
       encoder: GPUCommandEncoder,
       label: string,
-      { kernels, bindGroups }: Compiled,
+      { kernels, bindGroup }: Compiled,
       entries: readonly SolverEntryPoint[],
       pairCount: number,
       sortCount: number,
@@ -1647,22 +888,17 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           for (const entry of passEntries) {
             const pass = timedPass(PHASE_OF[entry], entry);
             pass.setPipeline(kernels[entry].pipeline);
-            pass.setBindGroup(0, bindGroups[entry]);
-            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+            pass.setBindGroup(0, bindGroup);
+            encodeDispatch(pass, grids.grid(entry, pairCount));
             pass.end();
           }
         } else if (passEntries.length > 0) {
           const pass = encoder.beginComputePass({ label });
-          // A group stays bound across pipelines whose layouts take it.
-          let bound: GPUBindGroup | undefined;
+          // The group stays bound across the pipelines (they share its layout).
+          pass.setBindGroup(0, bindGroup);
           for (const entry of passEntries) {
             pass.setPipeline(kernels[entry].pipeline);
-            const group = bindGroups[entry];
-            if (group !== bound) {
-              pass.setBindGroup(0, group);
-              bound = group;
-            }
-            encodeDispatch(pass, grid(entry, itemsOf(entry, pairCount)));
+            encodeDispatch(pass, grids.grid(entry, pairCount));
           }
           pass.end();
         }
@@ -1671,10 +907,9 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       if (sortCount > 1) {
         // Timed, each radix pass is a compute pass of its own; untimed, the sort records all of
         // them in one (fewer passes for the host to record).
-        const timer =
-          querySet || !sortInOnePass
-            ? { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) }
-            : undefined;
+        const timer = querySet
+          ? { beginComputePass: (_: GPUCommandEncoder, l: string) => timedPass('sort', l) }
+          : undefined;
         if (sortCount <= mergeSortPairs) {
           mergeSorter.encode(
             encoder,
@@ -1893,60 +1128,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       if (activeLists) readListItems(status);
       return { status, reads: bytes.slice(1) as ArrayBuffer[], mapped };
     };
-    /**
-     * Submits `entries`, then the kernels of `ahead` (recorded for the current kernels), with no
-     * status read and no wait: the returned promise settles with the submission's error scopes.
-     */
-    const submit = (
-      label: string,
-      entries: readonly SolverEntryPoint[],
-      ahead: readonly Ahead[],
-    ): Promise<unknown> => {
-      const encodeStarted = performance.now();
-      const current = compiled;
-      if (current?.key !== compiledKey())
-        throw new GpuSolverError('kernels recorded ahead for buffers that have since grown');
-      const span = takeSpan('rules');
-      const submitted = ctx.guard(label, () => {
-        const encoder = ctx.device.createCommandEncoder({ label });
-        stampSpan(encoder, span, false);
-        encodeEntries(encoder, label, current, entries, 0, 0, [], []);
-        const buffers = [encoder.finish(), ...ahead.map((recorded) => recorded.commandBuffer)];
-        if (span !== undefined) {
-          const tail = ctx.device.createCommandEncoder({ label: `${label} (end)` });
-          stampSpan(tail, span, true);
-          buffers.push(tail.finish());
-        }
-        const submitStarted = performance.now();
-        ctx.queue.submit(buffers);
-        host.submit += performance.now() - submitStarted;
-      });
-      host.encode += performance.now() - encodeStarted;
-      host.submissions++;
-      return submitted;
-    };
-    const timedGrow = async <T>(work: () => Promise<T>): Promise<T> => {
-      const growStarted = performance.now();
-      const result = await work();
-      host.grow += performance.now() - growStarted;
-      return result;
-    };
-    // Growing ahead is a guess: it stops at the pool's largest size (so the pool cannot refuse
-    // it), and a GPU that cannot hold that much leaves the pool as it is (the guarded update
-    // grows it to what it really needs, or reports why it cannot).
-    const shares = poolWindowShares(ctx.limits.maxStorageBuffersPerShaderStage);
-    const growAheadOf = async (pool: ElementPool, wanted: number) => {
-      const share = (pool === points ? shares.points : shares.edges) * pool.windowElements;
-      const target = Math.min(pool.maxCapacity, Math.max(pool.capacity, share), wanted);
-      if (target <= pool.capacity) return;
-      try {
-        await timedGrow(() => pool.grow(target));
-      } catch (error) {
-        if (!(error instanceof GpuOutOfMemoryError)) throw error;
-      }
-    };
-    const growFor = (pool: ElementPool, next: number, capacity: number, need: number) =>
-      timedGrow(() => pool.grow(Math.max(next, Math.min(next, capacity) + need) + 1));
     const checkFatal = (status: Uint32Array) => {
       const fatal = status[STATUS.fatal] as number;
       if (fatal !== 0) {
@@ -1958,7 +1139,10 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
     };
 
-    const touchFrom = this.#options.touchedReadbackBytes ?? TOUCHED_READ_BYTES;
+    const touchFrom =
+      this.#options.touchReadback === true
+        ? (this.#options.touchedReadbackBytes ?? TOUCHED_READ_BYTES)
+        : Number.POSITIVE_INFINITY;
     const stats = {
       rounds: 0,
       hcdMerges: 0,
@@ -1967,7 +1151,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       reruns: 0,
       updateRedos: 0,
       mergeGrows: 0,
-      compactions: 0,
     };
     // Distinct copy edges between representatives before solving (see round 1 below).
     let initialEdgeCount = 0;
@@ -1980,7 +1163,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       'delta_leaders',
       'pull_count',
       'pull_items',
-      ...(fusePullRules ? (['pull_rules'] as const) : (['pull_sources', 'member_rules'] as const)),
+      'pull_rules',
       'sort_gate',
     ];
     // The worklist's runs (and their list) merged into the pending sets.
@@ -2028,7 +1211,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       const children = status[STATUS.mergeMaxChildren] as number;
       const levelCount = fixedMergeLevels ?? Math.min(16, Math.ceil(Math.log2(Math.max(1, children))));
       lastFoldLevels = levelCount;
-      mergeItems = fixedMergeTeams ?? Math.min(n, merged);
+      grids.mergeItems = fixedMergeTeams ?? Math.min(n, merged);
       pendingFolds = foldEntries(levelCount);
     };
     /** The rules (again after growing the worklist until it holds them all), then the sorted worklist and the update. */
@@ -2052,73 +1235,35 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     // begin_iteration also begins the iteration's first attempt (begin_attempt's resets).
     const firstAttemptEntries = rulesEntries.slice(1);
     const nextRulesEntries: SolverEntryPoint[] = ['begin_iteration', ...firstAttemptEntries];
-    // The pairs of the last round that sorted any (the guesses' sort is the one they take).
-    let guessedPairs = 0;
-    // Those of the sorting round before it (a queued round's guess covers the larger).
-    let previousPairs = 0;
-    let guessedLevels = 0;
-    // The levels the round before the last needed (the guess is the larger of the last two).
-    let previousLevels = 0;
+    // The counts of the last rounds that sorted and merged, which the guesses are sized by.
+    const guesses = new RoundGuesses({
+      queueRoom: this.#options.queueRoom ?? 2,
+      queueExtraLevels: this.#options.queueExtraLevels ?? 1,
+      smallSortPairs,
+      sortSizeFor,
+      preparedSorts,
+    });
     const levelEntries = (levels: number) => {
       const entries: SolverEntryPoint[] = [];
       for (let level = 0; level < levels; level++) entries.push('merge_partials');
       return entries;
     };
-    const queueRoom = this.#options.queueRoom ?? 2;
-    const queueExtraLevels = this.#options.queueExtraLevels ?? 1;
-    /**
-     * The sort and partial-merge levels a round's update is queued with, before the host can read
-     * the rules' counts (see GpuSolverOptions.queueUpdate): room for `queueRoom` times the last
-     * round's pairs (`count`: a count that selects that sort in {@link run}; `capacity`: the most
-     * pairs it sorts, for sort_gate), and `queueExtraLevels` more levels than the most of the last
-     * two rounds (a level not needed returns at once).
-     */
-    const updateGuess = (): { count: number; capacity: number; small: boolean; levels: number } => {
-      const levels = Math.max(guessedLevels, previousLevels) + queueExtraLevels;
-      const room = Math.ceil(queueRoom * guessedPairs);
-      if (room <= 1) return { count: 0, capacity: 1, small: false, levels };
-      if (room <= smallSortPairs)
-        return { count: smallSortPairs, capacity: smallSortPairs, small: true, levels };
-      const size = sortSizeFor(room);
-      return { count: size, capacity: size, small: false, levels };
-    };
-    /** The sort (`sortCount` 0: sort_small or none) and levels a round queued with pipelineRounds runs, and the pairs they cover (sort_gate's guess). */
-    interface PipelineGuess {
-      readonly capacity: number;
-      readonly sortCount: number;
-      readonly small: boolean;
-      readonly levels: number;
-    }
-    /** The update of a round queued on a guess, recorded ahead, with the guess sort_gate checks. */
-    interface QueuedUpdate {
-      readonly ahead: Ahead;
-      readonly guess: ReturnType<typeof updateGuess>;
-    }
-    // The next round's rules (up to sort_gate), and with queueUpdate its update on the guess of the
-    // counts read so far, recorded while this round runs (see encodeAhead).
+    // The next round's rules (up to sort_gate), recorded while this round runs (see encodeAhead).
     let nextRules: Ahead | undefined;
-    let nextUpdate: QueuedUpdate | undefined;
     const recordNextRound = () => {
       nextRules = encodeAhead(nextRulesEntries);
-      nextUpdate = undefined;
-      if (!queueUpdate || nextRules === undefined) return;
-      const guess = updateGuess();
-      // A radix sort is recorded once its kernels are prepared (run prepares them).
-      if (!guess.small && guess.count > 1 && preparedSorts.size === 0) return;
-      const entries: SolverEntryPoint[] = [
-        ...(guess.small ? (['sort_small'] as const) : []),
-        ...levelEntries(guess.levels),
-        ...updateTail,
-      ];
-      const ahead = encodeAhead(entries, guess.small ? 0 : guess.count);
-      if (ahead) nextUpdate = { ahead, guess };
     };
     // The guess that sort_gate checks, as the params buffer holds it.
     let gateParams: readonly number[] = NO_GUESS;
     const setGate = (sortCapacity: number, levels: number) => {
       if (gateParams[0] === sortCapacity && gateParams[1] === levels) return;
       gateParams = [sortCapacity, levels];
-      ctx.queue.writeBuffer(params, GUESS_PARAMS_OFFSET, Uint32Array.of(sortCapacity, levels));
+      // guess_sort_capacity, then guess_levels after it (PARAMS_FIELDS).
+      ctx.queue.writeBuffer(
+        params,
+        paramsOffset('guess_sort_capacity'),
+        Uint32Array.of(sortCapacity, levels),
+      );
     };
     const guessed = { held: 0, missed: 0 };
     // When the status words of the last rules reached the host (for host.react).
@@ -2159,38 +1304,14 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       sortAhead = undefined;
       levelsAhead = undefined;
       if (!sortAheadEnabled || updateAhead === undefined) return;
-      if (guessedPairs > 1 && guessedPairs <= smallSortPairs) sortAhead = encodeAhead(['sort_small']);
-      else if (guessedPairs > 1) sortAhead = encodeAhead([], sortSizeFor(guessedPairs));
-      if (guessedLevels > 0) levelsAhead = encodeAhead(levelEntries(guessedLevels));
+      if (guesses.pairs > 1 && guesses.pairs <= smallSortPairs) sortAhead = encodeAhead(['sort_small']);
+      else if (guesses.pairs > 1) sortAhead = encodeAhead([], sortSizeFor(guesses.pairs));
+      if (guesses.levels > 0) levelsAhead = encodeAhead(levelEntries(guesses.levels));
     };
-    const recordUpdateEarly = rulesAheadEnabled && this.#options.recordUpdateEarly !== false;
     const foldRootLevels = this.#options.foldRootLevels ?? FOLD_ROOT_LEVELS;
-    const splitUpdate = this.#options.splitUpdateSubmit !== false;
-    /** The smallest radix sort size prepared that sorts `pairs` (one not prepared may lack its kernels). */
-    const preparedSortFor = (pairs: number): number | undefined => {
-      let best: number | undefined;
-      for (const size of preparedSorts) if (size >= pairs && (best === undefined || size < best)) best = size;
-      return best;
-    };
-    /**
-     * The sort and partial-merge levels of a round queued two ahead (see pipelineRounds): room for
-     * `queueRoom` times the most pairs of the last two rounds that sorted, sort_small when that
-     * fits it, else the smallest radix sort prepared that holds it (or, failing that, those pairs);
-     * `queueExtraLevels` levels past the most the last two needed. Undefined when no radix sort
-     * prepared is large enough.
-     */
-    const pipelineGuess = (): PipelineGuess | undefined => {
-      const levels = Math.max(0, Math.max(guessedLevels, previousLevels) + queueExtraLevels);
-      const most = Math.max(guessedPairs, previousPairs);
-      const room = Math.ceil(queueRoom * most);
-      if (smallSortPairs > 0 && room <= smallSortPairs)
-        return { capacity: smallSortPairs, sortCount: 0, small: true, levels };
-      const size = preparedSortFor(sortSizeFor(room)) ?? preparedSortFor(sortSizeFor(most));
-      return size === undefined ? undefined : { capacity: size, sortCount: size, small: false, levels };
-    };
     /** While an update runs (or, with pipelineRounds, the round before): records the next rules (and with pipelineRounds its guessed update) and submits them behind it with rules_gate first. */
     const recordAndQueueNextRules = () => {
-      const guess = pipeline ? pipelineGuess() : undefined;
+      const guess = pipeline ? guesses.pipelineGuess() : undefined;
       if (!pipeline || guess === undefined) recordNextRound();
       if (!rulesAheadEnabled || compiled === undefined) return;
       if (guess === undefined && nextRules === undefined) return;
@@ -2229,7 +1350,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
             : Math.min(31, foldLevels + foldRootLevels);
       if (levelsWord !== foldLevelsParam) {
         foldLevelsParam = levelsWord;
-        ctx.queue.writeBuffer(params, FOLD_LEVELS_OFFSET, Uint32Array.of(levelsWord));
+        ctx.queue.writeBuffer(params, paramsOffset('fold_levels'), Uint32Array.of(levelsWord));
       }
       // Written in queue order: the submissions before this one see the guess they were queued with.
       if (guess !== undefined) setGate(guess.capacity, guess.levels);
@@ -2262,7 +1383,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       rulesAhead = { status, foldLevels: levelsWord, guess: update ? guess : undefined };
       // The host has nothing else to do until these rules' counts come back, whereas recording the
       // update while they run could delay its submission past them.
-      if (recordUpdateEarly && update === undefined) encodeUpdate();
+      if (update === undefined) encodeUpdate();
     };
     // Checks of rules that rules_gate must have held back (awaited before the sets are read).
     const heldBackChecks: Promise<void>[] = [];
@@ -2304,19 +1425,8 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       pullSplit.refused += status[STATUS.pullRefused] as number;
       pullSplit.skippedEqualDeltas += status[STATUS.pullsSkipped] as number;
       sharedRules += status[STATUS.rulesShared] as number;
-      extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
+      grids.extraChunks = Math.max(1, Math.min(status[STATUS.pullChunkCount] as number, chunkCapacity));
       return partialMergeLevels(status);
-    };
-    /** The next guesses: rounds that sort nothing or merge no chunks leave them alone (on small programs rounds that push pairs often alternate with rounds that only pull). */
-    const noteCounts = (pairCount: number, levels: number) => {
-      if (pairCount > 1) {
-        previousPairs = guessedPairs;
-        guessedPairs = pairCount;
-      }
-      if (levels > 0) {
-        previousLevels = guessedLevels;
-        guessedLevels = levels;
-      }
     };
     /** An update queued on a guess that held: counts it and its sort, and notes the counts for the next guesses. */
     const countSort = (sortCount: number) => {
@@ -2331,118 +1441,40 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         else countSort(sortCount);
         sorts.ahead++;
       }
-      noteCounts(pairCount, countAttempt(status, pairCount));
+      guesses.note(pairCount, countAttempt(status, pairCount));
     };
-    /** Grows the worklist ahead, up to what one binding holds; a GPU that cannot hold it leaves it as it is. */
-    const growPairsAhead = async (wanted: number) => {
-      const capacity = Math.min(Math.floor(ctx.limits.maxStorageBufferBindingSize / 4), Math.ceil(wanted));
-      if (capacity <= pairCapacity) return;
-      try {
-        await growPairs(capacity);
-      } catch (error) {
-        if (!(error instanceof GpuOutOfMemoryError)) throw error;
-      }
-    };
-    /** Moves the worklist to buffers of `capacity` pairs (what it held is not kept: only between attempts or rounds). */
-    const growPairs = (capacity: number) =>
-      timedGrow(async () => {
+    // Every decision to grow the pools and the worklist (see growth.ts).
+    const growth = new PoolGrowth(points, edges, {
+      growAhead,
+      maxStorageBuffers: ctx.limits.maxStorageBuffersPerShaderStage,
+      maxBindingBytes: ctx.limits.maxStorageBufferBindingSize,
+      pairCapacity: () => pairCapacity,
+      // Moves the worklist to buffers of `capacity` pairs (what it held is not kept: only between
+      // attempts or rounds).
+      growWorklist: async (capacity) => {
         pairs = await this.#createPairs(capacity, pairs);
         const from = pairCapacity;
         pairCapacity = capacity;
-        await ctx.writeBuffer(params, 12, Uint32Array.of(capacity));
+        await ctx.writeBuffer(params, paramsOffset('pair_capacity'), Uint32Array.of(capacity));
         this.emit('grow', { pool: 'worklist', from, to: capacity });
-      });
-    /** Each pool's words in the status (after the rules, sort_gate's; after an update, guard_merge's). */
-    const poolWords = [
-      {
-        pool: points,
-        next: STATUS.ptsNext,
-        capacity: STATUS.ptsCapacity,
-        exhausted: STATUS.ptsExhausted,
-        mark: STATUS.markPts,
-        mergeNeed: STATUS.mergeNeedPts,
       },
-      {
-        pool: edges,
-        next: STATUS.edgesNext,
-        capacity: STATUS.edgesCapacity,
-        exhausted: STATUS.edgesExhausted,
-        mark: STATUS.markEdges,
-        mergeNeed: STATUS.mergeNeedEdges,
+      timed: (ms) => {
+        host.grow += ms;
       },
-    ] as const;
-    /**
-     * Set when a pool was compacted during the attempt at hand: the worklist's pairs and the pull
-     * chunks of that attempt name elements that moved, so its update cannot run again alone.
-     */
-    let compactedThisAttempt = false;
-    /**
-     * Drops the elements of `words.pool` that no head reaches (every set the solve replaced).
-     * Returns the elements still in use, or undefined when nothing could be dropped. The sets
-     * the attempt gathered (N and H, or G) now lie below the new end: the iteration's mark moves
-     * back by their size, so that the update guard still counts them among what the attempt run
-     * next gathers, as it would have without the compaction.
-     */
-    const compactPool = async (words: (typeof poolWords)[number]): Promise<number | undefined> => {
-      const pool = words.pool;
-      // The nodes' sets, one range per slot (heads are slot-major); the partial sets of pull
-      // chunks belong to the attempt, and the attempt run next hands its chunks out again, each
-      // starting empty.
-      const slots = pool === points ? NODE_SET_SLOTS : EDGE_SET_SLOTS;
-      const buffer = pool === points ? ptsHeads : edgHeads;
-      const heads = Array.from({ length: slots }, (_, slot) => ({ buffer, first: slot * n, count: n }));
-      const compacted = await timedGrow(() => pool.compact({ nextWord: NEXT_WORD, heads }));
-      if (compacted.after >= compacted.before) return undefined;
-      stats.compactions++;
-      compactedThisAttempt = true;
-      const gathered = compacted.kept.reduce(
-        (sum, kept, slot) => sum + (slot === SET_SLOT.pending || slot === SET_SLOT.hop ? kept : 0),
-        0,
-      );
-      ctx.queue.writeBuffer(control, 4 * words.mark, Uint32Array.of(compacted.after - gathered));
-      ctx.queue.writeBuffer(control, 4 * words.next, Uint32Array.of(compacted.after));
-      return compacted.after;
-    };
-    /**
-     * Grows each pool that ran out or has less room than `need` of it, as the status words report
-     * them. With `compact` (only where the whole attempt runs again next), a pool that would have
-     * to grow past its largest size first drops what no set reaches, and grows only if that
-     * still leaves too little room.
-     */
-    const growPoolsShortOf = async (
-      status: Uint32Array,
-      need: (words: (typeof poolWords)[number]) => number,
-      options: { compact: boolean },
-    ) => {
-      for (const words of poolWords) {
-        const next = status[words.next] as number;
-        const capacity = status[words.capacity] as number;
-        const room = need(words);
-        if (status[words.exhausted] === 0 && next < capacity && capacity - next >= room) continue;
-        const wanted = Math.max(next, Math.min(next, capacity) + room) + 1;
-        if (options.compact && wanted > words.pool.maxCapacity) {
-          const inUse = await compactPool(words);
-          if (inUse !== undefined) {
-            if (inUse + room + 1 > words.pool.capacity) await growFor(words.pool, inUse, inUse, room);
-            continue;
-          }
-        }
-        await growFor(words.pool, next, capacity, room);
-      }
-    };
-    /**
-     * Grows each pool that ran out, or that lacks room for what the update may copy (everything
-     * allocated since the iteration began, once more) and the last merges' needs.
-     */
-    const growShortPools = (status: Uint32Array) =>
-      growPoolsShortOf(
-        status,
-        (words) =>
-          Math.min(status[words.next] as number, status[words.capacity] as number) -
-          (status[words.mark] as number) +
-          (status[words.mergeNeed] as number),
-        { compact: true },
-      );
+      heads: {
+        points: Array.from({ length: NODE_SET_SLOTS }, (_, slot) => ({
+          buffer: ptsHeads,
+          first: slot * n,
+          count: n,
+        })),
+        edges: Array.from({ length: EDGE_SET_SLOTS }, (_, slot) => ({
+          buffer: edgHeads,
+          first: slot * n,
+          count: n,
+        })),
+      },
+      writeControl: (word, value) => ctx.queue.writeBuffer(control, 4 * word, Uint32Array.of(value)),
+    });
     /** Whether the last update went up after rules that ran out of nothing, counted by the host (not on a guess). */
     let updateAloneAgain = false;
     /**
@@ -2462,13 +1494,13 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
           pairCount,
           whileRunning: recordAndQueueNextRules,
           kind: 'update',
-          submitFirst: splitUpdate && pairCount > 1 ? 0 : undefined,
+          submitFirst: pairCount > 1 ? 0 : undefined,
         })
       ).status;
     };
     const iterate = async (label: string, first: boolean): Promise<Uint32Array> => {
       updateAloneAgain = false;
-      compactedThisAttempt = false;
+      growth.attemptBegins();
       const begin: SolverEntryPoint[] = first ? ['begin_iteration'] : [];
       // The very first submission fills the heads and arrays that start empty, then builds the
       // initial sets from their pairs (sorted, then merged into the pending slots by key).
@@ -2492,7 +1524,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         // A whole round queued (pipelineRounds): the one after it goes up behind it before the
         // wait, so that the GPU runs it while the host reads this one. Else the update's kernels
         // are recorded while those rules run, unless they were recorded behind the last update
-        // (recordUpdateEarly) for the kernels still current.
+        // for the kernels still current.
         if (queuedGuess !== undefined) recordAndQueueNextRules();
         else if (updateAhead?.key !== compiledKey()) encodeUpdate();
         const waitStarted = performance.now();
@@ -2528,40 +1560,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
       if (ranAhead !== undefined) {
         status = ranAhead;
-      } else if (recorded && queueUpdate) {
-        // The folds and the rules go up without a wait, then the update on a guess of the sort and
-        // levels it needs, encoded and submitted while the GPU runs the rules.
-        // Recorded with the rules (on the counts of the round before this one) or recorded now.
-        const queued = nextUpdate?.ahead.key === compiledKey() ? nextUpdate : undefined;
-        nextUpdate = undefined;
-        const guess = queued?.guess ?? updateGuess();
-        const levels = guess.levels;
-        setGate(guess.capacity, levels);
-        const rulesSubmitted = submit(label, pendingFolds, [recorded]);
-        // Awaited once the update's status is in; an error meanwhile must not count as unhandled.
-        rulesSubmitted.catch(() => undefined);
-        pendingFolds = [];
-        try {
-          status = (
-            await run(label, queued ? [] : [...levelEntries(levels), ...updateTail], {
-              pairCount: queued ? 0 : guess.count,
-              ahead: queued ? [queued.ahead] : [],
-              whileRunning: recordNextRound,
-              kind: 'update',
-            })
-          ).status;
-        } finally {
-          await rulesSubmitted;
-        }
-        checkFatal(status);
-        if (status[STATUS.guessMissed] === 0) {
-          noteHeldGuess(status, guess.small, guess.count);
-          return status;
-        }
-        // Short: sort_gate sorted nothing and skipped the update; the levels run stay run.
-        guessed.missed++;
-        levelsRun = levels;
-        setGate(...NO_GUESS);
       } else {
         setGate(...NO_GUESS);
         // The folds of the last round's merges come first: the rules see the merged classes.
@@ -2585,7 +1583,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         if (pairCount <= pairCapacity && !rulesRanOut) {
           const levels = countAttempt(status, pairCount);
           // An update skipped for room alone is run again from its levels and sort (see redoUpdate).
-          updateAloneAgain = !queueUpdate && !pipeline && status[STATUS.guessMissed] === 0;
+          updateAloneAgain = !pipeline && status[STATUS.guessMissed] === 0;
           const merges = levelEntries(Math.max(0, levels - levelsRun));
           const recordedUpdate = takeAhead(updateAhead, updateTail);
           // A command buffer goes up once: what is not taken now is recorded anew.
@@ -2612,7 +1610,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               : undefined;
           sortAhead = undefined;
           levelsAhead = undefined;
-          noteCounts(pairCount, levels);
+          guesses.note(pairCount, levels);
           if (smallSort) sorts.small++;
           else if (sortCount > 1) countSort(recordedSort?.sortCount ?? sortCount);
           if (recordedSort) sorts.ahead++;
@@ -2626,15 +1624,18 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
               ),
               whileRunning: recordAndQueueNextRules,
               kind: 'update',
-              // The sort goes up first: the GPU sorts while Dawn records the update.
-              submitFirst: splitUpdate && pairCount > 1 ? (recordedSort ? 1 : 0) : undefined,
+              // The sort goes up first: Dawn records each dispatch's backend commands in
+              // queue.submit (about 4.5 µs each on the H100 machine) and the GPU starts a
+              // submission only once it is recorded, so the GPU sorts while the update's
+              // thirty-odd dispatches are recorded.
+              submitFirst: pairCount > 1 ? (recordedSort ? 1 : 0) : undefined,
             })
           ).status;
         }
         stats.reruns++;
         levelsRun = 0;
-        if (pairCount > pairCapacity) await growPairs(Math.max(2 * pairCapacity, 2 * pairCount));
-        if (rulesRanOut) await growShortPools(status);
+        if (pairCount > pairCapacity) await growth.growWorklist(Math.max(2 * pairCapacity, 2 * pairCount));
+        if (rulesRanOut) await growth.growShortPools(status);
         status = (
           await run(`${label} (${rulesRanOut ? 'pools' : 'worklist'} grown)`, rulesEntries, {
             whileRunning: encodeUpdate,
@@ -2644,11 +1645,6 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       }
     };
 
-    /** Whether a pool is short of room for `growAhead.below` times what the round allocated (see growAheadOf). */
-    const shortOfRoom = (pool: ElementPool, next: number, mark: number) =>
-      pool.capacity - next < growAhead.below * (next - mark);
-    /** Whether the worklist is short of room for `growAhead.below` times a round's pairs (rules_gate tests the same). */
-    const pairsShort = (pairCount: number) => pairCapacity < growAhead.below * pairCount;
     /**
      * After an update's status: when the host has something to do before the next rules (redo the
      * update or the merges, fold, stop, or grow a pool ahead), rules_gate held the rules queued
@@ -2665,9 +1661,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         status[STATUS.skipMerge] !== 0 ||
         !foldsCover(status, rulesAhead.foldLevels) ||
         quiet ||
-        shortOfRoom(points, status[STATUS.ptsNext] as number, status[STATUS.markPts] as number) ||
-        shortOfRoom(edges, status[STATUS.edgesNext] as number, status[STATUS.markEdges] as number) ||
-        pairsShort(status[STATUS.pairCount] as number);
+        growth.growsAhead(status);
       if (!hostActs) return;
       dropQueuedRound();
     };
@@ -2710,11 +1704,11 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         if (status[STATUS.skipUpdate] === 0) break;
         stats.reruns++;
         this.#checkAbort();
-        await growShortPools(status);
+        await growth.growShortPools(status);
         // The update alone again when only it ran short (pairCount ≤ capacity and the rules ran out
         // of nothing: else iterate would not have submitted it), as often as it does; the whole
         // iteration otherwise.
-        const alone = updateAloneAgain && !compactedThisAttempt && status[STATUS.guessMissed] === 0;
+        const alone = updateAloneAgain && !growth.compactedThisAttempt && status[STATUS.guessMissed] === 0;
         if (alone) stats.updateRedos++;
         status = alone
           ? await redoUpdate(`andersen update ${round} (again)`, status)
@@ -2726,7 +1720,7 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
         // guard_merge found a pool short of room for the folds (the plan itself allocates nothing
         // and stands): grow that pool to hold them, and let the folds run, as the guard would now.
         stats.mergeGrows++;
-        await growPoolsShortOf(status, (words) => status[words.mergeNeed] as number, { compact: false });
+        await growth.growForMerges(status);
         ctx.queue.writeBuffer(control, 4 * STATUS.skipMerge, Uint32Array.of(0));
         status = status.slice();
         status[STATUS.skipMerge] = 0;
@@ -2752,26 +1746,16 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       });
       roundKernelMs = {};
       if (propagated === 0 && fresh === 0 && merged === 0) break;
-      // Grow ahead of need: an iteration that would not fit runs twice.
-      const pointsNext = status[STATUS.ptsNext] as number;
-      const lastPoints = pointsNext - (status[STATUS.markPts] as number);
-      if (shortOfRoom(points, pointsNext, status[STATUS.markPts] as number))
-        await growAheadOf(points, pointsNext + growAhead.to * lastPoints);
-      const edgesNext = status[STATUS.edgesNext] as number;
-      const lastEdges = edgesNext - (status[STATUS.markEdges] as number);
       // Sets that will take long to read back: start the context's page-touching workers now
       // (once a context: starting them cost gcc's solves a millisecond of the main thread each),
       // so they are ready by the end (the live sets are at most what the pool holds).
+      const pointsNext = status[STATUS.ptsNext] as number;
       if (this.#toucher === undefined && pointsNext * points.elementBytes >= touchFrom) {
         this.#toucher = ctx.pageToucher();
       }
-      if (shortOfRoom(edges, edgesNext, status[STATUS.markEdges] as number))
-        await growAheadOf(edges, edgesNext + growAhead.to * lastEdges);
-      // And the worklist: a round that overflows it runs its rules again (python's pairs jump
-      // 15-fold from one round to the next, and such rounds come again).
-      const pairCount = status[STATUS.pairCount] as number;
-      chooseHop(pairCount);
-      if (pairsShort(pairCount)) await growPairsAhead(growAhead.to * pairCount);
+      chooseHop(status[STATUS.pairCount] as number);
+      // Grow ahead of need: an iteration that would not fit runs twice.
+      await growth.growAheadAfter(status);
     }
     await Promise.all(heldBackChecks);
     const iterateMs = performance.now() - iterateStarted;
@@ -2845,80 +1829,24 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       laid = await layOut(0);
       checkFatal(laid.status);
     }
-    const [parentWords, headWords, pointsHeader, edgesHeader, leaderWords] = laid.reads as [
-      ArrayBuffer,
-      ArrayBuffer,
-      ArrayBuffer,
-      ArrayBuffer,
-      ArrayBuffer | undefined,
-    ];
-    // Besides the sets: the union–find and the heads, and the leaders when sets are shared.
-    const indexBytes = (leaderWords ? 12 : 8) * n;
-    const poolUse = (header: ArrayBuffer) => {
-      const words = new Uint32Array(header);
-      return Math.min(words[0] as number, words[1] as number);
-    };
-    const used = poolUse(pointsHeader);
-    let heads = new Uint32Array(headWords);
-    let words: Uint32Array;
-    let readbackBytes: number;
-    let touchedReadback = false;
-    const valuesMapped = laid.mapped[0];
-    if (compacted) {
-      if (valuesMapped) {
-        words = new Uint32Array(valuesMapped.take(liveBytes));
-      } else if (live === 0) {
-        words = new Uint32Array(0);
-      } else {
-        // Large sets go into memory whose pages worker threads touch while the GPU copies (a copy
-        // into fresh memory pays a page fault per 4 KiB).
-        const toucher = liveBytes >= touchFrom ? await this.#toucher : undefined;
-        const destination = toucher?.allocate(liveBytes);
-        if (destination) {
-          touchedReadback = true;
-          const into = await destination;
-          await ctx.staging.readInto(pairs.values, 0, liveBytes, into);
-          words = new Uint32Array(into.buffer, into.byteOffset, liveBytes / 4);
-        } else {
-          words = new Uint32Array(await ctx.readBuffer(pairs.values, 0, liveBytes));
-        }
-      }
-      readbackBytes = liveBytes + indexBytes;
-    } else {
-      valuesMapped?.take(0);
-      const [poolHeads, poolWords] = await Promise.all([
-        ctx.readBuffer(ptsHeads, 0, n * 4),
-        points.readElements(0, used),
-      ]);
-      heads = new Uint32Array(poolHeads);
-      const parentOf = new Uint32Array(parentWords);
-      for (let v = 0; v < n; v++) if (parentOf[v] !== v) heads[v] = NONE;
-      words = poolWords;
-      // … and the heads of every P.
-      readbackBytes = words.byteLength + indexBytes + 4 * n;
-    }
+    const read = await readSets({
+      ctx,
+      nodeCount: n,
+      laid,
+      compacted,
+      liveBytes,
+      touchFrom,
+      toucher: this.#toucher,
+      values: pairs.values,
+      ptsHeads,
+      points,
+    });
     const transferReadMs = performance.now() - transferStarted;
-    // The sets stay in the array read back (no copy), and a node's set object is made when the
-    // node is asked for, not a million of them at once. live_copy laid each list out from its
-    // head over consecutive elements and checked it; the whole pool's lists are walked and checked.
-    const table = adoptVectorTable(words, heads, compacted ? { laidOut: true } : {});
-    // live_count made every node's parent its root.
-    const parent = new Uint32Array(parentWords);
-    // A representative that shares its leader's set reads the leader's list.
-    const leaderOf = compacted && leaderWords ? new Uint32Array(leaderWords) : undefined;
-    const sets = leaderOf ? { at: (v: number) => table.at(leaderOf[v] as number) } : table;
+    const { parent, sets, sharedSets, pointsToElements } = adoptSets(read, laid, compacted, n);
+    const { readbackBytes, touchedReadback } = read;
     const transferMs = performance.now() - transferStarted;
     this.#endToucher();
 
-    // The representatives' elements (each shared set counted for every representative that has
-    // it), which live_copy counted; the whole-pool path walks the lists.
-    let pointsToElements =
-      (laid.status[STATUS.liveCountLow] as number) + (laid.status[STATUS.liveCountHigh] as number) * 2 ** 32;
-    const sharedSets = leaderOf ? (laid.status[STATUS.liveShared] as number) : 0;
-    if (!compacted) {
-      pointsToElements = 0;
-      for (let v = 0; v < n; v++) if (parent[v] === v) pointsToElements += sets.at(v)?.elementCount ?? 0;
-    }
     const statistics: SolveStatistics = {
       rounds: stats.rounds,
       offlineMerges: prepared.offlineMerges ?? (laid.status[STATUS.offlineMerges] as number),
@@ -2929,19 +1857,19 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
       solveMs: performance.now() - started,
       pointsToElements,
     };
-    const submissionSpans = spanSet ? await this.#readSpans(spanSet, spanKinds) : undefined;
+    const submissionSpans = spanSet ? await readSubmissionSpans(ctx, spanSet, spanKinds) : undefined;
     let gpuBytes = 0;
     for (const buffer of this.#buffers) gpuBytes += buffer.size;
     gpuBytes += points.capacity * points.elementBytes + edges.capacity * edges.elementBytes + 32;
     gpuBytes += sorter.gpuBytes + mergeSorter.gpuBytes;
     this.report = {
       gpuBytes,
-      pointsPool: { capacity: points.capacity, used },
-      edgePool: { capacity: edges.capacity, used: poolUse(edgesHeader) },
+      pointsPool: { capacity: points.capacity, used: read.pointsUsed },
+      edgePool: { capacity: edges.capacity, used: read.edgesUsed },
       reruns: stats.reruns,
       updateRedos: stats.updateRedos,
       mergeGrows: stats.mergeGrows,
-      compactions: stats.compactions,
+      compactions: growth.compactions,
       setupMs,
       setupParts: { program: programMs, pools: poolsMs, buffers: setupMs - programMs - poolsMs },
       iterateMs,
@@ -2971,73 +1899,74 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     return result;
   }
 
-  /** Sums the GPU's busy and idle time over the timed submissions, of the `kinds` in the order their spans were taken (see `timeSubmissions`). */
-  async #readSpans(
-    spanSet: GPUQuerySet,
-    kinds: readonly SubmissionKind[],
-  ): Promise<NonNullable<GpuSolveReport['submissionSpans']>> {
+  /**
+   * The points-to and edge pools, empty, with room for the initial sets (`pointsElements` and
+   * `edgeElements`, at most one element a pair) and the default or asked-for start.
+   */
+  async #createPools(
+    n: number,
+    pointsElements: number,
+    edgeElements: number,
+  ): Promise<{ points: ElementPool; edges: ElementPool }> {
     const ctx = this.ctx;
-    const count = kinds.length;
-    const resolved = await ctx.createBuffer({
-      label: 'andersen submission timestamps',
-      size: Math.max(16, 16 * count),
-      usage: BufferUsage.QUERY_RESOLVE | BufferUsage.COPY_SRC,
+    // The two pools share the storage bindings the kernels leave for windows: each may grow into
+    // the windows the other does not use (linux's points-to pool outgrew a fixed five of seven).
+    const windowRoom = poolWindowShares(ctx.limits.maxStorageBuffersPerShaderStage).room;
+    const windowBudget = new WindowBudget(windowRoom);
+    const pointsWindows = windowRoom - 1;
+    const edgeWindows = windowRoom - 1;
+    const initial = this.#options.initialPoolElements;
+    // Every kernel writes all the words of an element it allocates, so a kept buffer's stale
+    // contents are harmless.
+    const reuseBuffers = this.#keepsBuffers;
+    const windowOption = {
+      ...(this.#options.windowElements !== undefined ? { windowElements: this.#options.windowElements } : {}),
+      ...(this.#options.maxPoolElements !== undefined ? { maxCapacity: this.#options.maxPoolElements } : {}),
+    };
+    const points = await createElementPool(ctx, {
+      name: 'pts',
+      capacity: Math.max(pointsElements + 1, initial ?? Math.max(4096, 4 * pointsElements, 8 * n)),
+      maxWindows: pointsWindows,
+      windowBudget,
+      reuseBuffers,
+      ...windowOption,
     });
-    try {
-      await ctx.guard('andersen submission timestamps', () => {
-        const encoder = ctx.device.createCommandEncoder();
-        if (count > 0) encoder.resolveQuerySet(spanSet, 0, 2 * count, resolved, 0);
-        ctx.queue.submit([encoder.finish()]);
-      });
-      const stamps = new BigUint64Array(await ctx.readBuffer(resolved, 0, Math.max(16, 16 * count)));
-      // In the GPU's order (that of the first timestamps), whatever the order the host took the
-      // spans in: the idle time before a submission is the gap after the one the GPU ran before it.
-      const order = kinds
-        .map((_, i) => i)
-        .sort((a, b) => {
-          const [x, y] = [stamps[2 * a] as bigint, stamps[2 * b] as bigint];
-          return x < y ? -1 : x > y ? 1 : a - b;
-        });
-      let busy = 0n;
-      let idle = 0n;
-      const idleBefore: Record<SubmissionKind, bigint> = {
-        rules: 0n,
-        'queued rules': 0n,
-        'queued round': 0n,
-        update: 0n,
-        other: 0n,
-      };
-      const busyEachMs: number[] = [];
-      let lastEnd: bigint | undefined;
-      for (const i of order) {
-        const begin = stamps[2 * i] as bigint;
-        const end = stamps[2 * i + 1] as bigint;
-        const span = end > begin ? end - begin : 0n;
-        busy += span;
-        busyEachMs.push(Number(span) / 1e6);
-        if (lastEnd !== undefined && begin > lastEnd) {
-          idle += begin - lastEnd;
-          idleBefore[kinds[i] as SubmissionKind] += begin - lastEnd;
-        }
-        if (lastEnd === undefined || end > lastEnd) lastEnd = end;
-      }
-      const ms = (ns: bigint) => Number(ns) / 1e6;
-      return {
-        submissions: count,
-        busyMs: ms(busy),
-        idleMs: ms(idle),
-        idleBeforeMs: {
-          rules: ms(idleBefore.rules),
-          'queued rules': ms(idleBefore['queued rules']),
-          'queued round': ms(idleBefore['queued round']),
-          update: ms(idleBefore.update),
-          other: ms(idleBefore.other),
-        },
-        busyEachMs,
-      };
-    } finally {
-      resolved.destroy();
+    this.#pools.push(points);
+    const edges = await createElementPool(ctx, {
+      name: 'edg',
+      capacity: Math.min(
+        Math.max(edgeElements + 1, initial ?? Math.max(4096, 4 * edgeElements, n >> 1)),
+        // With small windows (tests) the edge pool starts in one window (it may grow into more).
+        this.#options.windowElements !== undefined
+          ? Math.max(edgeElements + 1, this.#options.windowElements)
+          : Number.POSITIVE_INFINITY,
+      ),
+      maxWindows: edgeWindows,
+      windowBudget,
+      reuseBuffers,
+      ...windowOption,
+    });
+    this.#pools.push(edges);
+    for (const pool of [points, edges]) {
+      pool.on('grow', ({ pool: name, from, to }) => this.emit('grow', { pool: name, from, to }));
     }
+    return { points, edges };
+  }
+
+  /** The worklist's sorts: those a solve left on the context (`keepBuffers`), or new ones. */
+  #takeSorts(): WorklistSorts {
+    const ctx = this.ctx;
+    const tuning = this.#options.mergeSortTuning;
+    const mergeTuning = mergeTuningKey(tuning);
+    const kept = (this.#keepsBuffers ? keptSorters.get(ctx) : undefined) ?? [];
+    const keptAt = kept.findIndex((sorts) => sorts.mergeTuning === mergeTuning);
+    return (
+      (keptAt >= 0 ? kept.splice(keptAt, 1)[0] : undefined) ?? {
+        radix: createRadixSort(ctx),
+        merge: createMergeSort(ctx, tuning ? { tuning } : {}),
+        mergeTuning,
+      }
+    );
   }
 
   /** The worklist's key and source buffers for `capacity` pairs (replacing `old`). */
@@ -3051,87 +1980,20 @@ export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<G
     const keys = await this.#reuse(`andersen pair keys ${capacity}`, capacity * 4, usage);
     const values = await this.#reuse(`andersen pair sources ${valueCapacity}`, valueCapacity * 4, usage);
     await this.#clearKept();
-    if (old) {
+    if (old && this.#keepsBuffers) {
       this.#buffers = this.#buffers.filter((b) => b !== old.keys && b !== old.values);
       // Work already submitted that reads them runs first (the queue's order).
       this.ctx.releaseBuffer(old.keys);
       this.ctx.releaseBuffer(old.values);
     }
+    // Otherwise they stay in #buffers, freed with the rest by destroy(): kernels recorded ahead
+    // for them may still be in flight.
     return { keys, values };
   }
 }
 
-/**
- * The WebGPU engine's WGSL module for the pools `points` and `edges`, as the solver compiles it:
- * {@link solverKernelsWgsl}'s kernels for `kernels` (the bind-group declarations come from the
- * pools) linked with the grid helpers and each pool's sparse-bit-vector library, and the layout of
- * its bindings. For checking the module on a device without running a solve (creating its
- * pipelines takes minutes on a software adapter).
- *
- * @example
- * ```ts
- * const { code } = solverModuleWgsl(points, edges, { team: 'workgroup', teamWorkgroupSize: 32, laneWords: 1 });
- * const info = await ctx.device.createShaderModule({ code }).getCompilationInfo();
- * ```
- */
-export function solverModuleWgsl(
-  points: ElementPool,
-  edges: ElementPool,
-  kernels: Omit<SolverKernelParams, 'layoutWgsl'>,
-  library: { readonly batchTail?: boolean; readonly loadAhead?: boolean } = {},
-): { readonly code: string; readonly layout: ReturnType<typeof solverLayout> } {
-  const team = kernels.team;
-  // The pools' WGSL is small; what it and the options make is the module, built once per key.
-  const wgslOf = (pool: ElementPool) => ({ alloc: pool.allocWgsl(team), access: pool.accessWgsl() });
-  const pointsWgsl = wgslOf(points);
-  const edgesWgsl = wgslOf(edges);
-  const key = JSON.stringify([
-    kernels,
-    library,
-    points.geometry,
-    edges.geometry,
-    [pointsWgsl, edgesWgsl].map(({ alloc, access }) => [alloc.code, access.code]),
-  ]);
-  const known = solverModules.get(key);
-  if (known) {
-    // Most recently used last, so that the oldest goes first.
-    solverModules.delete(key);
-    solverModules.set(key, known);
-    return known;
-  }
-  const layout = solverLayout(points, edges);
-  const libraryWgsl = (name: 'pts' | 'edg', { alloc, access }: ReturnType<typeof wgslOf>) =>
-    sparseBitVectorLibraryWgsl({
-      name,
-      team,
-      laneWords: kernels.laneWords,
-      alloc,
-      access,
-      batchTail: library.batchTail !== false,
-      loadAhead: library.loadAhead !== false,
-    });
-  const code = linkWgsl(solverKernelsWgsl({ ...kernels, layoutWgsl: layout.wgsl() }), [
-    gridWgsl,
-    libraryWgsl('pts', pointsWgsl),
-    libraryWgsl('edg', edgesWgsl),
-  ]);
-  const built = { code, layout };
-  solverModules.set(key, built);
-  if (solverModules.size > MAX_SOLVER_MODULES)
-    solverModules.delete(solverModules.keys().next().value as string);
-  return built;
-}
-
-/**
- * Solver modules built before, by their options and pools' geometry: building one took 0.5–3 ms
- * of the host's main thread a solve (a gcc solve is about 30 ms on the H100), and a new string of its
- * 150 KB costs the kernel cache a hash on every look-up, where the same string is hashed once.
- */
-const solverModules = new Map<
-  string,
-  { readonly code: string; readonly layout: ReturnType<typeof solverLayout> }
->();
-const MAX_SOLVER_MODULES = 16;
+/** The solve's settings: the options, with the tuning (`'~unstable'`) beside them. */
+type SolverSettings = Omit<GpuSolverOptions, '~unstable'> & GpuSolverTuning;
 
 /**
  * A new {@link GpuSolver} for `program` on `options.gpu`, or on a GPU it acquires (throws

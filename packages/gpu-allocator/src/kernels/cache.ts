@@ -1,7 +1,6 @@
 import type { GpuContext } from '../context/context';
 import { GpuInternalError, GpuValidationError } from '../errors';
 import type { BindingLayout, BindingResources, BindingSpecs } from './layout';
-import { readStaticUses, type WgslStaticUses } from './static-use';
 
 /** What a compute kernel is made of. */
 export interface KernelDescriptor<S extends BindingSpecs = BindingSpecs> {
@@ -14,17 +13,6 @@ export interface KernelDescriptor<S extends BindingSpecs = BindingSpecs> {
   readonly constants?: Readonly<Record<string, number>>;
   /** Bind group 0's layout (further groups are rarely needed and not supported yet). */
   readonly layout: BindingLayout<S>;
-  /**
-   * `'declared'` (the default): the kernel's bind group holds every binding of `layout`. `'used'`:
-   * only those the entry point statically uses ({@link WgslStaticUses.usedBy}), with their
-   * numbers, so that one module's entry points each bind just what they touch. Dawn tracks every
-   * binding of the bound group at each dispatch (on the H100 machine, recording a dispatch took
-   * 2.2 µs with 1 binding and 4.3 µs with 16), but setting a group costs more than that: kernels
-   * that take turns with groups of their own cost 4.9 µs a dispatch with 2 bindings each
-   * (measured on the H100). So it pays where many dispatches in a row use the same
-   * few bindings, not for one module's kernels each with a group of its own.
-   */
-  readonly bindings?: 'declared' | 'used';
 }
 
 /**
@@ -95,8 +83,6 @@ export class KernelCache {
    */
   readonly #pipelines = new Map<string, Map<string, Promise<unknown>>>();
   readonly #layouts = new Map<string, GPUBindGroupLayout>();
-  /** Each source's functions and the identifiers they name, for kernels that bind what they use. */
-  readonly #staticUses = new Map<string, WgslStaticUses>();
 
   readonly #onShader: ((label: string, code: string) => void) | undefined;
 
@@ -116,7 +102,7 @@ export class KernelCache {
   get<S extends BindingSpecs>(descriptor: KernelDescriptor<S>): Promise<Kernel<S>> {
     const entryPoint = descriptor.entryPoint ?? 'main';
     const constants = Object.entries(descriptor.constants ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
-    const key = `${descriptor.layout.key}|${entryPoint}|${JSON.stringify(constants)}|${descriptor.bindings ?? 'declared'}`;
+    const key = `${descriptor.layout.key}|${entryPoint}|${JSON.stringify(constants)}`;
     const code = descriptor.code;
     const bySource = this.#pipelines.get(code) ?? new Map<string, Promise<unknown>>();
     const cached = bySource.get(key);
@@ -160,8 +146,7 @@ export class KernelCache {
         }
         throw error;
       });
-    const layout =
-      descriptor.bindings === 'used' ? this.#usedLayout(descriptor, entryPoint) : descriptor.layout;
+    const layout = descriptor.layout;
     const bindGroupLayout = await this.#bindGroupLayout(layout);
     const pipelineLayout = device.createPipelineLayout({ label, bindGroupLayouts: [bindGroupLayout] });
     const compute: GPUProgrammableStage = { module, entryPoint };
@@ -181,19 +166,6 @@ export class KernelCache {
     return new Kernel(ctx, label, pipeline, layout, bindGroupLayout);
   }
 
-  /** `descriptor.layout` cut to the bindings `entryPoint` statically uses. */
-  #usedLayout<S extends BindingSpecs>(descriptor: KernelDescriptor<S>, entryPoint: string): BindingLayout<S> {
-    const { code, layout } = descriptor;
-    let uses = this.#staticUses.get(code);
-    if (!uses) {
-      uses = readStaticUses(code);
-      this.#staticUses.set(code, uses);
-    }
-    // A missing entry point keeps the whole layout: the pipeline's creation then reports it.
-    if (!uses.has(entryPoint)) return layout;
-    return layout.pick(uses.usedBy(entryPoint, layout.names) as Set<keyof S & string>);
-  }
-
   async #bindGroupLayout<S extends BindingSpecs>(layout: BindingLayout<S>): Promise<GPUBindGroupLayout> {
     let result = this.#layouts.get(layout.key);
     if (!result) {
@@ -209,6 +181,5 @@ export class KernelCache {
   clear(): void {
     this.#pipelines.clear();
     this.#layouts.clear();
-    this.#staticUses.clear();
   }
 }

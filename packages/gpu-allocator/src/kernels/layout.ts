@@ -24,26 +24,24 @@ export type BindingSpecs = Readonly<Record<string, BindingSpec>>;
 export class BindingLayout<S extends BindingSpecs = BindingSpecs> {
   readonly label: string;
   readonly specs: S;
-  /** The names this layout binds, in binding-number order (all of `specs` but in a {@link BindingLayout.pick}). */
+  /** The names this layout binds, in binding-number order (the order of `specs`). */
   readonly names: readonly (keyof S & string)[];
   /** Identity of the layout's shape (binding numbers, kinds and access), used as a cache key. */
   readonly key: string;
-  /** Binding number of each name of `specs`: its position there, also in a picked layout. */
+  /** Binding number of each name of `specs`: its position there. */
   readonly #bindings: ReadonlyMap<string, number>;
 
-  constructor(label: string, specs: S, names?: readonly (keyof S & string)[]) {
+  constructor(label: string, specs: S) {
     this.label = label;
     this.specs = specs;
     const all = Object.keys(specs) as (keyof S & string)[];
     this.#bindings = new Map(all.map((name, binding) => [name, binding]));
-    this.names = names ?? all;
+    this.names = all;
     const shape = (name: string) => {
       const spec = specs[name] as BindingSpec;
       return spec.kind === 'storage' ? `s${spec.access === 'read' ? 'r' : 'w'}` : 'u';
     };
-    this.key = names
-      ? this.names.map((name) => `${this.bindingOf(name)}${shape(name)}`).join(',')
-      : this.names.map(shape).join('');
+    this.key = this.names.map(shape).join('');
   }
 
   /** The binding number of `name` (its position in the specs). */
@@ -51,27 +49,6 @@ export class BindingLayout<S extends BindingSpecs = BindingSpecs> {
     const binding = this.#bindings.get(name);
     if (binding === undefined) throw new TypeError(`${this.label}: no binding '${name}'`);
     return binding;
-  }
-
-  /**
-   * The same layout with only `names` bound (in binding-number order; each keeps its number): the
-   * bind group of a kernel that uses a few of a module's bindings (see the kernel cache's
-   * `bindings: 'used'`).
-   *
-   * @example
-   * ```ts
-   * const small = layout.pick(['params', 'control']); // bindings 0 and 7 of a larger layout
-   * ```
-   */
-  pick(names: Iterable<keyof S & string>): BindingLayout<S> {
-    const wanted = new Set(names);
-    for (const name of wanted) this.bindingOf(name);
-    const all = Object.keys(this.specs) as (keyof S & string)[];
-    return new BindingLayout(
-      this.label,
-      this.specs,
-      all.filter((name) => wanted.has(name)),
-    );
   }
 
   /** The WGSL `var` declarations of every binding of the specs in bind group `group`. */
