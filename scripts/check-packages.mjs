@@ -5,9 +5,11 @@
 // fails CI instead of a user's install. It also checks that the private benchmark workspace
 // (`@gpumorph/bench`) stays out of what is published: no published package exports a `bench`
 // subpath, depends on it (a dev dependency, which is never installed, is allowed), or has a dist/
-// file that imports it (the CLI bundles it; docs/decisions/bench-workspace.md).
+// file that imports it (the CLI bundles it; docs/decisions/bench-workspace.md); and that every
+// package a dist/ file imports is declared in its package.json (dependencies, peer or optional).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,6 +43,41 @@ function benchLeaks(dir, manifest) {
   return leaks;
 }
 
+const builtins = new Set(builtinModules);
+const bareImport = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s+)["']([^"'./][^"']*)["']/gm;
+
+/**
+ * Packages a published package's dist/ imports without declaring them (dependencies, peer or
+ * optional): an install would not have them (e.g. a test runner pulled in through a bundle).
+ * @param {string} dir the package's folder
+ * @param {Record<string, any>} manifest its package.json
+ * @returns {string[]}
+ */
+function undeclaredImports(dir, manifest) {
+  const declared = new Set([
+    manifest.name,
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
+    ...Object.keys(manifest.optionalDependencies ?? {}),
+  ]);
+  const found = new Set();
+  const dist = join(dir, 'dist');
+  if (!existsSync(dist)) return [];
+  for (const file of readdirSync(dist, { recursive: true, encoding: 'utf8' })) {
+    if (!/\.(c|m)?js$/.test(file)) continue;
+    for (const [, specifier] of readFileSync(join(dist, file), 'utf8').matchAll(bareImport)) {
+      const parts = specifier.split('/');
+      const pkg = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+      // A testing entry brings its test runner (an optional peer): only testing entries use one.
+      if (/^@gpumorph\/[^/]+\/testing$/.test(specifier) && !file.includes('testing'))
+        found.add(`dist/${file} imports ${specifier}, a testing entry, outside a testing entry`);
+      if (specifier.startsWith('node:') || builtins.has(pkg) || declared.has(pkg)) continue;
+      found.add(`dist/${file} imports ${pkg}, which package.json does not declare`);
+    }
+  }
+  return [...found];
+}
+
 const failures = [];
 for (const workspace of workspaces) {
   const dir = join(root, workspace);
@@ -54,10 +91,10 @@ for (const workspace of workspaces) {
     failures.push(`${BENCH} must be private`);
     continue;
   }
-  const leaks = benchLeaks(dir, manifest);
+  const leaks = [...benchLeaks(dir, manifest), ...undeclaredImports(dir, manifest)];
   for (const leak of leaks) failures.push(`${name}: ${leak}`);
   process.stdout.write(
-    `${leaks.length === 0 ? '✓' : '✗'} ${name} (no ${BENCH} in exports, dependencies, dist)\n`,
+    `${leaks.length === 0 ? '✓' : '✗'} ${name} (no ${BENCH} in exports, dependencies, dist; every import declared)\n`,
   );
   if (!existsSync(join(dir, 'dist'))) {
     failures.push(`${name}: no dist/ (run npm run build first)`);

@@ -19,7 +19,7 @@ import {
   solveAndersen,
   verifySolution,
 } from '@gpumorph/andersen';
-import { settleGarbage } from '@gpumorph/gpu-allocator/testing';
+import { settleGarbage } from './gc';
 import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';
 
 /** The paper's CPU-s column (offline ms, solve ms), Figure 11 of seeds/andersen-gpu-ppopp12. */

@@ -22,7 +22,7 @@ import {
   vanHornMairson,
 } from '@gpumorph/eigencfa';
 import type { GpuContext } from '@gpumorph/gpu-allocator';
-import { collectGarbage, settleGarbage } from '@gpumorph/gpu-allocator/testing';
+import { collectGarbage, settleGarbage } from './gc';
 import type { BenchOptions, BenchReport, BenchRow, BenchSuite } from './types';
 
 /** Table 1 of seeds/eigencfa-popl11 (GTX-480 and a 2.79 GHz i7, 2011): terms → GPU(Sp), CPU(Sp) in ms. */

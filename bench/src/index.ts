@@ -13,7 +13,6 @@ import { primitivesBench } from './primitives';
 import { sparseBitVectorBench } from './sparse-bitvector';
 import type { BenchSuite } from './types';
 
-export { collectGarbage, settleGarbage } from '@gpumorph/gpu-allocator/testing';
 export { allocatorBench } from './allocator';
 export {
   andersenBench,
@@ -23,6 +22,7 @@ export {
   PAPER_GPU_MS,
 } from './andersen';
 export { eigencfaBench, PAPER_TABLE_1, parsePaperTable1, vhmDataDirectory } from './eigencfa';
+export { collectGarbage, settleGarbage } from './gc';
 export { llvmBench, REAL_C_CODE_BASES, realCIrDirectory } from './llvm';
 export { octagonBench } from './octagon';
 export { primitivesBench } from './primitives';

@@ -5,9 +5,10 @@ export default definePackageConfig(
     index: 'src/index.ts',
     cpu: 'src/cpu.ts',
     testing: 'src/testing/index.ts',
-    // Not an export: dist/bench.js keeps settleGarbage at the path scripts outside the repository
-    // import from a built checkout (it was the bench entry before the benchmarks left the package).
-    bench: 'src/testing/gc.ts',
+    // Not an export: dist/bench.js keeps the bench's settleGarbage at the path scripts outside the
+    // repository import from a built checkout (the bench entry before the benchmarks left the
+    // package). Node built-ins only: it pulls in no test runner.
+    bench: '../../bench/src/gc.ts',
   },
   WEBGPU_TYPES,
 );

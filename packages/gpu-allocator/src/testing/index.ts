@@ -197,4 +197,3 @@ export async function assertGpuBatchProperty<T, R>(
   if (parameters.seed !== undefined) fcParameters.seed = parameters.seed;
   await fc.assert(property, fcParameters);
 }
-export { collectGarbage, settleGarbage } from './gc';
