@@ -65,9 +65,10 @@ function undeclaredImports(dir, manifest) {
   if (!existsSync(dist)) return [];
   for (const file of readdirSync(dist, { recursive: true, encoding: 'utf8' })) {
     if (!/\.(c|m)?js$/.test(file)) continue;
-    for (const [, specifier] of readFileSync(join(dist, file), 'utf8').matchAll(bareImport)) {
+    for (const match of readFileSync(join(dist, file), 'utf8').matchAll(bareImport)) {
+      const specifier = match[1] ?? '';
       const parts = specifier.split('/');
-      const pkg = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+      const pkg = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? '');
       // A testing entry brings its test runner (an optional peer): only testing entries use one.
       if (/^@gpumorph\/[^/]+\/testing$/.test(specifier) && !file.includes('testing'))
         found.add(`dist/${file} imports ${specifier}, a testing entry, outside a testing entry`);
