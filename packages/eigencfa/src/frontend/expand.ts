@@ -177,6 +177,8 @@ class Expander extends Scope {
     }
     const vars = defined.map((d) => d.v);
     for (const v of vars) this.bind(v);
+    // The body's macros see its definitions (letrec* scope) from here on.
+    for (const m of macros) this.captureDefinitionEnv(m);
     // Build from the end: the value of a body is its last expression (void if it ends in a define).
     const parts: ({ bind: SourceVar; init: Core } | { expr: Core })[] = [];
     for (const item of order) {
@@ -214,7 +216,12 @@ class Expander extends Scope {
   }
 
   expandMacro(b: MacroBinding, d: Extract<Datum, { t: 'list' }>): Datum {
-    return expandMacro(b.macro, d, (name) => this.gensym_.next(`${name}%m`));
+    return expandMacro(
+      b.macro,
+      d,
+      (name) => this.gensym_.next(`${name}%m`),
+      (name) => this.hygienicName(b, name),
+    );
   }
 
   parseDefine(f: Extract<Datum, { t: 'list' }>): { name: string; namePos: SourcePos; value: Datum } {
@@ -268,7 +275,7 @@ class Expander extends Scope {
           this.errors.push(new SchemeSyntaxError(d.pos, `unbound variable '${d.name}'`));
           return { k: 'const', value: 'basic', pos: d.pos };
         }
-        if (b === 'primitive') return this.primitiveValue(d.name, d.pos);
+        if (b === 'primitive') return this.primitiveValue(this.canonical(d.name), d.pos);
         if (isMacro(b)) this.fail(d.pos, `macro '${d.name}' used as a value`);
         return { k: 'ref', v: b, pos: d.pos };
       }
@@ -277,19 +284,22 @@ class Expander extends Scope {
     }
     const head = d.items[0];
     if (head === undefined) this.fail(d.pos, 'empty combination ()');
-    if (isSym(head) && this.special(head.name)) return (yield this.special_(head.name, d, name)) as Core;
+    if (isSym(head) && this.special(head.name))
+      return (yield this.special_(this.canonical(head.name), d, name)) as Core;
     const headBinding = isSym(head) ? this.lookup(head.name) : undefined;
     if (isMacro(headBinding)) return (yield this.expr(this.expandMacro(headBinding, d), name)) as Core;
     // Application.
     const items = this.items(d, 'application');
     if (isSym(head) && this.lookup(head.name) === 'primitive') {
       const args = (yield this.exprs(items.slice(1))) as Core[];
-      if (CALLING[head.name] !== undefined) return this.calling(head.name, args, d.pos);
-      return this.primApp(head.name, args, d.pos);
+      const prim = this.canonical(head.name);
+      if (CALLING[prim] !== undefined) return this.calling(prim, args, d.pos);
+      return this.primApp(prim, args, d.pos);
     }
     const fn = (yield this.expr(head)) as Core;
     const args = (yield this.exprs(items.slice(1))) as Core[];
-    const site = this.site(d.pos, datumToString(head, 40), args.length);
+    const operator = isSym(head) ? this.canonical(head.name).slice(0, 40) : datumToString(head, 40);
+    const site = this.site(d.pos, operator, args.length);
     return curriedApp(fn, args, d.pos, site);
   }
 
@@ -566,6 +576,7 @@ class Expander extends Scope {
       return { kind: 'macro', name: n.name, macro: parseSyntaxRules(n.name, spec) } as MacroBinding;
     });
     for (const m of macros) this.bind(m);
+    for (const m of macros) this.captureDefinitionEnv(m);
     const body = (yield this.body(items.slice(2), pos)) as Core;
     this.unbind(macros);
     return body;
