@@ -75,6 +75,10 @@ export interface CfaSolveOptions {
     rowsPerChunk?: number;
     roundsPerBatch?: number;
     maxRoundsPerBatch?: number;
+    /** Dense or paged store, the paged store's first pool, a cap on binding bytes (see `solveWebGpu`). */
+    store?: 'dense' | 'paged';
+    pageCapacity?: number;
+    maxBindingBytes?: number;
     /** The delta engine's store from and back to this pool ({@link createCfaBufferPool}). */
     bufferPool?: CfaBufferPool;
   };
@@ -204,7 +208,8 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
       onGrow: (what, from, to) => this.emit('grow', what, from, to),
     });
     this.emit('phase', 'readback');
-    const { solveMs, setupMs, readbackMs, ...counters } = statistics;
+    const { solveMs, setupMs, readbackMs, storeLayout, ...rest } = statistics;
+    const counters = { ...rest, pagedStore: storeLayout === 'paged' ? 1 : 0 };
     return {
       engine,
       store,
