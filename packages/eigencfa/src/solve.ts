@@ -79,6 +79,10 @@ export interface CfaSolveOptions extends AnalysisProgressOptions<CfaPhase, CfaIt
     rowsPerChunk?: number;
     roundsPerBatch?: number;
     maxRoundsPerBatch?: number;
+    /** Dense or paged store, the paged store's first pool, a cap on binding bytes (see `solveWebGpu`). */
+    store?: 'dense' | 'paged';
+    pageCapacity?: number;
+    maxBindingBytes?: number;
     /** The delta engine's store from and back to this pool ({@link createCfaBufferPool}). */
     bufferPool?: CfaBufferPool;
   };
@@ -219,7 +223,8 @@ export class CfaSolver extends (EventEmitter as new () => TypedEmitter.default<C
     });
     this.#rounds = statistics.rounds;
     this.emit('phase', 'readback', this.#rounds);
-    const { solveMs, setupMs, readbackMs, ...counters } = statistics;
+    const { solveMs, setupMs, readbackMs, storeLayout, ...rest } = statistics;
+    const counters = { ...rest, pagedStore: storeLayout === 'paged' ? 1 : 0 };
     return {
       engine,
       store,

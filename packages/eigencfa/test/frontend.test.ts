@@ -237,6 +237,35 @@ describe('syntax-rules', () => {
     expect(f('get-f')).toEqual([['λ(get-f)@m.scm:7:1']]);
   });
 
+  it("free template names mean what they meant at the definition: a use site's if, let, list and helper do not capture them", () => {
+    const text = `(define (helper x) (lambda (y) x))
+(define-syntax my-if (syntax-rules () ((_ c a b) (if c a b))))
+(define-syntax call-helper (syntax-rules () ((_ e) (let ((t e)) (helper t)))))
+(define-syntax pair-up (syntax-rules () ((_ a b) (list a b))))
+(define (user if let helper list)
+  (define h (call-helper let))
+  (define p (pair-up 1 2))
+  (my-if if (lambda (p) p) (lambda (q) q)))
+(user 1 (lambda (l) l) (lambda (z) z) (lambda (w) w))`;
+    const compiled = compileScheme(text, { file: 'h.scm' });
+    const r = sourceResults(compiled, solveCpuSparse(compiled.matrices).store);
+    const site = (operator: string) => r.callSites.filter((c) => c.operator === operator);
+    // The template's (helper t) calls the global helper, never the user's parameter.
+    expect(site('helper').map((c) => c.callees.map(flowValueText))).toEqual([['λ(helper)@h.scm:1:1']]);
+    // The template's if and list are the special form and the primitive: no call applies the user's.
+    expect(site('if')).toEqual([]);
+    expect(site('list')).toEqual([]);
+    const flow = (name: string) => r.variables.find((v) => v.name === name)?.flow.map(flowValueText);
+    expect(flow('h')).toEqual(['λ@h.scm:1:20']);
+    expect(flow('p')).toEqual(['basic']);
+    // Where nothing rebinds them, the names are left as they are.
+    const plain = compileScheme(
+      `(define-syntax my-if (syntax-rules () ((_ c a b) (if c a b))))\n(my-if #t 1 2)`,
+      { file: 'p.scm' },
+    );
+    expect(plain.callSites).toEqual([]);
+  });
+
   it('reports a use that matches no rule at its position', () => {
     expect(() =>
       compileScheme('(define-syntax m (syntax-rules () ((_ a) a)))\n(m 1 2)', { file: 'm.scm' }),

@@ -177,6 +177,8 @@ class Expander extends Scope {
     }
     const vars = defined.map((d) => d.v);
     for (const v of vars) this.bind(v);
+    // The body's macros see its definitions (letrec* scope) from here on.
+    for (const m of macros) this.captureDefinitionEnv(m);
     // Build from the end: the value of a body is its last expression (void if it ends in a define).
     const parts: ({ bind: SourceVar; init: Core } | { expr: Core })[] = [];
     for (const item of order) {
@@ -214,7 +216,12 @@ class Expander extends Scope {
   }
 
   expandMacro(b: MacroBinding, d: Extract<Datum, { t: 'list' }>): Datum {
-    return expandMacro(b.macro, d, (name) => this.gensym_.next(`${name}%m`));
+    return expandMacro(
+      b.macro,
+      d,
+      (name) => this.gensym_.next(`${name}%m`),
+      (name) => this.hygienicName(b, name),
+    );
   }
 
   parseDefine(f: Extract<Datum, { t: 'list' }>): { name: string; namePos: SourcePos; value: Datum } {
@@ -268,7 +275,7 @@ class Expander extends Scope {
           this.errors.push(new SchemeSyntaxError(d.pos, `unbound variable '${d.name}'`));
           return { k: 'const', value: 'basic', pos: d.pos };
         }
-        if (b === 'primitive') return this.primitiveValue(d.name, d.pos);
+        if (b === 'primitive') return this.primitiveValue(this.canonical(d.name), d.pos);
         if (isMacro(b)) this.fail(d.pos, `macro '${d.name}' used as a value`);
         return { k: 'ref', v: b, pos: d.pos };
       }
@@ -277,19 +284,22 @@ class Expander extends Scope {
     }
     const head = d.items[0];
     if (head === undefined) this.fail(d.pos, 'empty combination ()');
-    if (isSym(head) && this.special(head.name)) return (yield this.special_(head.name, d, name)) as Core;
+    if (isSym(head) && this.special(head.name))
+      return (yield this.special_(this.canonical(head.name), d, name)) as Core;
     const headBinding = isSym(head) ? this.lookup(head.name) : undefined;
     if (isMacro(headBinding)) return (yield this.expr(this.expandMacro(headBinding, d), name)) as Core;
     // Application.
     const items = this.items(d, 'application');
     if (isSym(head) && this.lookup(head.name) === 'primitive') {
       const args = (yield this.exprs(items.slice(1))) as Core[];
-      if (CALLING[head.name] !== undefined) return this.calling(head.name, args, d.pos);
-      return this.primApp(head.name, args, d.pos);
+      const prim = this.canonical(head.name);
+      if (CALLING[prim] !== undefined) return this.calling(prim, args, d.pos);
+      return this.primApp(prim, args, d.pos);
     }
     const fn = (yield this.expr(head)) as Core;
     const args = (yield this.exprs(items.slice(1))) as Core[];
-    const site = this.site(d.pos, datumToString(head, 40), args.length);
+    const operator = isSym(head) ? this.canonical(head.name).slice(0, 40) : datumToString(head, 40);
+    const site = this.site(d.pos, operator, args.length);
     return curriedApp(fn, args, d.pos, site);
   }
 
@@ -338,34 +348,8 @@ class Expander extends Scope {
         if (q.t === 'bool') return { k: 'const', value: q.value ? 'true' : 'false', pos };
         return basic;
       }
-      case 'quasiquote': {
-        if (items.length !== 2) this.fail(pos, 'quasiquote: expected one datum');
-        const template = items[1] as Datum;
-        // `,e is e itself.
-        if (isList(template) && isSym(template.items[0], 'unquote') && template.items.length === 2)
-          return (yield this.expr(template.items[1] as Datum)) as Core;
-        const unquoted: Datum[] = [];
-        const walk: { d: Datum; depth: number }[] = [{ d: items[1] as Datum, depth: 1 }];
-        while (walk.length > 0) {
-          const { d: x, depth } = walk.pop() as { d: Datum; depth: number };
-          if (x.t === 'vec') for (const y of x.items) walk.push({ d: y, depth });
-          if (x.t !== 'list') continue;
-          const h = x.items[0];
-          if (isSym(h, 'unquote') || isSym(h, 'unquote-splicing')) {
-            if (depth === 1) {
-              if (x.items[1] !== undefined) unquoted.push(x.items[1]);
-              continue;
-            }
-            for (const y of x.items.slice(1)) walk.push({ d: y, depth: depth - 1 });
-            continue;
-          }
-          const inner = isSym(h, 'quasiquote') ? depth + 1 : depth;
-          for (const y of x.items) walk.push({ d: y, depth: inner });
-          if (x.tail) walk.push({ d: x.tail, depth: inner });
-        }
-        unquoted.reverse();
-        return this.primApp('quasiquote', (yield this.exprs(unquoted)) as Core[], pos);
-      }
+      case 'quasiquote':
+        return (yield this.quasiquote(items, pos)) as Core;
       case 'unquote':
       case 'unquote-splicing':
       case 'else':
@@ -402,90 +386,16 @@ class Expander extends Scope {
         b.mutable = true;
         return { k: 'set', v: b, e, pos };
       }
-      case 'let': {
-        if (isSym(items[1])) return (yield this.namedLet(d, items)) as Core;
-        const bindings = this.bindings(items[1], 'let', pos);
-        if (bindings.length === 0) return (yield this.body(items.slice(2), pos)) as Core;
-        // ((lambda (v …) body …) init …), as the data folder's preprocessor does.
-        const inits = (yield this.exprs(bindings.map((b) => b.init))) as Core[];
-        const params = bindings.map((b) => this.fresh(b.name, b.pos, 'let'));
-        for (const v of params) this.bind(v);
-        const body = (yield this.body(items.slice(2), pos)) as Core;
-        this.unbind(params);
-        const lam: Core = { k: 'lam', params, body, pos, origin: this.lambdaOrigin(pos, 'let') };
-        return curriedApp(lam, inits, pos, undefined);
-      }
-      case 'let*': {
-        const bindings = this.bindings(items[1], 'let*', pos);
-        if (bindings.length <= 1) {
-          const rewritten: Datum = {
-            t: 'list',
-            items: [{ t: 'sym', name: 'let', pos }, ...items.slice(1)],
-            tail: null,
-            pos,
-          };
-          return (yield this.special_('let', rewritten as Extract<Datum, { t: 'list' }>)) as Core;
-        }
-        const [first, ...others] = (items[1] as Extract<Datum, { t: 'list' }>).items;
-        const inner: Datum = {
-          t: 'list',
-          items: [
-            { t: 'sym', name: 'let*', pos },
-            { t: 'list', items: others, tail: null, pos },
-            ...items.slice(2),
-          ],
-          tail: null,
-          pos,
-        };
-        const outer: Datum = {
-          t: 'list',
-          items: [
-            { t: 'sym', name: 'let', pos },
-            { t: 'list', items: [first as Datum], tail: null, pos },
-            inner,
-          ],
-          tail: null,
-          pos,
-        };
-        return (yield this.special_('let', outer as Extract<Datum, { t: 'list' }>)) as Core;
-      }
+      case 'let':
+        return (yield this.let_(d, items, pos)) as Core;
+      case 'let*':
+        return (yield this.letStar(items, pos)) as Core;
       case 'letrec':
-      case 'letrec*': {
-        const bindings = this.bindings(items[1], name, pos);
-        const vars = bindings.map((b) => this.fresh(b.name, b.pos, 'let'));
-        for (const v of vars) this.bind(v);
-        const inits: Core[] = [];
-        for (let i = 0; i < bindings.length; i++)
-          inits.push(
-            (yield this.expr((bindings[i] as { init: Datum }).init, (vars[i] as SourceVar).name)) as Core,
-          );
-        let body = (yield this.body(items.slice(2), pos)) as Core;
-        this.unbind(vars);
-        for (let i = vars.length - 1; i >= 0; i--)
-          body = { k: 'bind', v: vars[i] as SourceVar, init: inits[i] as Core, body };
-        return body;
-      }
+      case 'letrec*':
+        return (yield this.letrec(name, items, pos)) as Core;
       case 'and':
-      case 'or': {
-        if (items.length === 1) return { k: 'const', value: name === 'and' ? 'true' : 'false', pos };
-        const parts = (yield this.exprs(items.slice(1))) as Core[];
-        let result = parts[parts.length - 1] as Core;
-        for (let i = parts.length - 2; i >= 0; i--) {
-          const p = parts[i] as Core;
-          if (name === 'and')
-            result = { k: 'if', c: p, t: result, e: { k: 'const', value: 'false', pos }, pos };
-          else {
-            const t = this.temp(pos);
-            result = {
-              k: 'bind',
-              v: t,
-              init: p,
-              body: { k: 'if', c: { k: 'ref', v: t, pos }, t: { k: 'ref', v: t, pos }, e: result, pos },
-            };
-          }
-        }
-        return result;
-      }
+      case 'or':
+        return (yield this.andOr(name, items, pos)) as Core;
       case 'when':
       case 'unless': {
         if (items.length < 3) this.fail(pos, `${name}: expected (${name} test expression …)`);
@@ -509,29 +419,11 @@ class Expander extends Scope {
       case '%halt':
         return { k: 'halt', args: (yield this.exprs(items.slice(1))) as Core[], pos };
       case 'delay':
-      case 'delay-force': {
-        // The promise's thunk joins every other promise's in %promise-thunk; force calls them all.
-        if (items.length !== 2) this.fail(pos, `${name}: expected one expression`);
-        const body = (yield this.expr(items[1] as Datum)) as Core;
-        const cell = this.preludeVar('%promise-thunk');
-        cell.mutable = true;
-        const thunk: Core = { k: 'lam', params: [], body, pos, origin: { kind: 'thunk', pos } };
-        return { k: 'seq', first: { k: 'set', v: cell, e: thunk, pos }, rest: basic };
-      }
+      case 'delay-force':
+        return (yield this.delay(name, items, pos)) as Core;
       case 'let-syntax':
-      case 'letrec-syntax': {
-        const bindings = items[1];
-        if (!isList(bindings)) this.fail(pos, `${name}: expected (${name} ((name transformer) …) body …)`);
-        const macros = bindings.items.map((b) => {
-          const [n, spec] = isList(b) ? b.items : [];
-          if (!isSym(n) || spec === undefined) return this.fail(b.pos, `${name}: bad binding`);
-          return { kind: 'macro', name: n.name, macro: parseSyntaxRules(n.name, spec) } as MacroBinding;
-        });
-        for (const m of macros) this.bind(m);
-        const body = (yield this.body(items.slice(2), pos)) as Core;
-        this.unbind(macros);
-        return body;
-      }
+      case 'letrec-syntax':
+        return (yield this.letSyntax(name, items, pos)) as Core;
       case 'define-syntax':
       case 'define-record-type':
       case 'define-values':
@@ -542,6 +434,152 @@ class Expander extends Scope {
         return { k: 'prim', name: 'assert', args: (yield this.exprs(items.slice(1))) as Core[], pos };
     }
     return this.fail(pos, `unsupported form '${name}'`);
+  }
+
+  /** `(quasiquote template)`: the unquoted expressions, evaluated, make a basic value. */
+  *quasiquote(items: readonly Datum[], pos: SourcePos): Tramp<Core> {
+    if (items.length !== 2) this.fail(pos, 'quasiquote: expected one datum');
+    const template = items[1] as Datum;
+    // `,e is e itself.
+    if (isList(template) && isSym(template.items[0], 'unquote') && template.items.length === 2)
+      return (yield this.expr(template.items[1] as Datum)) as Core;
+    const unquoted: Datum[] = [];
+    const walk: { d: Datum; depth: number }[] = [{ d: items[1] as Datum, depth: 1 }];
+    while (walk.length > 0) {
+      const { d: x, depth } = walk.pop() as { d: Datum; depth: number };
+      if (x.t === 'vec') for (const y of x.items) walk.push({ d: y, depth });
+      if (x.t !== 'list') continue;
+      const h = x.items[0];
+      if (isSym(h, 'unquote') || isSym(h, 'unquote-splicing')) {
+        if (depth === 1) {
+          if (x.items[1] !== undefined) unquoted.push(x.items[1]);
+          continue;
+        }
+        for (const y of x.items.slice(1)) walk.push({ d: y, depth: depth - 1 });
+        continue;
+      }
+      const inner = isSym(h, 'quasiquote') ? depth + 1 : depth;
+      for (const y of x.items) walk.push({ d: y, depth: inner });
+      if (x.tail) walk.push({ d: x.tail, depth: inner });
+    }
+    unquoted.reverse();
+    return this.primApp('quasiquote', (yield this.exprs(unquoted)) as Core[], pos);
+  }
+
+  /** `let`, named or not: `((lambda (v …) body …) init …)`. */
+  *let_(d: Extract<Datum, { t: 'list' }>, items: readonly Datum[], pos: SourcePos): Tramp<Core> {
+    if (isSym(items[1])) return (yield this.namedLet(d, [...items])) as Core;
+    const bindings = this.bindings(items[1], 'let', pos);
+    if (bindings.length === 0) return (yield this.body(items.slice(2), pos)) as Core;
+    // ((lambda (v …) body …) init …), as the data folder's preprocessor does.
+    const inits = (yield this.exprs(bindings.map((b) => b.init))) as Core[];
+    const params = bindings.map((b) => this.fresh(b.name, b.pos, 'let'));
+    for (const v of params) this.bind(v);
+    const body = (yield this.body(items.slice(2), pos)) as Core;
+    this.unbind(params);
+    const lam: Core = { k: 'lam', params, body, pos, origin: this.lambdaOrigin(pos, 'let') };
+    return curriedApp(lam, inits, pos, undefined);
+  }
+
+  /** `let*`: nested `let`s. */
+  *letStar(items: readonly Datum[], pos: SourcePos): Tramp<Core> {
+    const bindings = this.bindings(items[1], 'let*', pos);
+    if (bindings.length <= 1) {
+      const rewritten: Datum = {
+        t: 'list',
+        items: [{ t: 'sym', name: 'let', pos }, ...items.slice(1)],
+        tail: null,
+        pos,
+      };
+      return (yield this.special_('let', rewritten as Extract<Datum, { t: 'list' }>)) as Core;
+    }
+    const [first, ...others] = (items[1] as Extract<Datum, { t: 'list' }>).items;
+    const inner: Datum = {
+      t: 'list',
+      items: [
+        { t: 'sym', name: 'let*', pos },
+        { t: 'list', items: others, tail: null, pos },
+        ...items.slice(2),
+      ],
+      tail: null,
+      pos,
+    };
+    const outer: Datum = {
+      t: 'list',
+      items: [{ t: 'sym', name: 'let', pos }, { t: 'list', items: [first as Datum], tail: null, pos }, inner],
+      tail: null,
+      pos,
+    };
+    return (yield this.special_('let', outer as Extract<Datum, { t: 'list' }>)) as Core;
+  }
+
+  /** `letrec`/`letrec*`: bindings in scope of their own inits. */
+  *letrec(name: string, items: readonly Datum[], pos: SourcePos): Tramp<Core> {
+    const bindings = this.bindings(items[1], name, pos);
+    const vars = bindings.map((b) => this.fresh(b.name, b.pos, 'let'));
+    for (const v of vars) this.bind(v);
+    const inits: Core[] = [];
+    for (let i = 0; i < bindings.length; i++)
+      inits.push(
+        (yield this.expr((bindings[i] as { init: Datum }).init, (vars[i] as SourceVar).name)) as Core,
+      );
+    let body = (yield this.body(items.slice(2), pos)) as Core;
+    this.unbind(vars);
+    for (let i = vars.length - 1; i >= 0; i--)
+      body = { k: 'bind', v: vars[i] as SourceVar, init: inits[i] as Core, body };
+    return body;
+  }
+
+  /** `and`/`or` as `if`s (`or` binds each value once). */
+  *andOr(name: string, items: readonly Datum[], pos: SourcePos): Tramp<Core> {
+    if (items.length === 1) return { k: 'const', value: name === 'and' ? 'true' : 'false', pos };
+    const parts = (yield this.exprs(items.slice(1))) as Core[];
+    let result = parts[parts.length - 1] as Core;
+    for (let i = parts.length - 2; i >= 0; i--) {
+      const p = parts[i] as Core;
+      if (name === 'and') result = { k: 'if', c: p, t: result, e: { k: 'const', value: 'false', pos }, pos };
+      else {
+        const t = this.temp(pos);
+        result = {
+          k: 'bind',
+          v: t,
+          init: p,
+          body: { k: 'if', c: { k: 'ref', v: t, pos }, t: { k: 'ref', v: t, pos }, e: result, pos },
+        };
+      }
+    }
+    return result;
+  }
+
+  /** `delay`/`delay-force`: the promise's thunk is written to `%promise-thunk`. */
+  *delay(name: string, items: readonly Datum[], pos: SourcePos): Tramp<Core> {
+    // The promise's thunk joins every other promise's in %promise-thunk; force calls them all.
+    if (items.length !== 2) this.fail(pos, `${name}: expected one expression`);
+    const body = (yield this.expr(items[1] as Datum)) as Core;
+    const cell = this.preludeVar('%promise-thunk');
+    cell.mutable = true;
+    const thunk: Core = { k: 'lam', params: [], body, pos, origin: { kind: 'thunk', pos } };
+    return {
+      k: 'seq',
+      first: { k: 'set', v: cell, e: thunk, pos },
+      rest: { k: 'const', value: 'basic', pos },
+    };
+  }
+
+  /** `let-syntax`/`letrec-syntax`: macros in scope of the body. */
+  *letSyntax(name: string, items: readonly Datum[], pos: SourcePos): Tramp<Core> {
+    const bindings = items[1];
+    if (!isList(bindings)) this.fail(pos, `${name}: expected (${name} ((name transformer) …) body …)`);
+    const macros = bindings.items.map((b) => {
+      const [n, spec] = isList(b) ? b.items : [];
+      if (!isSym(n) || spec === undefined) return this.fail(b.pos, `${name}: bad binding`);
+      return { kind: 'macro', name: n.name, macro: parseSyntaxRules(n.name, spec) } as MacroBinding;
+    });
+    for (const m of macros) this.bind(m);
+    for (const m of macros) this.captureDefinitionEnv(m);
+    const body = (yield this.body(items.slice(2), pos)) as Core;
+    this.unbind(macros);
+    return body;
   }
 
   *sequence(forms: readonly Datum[], pos: SourcePos): Tramp<Core> {

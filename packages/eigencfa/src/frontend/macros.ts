@@ -6,9 +6,10 @@
  * Hygiene, as far as the benchmark programs need it: a name that the template binds (a `lambda`
  * parameter, a `let`/`let*`/`letrec`/`letrec*`/named-`let`/`do` variable) and that is not a
  * pattern variable is renamed freshly at each use, so a macro's temporaries never capture the
- * user's variables (`swap!`'s `tmp`). Other template names keep their meaning at the use site
- * (normally the global procedures and special forms they name); `define`d names are kept, so a
- * macro can define a global.
+ * user's variables (`swap!`'s `tmp`). Every other free name of a template means what it meant
+ * where the macro was defined: where the use site binds it to something else (a user's `if`,
+ * `list` or a local `helper`), the expander writes an alias of the definition's meaning instead
+ * (`Scope.hygienicName`). `define`d names are kept, so a macro can define a global.
  * @module
  */
 import { SchemeSyntaxError } from '../errors';
@@ -23,6 +24,8 @@ export interface Macro {
   readonly ellipsis: string;
   readonly literals: ReadonlySet<string>;
   readonly rules: readonly { readonly pattern: Datum; readonly template: Datum }[];
+  /** Names the templates use that are neither pattern variables nor bound by the template. */
+  readonly freeNames: ReadonlySet<string>;
 }
 
 const isSym = (d: Datum | undefined, name?: string): d is Sym =>
@@ -55,12 +58,29 @@ export function parseSyntaxRules(name: string, spec: Datum): Macro {
     if (!isList(r) || r.items.length !== 2) return fail(r, 'syntax-rules: expected (pattern template)');
     return { pattern: r.items[0] as Datum, template: r.items[1] as Datum };
   });
-  return {
+  const m = {
     name,
     ellipsis,
     literals: new Set(literals.items.filter((x): x is Sym => isSym(x)).map((s) => s.name)),
     rules,
+    freeNames: new Set<string>(),
   };
+  for (const rule of rules) {
+    const bound = new Set<string>(patternVars(m, rule.pattern));
+    boundByTemplate(rule.template, bound);
+    templateNames(rule.template, (n) => {
+      if (!bound.has(n) && n !== ellipsis && n !== '_') m.freeNames.add(n);
+    });
+  }
+  return m;
+}
+
+function templateNames(t: Datum, out: (name: string) => void): void {
+  if (t.t === 'sym') out(t.name);
+  if (t.t === 'vec') for (const x of t.items) templateNames(x, out);
+  if (t.t !== 'list') return;
+  for (const x of t.items) templateNames(x, out);
+  if (t.tail) templateNames(t.tail, out);
 }
 
 /** Pattern variable bindings: a datum, or one binding per repetition of an ellipsis. */
@@ -162,7 +182,7 @@ function instantiate(
   m: Macro,
   t: Datum,
   b: Map<string, Match>,
-  rename: Map<string, string>,
+  rename: (name: string) => string,
   at: Datum,
 ): Datum {
   if (t.t === 'sym') {
@@ -172,7 +192,7 @@ function instantiate(
         return fail(at, `${m.name}: pattern variable '${t.name}' needs an ellipsis in the template`);
       return v;
     }
-    return { t: 'sym', name: rename.get(t.name) ?? t.name, pos: at.pos };
+    return { t: 'sym', name: rename(t.name), pos: at.pos };
   }
   if (t.t !== 'list' && t.t !== 'vec') return { ...t, pos: at.pos } as Datum;
   if (t.t === 'list' && isSym(t.items[0], m.ellipsis) && t.items.length === 2)
@@ -212,14 +232,20 @@ function instantiate(
 }
 
 /**
- * Expands one use of a macro; `fresh` names the renamed bindings of this use.
+ * Expands one use of a macro; `fresh` names the renamed bindings of this use, `free` the template's
+ * free names (by default themselves).
  *
  * @example
  * ```ts
  * expandMacro(swap, readScheme('(swap! x y)')[0], (n) => `${n}%1`); // (let ((tmp%1 x)) (set! x y) (set! y tmp%1))
  * ```
  */
-export function expandMacro(m: Macro, form: List, fresh: (name: string) => string): Datum {
+export function expandMacro(
+  m: Macro,
+  form: List,
+  fresh: (name: string) => string,
+  free: (name: string) => string = (name) => name,
+): Datum {
   for (const rule of m.rules) {
     const b = new Map<string, Match>();
     const pattern = rule.pattern;
@@ -232,7 +258,7 @@ export function expandMacro(m: Macro, form: List, fresh: (name: string) => strin
     boundByTemplate(rule.template, bound);
     const rename = new Map<string, string>();
     for (const name of bound) if (!b.has(name)) rename.set(name, fresh(name));
-    return instantiate(m, rule.template, b, rename, form);
+    return instantiate(m, rule.template, b, (name) => rename.get(name) ?? free(name), form);
   }
   return fail(form, `no syntax-rules pattern of '${m.name}' matches ${datumToString(form, 60)}`);
 }

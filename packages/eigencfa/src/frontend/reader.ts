@@ -18,6 +18,8 @@ export type Datum =
   | { readonly t: 'bool'; readonly value: boolean; readonly pos: SourcePos };
 
 const DELIMITERS = new Set([' ', '\t', '\n', '\r', '\f', '(', ')', '[', ']', '"', ';']);
+/** Atoms that may be a number, a boolean or other `#` syntax (anything else is a symbol). */
+const NUMBER_OR_HASH_START = /^([+-]?\.?\d|#)/;
 const QUOTES: Record<string, string> = {
   "'": 'quote',
   '`': 'quasiquote',
@@ -210,6 +212,11 @@ export function readScheme(text: string, file = '<input>'): Datum[] {
       emit({ t: 'char', value: atom.slice(2), pos });
       continue;
     }
+    // Most atoms are symbols: only those that start like a number or with '#' need the patterns.
+    if (!NUMBER_OR_HASH_START.test(atom)) {
+      emit({ t: 'sym', name: atom, pos });
+      continue;
+    }
     const lower = atom.toLowerCase();
     if (lower === '#t' || lower === '#true') {
       emit({ t: 'bool', value: true, pos });
@@ -228,7 +235,7 @@ export function readScheme(text: string, file = '<input>'): Datum[] {
       continue;
     }
     if (atom.startsWith('#')) fail(pos, `unknown syntax '${atom}'`);
-    emit({ t: 'sym', name: atom.toLowerCase() === atom ? atom : atom, pos });
+    emit({ t: 'sym', name: atom, pos });
   }
   const open = stack[stack.length - 1];
   if (open !== undefined) {

@@ -29,6 +29,11 @@ export interface MacroBinding {
   readonly kind: 'macro';
   readonly name: string;
   readonly macro: Macro;
+  /**
+   * What the template's free names meant where the macro was defined (set once the definitions of
+   * its body are in scope); a use where one means something else gets an alias to this meaning.
+   */
+  definitionEnv?: ReadonlyMap<string, Binding | undefined>;
 }
 export type Binding = SourceVar | 'primitive' | MacroBinding;
 export const isMacro = (b: Binding | undefined): b is MacroBinding => typeof b === 'object' && 'macro' in b;
@@ -126,6 +131,14 @@ export class Scope {
   readonly variables: SourceVar[] = [];
   readonly callSites: SourceCallSite[] = [];
   protected readonly env_ = new Map<string, Binding[]>();
+  /**
+   * Names a macro use made for a free template name that the use site rebinds: the name and what
+   * it meant where the macro was defined (`undefined`: a special form or an unbound name).
+   */
+  protected readonly aliases_ = new Map<
+    string,
+    { readonly name: string; readonly binding: Binding | undefined }
+  >();
   protected tmp_ = 0;
   protected readonly gensym_ = new Gensym();
   /** Primitive names the program assigns: they are prelude variables, not inline primitives. */
@@ -235,8 +248,15 @@ export class Scope {
   }
 
   lookup(name: string): Binding | undefined {
+    const alias = this.aliases_.get(name);
+    if (alias !== undefined) return alias.binding ?? this.lookupGlobal(alias.name);
     const list = this.env_.get(name);
     if (list && list.length > 0) return list[list.length - 1];
+    return this.lookupGlobal(name);
+  }
+
+  /** What `name` means where no variable binds it: a prelude variable, a primitive, or nothing. */
+  lookupGlobal(name: string): Binding | undefined {
     if (name.startsWith('%prelude:')) return this.preludeVar(name.slice('%prelude:'.length));
     const inline = PRIMITIVES.has(name) || CALLING[name] !== undefined;
     if (PRELUDE_NAMES.has(name) || (inline && this.assigned_.has(name))) return this.preludeVar(name);
@@ -245,9 +265,38 @@ export class Scope {
 
   /** Whether `name` at the head of a form means the special form (not shadowed by a variable). */
   special(name: string): boolean {
+    const alias = this.aliases_.get(name);
+    if (alias !== undefined) return alias.binding === undefined && SPECIAL.has(alias.name);
     if (!SPECIAL.has(name)) return false;
     const list = this.env_.get(name);
     return !list || list.length === 0;
+  }
+
+  /** The name a macro alias stands for (other names are themselves). */
+  canonical(name: string): string {
+    return this.aliases_.get(name)?.name ?? name;
+  }
+
+  /** Records what the free names of `m`'s templates mean here, its definition environment. */
+  captureDefinitionEnv(m: MacroBinding): void {
+    const env = new Map<string, Binding | undefined>();
+    for (const name of m.macro.freeNames) env.set(name, this.lookup(name));
+    m.definitionEnv = env;
+  }
+
+  /**
+   * The name to write for free template name `name` at a use of `m`: itself when it means here what
+   * it meant where `m` was defined, else a fresh alias of that meaning (so a user's `(let ((if …)) …)`
+   * or local `helper` does not capture the macro's).
+   */
+  hygienicName(m: MacroBinding, name: string): string {
+    const env = m.definitionEnv;
+    if (env === undefined || !env.has(name)) return name;
+    const meant = env.get(name);
+    if (this.lookup(name) === meant) return name;
+    const alias = this.gensym_.next(`${name}%h`);
+    this.aliases_.set(alias, { name, binding: meant });
+    return alias;
   }
 
   temp(pos: SourcePos): SourceVar {

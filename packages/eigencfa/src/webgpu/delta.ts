@@ -24,7 +24,8 @@ import {
   ITEM_WORDS,
   memberSegments,
 } from './kernels/delta.wgsl';
-import { storeGeometry } from './layout';
+import { PAGE_WORDS, storeBindingNames } from './kernels/store.wgsl';
+import { pageGeometry, type StoreGeometry, storeGeometry } from './layout';
 import { readStoreRows } from './readback';
 
 /** Options of {@link solveWebGpu}. */
@@ -35,6 +36,19 @@ export interface WebGpuSolveOptions {
   readonly maxRoundsPerBatch?: number;
   /** Cap on variable rows per store buffer (tests use it to exercise the chunked store). */
   readonly rowsPerChunk?: number;
+  /**
+   * `dense`: the store is 2·|Lam| full-width bitset rows split over bindings; `paged`: rows are
+   * pages of 32 words allocated on first write, through a page table. Default: dense when it fits
+   * the device's storage bindings, else paged.
+   */
+  readonly store?: 'dense' | 'paged';
+  /** Pages the paged store starts with (it solves again with twice as many when they run out). */
+  readonly pageCapacity?: number;
+  /**
+   * Bytes one store binding may hold, below the device's limit (tests use it to make a small
+   * program need the paged store, many bindings, and a readback in slices).
+   */
+  readonly maxBindingBytes?: number;
   /** Initial items per half of the item buffer (grows on demand; tests start it tiny). */
   readonly itemCapacity?: number;
   /** Initial members of the member pool (grows on demand; tests start it tiny). */
@@ -83,8 +97,16 @@ export interface WebGpuStatistics {
   readonly poolMembers: number;
   /** Times the item buffer or the pool grew. */
   readonly grows: number;
+  /** `dense` or `paged` (see {@link WebGpuSolveOptions.store}). */
+  readonly storeLayout: 'dense' | 'paged';
+  /** Store bindings: dense chunks, or page-table and page-pool bindings. */
   readonly storeChunks: number;
+  /** Bytes of the store's bindings. */
   readonly storeBytes: number;
+  /** Paged store: pages handed out (0 when dense). */
+  readonly pages: number;
+  /** Paged store: solves started again because the page pool ran out. */
+  readonly restarts: number;
   /** Bytes of all buffers of the run (store, index, marks, members, items). */
   readonly deviceBytes: number;
   /** Wall clock from the first dispatch until the host saw no items left. */
@@ -159,6 +181,19 @@ function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
   return { graph, funRows };
 }
 
+/** Bytes of each store binding of `g`, in the order of `storeBindingNames(g)`. */
+function storeChunkBytes(g: StoreGeometry): number[] {
+  const sizes = (total: number, per: number) =>
+    Array.from({ length: Math.ceil(total / per) }, (_, k) => Math.min(per, total - k * per));
+  const p = g.paging;
+  if (!p) return sizes(2 * g.lams, g.rowsPerChunk).map((rows) => rows * g.words * 4);
+  const entries = 2 * g.lams * Math.ceil(g.words / 32);
+  return [
+    ...sizes(entries, p.tableEntriesPerChunk).map((n) => n * 4),
+    ...sizes(p.pageCapacity, p.pagesPerChunk).map((n) => n * PAGE_WORDS * 4),
+  ];
+}
+
 /**
  * Programs with fewer calls run every round in one workgroup by default. On the H100 grid mode was
  * faster at n = 4096 and 8192 (127 k and 254 k calls) in every run. Between n = 1536 and 2048 the
@@ -201,18 +236,100 @@ export async function solveWebGpu(
   m: CfaMatrices,
   options: WebGpuSolveOptions = {},
 ): Promise<{ store: CfaStore; statistics: WebGpuStatistics }> {
-  const setupStart = performance.now();
+  const plan = planStore(ctx, m, options);
+  let sg = plan.geometry;
+  for (let restarts = 0; ; restarts++) {
+    try {
+      const result = await solveOnStore(ctx, m, options, sg, plan.maxBinding);
+      return { store: result.store, statistics: { ...result.statistics, restarts } };
+    } catch (error) {
+      const paging = sg.paging;
+      if (!(error instanceof PagePoolFull) || !paging) throw error;
+      if (paging.pageCapacity >= plan.maxPages) {
+        throw new CfaEngineError(
+          `the paged store needs more than ${plan.maxPages} pages, more than ${ctx.limits.maxStorageBuffersPerShaderStage} storage bindings of ${plan.maxBinding} bytes hold`,
+        );
+      }
+      // Whole bindings: a pool that fills the bindings it already has needs no new pipeline.
+      const wanted = Math.max(2 * paging.pageCapacity, error.demand);
+      const pages = Math.min(plan.maxPages, Math.ceil(wanted / paging.pagesPerChunk) * paging.pagesPerChunk);
+      sg = { ...sg, paging: pageGeometry(m.lams, pages, plan.maxBinding, PAGE_WORDS) };
+    }
+  }
+}
+
+/** Thrown inside a solve when the paged store's pool is full: the solve starts again with more pages. */
+class PagePoolFull extends Error {
+  constructor(readonly demand: number) {
+    super('the page pool is full');
+  }
+}
+
+/** Storage bindings of the delta kernel besides the store's. */
+const OTHER_BINDINGS = 6;
+
+/**
+ * The store's layout for `m` on this device: dense when its chunks fit the storage bindings (and
+ * `options.store` allows), else paged; limits are checked here, before anything is allocated.
+ */
+function planStore(
+  ctx: GpuContext,
+  m: CfaMatrices,
+  options: WebGpuSolveOptions,
+): { geometry: StoreGeometry; maxBinding: number; maxPages: number } {
   if (m.calls >= 2 ** 30)
     throw new CfaEngineError(`${m.calls} calls: the reader index holds call numbers below 2^30`);
-  const maxBinding = Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize);
-  const sg = storeGeometry(m.lams, m.calls, maxBinding, options.rowsPerChunk);
-  const storageLimit = ctx.limits.maxStorageBuffersPerShaderStage;
-  if (sg.chunks + 6 > storageLimit) {
+  const deviceBinding = Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize);
+  const maxBinding = Math.min(deviceBinding, options.maxBindingBytes ?? deviceBinding);
+  const room = ctx.limits.maxStorageBuffersPerShaderStage - OTHER_BINDINGS;
+  const V = 2 * m.lams;
+  const dense = storeGeometry(m.lams, m.calls, maxBinding, options.rowsPerChunk);
+  const sw = Math.ceil(dense.words / 32);
+  const topWords = V * Math.ceil(sw / 32);
+  const blocks = V * sw;
+  const tooBig = (what: string, bytes: number, limit: number) => {
+    if (bytes > limit)
+      throw new CfaEngineError(`${what} needs ${bytes} bytes, more than one binding holds (${limit})`);
+  };
+  let readerEntries = 0;
+  for (const rows of [m.fun, m.arg1, m.arg2]) for (const r of rows) if (r >= m.lams) readerEntries++;
+  tooBig('the reader index', (3 * m.calls + 2 * V + 1 + 2 * readerEntries) * 4, deviceBinding);
+  if (blocks >= 2 ** 32) throw new CfaEngineError(`${blocks} store blocks: block numbers are 32-bit`);
+  const denseFits = dense.chunks <= room && (2 * blocks + topWords) * 4 <= deviceBinding;
+  if (options.store === 'dense' || (options.store !== 'paged' && denseFits)) {
+    if (dense.chunks > room) {
+      throw new CfaEngineError(
+        `the store (${V} rows × ${dense.words} words) needs ${dense.chunks} buffers of at most ${maxBinding} bytes, ` +
+          `but a kernel may bind only ${room + OTHER_BINDINGS} storage buffers (${OTHER_BINDINGS} besides the store)`,
+      );
+    }
+    tooBig("the dense store's marks", (2 * blocks + topWords) * 4, deviceBinding);
+    return { geometry: dense, maxBinding, maxPages: 0 };
+  }
+  tooBig('the top summary', topWords * 4, deviceBinding);
+  const probe = pageGeometry(m.lams, 1, maxBinding, PAGE_WORDS);
+  const maxPages = Math.min(2 ** 32 - 2, (room - probe.tableChunks) * probe.pagesPerChunk);
+  if (maxPages < 1) {
     throw new CfaEngineError(
-      `the store (${2 * m.lams} rows × ${sg.words} words) needs ${sg.chunks} buffers of at most ${maxBinding} bytes, ` +
-        `but a kernel may bind only ${storageLimit} storage buffers (6 besides the store)`,
+      `the store (${V} rows × ${dense.words} words) needs ${dense.chunks} buffers of at most ${maxBinding} bytes dense, ` +
+        `and its page table ${probe.tableChunks}, but a kernel may bind only ${room + OTHER_BINDINGS} storage buffers (${OTHER_BINDINGS} besides the store)`,
     );
   }
+  // Nearly every variable row of a program gets a member: one page each to start with.
+  const pages = Math.min(maxPages, Math.max(1, options.pageCapacity ?? Math.max(4096, V)));
+  const geometry = { ...dense, chunks: 0, paging: pageGeometry(m.lams, pages, maxBinding, PAGE_WORDS) };
+  return { geometry, maxBinding, maxPages };
+}
+
+/** One solve on a store of layout `sg` (throws {@link PagePoolFull} when a paged store runs out of pages). */
+async function solveOnStore(
+  ctx: GpuContext,
+  m: CfaMatrices,
+  options: WebGpuSolveOptions,
+  sg: StoreGeometry,
+  maxBinding: number,
+): Promise<{ store: CfaStore; statistics: Omit<WebGpuStatistics, 'restarts'> }> {
+  const setupStart = performance.now();
   const { graph, funRows } = buildGraph(m);
   const indexMs = performance.now() - setupStart;
   const threads =
@@ -237,13 +354,22 @@ export async function solveWebGpu(
     pool: storage('array<u32>'),
     items: storage('array<u32>'),
   };
-  for (let k = 0; k < g.chunks; k++) specs[`store${k}`] = storage('array<atomic<u32>>');
-  const layout = defineBindings(`eigencfa delta (${g.chunks} store chunks)`, specs);
+  const storeNames = storeBindingNames(g);
+  for (const name of storeNames) specs[name] = storage('array<atomic<u32>>');
+  const layout = defineBindings(
+    `eigencfa delta (${g.paging ? 'paged, ' : ''}${storeNames.length} store bindings)`,
+    specs,
+  );
   const mode = options.mode ?? (!ctx.adapter.software && m.calls >= GRID_MIN_CALLS ? 'grid' : 'workgroup');
   // Following function rows cuts the rounds from 2n to about n/13 on the Van Horn–Mairson
   // programs; with the follow budget it is faster in both modes (see DEFAULT_FOLLOW_BUDGET).
   const follow = options.followFunctionRows ?? true;
-  const code = deltaWgsl(layout.wgsl(), { chunks: g.chunks, threads, followFunctionRows: follow });
+  const code = deltaWgsl(layout.wgsl(), {
+    chunks: g.chunks,
+    paging: g.paging,
+    threads,
+    followFunctionRows: follow,
+  });
   const entry = (entryPoint: DeltaEntryPoint) =>
     ctx.kernels.get({ label: `eigencfa delta ${entryPoint}`, code, layout, entryPoint });
   const kernel = await entry('main');
@@ -305,24 +431,25 @@ export async function solveWebGpu(
   };
   try {
     const S = BufferUsage.STORAGE;
-    const maxItems = Math.floor(maxBinding / (2 * ITEM_WORDS * 4));
-    const maxPool = Math.floor(maxBinding / 4);
+    const deviceBinding = Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize);
+    const maxItems = Math.floor(deviceBinding / (2 * ITEM_WORDS * 4));
+    const maxPool = Math.floor(deviceBinding / 4);
     let itemCapacity = Math.min(maxItems, Math.max(1, options.itemCapacity ?? Math.max(4096, m.calls)));
     let poolCapacity = Math.min(maxPool, Math.max(1, options.poolCapacity ?? Math.max(4096, 4 * m.calls)));
     const params = await buffer('eigencfa delta params', 64, BufferUsage.UNIFORM, deltaParams(g));
     const state = await buffer('eigencfa delta state', DELTA_STATE_WORDS * 4, S);
     const graphBuffer = await buffer('eigencfa delta index', graph.length * 4, S, graph);
     // Summary (a bit per nonzero store word), dirty marks, and the top summary (a bit per nonzero summary word).
-    const marksWords = 2 * V * g.summaryWords + V * Math.ceil(g.summaryWords / 32);
+    // Paged, the summary and the dirty marks are in the pages.
+    const topWords = V * Math.ceil(g.summaryWords / 32);
+    const marksWords = (g.paging ? 0 : 2 * V * g.summaryWords) + topWords;
     const marks = await buffer('eigencfa delta marks', marksWords * 4, S);
     const memIndex = await buffer('eigencfa delta member index', g.funRows * (1 + g.segments) * 4, S);
     let pool = await buffer('eigencfa delta member pool', poolCapacity * 4, S);
     let items = await buffer('eigencfa delta items', 2 * itemCapacity * ITEM_WORDS * 4, S);
     const stores: GPUBuffer[] = [];
-    for (let k = 0; k < g.chunks; k++) {
-      const rows = Math.min(g.rowsPerChunk, V - k * g.rowsPerChunk);
-      stores.push((await storeBuffer(`eigencfa store chunk ${k}`, rows * g.words * 4)).b);
-    }
+    for (const [k, bytes] of storeChunkBytes(g).entries())
+      stores.push((await storeBuffer(`eigencfa ${storeNames[k]}`, bytes)).b);
     // Every store is cleared here, a reused one because it holds the last solve's sets, a new one so
     // that zeroing it counts as setup rather than being left to Dawn's lazy initialisation inside the
     // first dispatch. (The first solve on a new store still ran slower than later ones on the H100
@@ -346,7 +473,7 @@ export async function solveWebGpu(
         memIndex,
         pool,
         items,
-        ...Object.fromEntries(stores.map((b, k) => [`store${k}`, b])),
+        ...Object.fromEntries(stores.map((b, k) => [storeNames[k], b])),
       } as never);
     let group = await ctx.guard('eigencfa delta bind group', bindGroup);
     const allocMs = performance.now() - allocStart;
@@ -391,6 +518,7 @@ export async function solveWebGpu(
       await ctx.submit('eigencfa delta', [command]);
       batches++;
       s = new Uint32Array(await ctx.readBuffer(state, 0, DELTA_STATE_WORDS * 4));
+      if (s[DELTA_STATE.pageOverflow]) throw new PagePoolFull(s[DELTA_STATE.pageNext] as number);
       if (s[DELTA_STATE.segmentOverflow]) {
         throw new CfaEngineError(
           'a member list passed its last segment (more than 4·|Lam| members): the index is inconsistent',
@@ -461,7 +589,7 @@ export async function solveWebGpu(
     }
     const solveMs = performance.now() - solveStart;
     const readStart = performance.now();
-    const store = await readStoreRows(ctx, g, stores, buffer);
+    const store = await readStoreRows(ctx, g, stores, buffer, maxBinding);
     const readbackMs = performance.now() - readStart;
     solved = true;
     return {
@@ -473,8 +601,10 @@ export async function solveWebGpu(
         peakItems: s[DELTA_STATE.itemPeak] as number,
         poolMembers: s[DELTA_STATE.poolNext] as number,
         grows,
-        storeChunks: g.chunks,
-        storeBytes: V * g.words * 4,
+        storeLayout: g.paging ? 'paged' : 'dense',
+        storeChunks: stores.length,
+        storeBytes: stores.reduce((sum, b) => sum + b.size, 0),
+        pages: g.paging ? Math.min(s[DELTA_STATE.pageNext] as number, g.paging.pageCapacity) : 0,
         deviceBytes,
         solveMs,
         setupMs,

@@ -19,7 +19,8 @@
  * items (with all their bits, which is redundant but exact), so nothing is lost either way.
  * @module
  */
-import type { StoreGeometry } from '../layout';
+import type { PageGeometry, StoreGeometry } from '../layout';
+import { storeAccessWgsl } from './store.wgsl';
 
 /** Slots of the delta engine's `state` buffer (u32 atomics, read and written by the host between dispatches). */
 export const DELTA_STATE = {
@@ -67,6 +68,10 @@ export const DELTA_STATE = {
   gridMembers: 20,
   /** Grid mode: 1 when `grid_undo` must take back the open round's reservations. */
   gridUndo: 21,
+  /** Paged store: pages handed out by the bump pointer. */
+  pageNext: 22,
+  /** Paged store: set when a write found the page pool full (the host solves again with more pages). */
+  pageOverflow: 23,
 } as const;
 
 /** Words of the delta state buffer. */
@@ -116,9 +121,12 @@ export const MEMBER_BASE = 8;
 /** u32 words per item: row, word, new bits, the row's member-list slot, and the item's first member index (scratch). */
 export const ITEM_WORDS = 5;
 
-/** What the delta kernel's WGSL depends on: the number of store buffers and the workgroup size. */
+/** What the delta kernel's WGSL depends on: the store's layout and the workgroup size. */
 export interface DeltaShape {
+  /** Dense store buffers (0 when paged). */
   readonly chunks: number;
+  /** The paged store's bindings (absent: dense). */
+  readonly paging?: PageGeometry | undefined;
   readonly threads: number;
   /** Also follow items of function rows at once (they still go to the next round for their member phase). */
   readonly followFunctionRows?: boolean;
@@ -201,7 +209,7 @@ export function deltaParams(g: DeltaGeometry): Uint32Array {
     sec.funSlot,
     sec.readers,
     g.followBudget,
-    0,
+    g.paging?.pageCapacity ?? 0,
     0,
   );
 }
@@ -217,21 +225,12 @@ const S = (name: keyof typeof DELTA_STATE) => `${DELTA_STATE[name]}u`;
  * ```
  */
 export function deltaWgsl(bindings: string, shape: DeltaShape): string {
-  const branches = (body: (k: number, local: string) => string) => {
-    const parts: string[] = [];
-    for (let k = 0; k < shape.chunks; k++) {
-      const local = `(v - ${k}u * P_ROWS_PER_CHUNK) * WORDS + w`;
-      const cond = k === shape.chunks - 1 ? '' : `if (v < ${k + 1}u * P_ROWS_PER_CHUNK) `;
-      parts.push(`  ${cond}{ ${body(k, local)} }`);
-    }
-    return parts.join('\n');
-  };
   return /* wgsl */ `${bindings}
 struct DeltaParams {
   lams: u32, calls: u32, words: u32, rowsPerChunk: u32,
   summaryWords: u32, funRows: u32, segments: u32, rows: u32,
   arg1: u32, arg2: u32, readerStart: u32, funSlot: u32,
-  readers: u32, followBudget: u32, pad1: u32, pad2: u32,
+  readers: u32, followBudget: u32, pageCapacity: u32, pad: u32,
 }
 // Sizes come from the uniform, not from constants, so one pipeline serves every program (a
 // software adapter spends seconds compiling each one).
@@ -256,6 +255,7 @@ var<private> G_ARG2: u32;
 var<private> G_RSTART: u32;
 var<private> G_FUNSLOT: u32;
 var<private> G_READERS: u32;
+var<private> PAGE_CAPACITY: u32;
 
 fn loadParams() {
   LAMS = params.lams;
@@ -265,7 +265,9 @@ fn loadParams() {
   SW = params.summaryWords;
   DIRTY = params.rows * params.summaryWords;
   SW2 = (params.summaryWords + 31u) / 32u;
-  TOP = 2u * DIRTY;
+  // Paged, the summary and dirty marks live in the pages and \`marks\` holds the top summary alone.
+  TOP = ${shape.paging ? '0u' : '2u * DIRTY'};
+  PAGE_CAPACITY = params.pageCapacity;
   FUNROWS = params.funRows;
   SEGS = params.segments;
   G_FUN = 0u;
@@ -277,15 +279,7 @@ fn loadParams() {
   BUDGET = params.followBudget;
 }
 
-// Word w of variable row v (row lams + v of the store).
-fn loadWord(v: u32, w: u32) -> u32 {
-${branches((k, local) => `return atomicLoad(&store${k}[${local}]);`)}
-}
-
-// ORs bits into word w of variable row v; returns the word's previous value.
-fn orWord(v: u32, w: u32, bits: u32) -> u32 {
-${branches((k, local) => `return atomicOr(&store${k}[${local}], bits);`)}
-}
+${storeAccessWgsl(shape, { pageNext: DELTA_STATE.pageNext, pageOverflow: DELTA_STATE.pageOverflow })}
 
 var<workgroup> wgNext: atomic<u32>;
 var<workgroup> wgFull: atomic<u32>;
@@ -330,7 +324,7 @@ fn place(i: u32, v: u32, w: u32, bits: u32, slot: u32) {
     items[at + 2u] = bits;
     items[at + 3u] = slot;
   } else {
-    atomicOr(&marks[DIRTY + v * SW + (w >> 5u)], 1u << (w & 31u));
+    markDirty(v, w);
     atomicStore(&state[${S('itemOverflow')}], 1u);
   }
 }
@@ -358,7 +352,7 @@ fn emit(v: u32, w: u32, bits: u32, slot: u32) {
     items[at + 2u] = bits;
     items[at + 3u] = slot;
   } else {
-    atomicOr(&marks[DIRTY + v * SW + (w >> 5u)], 1u << (w & 31u));
+    markDirty(v, w);
     atomicStore(&wgOverflow, 1u);
   }
 }
@@ -372,8 +366,7 @@ fn join(v: u32, w: u32, bits: u32) {
   let fresh = bits & ~old;
   if (fresh == 0u) { return; }
   if (old == 0u) {
-    // Both levels of the row's nonzero-word summary; neither result is waited for.
-    atomicOr(&marks[v * SW + (w >> 5u)], 1u << (w & 31u));
+    // The row's top summary (orWord set the nonzero-word summary); the result is not waited for.
     atomicOr(&marks[TOP + v * SW2 + (w >> 10u)], 1u << ((w >> 5u) & 31u));
   }
   // Rows without a member list need no member phase: during propagation the invocation that made
@@ -403,7 +396,7 @@ fn joinRow(src: u32, dst: u32) {
       if (top == 0u) { break; }
       let sw = tw * 32u + firstTrailingBit(top);
       top = top & (top - 1u);
-      var nz = atomicLoad(&marks[s * SW + sw]);
+      var nz = summaryLoad(s, sw);
       loop {
         if (nz == 0u) { break; }
         let b = firstTrailingBit(nz);
@@ -569,7 +562,8 @@ fn grid_prep() {
   let count = atomicLoad(&state[${S('count')}]);
   atomicStore(&state[${S('gridUndo')}], 0u);
   let halted = count == 0u || atomicLoad(&state[${S('itemOverflow')}]) != 0u ||
-    atomicLoad(&state[${S('poolOverflow')}]) != 0u || atomicLoad(&state[${S('segmentOverflow')}]) != 0u;
+    atomicLoad(&state[${S('poolOverflow')}]) != 0u || atomicLoad(&state[${S('segmentOverflow')}]) != 0u ||
+    atomicLoad(&state[${S('pageOverflow')}]) != 0u;
   if (halted) { return; }
   atomicStore(&state[${S('gridNext')}], 0u);
   atomicStore(&state[${S('gridFunItems')}], 0u);
@@ -711,14 +705,16 @@ fn main(@builtin(local_invocation_index) lid: u32) {
       }
     } else {
       // After the item buffer grew: every dirty word becomes an item again, with all its bits.
-      for (var i = lid; i < DIRTY; i += T) {
-        var m = atomicExchange(&marks[DIRTY + i], 0u);
+      let units = dirtyUnits();
+      for (var i = lid; i < units; i += T) {
+        let dirty = takeDirty(i);
+        var m = dirty.x;
         loop {
           if (m == 0u) { break; }
           let b = firstTrailingBit(m);
           m = m & (m - 1u);
-          let v = i / SW;
-          let w = (i % SW) * 32u + b;
+          let v = dirty.y / SW;
+          let w = (dirty.y % SW) * 32u + b;
           emit(v, w, loadWord(v, w), graph[G_FUNSLOT + v]);
         }
       }

@@ -11,6 +11,7 @@
  */
 import type { StoreGeometry } from '../layout';
 import { WORKGROUP } from '../layout';
+import { readOnlyLoadWordWgsl } from './store.wgsl';
 
 /** Words per readback block. */
 export const READBACK_BLOCK_WORDS = 32;
@@ -21,27 +22,23 @@ export function readbackBlocks(words: number): number {
 }
 
 function readOnlyStoreWgsl(g: StoreGeometry): string {
-  const parts: string[] = [];
-  for (let k = 0; k < g.chunks; k++) {
-    const start = k * g.rowsPerChunk;
-    const cond = k === g.chunks - 1 ? '' : `if (v < ${start + g.rowsPerChunk}u) `;
-    parts.push(`  ${cond}{ return store${k}[(v - ${start}u) * ${g.words}u + w]; }`);
-  }
   return /* wgsl */ `
-const ROWS: u32 = ${2 * g.lams}u;
 const WORDS: u32 = ${g.words}u;
 const BLOCKS: u32 = ${readbackBlocks(g.words)}u;
 const BLOCK_WORDS: u32 = ${READBACK_BLOCK_WORDS}u;
 
-fn loadWord(v: u32, w: u32) -> u32 {
-${parts.join('\n')}
-}
+${readOnlyLoadWordWgsl(g)}
 
 fn blockIndex(wg: vec3u, nwg: vec3u, lid: u32) -> u32 {
   return (wg.x + wg.y * nwg.x) * ${WORKGROUP}u + lid;
 }
 
-// The words [first, last) of block t (of row t / BLOCKS).
+// The slice of rows this dispatch reads: [slice[0], slice[0] + slice[1]); block t is block
+// t % BLOCKS of row slice[0] + t / BLOCKS.
+fn sliceBlocks() -> u32 { return slice[1] * BLOCKS; }
+fn blockRow(t: u32) -> u32 { return slice[0] + t / BLOCKS; }
+
+// The words [first, last) of block t.
 fn blockWords(t: u32) -> vec2u {
   let first = (t % BLOCKS) * BLOCK_WORDS;
   return vec2u(first, min(first + BLOCK_WORDS, WORDS));
@@ -50,7 +47,7 @@ fn blockWords(t: u32) -> vec2u {
 }
 
 /**
- * Readback, pass 1: `counts[v·BLOCKS + j]` = members in block j of variable row v.
+ * Readback, pass 1: `counts[i·BLOCKS + j]` = members in block j of row i of the slice.
  *
  * @example
  * ```ts
@@ -63,8 +60,8 @@ ${readOnlyStoreWgsl(g)}
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
   let t = blockIndex(wg, nwg, lid);
-  if (t >= ROWS * BLOCKS) { return; }
-  let v = t / BLOCKS;
+  if (t >= sliceBlocks()) { return; }
+  let v = blockRow(t);
   let words = blockWords(t);
   var n = 0u;
   for (var w = words.x; w < words.y; w++) { n += countOneBits(loadWord(v, w)); }
@@ -75,7 +72,8 @@ fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @
 
 /**
  * Readback, pass 2: with `blocks` holding each block's exclusive prefix, writes the members of
- * every block in ascending order at its place in `out`, and each row's first place in `rowStarts`.
+ * every block in ascending order at its place in `out`, and each row's first place in `rowStarts`
+ * (places and rows counted from the slice's first).
  *
  * @example
  * ```ts
@@ -88,10 +86,10 @@ ${readOnlyStoreWgsl(g)}
 @compute @workgroup_size(${WORKGROUP})
 fn main(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
   let t = blockIndex(wg, nwg, lid);
-  if (t >= ROWS * BLOCKS) { return; }
-  let v = t / BLOCKS;
+  if (t >= sliceBlocks()) { return; }
+  let v = blockRow(t);
   var at = blocks[t];
-  if (t % BLOCKS == 0u) { rowStarts[v] = at; }
+  if (t % BLOCKS == 0u) { rowStarts[t / BLOCKS] = at; }
   let words = blockWords(t);
   for (var w = words.x; w < words.y; w++) {
     var bits = loadWord(v, w);
