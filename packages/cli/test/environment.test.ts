@@ -61,6 +61,7 @@ describe('environment registry', () => {
       });
     const sources = [
       ...readdirSync(join(root, 'packages')).flatMap((name) => files(join(root, 'packages', name))),
+      ...files(join(root, 'bench')),
       ...files(join(root, 'test')),
       ...files(join(root, 'scripts')),
       ...files(join(root, 'examples')),
