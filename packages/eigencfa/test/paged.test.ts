@@ -85,6 +85,22 @@ describeGpu('WebGPU engine, paged store', (gpu) => {
     expect(firstDifference(store, solveCpuSparse(m).store)).toBeUndefined();
   });
 
+  it('grid mode is refused over a dense store of several bindings; the workgroup kernels keep it', async () => {
+    // (Auto picks the paged store for the grid kernels then; the grid test above runs paged.)
+    const m = spreadProgram(8, 1000, 0);
+    const maxBindingBytes = 64 * 1024;
+    const chunks = storeGeometry(m.lams, m.calls, maxBindingBytes).chunks;
+    expect(chunks).toBeGreaterThan(1);
+    expect(chunks).toBeLessThanOrEqual(10);
+    await expect(solveWebGpu(gpu.ctx, m, { maxBindingBytes, mode: 'grid', store: 'dense' })).rejects.toThrow(
+      CfaEngineError,
+    );
+    const workgroup = await solveWebGpu(gpu.ctx, m, { maxBindingBytes, mode: 'workgroup' });
+    expect(workgroup.statistics.storeLayout).toBe('dense');
+    expect(workgroup.statistics.storeChunks).toBe(chunks);
+    expect(firstDifference(workgroup.store, solveCpuSparse(m).store)).toBeUndefined();
+  });
+
   it('random programs on the paged store == CPU (fast-check)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer(), fc.integer({ min: 1, max: 5 }), async (seed, size) => {

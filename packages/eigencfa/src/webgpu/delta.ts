@@ -258,6 +258,11 @@ export async function solveWebGpu(
   }
 }
 
+/** The kernels a solve runs: the grid's (one persistent grid) for large programs on hardware, else the workgroup's. */
+function solveMode(ctx: GpuContext, m: CfaMatrices, options: WebGpuSolveOptions): 'grid' | 'workgroup' {
+  return options.mode ?? (!ctx.adapter.software && m.calls >= GRID_MIN_CALLS ? 'grid' : 'workgroup');
+}
+
 /** Thrown inside a solve when the paged store's pool is full: the solve starts again with more pages. */
 class PagePoolFull extends Error {
   constructor(readonly demand: number) {
@@ -295,7 +300,16 @@ function planStore(
   for (const rows of [m.fun, m.arg1, m.arg2]) for (const r of rows) if (r >= m.lams) readerEntries++;
   tooBig('the reader index', (3 * m.calls + 2 * V + 1 + 2 * readerEntries) * 4, deviceBinding);
   if (blocks >= 2 ** 32) throw new CfaEngineError(`${blocks} store blocks: block numbers are 32-bit`);
-  const denseFits = dense.chunks <= room && (2 * blocks + topWords) * 4 <= deviceBinding;
+  // The grid kernels over a dense store of several bindings answered a 100,967-lambda program
+  // with 516,000 store entries missing on the H100 (the workgroup kernels, and the grid kernels
+  // over a paged store, answered it exactly): that pairing is not used until the cause is found.
+  const gridOverChunks = solveMode(ctx, m, options) === 'grid' && dense.chunks > 1;
+  const denseFits = dense.chunks <= room && (2 * blocks + topWords) * 4 <= deviceBinding && !gridOverChunks;
+  if (options.store === 'dense' && gridOverChunks) {
+    throw new CfaEngineError(
+      `the dense store needs ${dense.chunks} bindings, and the grid kernels over a dense store of several bindings are not exact: use store 'paged' or mode 'workgroup'`,
+    );
+  }
   if (options.store === 'dense' || (options.store !== 'paged' && denseFits)) {
     if (dense.chunks > room) {
       throw new CfaEngineError(
@@ -360,7 +374,7 @@ async function solveOnStore(
     `eigencfa delta (${g.paging ? 'paged, ' : ''}${storeNames.length} store bindings)`,
     specs,
   );
-  const mode = options.mode ?? (!ctx.adapter.software && m.calls >= GRID_MIN_CALLS ? 'grid' : 'workgroup');
+  const mode = solveMode(ctx, m, options);
   // Following function rows cuts the rounds from 2n to about n/13 on the Van Horn–Mairson
   // programs; with the follow budget it is faster in both modes (see DEFAULT_FOLLOW_BUDGET).
   const follow = options.followFunctionRows ?? true;
