@@ -47,7 +47,14 @@ export interface CompactListsResult {
   readonly kept: readonly number[];
 }
 
-/** Thrown when a list is longer than the pool (a cycle or an index past the capacity). */
+/**
+ * Thrown when a list is longer than the pool (a cycle or an index past the capacity).
+ *
+ * @example
+ * ```ts
+ * try { await pool.compact(options); } catch (e) { if (e instanceof CorruptListError) report(e.message); }
+ * ```
+ */
 export class CorruptListError extends GpumorphError {
   override readonly name = 'CorruptListError';
 }
@@ -86,6 +93,12 @@ function copyLayout(pool: ElementPool, into: ElementPool) {
  * WGSL that walks the list of each head, reserves its length in one shared counter (and counts it
  * in its range's) and records where its copy will start (`INVALID_ELEMENT` for an empty list); a
  * walk longer than the pool sets `totals[1]`.
+ *
+ * @example
+ * ```ts
+ * const layout = defineBindings('count', { ...pool.bindingSpecs(), heads, bases, totals, range });
+ * const code = compactCountWgsl(pool, 31, layout.wgsl());
+ * ```
  */
 export function compactCountWgsl(pool: ElementPool, nextWord: number, layoutWgsl: string): string {
   const p = pool.name;
@@ -124,6 +137,12 @@ fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
 /**
  * WGSL that copies the list of each head to its reserved run of `into`, element by element in
  * list order, links the copies to their successors in the run, and points the head at the run.
+ *
+ * @example
+ * ```ts
+ * const layout = defineBindings('copy', { ...pool.bindingSpecs(), ...scratch.bindingSpecs(), heads, bases, range });
+ * const code = compactCopyWgsl(pool, scratch, 31, layout.wgsl());
+ * ```
  */
 export function compactCopyWgsl(
   pool: ElementPool,
@@ -247,7 +266,8 @@ export async function compactLists(
       // Nothing to drop (or lists shared by several heads, which the copy would duplicate).
       return { before, after: before, kept };
     }
-    const windowsFree = ctx.limits.maxStorageBuffersPerShaderStage - pool.geometry.windows - 4;
+    // The copy binds both pools' headers and windows, the heads, their bases and their range.
+    const windowsFree = ctx.limits.maxStorageBuffersPerShaderStage - pool.geometry.windows - 5;
     const windowsNeeded = Math.ceil(Math.max(1, total) / pool.windowElements);
     if (windowsNeeded > windowsFree) {
       throw new PoolCapacityError(
