@@ -31,7 +31,7 @@ interface PoolWords {
  * Every decision of a solve to grow the points-to and edge pools and the worklist, in one place:
  * growing what ran out (the rules', the guarded update's, the merge guard's needs, as the status
  * words report them) and growing ahead of need after a round. Growing itself is the pools' own
- * (`ElementPool.grow`) and, for the worklist, the session's `growWorklist`.
+ * (`ElementPool.grow`) and, for the worklist, the `growWorklist` the solver passes in.
  *
  * Growing ahead is a guess: it stops at the pool's largest size (so the pool cannot refuse it),
  * and a GPU that cannot hold that much leaves the pool as it is (the guarded update grows it to

@@ -69,6 +69,17 @@ function rangeStruct(counting: boolean): string {
   return `struct GmCompactRange { total: ${counting ? 'atomic<u32>' : 'u32'}, skip: u32, count: u32 }`;
 }
 
+/** The start of a kernel with one invocation `i` per head of the range bound, up to its `main` body. */
+function perHeadKernel(counting: boolean, layoutWgsl: string): string {
+  return /* wgsl */ `${rangeStruct(counting)}
+${layoutWgsl}
+@compute @workgroup_size(${WORKGROUP_SIZE})
+fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+        @builtin(local_invocation_index) lid: u32) {
+  let i = gm_workgroup_index(wid, nwg) * ${WORKGROUP_SIZE}u + lid;
+  if (i >= range.count) { return; }`;
+}
+
 function countLayout(pool: ElementPool) {
   return defineBindings(`compact count ${pool.name}`, {
     ...pool.bindingSpecs(),
@@ -104,13 +115,7 @@ export function compactCountWgsl(pool: ElementPool, nextWord: number, layoutWgsl
   const p = pool.name;
   return linkWgsl(
     /* wgsl */ `
-${rangeStruct(true)}
-${layoutWgsl}
-@compute @workgroup_size(${WORKGROUP_SIZE})
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-        @builtin(local_invocation_index) lid: u32) {
-  let i = gm_workgroup_index(wid, nwg) * ${WORKGROUP_SIZE}u + lid;
-  if (i >= range.count) { return; }
+${perHeadKernel(true, layoutWgsl)}
   let capacity = ${p}_header.capacity;
   var e = heads[range.skip + i];
   var length = 0u;
@@ -154,13 +159,7 @@ export function compactCopyWgsl(
   const q = into.name;
   return linkWgsl(
     /* wgsl */ `
-${rangeStruct(false)}
-${layoutWgsl}
-@compute @workgroup_size(${WORKGROUP_SIZE})
-fn main(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-        @builtin(local_invocation_index) lid: u32) {
-  let i = gm_workgroup_index(wid, nwg) * ${WORKGROUP_SIZE}u + lid;
-  if (i >= range.count) { return; }
+${perHeadKernel(false, layoutWgsl)}
   let base = bases[i];
   if (base == GM_INVALID_ELEMENT) { return; }
   var e = heads[range.skip + i];
