@@ -181,7 +181,8 @@ describe('tree expressions: fixed cases', () => {
       { lo: 0, hi: 100 },
     ]);
     const half = assignTree(o, 1, { op: '/', left: x(0), right: c(2), round: { type: 'int', dir: 'zero' } });
-    expect(half.bound(1)).toEqual({ lo: Rational.of(-1), hi: Rational.of(5) }); // x0/2 − [1, 1] ⊆ [−1, 5]
+    // x0 ≥ 0 rounds down, and an integer over 2 lies within 1/2 above its floor: x0/2 − [1/2, 0]
+    expect(half.bound(1)).toEqual({ lo: Rational.ZERO, hi: Rational.of(4) });
     const mod = assignTree(o, 1, { op: '%', left: x(0), right: c(4), round: { type: 'int', dir: 'zero' } });
     expect(mod.bound(1)).toEqual({ lo: Rational.ZERO, hi: Rational.of(3) });
     const small = assignTree(o, 1, {

@@ -9,6 +9,7 @@
 import { substitute } from '../dbm/apron/assign';
 import type { LinearExpr } from '../dbm/constraints';
 import type { Octagon, WideningOptions } from '../dbm/octagon';
+import type { Rational } from '../numbers/rational';
 import type { Cond, Stmt } from './parse';
 
 type Oct = Octagon<unknown>;
@@ -26,7 +27,7 @@ export interface ForwardFacts {
   join(a: Oct, b: Oct): Promise<Oct>;
   top(): Oct;
   bottom(): Oct;
-  readonly thresholds: readonly bigint[];
+  readonly thresholds: readonly Rational[];
   readonly widening: WideningOptions;
   readonly delay: number;
 }
@@ -73,7 +74,7 @@ export async function backwardFrom(
         const x = facts.index(st.target);
         pre = q;
         if (st.hi !== null) pre = pre.guard({ i: x, si: 1, c: st.hi });
-        if (st.lo !== null) pre = pre.guard({ i: x, si: -1, c: -st.lo });
+        if (st.lo !== null) pre = pre.guard({ i: x, si: -1, c: st.lo.neg() });
         pre = (await facts.closed(pre)).forget([x]);
         break;
       }

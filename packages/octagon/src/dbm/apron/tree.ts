@@ -187,19 +187,31 @@ function remainder<T>(o: Octagon<T>, a: Form, b: Form): Form {
   return { ...constant(lo, hi), integral: integer };
 }
 
-/** Adds the error of rounding to an integer; the identity where the form is integral on integer points. */
-function round(f: Form, r: Rounding | undefined): Form {
+/**
+ * Adds the error of rounding to an integer; the identity where the form is integral on integer
+ * points. `step` bounds the error of a directed rounding: 1, or `(g − 1)/g` for a value on the
+ * grid of `1/g` (an integer divided by the integer `g`: `⌊7/3⌋ ≥ 7/3 − 2/3`). Rounding towards
+ * zero rounds down where the value is known non-negative, up where non-positive.
+ */
+function round<T>(o: Octagon<T>, f: Form, r: Rounding | undefined, step = Rational.ONE): Form {
   if (!r || r.type === 'real') return f;
   if (f.integral) return f;
+  let dir = r.dir ?? 'any';
+  if (dir === 'zero') {
+    const i = intervalOf(o, f);
+    if (i.lo !== null && i.lo.num >= 0n) dir = 'down';
+    else if (i.hi !== null && i.hi.num <= 0n) dir = 'up';
+  }
   const half = Rational.of(1, 2);
+  const near = step.lt(half) ? step : half;
   const err: Record<NonNullable<Rounding['dir']>, [Rational, Rational]> = {
-    down: [Rational.ONE.neg(), Rational.ZERO],
-    up: [Rational.ZERO, Rational.ONE],
-    zero: [Rational.ONE.neg(), Rational.ONE],
-    nearest: [half.neg(), half],
-    any: [Rational.ONE.neg(), Rational.ONE],
+    down: [step.neg(), Rational.ZERO],
+    up: [Rational.ZERO, step],
+    zero: [step.neg(), step],
+    nearest: [near.neg(), near],
+    any: [step.neg(), step],
   };
-  const [lo, hi] = err[r.dir ?? 'any'];
+  const [lo, hi] = err[dir];
   // the rounded value is an integer: a constant's ends round inward
   const out = { ...addForms(f, constant(lo, hi)), integral: true };
   if (out.terms.size > 0) return out;
@@ -229,26 +241,35 @@ export function linearize<T>(o: Octagon<T>, t: TreeExpr): Form {
     case 'neg':
       return negForm(linearize(o, t.arg));
     case 'cast':
-      return round(linearize(o, t.arg), t.round);
+      return round(o, linearize(o, t.arg), t.round);
   }
   const a = linearize(o, t.left);
   const b = linearize(o, t.right);
   switch (t.op) {
     case '+':
-      return round(addForms(a, b), t.round);
+      return round(o, addForms(a, b), t.round);
     case '-':
-      return round(addForms(a, negForm(b)), t.round);
+      return round(o, addForms(a, negForm(b)), t.round);
     case '*':
       return round(
+        o,
         b.terms.size === 0 ? scale(o, a, intervalOf(o, b)) : scale(o, b, intervalOf(o, a)),
         t.round,
       );
     case '/': {
-      const inv = reciprocal(intervalOf(o, b));
-      return inv === null ? TOP : round(scale(o, a, inv), t.round);
+      const bi = intervalOf(o, b);
+      const inv = reciprocal(bi);
+      if (inv === null) return TOP;
+      // an integer over a constant integer g lies on the grid of 1/g
+      const g = bi.lo !== null && bi.hi !== null && bi.lo.eq(bi.hi) && bi.lo.isInteger ? bi.lo : null;
+      const step =
+        a.integral === true && g !== null
+          ? Rational.ONE.sub(Rational.ONE.div(g.num < 0n ? g.neg() : g))
+          : undefined;
+      return round(o, scale(o, a, inv), t.round, step);
     }
     case '%':
-      return round(remainder(o, a, b), t.round);
+      return round(o, remainder(o, a, b), t.round);
   }
 }
 
