@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describeEngines } from '@gpumorph/gpu-allocator/testing';
 import { describe, expect, it } from 'vitest';
 import { analyzeProgram, OctagonParseError, parseProgram, programTypes, typeOf } from '../src/index';
 import { checkSound, observations, random, runConcrete } from './concrete';
@@ -93,6 +94,16 @@ describe('reals and division in the language', () => {
     for (let seed = 1; seed <= 200; seed++) runConcrete(program, random(seed), seen);
     expect(checkSound(r, seen)).toBeGreaterThan(0);
     expect(seen.failed.size).toBeGreaterThan(0); // the unproved assertion does fail
+  });
+});
+
+describeEngines('reals on the GPU engine', ['webgpu'], (fixture) => {
+  it('reals.oct: the verdicts and invariants of the f64 engine (mixed octagons close on the CPU)', async () => {
+    const source = readFileSync(join(examples, 'reals.oct'), 'utf8');
+    const r = await analyzeProgram(source, { engine: 'webgpu', gpu: fixture.ctx, file: 'reals.oct' });
+    const cpu = await analyzeProgram(source, { engine: 'f64', file: 'reals.oct' });
+    expect(r.assertions.map((a) => a.proved)).toEqual([true, true, true, true, false]);
+    expect(r.points.map((p) => p.invariant)).toEqual(cpu.points.map((p) => p.invariant));
   });
 });
 
