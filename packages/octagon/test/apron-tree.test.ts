@@ -175,6 +175,26 @@ describe('tree expressions: fixed cases', () => {
   const D = createOctagonDomain({ engine: 'exact', kind: 'int' });
   const x = (v: number): TreeExpr => ({ op: 'var', v });
   const c = (value: number): TreeExpr => ({ op: 'const', value });
+  it('the bounds of a rounding are the bounds of its argument, rounded', () => {
+    const R = createOctagonDomain({ engine: 'exact', kind: 'real' });
+    const o = R.fromBox([
+      { lo: '-5/2', hi: '19/2' },
+      { lo: null, hi: null },
+    ]);
+    const cast = (dir: 'down' | 'up' | 'zero' | 'nearest' | 'any') => {
+      const b = assignTree(o, 1, { op: 'cast', arg: x(0), round: { type: 'int', dir } }).bound(1);
+      return [b?.lo?.toString(), b?.hi?.toString()];
+    };
+    // ⌊−5/2⌋ = −3, ⌊19/2⌋ = 9 (the linear form alone gives 19/2); nearest breaks ties either way
+    expect(['down', 'up', 'zero', 'nearest', 'any'].map((d) => cast(d as 'down'))).toEqual([
+      ['-3', '9'],
+      ['-2', '10'],
+      ['-2', '9'],
+      ['-3', '10'],
+      ['-3', '10'],
+    ]);
+  });
+
   it('C division and remainder of integers', () => {
     const o = D.fromBox([
       { lo: 0, hi: 9 },

@@ -17,6 +17,10 @@ const programs: [string, string][] = [
     'two branches',
     'a = [-20, 20]; b = [-20, 20]; if (a < b) { c = b - a; } else { c = a - b; } assert(c <= 30);',
   ],
+  [
+    'reals and division',
+    'real t, u; t = [0, 10]; u = t + 0.5; q = t / 2; r = q % 3; i = u; assert(u - t <= 0.25 || i <= 7);',
+  ],
 ];
 
 describe('backward mode (substitution from each assertion)', () => {

@@ -85,6 +85,28 @@ describe('reals and division in the language', () => {
     }
   });
 
+  it('procedures with real parameters and returns: concrete runs inside the invariants', async () => {
+    const source = `
+      proc scale(real v, k) { real w; w = v * k; return w / 2; }
+      proc clamp(real v) { if (v > 9.5) { v = 9.5; } return v; }
+      real a, r;
+      a = [0, 4]; n = [-3, 3];
+      r = scale(a, n); i = scale(a, n); c = clamp(r); h = clamp(a + 7);
+      assert(i <= r + 1); assert(c <= 9); assert(h <= 9); assert(h >= 8);`;
+    for (const engine of ['exact', 'f64'] as const) {
+      const r = await analyzeProgram(source, { engine });
+      expect(r.procedures.map((p) => p.variables)).toEqual([
+        ['v', 'k', 'w', 'v@in', 'k@in', '@ret'],
+        ['v', 'v@in', '@ret'],
+      ]);
+      expect(r.assertions.map((a) => a.proved)).toEqual([false, true, true, false]);
+      const seen = observations();
+      const program = parseProgram(source);
+      for (let seed = 1; seed <= 200; seed++) runConcrete(program, random(seed), seen);
+      expect(checkSound(r, seen)).toBeGreaterThan(0);
+    }
+  });
+
   it('the example program: verdicts, and concrete runs inside the invariants', async () => {
     const source = readFileSync(join(examples, 'reals.oct'), 'utf8');
     const r = await analyzeProgram(source, { engine: 'exact', file: 'reals.oct' });

@@ -284,7 +284,36 @@ export function linearize<T>(o: Octagon<T>, t: TreeExpr): Form {
  * ```
  */
 export function assignTree<T>(o: Octagon<T>, x: number, t: TreeExpr): Octagon<T> {
-  return o.assignLinear(x, toExpr(linearize(o, t)));
+  let out = o.assignLinear(x, toExpr(linearize(o, t)));
+  const b = roundedBounds(o, t);
+  if (b?.hi) out = out.guard({ i: x, si: 1, c: b.hi });
+  if (b?.lo) out = out.guard({ i: x, si: -1, c: b.lo.neg() });
+  return out;
+}
+
+/**
+ * The bounds of a tree whose last operation rounds to an integer: the ends of its argument's
+ * interval, rounded (each rounding is monotone), so `⌊x⌋` of `x ≤ 9.5` is at most 9 where the
+ * linear form (`x` and an error in [−1, 0]) only says 9.5. Null for any other tree.
+ */
+function roundedBounds<T>(o: Octagon<T>, t: TreeExpr): Interval | null {
+  if (t.op !== 'cast' && !('round' in t && t.round)) return null;
+  const r = t.round as Rounding;
+  if (r.type !== 'int') return null;
+  const arg =
+    t.op === 'cast' ? linearize(o, t.arg) : linearize(o, { ...t, round: { type: 'real' } } as TreeExpr);
+  if (arg.integral) return null;
+  const i = intervalOf(o, arg);
+  const half = Rational.of(1, 2);
+  const ends: Record<NonNullable<Rounding['dir']>, (v: Rational, high: boolean) => Rational> = {
+    down: (v) => v.floor(),
+    up: (v) => v.ceil(),
+    zero: (v) => (v.num < 0n ? v.ceil() : v.floor()),
+    nearest: (v, high) => (high ? v.add(half).floor() : v.sub(half).ceil()),
+    any: (v, high) => (high ? v.ceil() : v.floor()),
+  };
+  const end = ends[r.dir ?? 'any'];
+  return { lo: i.lo === null ? null : end(i.lo, false), hi: i.hi === null ? null : end(i.hi, true) };
 }
 
 /** `x ← t` backward (APRON's `substitute_texpr`), through the tree's interval linear form. Sound. */
