@@ -617,14 +617,15 @@ class Analyzer {
 
   /**
    * `x := e`: a linear form exactly; an integer expression of `+ − ×` by its interval on the box;
-   * else APRON's tree expression (quasi-linearised, `/` and `%` rounded by the types). A real
-   * value assigned to an integer variable is truncated towards zero, as C converts.
+   * else (reals, `/`, `%`) APRON's tree expression, quasi-linearised, `/` and `%` rounded by the
+   * types. A real value assigned to an integer variable is truncated towards zero, as C converts.
    */
   #assign(s: Oct, x: number, e: Expr, type: VarType = this.#flags[x] as VarType): Oct {
-    const truncate = type === 'int' && typeOf(e, this.#types) === 'real';
+    const real = typeOf(e, this.#types) === 'real';
+    const truncate = type === 'int' && real;
     const lin = truncate ? null : this.#x.lin(e);
     if (lin) return s.assignLinear(x, toLinear(lin));
-    if (!truncate && !divides(e)) {
+    if (!real && !divides(e)) {
       const iv = this.#x.interval(e, s);
       return s.assignInterval(x, iv.lo, iv.hi);
     }
