@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describeEngines } from '@gpumorph/gpu-allocator/testing';
 import { describe, expect, it } from 'vitest';
 import { analyzeProgram, OctagonParseError, parseProgram, programTypes, typeOf } from '../src/index';
-import { checkSound, observations, random, runConcrete } from './concrete';
+import { checkSound, observations, pointKey, random, runConcrete, type State, satisfies } from './concrete';
 
 const examples = join(dirname(fileURLToPath(import.meta.url)), '../../../examples/octagon');
 
@@ -187,5 +187,36 @@ describe('soundness on random programs with reals, / and %', () => {
       }
     }
     expect(checked).toBeGreaterThan(1000);
+  });
+
+  it('backward (exact): every failing run stays inside the backward invariants of its assertion', async () => {
+    let failing = 0;
+    for (let seed = 1; seed <= 25; seed++) {
+      const source = randomProgram(seed);
+      const r = await analyzeProgram(source, { engine: 'exact', wideningDelay: 1, backward: true });
+      const program = parseProgram(source);
+      for (let run = 1; run <= 40; run++) {
+        const trace: [string, State][] = [];
+        const failed = runConcrete(program, random(seed * 1000 + run), observations(), 3000, 200, trace);
+        if (failed === null) continue;
+        failing++;
+        const b = r.backward?.find((x) => `${x.pos.line}:${x.pos.column}` === failed);
+        if (!b) throw new Error(`program ${seed}: no backward analysis of the assertion at ${failed}`);
+        const points = new Map(
+          b.points.map((p) => [
+            pointKey(null, p.pos.line, p.pos.column, p.label.startsWith('loop head') ? 'head' : 'before'),
+            p,
+          ]),
+        );
+        for (const [key, state] of trace) {
+          const p = points.get(key);
+          if (!p) continue;
+          const inside = p.constraints?.every((c) => satisfies(state, r.variables, c)) ?? false;
+          if (!inside)
+            throw new Error(`program ${seed}:\n${source}\n${key}: a failing run leaves ${p.invariant}`);
+        }
+      }
+    }
+    expect(failing).toBeGreaterThan(20);
   });
 });

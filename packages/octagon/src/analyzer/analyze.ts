@@ -2,7 +2,7 @@ import { EventEmitter } from 'events';
 // A namespace import: typed-emitter is CommonJS with `export default`, which a default import
 // mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
 import type * as TypedEmitter from 'typed-emitter';
-import { assignTree, guardTree, type TreeExpr } from '../dbm/apron/tree';
+import { assignTree, guardTree, linearForm, type TreeExpr } from '../dbm/apron/tree';
 import { toRational } from '../dbm/constraints';
 import { createOctagonDomain, type OctagonDomain } from '../dbm/domain';
 import type { Octagon, WideningOptions } from '../dbm/octagon';
@@ -705,9 +705,14 @@ class Analyzer {
       linear: (st) => {
         const e = st.kind === 'array' ? st.length : st.value;
         const x = this.#index.get(st.kind === 'array' ? `${st.name}.length` : st.target) as number;
-        if (this.#flags[x] === 'int' && typeOf(e, this.#types) === 'real') return null; // truncated
-        const lin = this.#x.lin(e);
-        return lin && toLinear(lin);
+        const truncate = this.#flags[x] === 'int' && typeOf(e, this.#types) === 'real';
+        const lin = truncate ? null : this.#x.lin(e);
+        if (lin) return toLinear(lin);
+        // not linear: the tree's interval linear form on the forward states before the statement
+        const before = this.#before.get(st);
+        if (!before) return null;
+        const t = this.#x.tree(e);
+        return linearForm(before, truncate ? { op: 'cast', arg: t, round: TRUNCATE } : t);
       },
       index: (name) => this.#index.get(name) as number,
       closed: (o) => this.be.closed(o),

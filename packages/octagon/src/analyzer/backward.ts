@@ -19,7 +19,10 @@ export interface ForwardFacts {
   /** The forward invariant before a statement (at the head of a loop); absent where unreached. */
   before(st: Stmt): Oct | undefined;
   guard(c: Cond, s: Oct): Promise<Oct>;
-  /** The linear form of an assignment's value over the variable indices, or null. */
+  /**
+   * The linear form of an assignment's value over the variable indices: exact where the value is
+   * linear, else an interval linear form valid on the forward states before it; null where none.
+   */
   linear(st: Stmt & { kind: 'assign' | 'array' }): LinearExpr | null;
   /** The index of a variable (an array's length for `name.length`). */
   index(name: string): number;

@@ -221,6 +221,14 @@ function round<T>(o: Octagon<T>, f: Form, r: Rounding | undefined, step = Ration
   };
 }
 
+/**
+ * The interval linear form of a tree on the octagon, as a {@link LinearExpr} (its constant an
+ * interval): every value of the tree at a point of the octagon lies in the form's range there.
+ */
+export function linearForm<T>(o: Octagon<T>, t: TreeExpr): LinearExpr {
+  return toExpr(linearize(o, t));
+}
+
 /** The interval linear form of a tree on the octagon (APRON's quasi-linearisation). */
 export function linearize<T>(o: Octagon<T>, t: TreeExpr): Form {
   switch (t.op) {
