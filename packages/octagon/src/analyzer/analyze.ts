@@ -64,11 +64,12 @@ interface Backend {
 }
 
 /**
- * Analyzes a program of the tiny language over integer octagons: forward abstract interpretation
- * with widening at loop heads (after `wideningDelay` joins, with thresholds), then narrowing.
- * Reports the invariant before each statement, at each loop head and at the end, and which
- * assertions and array-bound checks were proved (an assertion is proved when the state meet its
- * negation is empty).
+ * Analyzes a program of the tiny language over integer octagons (mixed integer/real ones when it
+ * declares real variables): forward abstract interpretation with widening at loop heads (after
+ * `wideningDelay` joins, with thresholds), then narrowing. Reports the invariant before each
+ * statement, at each loop head and at the end, and which assertions and array-bound checks were
+ * proved (an assertion is proved when the state meet its negation is empty, or when the bounds of
+ * its comparisons on the state decide it).
  *
  * @example
  * ```ts
