@@ -122,6 +122,28 @@ function cpuDenseOperatorRows(c: OctagonContext, n: number, closedHalf: Float64A
   const pa = a.join(a, { into: pool.acquire() });
   const pb = b.join(b, { into: pool.acquire() });
   const dst = pool.acquire();
+  // the same into a pool whose memory the closure's worker threads share (each operator split among them)
+  const threaded = c.threads ? createMatrixPool(n, { capacity: 3, threads: c.threads }) : null;
+  const T = threaded?.threads ?? 1;
+  const [ta, tb, td] = threaded
+    ? [a.join(a, { into: threaded.acquire() }), b.join(b, { into: threaded.acquire() }), threaded.acquire()]
+    : [pa, pb, dst];
+  const onThreads: [string, string | null, () => unknown][] =
+    T > 1
+      ? [
+          [
+            `union into a pool matrix, ${T} threads`,
+            `join into, ${T} threads`,
+            () => ta.join(tb, { into: td }),
+          ],
+          [
+            `intersection into a pool matrix, ${T} threads`,
+            `meet into, ${T} threads`,
+            () => ta.meet(tb, { into: td }),
+          ],
+          [`widening into a pool matrix, ${T} threads`, null, () => ta.widen(tb, [], { into: td })],
+        ]
+      : [];
   const ops: [string, string | null, () => unknown][] = [
     ['union', 'join', () => a.join(b)],
     ['union into a pool matrix', 'join into', () => pa.join(pb, { into: dst })],
@@ -129,6 +151,7 @@ function cpuDenseOperatorRows(c: OctagonContext, n: number, closedHalf: Float64A
     ['intersection into a pool matrix', 'meet into', () => pa.meet(pb, { into: dst })],
     ['widening', null, () => a.widen(b)],
     ['widening into a pool matrix', null, () => pa.widen(pb, [], { into: dst })],
+    ...onThreads,
     ['assignment x := x + 1', null, () => a.assignVar(n >> 1, 1, n >> 1, 1)],
     ['guard x0 − x1 ≤ 5', null, () => a.meet(a).guard({ i: 0, si: 1, j: 1, sj: -1, c: 5 })],
   ];
@@ -144,6 +167,12 @@ function cpuDenseOperatorRows(c: OctagonContext, n: number, closedHalf: Float64A
   c.notes.push(
     `union of ${n} vars into a pool matrix ${pooledJoin.equals(joined) && pooledJoin.rawMatrix() === dst ? 'equals' : 'DIFFERS FROM'} the plain union.`,
   );
+  if (T > 1) {
+    const split = ta.join(tb, { into: td });
+    c.notes.push(
+      `union of ${n} vars into a pool matrix on ${T} threads ${split.equals(joined) && split.rawMatrix() === td ? 'equals' : 'DIFFERS FROM'} the plain union.`,
+    );
+  }
 }
 
 /**

@@ -98,6 +98,7 @@ const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       'octagon examples/octagon/count.oct',
       'octagon examples/octagon/relational.oct --loops-only --engine exact',
       'octagon examples/octagon/unproved.oct --json   # exit status 1: not everything is proved',
+      'octagon examples/octagon/reals.oct   # reals, / and %; exit status 1: one check is not proved',
     ],
     failure: 'an assertion or an array-bound check is not proved',
   },
@@ -511,7 +512,7 @@ export function createProgram(
     )
     .argument(
       '<file>',
-      'program (integer variables, assignments, if, while, assert; see packages/octagon/README.md)',
+      'program (integer and real variables, assignments, if, while, assert, procedures; see packages/octagon/README.md)',
     )
     .addOption(
       new Option(

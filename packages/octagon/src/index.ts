@@ -12,7 +12,18 @@ export {
   type ProgramAnalyzerEvents,
   type ProgramPoint,
 } from './analyzer/analyze';
-export { type Cond, type Expr, type Program, parseProgram, type RelOp, type Stmt } from './analyzer/parse';
+export {
+  type BinOp,
+  type Cond,
+  type Expr,
+  type Procedure,
+  type Program,
+  parseProgram,
+  type RelOp,
+  type Stmt,
+  type VarType,
+} from './analyzer/parse';
+export { type ProgramTypes, programTypes, type ScopeTypes, typeOf } from './analyzer/typing';
 export { parallelAssign, substitute } from './dbm/apron/assign';
 export { addDimensionsAt, expand, fold, forgetVars } from './dbm/apron/dimensions';
 export { addEpsilon, addEpsilonBin, joinArray, meetArray } from './dbm/apron/lattice';

@@ -175,13 +175,34 @@ describe('tree expressions: fixed cases', () => {
   const D = createOctagonDomain({ engine: 'exact', kind: 'int' });
   const x = (v: number): TreeExpr => ({ op: 'var', v });
   const c = (value: number): TreeExpr => ({ op: 'const', value });
+  it('the bounds of a rounding are the bounds of its argument, rounded', () => {
+    const R = createOctagonDomain({ engine: 'exact', kind: 'real' });
+    const o = R.fromBox([
+      { lo: '-5/2', hi: '19/2' },
+      { lo: null, hi: null },
+    ]);
+    const cast = (dir: 'down' | 'up' | 'zero' | 'nearest' | 'any') => {
+      const b = assignTree(o, 1, { op: 'cast', arg: x(0), round: { type: 'int', dir } }).bound(1);
+      return [b?.lo?.toString(), b?.hi?.toString()];
+    };
+    // ⌊−5/2⌋ = −3, ⌊19/2⌋ = 9 (the linear form alone gives 19/2); nearest breaks ties either way
+    expect(['down', 'up', 'zero', 'nearest', 'any'].map((d) => cast(d as 'down'))).toEqual([
+      ['-3', '9'],
+      ['-2', '10'],
+      ['-2', '9'],
+      ['-3', '10'],
+      ['-3', '10'],
+    ]);
+  });
+
   it('C division and remainder of integers', () => {
     const o = D.fromBox([
       { lo: 0, hi: 9 },
       { lo: 0, hi: 100 },
     ]);
     const half = assignTree(o, 1, { op: '/', left: x(0), right: c(2), round: { type: 'int', dir: 'zero' } });
-    expect(half.bound(1)).toEqual({ lo: Rational.of(-1), hi: Rational.of(5) }); // x0/2 − [1, 1] ⊆ [−1, 5]
+    // x0 ≥ 0 rounds down, and an integer over 2 lies within 1/2 above its floor: x0/2 − [1/2, 0]
+    expect(half.bound(1)).toEqual({ lo: Rational.ZERO, hi: Rational.of(4) });
     const mod = assignTree(o, 1, { op: '%', left: x(0), right: c(4), round: { type: 'int', dir: 'zero' } });
     expect(mod.bound(1)).toEqual({ lo: Rational.ZERO, hi: Rational.of(3) });
     const small = assignTree(o, 1, {

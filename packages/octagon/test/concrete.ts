@@ -1,4 +1,83 @@
-import type { Cond, Expr, Program, Stmt } from '../src/index';
+import {
+  type AnalysisResult,
+  type Cond,
+  type Expr,
+  type OctConstraint,
+  type Procedure,
+  type Program,
+  type ProgramPoint,
+  Rational,
+  type Stmt,
+  toRational,
+} from '../src/index';
+
+/** A concrete state: each variable's value (integers for the integer variables). */
+export type State = Map<string, Rational>;
+
+/** Whether the state satisfies `si·x_i + sj·x_j ≤ c` over the variables `vars` (by index). */
+export function satisfies(state: State, vars: readonly string[], c: OctConstraint): boolean {
+  const val = (v: number) => {
+    const x = state.get(vars[v] as string);
+    if (x === undefined) throw new Error(`no value of ${vars[v]}`);
+    return x;
+  };
+  let lhs = val(c.i).mul(Rational.of(c.si));
+  if (c.j !== undefined && c.sj !== undefined) lhs = lhs.add(val(c.j).mul(Rational.of(c.sj)));
+  return lhs.le(toRational(c.c));
+}
+
+/** The variables a scope declares `real` (its `real` parameters included): written independently of the analyzer. */
+function realVars(body: readonly Stmt[], proc: Procedure | null): Set<string> {
+  const out = new Set<string>(proc ? proc.params.filter((_, i) => proc.paramTypes[i] === 'real') : []);
+  const walk = (ss: readonly Stmt[]) => {
+    for (const s of ss) {
+      if (s.kind === 'var' && s.type === 'real') for (const n of s.names) out.add(n);
+      else if (s.kind === 'if') {
+        walk(s.then);
+        walk(s.else);
+      } else if (s.kind === 'while') walk(s.body);
+    }
+  };
+  walk(body);
+  return out;
+}
+
+/** Whether an expression is of real type (a real variable, a decimal, a real division). */
+function isReal(e: Expr, reals: Set<string>): boolean {
+  switch (e.kind) {
+    case 'decimal':
+      return true;
+    case 'var':
+      return reals.has(e.name);
+    case 'neg':
+      return isReal(e.arg, reals);
+    case 'bin':
+      return e.round ? e.round.type === 'real' : isReal(e.left, reals) || isReal(e.right, reals);
+    default:
+      return false;
+  }
+}
+
+/** `q` rounded to an integer in `dir` (ties and `any` either way, by `coin`). */
+function roundTo(q: Rational, dir: string | undefined, coin: () => boolean): Rational {
+  const lo = q.floor();
+  const hi = q.ceil();
+  if (lo.eq(hi)) return lo;
+  switch (dir) {
+    case 'down':
+      return lo;
+    case 'up':
+      return hi;
+    case 'zero':
+      return q.num < 0n ? hi : lo;
+    case 'nearest': {
+      const c = q.sub(lo).compare(Rational.of(1, 2));
+      return c < 0 ? lo : c > 0 ? hi : coin() ? lo : hi;
+    }
+    default:
+      return coin() ? lo : hi;
+  }
+}
 
 /** Where a concrete run was observed, as the analyzer labels its points. */
 export type PointKind = 'before' | 'head' | 'end' | 'summary';
@@ -10,7 +89,7 @@ export function pointKey(procedure: string | null, line: number, column: number,
 
 /** What concrete runs saw: the states at each point, the assertions that failed (by position). */
 export interface Observations {
-  readonly states: Map<string, Map<string, bigint>[]>;
+  readonly states: Map<string, State[]>;
   /** How many states each point saw (its `states` keep a sample of them). */
   readonly counts: Map<string, number>;
   readonly failed: Set<string>;
@@ -26,7 +105,7 @@ export function observations(): Observations {
 
 class Stop extends Error {}
 class Return {
-  constructor(readonly value: bigint | null) {}
+  constructor(readonly value: Rational | null) {}
 }
 
 /** A deterministic random stream in [0, 1) (mulberry32). */
@@ -55,14 +134,28 @@ export function runConcrete(
   observed: Observations,
   steps = 3000,
   depth = 200,
-  trace?: [string, Map<string, bigint>][],
+  trace?: [string, State][],
 ): string | null {
   let failure: string | null = null;
   const procs = new Map(program.procedures.map((p) => [p.name, p]));
   let budget = steps;
-  const pick = (lo: bigint, hi: bigint) => lo + BigInt(Math.floor(rand() * Number(hi - lo + 1n)));
+  const pickInt = (lo: bigint, hi: bigint) => lo + BigInt(Math.floor(rand() * Number(hi - lo + 1n)));
+  const pick = (lo: bigint, hi: bigint) => Rational.of(pickInt(lo, hi));
+  /** A random value of the type: an integer, or for a real a multiple of 1/4 or 1/3 within. */
+  const pickOf = (real: boolean, lo: Rational, hi: Rational): Rational | null => {
+    if (!real) {
+      const l = lo.ceil().num;
+      const h = hi.floor().num;
+      return h < l ? null : pick(l, h);
+    }
+    const den = rand() < 0.5 ? 4n : 3n;
+    const l = lo.mul(Rational.of(den)).ceil().num;
+    const h = hi.mul(Rational.of(den)).floor().num;
+    return h < l ? null : Rational.of(pickInt(l, h), den);
+  };
+  const coin = () => rand() < 0.5;
   // at most KEEP states a point, a uniform sample of those seen (reservoir), so long runs stay cheap
-  const record = (key: string, vars: Map<string, bigint>) => {
+  const record = (key: string, vars: State) => {
     trace?.push([key, new Map(vars)]);
     let list = observed.states.get(key);
     if (!list) {
@@ -75,23 +168,31 @@ export function runConcrete(
     else if (rand() < KEEP / seen) list[Math.floor(rand() * KEEP)] = new Map(vars);
   };
 
-  const exec = (proc: string | null, vars: Map<string, bigint>, level: number) => {
-    const read = (name: string): bigint => {
+  const exec = (proc: string | null, vars: State, level: number) => {
+    const p = proc === null ? null : (procs.get(proc) ?? null);
+    const reals = realVars(p ? p.body : program.body, p);
+    const someValue = (name: string) =>
+      pickOf(reals.has(name), Rational.of(-30), Rational.of(30)) as Rational;
+    const read = (name: string): Rational => {
       let v = vars.get(name);
       if (v === undefined) {
-        v = pick(-30n, 30n);
+        v = someValue(name);
         vars.set(name, v);
       }
       return v;
     };
+    /** C's conversion to an integer variable: towards zero. */
+    const store = (name: string, v: Rational) =>
+      vars.set(name, reals.has(name) ? v : roundTo(v, 'zero', coin));
     const index = (array: string, e: Expr): void => {
       const i = value(e);
-      if (i < 0n || i >= read(`${array}.length`)) throw new Stop();
+      if (i.num < 0n || !i.lt(read(`${array}.length`))) throw new Stop();
     };
-    const value = (e: Expr): bigint => {
+    const value = (e: Expr): Rational => {
       switch (e.kind) {
         case 'num':
-          return e.value;
+        case 'decimal':
+          return toRational(e.value);
         case 'var':
           return read(e.name);
         case 'unknown':
@@ -100,11 +201,20 @@ export function runConcrete(
           index(e.array, e.index);
           return pick(-30n, 30n);
         case 'neg':
-          return -value(e.arg);
+          return value(e.arg).neg();
         case 'bin': {
           const l = value(e.left);
           const r = value(e.right);
-          return e.op === '+' ? l + r : e.op === '-' ? l - r : l * r;
+          if (e.op === '+') return l.add(r);
+          if (e.op === '-') return l.sub(r);
+          if (e.op === '*') return l.mul(r);
+          if (r.num === 0n) throw new Stop(); // a division by zero ends the run
+          // written rounding, else C's on integers (towards zero), else exact
+          const real = isReal(e, reals);
+          const dir = e.round ? e.round.dir : real ? undefined : 'zero';
+          const q = l.div(r);
+          const exact = e.op === '/' ? q : l.sub(r.mul(roundTo(q, 'zero', coin)));
+          return (e.round ? e.round.type === 'real' : real) ? exact : roundTo(exact, dir, coin);
         }
       }
     };
@@ -121,9 +231,8 @@ export function runConcrete(
         case 'not':
           return !holds(c.arg);
         case 'rel': {
-          const l = value(c.left);
-          const r = value(c.right);
-          const ops = { '<': l < r, '<=': l <= r, '>': l > r, '>=': l >= r, '==': l === r, '!=': l !== r };
+          const d = value(c.left).compare(value(c.right));
+          const ops = { '<': d < 0, '<=': d <= 0, '>': d > 0, '>=': d >= 0, '==': d === 0, '!=': d !== 0 };
           return ops[c.op];
         }
       }
@@ -139,17 +248,19 @@ export function runConcrete(
         case 'skip':
           return;
         case 'array':
-          vars.set(`${s.name}.length`, value(s.length));
+          store(`${s.name}.length`, value(s.length));
           return;
         case 'assign':
-          vars.set(s.target, value(s.value));
+          store(s.target, value(s.value));
           return;
         case 'havoc': {
-          const lo = s.lo ?? (s.hi ?? 0n) - 50n;
-          const hi = s.hi ?? lo + 50n;
-          if (hi < lo) throw new Stop();
+          const lo = s.lo ?? (s.hi ?? Rational.ZERO).sub(Rational.of(50));
+          const hi = s.hi ?? lo.add(Rational.of(50));
+          const near = lo.add(Rational.of(8));
           // half the time near the low end, so that loops over the input also finish
-          vars.set(s.target, rand() < 0.5 ? pick(lo, hi < lo + 8n ? hi : lo + 8n) : pick(lo, hi));
+          const v = pickOf(reals.has(s.target), lo, rand() < 0.5 && near.lt(hi) ? near : hi);
+          if (v === null) throw new Stop(); // no value of the type in the range
+          vars.set(s.target, v);
           return;
         }
         case 'store':
@@ -179,24 +290,29 @@ export function runConcrete(
         case 'return':
           throw new Return(s.value ? value(s.value) : null);
         case 'call': {
-          const p = procs.get(s.proc);
-          if (!p || level >= depth) throw new Stop();
+          const callee = procs.get(s.proc);
+          if (!callee || level >= depth) throw new Stop();
           const args = s.args.map(value);
-          const frame = new Map<string, bigint>();
-          p.params.forEach((q, i) => {
-            frame.set(q, args[i] as bigint);
-            frame.set(`${q}@in`, args[i] as bigint);
+          const frame: State = new Map();
+          callee.params.forEach((q, i) => {
+            // an integer parameter converts its argument as an assignment does
+            const a =
+              callee.paramTypes[i] === 'real'
+                ? (args[i] as Rational)
+                : roundTo(args[i] as Rational, 'zero', coin);
+            frame.set(q, a);
+            frame.set(`${q}@in`, a);
           });
-          let ret: bigint | null = null;
+          let ret: Rational | null = null;
           try {
-            exec(p.name, frame, level + 1);
+            exec(callee.name, frame, level + 1);
           } catch (r) {
             if (!(r instanceof Return)) throw r;
             ret = r.value;
           }
           frame.set('@ret', ret ?? pick(-30n, 30n));
-          record(pointKey(p.name, p.pos.line, p.pos.column, 'summary'), frame);
-          if (s.target !== null) vars.set(s.target, frame.get('@ret') as bigint);
+          record(pointKey(callee.name, callee.pos.line, callee.pos.column, 'summary'), frame);
+          if (s.target !== null) store(s.target, frame.get('@ret') as Rational);
           return;
         }
       }
@@ -204,7 +320,7 @@ export function runConcrete(
     block(proc === null ? program.body : (procs.get(proc)?.body ?? []));
   };
 
-  const main = new Map<string, bigint>();
+  const main: State = new Map();
   try {
     exec(null, main, 0);
     const last = program.body.at(-1);
@@ -213,4 +329,42 @@ export function runConcrete(
     if (!(e instanceof Stop)) throw e;
   }
   return failure;
+}
+
+function kindOf(p: ProgramPoint): PointKind {
+  const label = p.procedure ? p.label.slice(`in ${p.procedure}: `.length) : p.label;
+  if (label.startsWith('before ')) return 'before';
+  if (label.startsWith('loop head ')) return 'head';
+  if (label.startsWith('summary of ')) return 'summary';
+  return 'end';
+}
+
+/** Every concrete state seen at a point satisfies its invariant; proved checks never fail. Returns the constraints checked. */
+export function checkSound(r: AnalysisResult, seen: Observations): number {
+  const names = new Map<string | null, readonly string[]>([[null, r.variables]]);
+  for (const p of r.procedures) names.set(p.name, p.variables);
+  const points = new Map(
+    r.points.map((p) => [pointKey(p.procedure, p.pos.line, p.pos.column, kindOf(p)), p]),
+  );
+  let checked = 0;
+  for (const [key, states] of seen.states) {
+    const point = points.get(key);
+    if (!point) throw new Error(`a concrete run reached ${key}, where the analysis reports nothing`);
+    if (point.constraints === null) throw new Error(`${key} is reachable but the analysis says ⊥`);
+    const vars = names.get(point.procedure) as readonly string[];
+    for (const state of states) {
+      for (const c of point.constraints) {
+        if (!satisfies(state, vars, c)) {
+          const at = Object.fromEntries([...state].map(([k, v]) => [k, `${v}`]));
+          throw new Error(`${key}: ${JSON.stringify(at)} violates ${point.invariant}`);
+        }
+        checked++;
+      }
+    }
+  }
+  for (const a of r.assertions) {
+    if (a.proved && seen.failed.has(`${a.pos.line}:${a.pos.column}`))
+      throw new Error(`proved ${a.text} at ${a.pos.line} fails concretely`);
+  }
+  return checked;
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cellsEq, cellsLe, maxCells, minCells, narrowCells, widenCells } from '../src/dbm/elementwise';
 import {
+  createClosureThreads,
   createMatrixPool,
   createOctagonDomain,
   halfSize,
@@ -109,6 +110,72 @@ describe('cell-by-cell kernels (join, meet, widening, narrowing) on f64 matrices
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('pools on worker threads', () => {
+  /** Cells of a seeded stream: +∞, small integers (ties), fractions, large values. */
+  const cells = (count: number, seed: number): Float64Array => {
+    let x = seed >>> 0 || 1;
+    const next = () => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return (x >>> 0) / 2 ** 32;
+    };
+    return Float64Array.from({ length: count }, () => {
+      const r = next();
+      return r < 0.25 ? INF : r < 0.75 ? Math.floor(next() * 11) - 5 : (next() - 0.5) * 1e6;
+    });
+  };
+
+  it('split each operator among the threads: every cell equals the reference, aliased too', () => {
+    const threads = createClosureThreads({ threads: 3 });
+    expect(threads).toBeDefined();
+    try {
+      for (const [n, seed] of [
+        [256, 1],
+        [300, 2],
+      ] as const) {
+        const pool = createMatrixPool(n, { capacity: 3, threads });
+        expect(pool.threads).toBe(3);
+        const ca = cells(halfSize(n), seed);
+        const cb = cells(halfSize(n), seed + 100);
+        for (const [op, run] of Object.entries(runs)) {
+          const f = reference[op] as (u: number, v: number) => number;
+          const want = ca.map((u, p) => f(u, cb[p] as number));
+          const [pa, pb, pd] = [pool.acquire(), pool.acquire(), pool.acquire()];
+          pa.set(ca);
+          pb.set(cb);
+          expect(run(pa, pb, n, pd)).toBe(pd);
+          expect(sameCells(pd, want)).toBe(true);
+          expect(run(pa, pb, n, pb)).toBe(pb); // into the second argument
+          expect(sameCells(pb, want)).toBe(true);
+          pb.set(cb);
+          expect(run(pa, pb, n, pa)).toBe(pa); // into the first
+          expect(sameCells(pa, want)).toBe(true);
+          for (const m of [pa, pb, pd]) pool.release(m);
+        }
+      }
+    } finally {
+      threads?.destroy();
+    }
+  });
+
+  it('run on the calling thread once the threads are destroyed', () => {
+    const threads = createClosureThreads({ threads: 2 });
+    const pool = createMatrixPool(256, { capacity: 3, threads });
+    threads?.destroy();
+    const [pa, pb, pd] = [pool.acquire(), pool.acquire(), pool.acquire()];
+    pa.set(cells(pa.length, 7));
+    pb.set(cells(pb.length, 8));
+    expect(runs.max?.(pa, pb, 256, pd)).toBe(pd);
+    expect(
+      sameCells(
+        pd,
+        pa.map((u, p) => Math.max(u, pb[p] as number)),
+      ),
+    ).toBe(true);
   });
 });
 

@@ -2,15 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  type AnalysisResult,
-  analyzeProgram,
-  OctagonParseError,
-  type ProgramPoint,
-  parseProgram,
-  toRational,
-} from '../src/index';
-import { type Observations, observations, type PointKind, pointKey, random, runConcrete } from './concrete';
+import { type AnalysisResult, analyzeProgram, OctagonParseError, parseProgram } from '../src/index';
+import { checkSound, observations, random, runConcrete } from './concrete';
 
 const examples = join(dirname(fileURLToPath(import.meta.url)), '../../../examples/octagon');
 const read = (name: string) => readFileSync(join(examples, name), 'utf8');
@@ -36,51 +29,6 @@ describe.each(['exact', 'f64'] as const)('classic numeric programs on the %s eng
     expect(Object.fromEntries(r.procedures.map((p) => [p.name, p.summary]))).toEqual(summaries);
   });
 });
-
-function kindOf(p: ProgramPoint): PointKind {
-  const label = p.procedure ? p.label.slice(`in ${p.procedure}: `.length) : p.label;
-  if (label.startsWith('before ')) return 'before';
-  if (label.startsWith('loop head ')) return 'head';
-  if (label.startsWith('summary of ')) return 'summary';
-  return 'end';
-}
-
-/** Every concrete state seen at a point satisfies its invariant; proved checks never fail. */
-function checkSound(r: AnalysisResult, seen: Observations): number {
-  const names = new Map<string | null, readonly string[]>([[null, r.variables]]);
-  for (const p of r.procedures) names.set(p.name, p.variables);
-  const points = new Map(
-    r.points.map((p) => [pointKey(p.procedure, p.pos.line, p.pos.column, kindOf(p)), p]),
-  );
-  let checked = 0;
-  for (const [key, states] of seen.states) {
-    const point = points.get(key);
-    if (!point) throw new Error(`a concrete run reached ${key}, where the analysis reports nothing`);
-    if (point.constraints === null) throw new Error(`${key} is reachable but the analysis says ⊥`);
-    const vars = names.get(point.procedure) as readonly string[];
-    for (const state of states) {
-      const val = (v: number) => {
-        const x = state.get(vars[v] as string);
-        if (x === undefined) throw new Error(`${key}: no value of ${vars[v]}`);
-        return x;
-      };
-      for (const c of point.constraints) {
-        const lhs =
-          BigInt(c.si) * val(c.i) + (c.j !== undefined && c.sj !== undefined ? BigInt(c.sj) * val(c.j) : 0n);
-        if (!toRational(lhs).le(toRational(c.c))) {
-          const at = Object.fromEntries([...state].map(([k, v]) => [k, `${v}`]));
-          throw new Error(`${key}: ${JSON.stringify(at)} violates ${point.invariant}`);
-        }
-        checked++;
-      }
-    }
-  }
-  for (const a of r.assertions) {
-    if (a.proved && seen.failed.has(`${a.pos.line}:${a.pos.column}`))
-      throw new Error(`proved ${a.text} at ${a.pos.line} fails concretely`);
-  }
-  return checked;
-}
 
 describe('soundness: concrete runs satisfy the computed invariants', () => {
   const all = [

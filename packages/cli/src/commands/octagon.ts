@@ -36,7 +36,7 @@ export type OctagonReport = AnalysisReport<
 
 /**
  * `gpumorph octagon <file>`: analyzes a program of the octagon package's tiny language over
- * integer octagons and prints the invariant at each program point and which assertions (and
+ * octagons (mixed integer/real ones when it declares reals) and prints the invariant at each program point and which assertions (and
  * array-bound checks) were proved. Exit status 0 when every one was proved, 1 otherwise.
  *
  * @example

@@ -2,14 +2,26 @@ import { EventEmitter } from 'events';
 // A namespace import: typed-emitter is CommonJS with `export default`, which a default import
 // mistypes for users on `moduleResolution: node16/nodenext` (the interface sits under `.default`).
 import type * as TypedEmitter from 'typed-emitter';
+import { assignTree, guardTree, linearForm, type TreeExpr } from '../dbm/apron/tree';
 import { toRational } from '../dbm/constraints';
 import { createOctagonDomain, type OctagonDomain } from '../dbm/domain';
 import type { Octagon, WideningOptions } from '../dbm/octagon';
 import { OctagonAbortedError, OctagonParseError, type SourcePosition } from '../errors';
 import { createOctagonGpu, type OctagonGpu } from '../gpu/engine';
+import type { Rational } from '../numbers/rational';
 import { backwardFrom, type ForwardFacts } from './backward';
-import { add, konst, type Lin, multiply, negate, ratFloor, scale, show, toLinear } from './linear';
-import { type Cond, type Expr, type Procedure, type Program, parseProgram, type Stmt } from './parse';
+import { divides, ScopeExpressions, TRUNCATE, thresholdsOf } from './expressions';
+import { add, integral, konst, type Lin, negate, scale, show, toLinear } from './linear';
+import {
+  type Cond,
+  type Expr,
+  type Procedure,
+  type Program,
+  parseProgram,
+  type Stmt,
+  type VarType,
+} from './parse';
+import { type ProgramTypes, programTypes, type ScopeTypes, typeOf } from './typing';
 
 /**
  * Widening and narrowing as Miné defines them: the left argument (the previous iterate) as built,
@@ -52,11 +64,12 @@ interface Backend {
 }
 
 /**
- * Analyzes a program of the tiny language over integer octagons: forward abstract interpretation
- * with widening at loop heads (after `wideningDelay` joins, with thresholds), then narrowing.
- * Reports the invariant before each statement, at each loop head and at the end, and which
- * assertions and array-bound checks were proved (an assertion is proved when the state meet its
- * negation is empty).
+ * Analyzes a program of the tiny language over integer octagons (mixed integer/real ones when it
+ * declares real variables): forward abstract interpretation with widening at loop heads (after
+ * `wideningDelay` joins, with thresholds), then narrowing. Reports the invariant before each
+ * statement, at each loop head and at the end, and which assertions and array-bound checks were
+ * proved (an assertion is proved when the state meet its negation is empty, or when the bounds of
+ * its comparisons on the state decide it).
  *
  * @example
  * ```ts
@@ -127,6 +140,9 @@ async function runAnalysis(
   const start = performance.now();
   events.emit('phase', 'setup', 0);
   const program = typeof source === 'string' ? parseProgram(source, options.file ?? '<input>') : source;
+  const types = programTypes(program);
+  // integer octagons, or mixed ones (real octagons whose integer variables are flagged) with reals
+  const kind = types.anyReal ? 'real' : 'int';
   const engine = options.engine ?? 'f64';
   let gpu: OctagonGpu | null = null;
   let backend: Backend;
@@ -140,15 +156,15 @@ async function runAnalysis(
     const g = createOctagonGpu(context);
     gpu = g;
     backend = {
-      domain: createOctagonDomain({ engine: 'f64', kind: 'int' }) as OctagonDomain<unknown>,
+      domain: createOctagonDomain({ engine: 'f64', kind }) as OctagonDomain<unknown>,
       closed: async (o) => (o.isClosed ? o : ((await g.close(o as Octagon<number>)) as Oct)),
       join: async (a, b) => (await g.elementwise('join', a as Octagon<number>, b as Octagon<number>)) as Oct,
     };
   } else {
     const domain = (
       engine === 'exact'
-        ? createOctagonDomain({ engine: 'exact', kind: 'int' })
-        : createOctagonDomain({ engine: 'f64', kind: 'int' })
+        ? createOctagonDomain({ engine: 'exact', kind })
+        : createOctagonDomain({ engine: 'f64', kind })
     ) as OctagonDomain<unknown>;
     backend = { domain, closed: async (o) => o.close(), join: async (a, b) => a.join(b) };
   }
@@ -167,8 +183,8 @@ async function runAnalysis(
     },
   };
   try {
-    const procs = await summarize(program, backend, options);
-    const scope = { body: program.body, procedure: null, procs: procs.procs };
+    const procs = await summarize(program, backend, options, types);
+    const scope = { body: program.body, procedure: null, procs: procs.procs, types };
     const a = new Analyzer(program, backend, options, scope, (loop) =>
       events.emit('iteration', { round: a.loopIterations, loop, elapsedMs: performance.now() - start }),
     );
@@ -213,6 +229,19 @@ interface Scope {
   readonly body: readonly Stmt[];
   readonly procedure: Procedure | null;
   readonly procs: ProcTable;
+  readonly types: ProgramTypes;
+}
+
+/** `o` with the variables of `types` that are integers flagged so (a no-op on integer octagons). */
+function typed(o: Oct, types: readonly VarType[]): Oct {
+  if (o.kind === 'int') return o;
+  return o.withIntegerVars(types.flatMap((t, v) => (t === 'int' ? [v] : [])));
+}
+
+/** The types of a procedure's summary variables: each parameter at entry, then the return value. */
+function summaryTypes(p: Procedure, types: ProgramTypes): VarType[] {
+  const t = types.scopes.get(p.name) as ScopeTypes;
+  return [...p.params.map((q) => t.get(q) ?? 'int'), t.get('@ret') ?? 'int'];
 }
 
 /**
@@ -223,11 +252,11 @@ interface Scope {
  * `wideningDelay` rounds, then widened (thresholds: the body's constants), so recursion
  * terminates. Then each body is analyzed once more, recording its invariants and checks.
  */
-async function summarize(program: Program, be: Backend, options: AnalyzeOptions) {
+async function summarize(program: Program, be: Backend, options: AnalyzeOptions, types: ProgramTypes) {
   const procs: ProcTable = { byName: new Map(), summaries: new Map() };
   for (const p of program.procedures) {
     procs.byName.set(p.name, p);
-    procs.summaries.set(p.name, be.domain.bottom(p.params.length + 1));
+    procs.summaries.set(p.name, typed(be.domain.bottom(p.params.length + 1), summaryTypes(p, types)));
   }
   const rounds = new Map(program.procedures.map((p) => [p.name, 0]));
   let loopIterations = 0;
@@ -235,7 +264,7 @@ async function summarize(program: Program, be: Backend, options: AnalyzeOptions)
   for (let round = 0, changed = true; changed; round++) {
     changed = false;
     for (const p of program.procedures) {
-      const a = new Analyzer(program, be, options, { body: p.body, procedure: p, procs });
+      const a = new Analyzer(program, be, options, { body: p.body, procedure: p, procs, types });
       const next = await a.summary(false);
       loopIterations += a.loopIterations;
       const old = procs.summaries.get(p.name) as Oct;
@@ -251,7 +280,7 @@ async function summarize(program: Program, be: Backend, options: AnalyzeOptions)
   const assertions: AssertionResult[] = [];
   const results: ProcedureResult[] = [];
   for (const p of program.procedures) {
-    const a = new Analyzer(program, be, options, { body: p.body, procedure: p, procs });
+    const a = new Analyzer(program, be, options, { body: p.body, procedure: p, procs, types });
     const summary = await a.summary(true);
     loopIterations += a.loopIterations;
     points.push(...a.points);
@@ -272,7 +301,7 @@ class Analyzer {
   readonly #arrays = new Map<string, number>();
   readonly points: ProgramPoint[] = [];
   readonly assertions: AssertionResult[] = [];
-  readonly #thresholds: bigint[];
+  readonly #thresholds: Rational[];
   readonly #delay: number;
   readonly #narrowing: number;
   readonly #signal: AbortSignal | undefined;
@@ -281,6 +310,12 @@ class Analyzer {
   #lastYield = performance.now();
 
   readonly #scope: Scope;
+  /** The types of this scope's variables, by name. */
+  readonly #types: ScopeTypes;
+  /** The type of each variable, by index. */
+  readonly #flags: VarType[];
+  /** This scope's expressions. */
+  readonly #x: ScopeExpressions;
   /** The closed forward state before each statement (loop head for `while`), from the recording pass. */
   readonly #before = new Map<Stmt, Oct>();
   /** A procedure's returns so far (joined), null before the first. */
@@ -295,10 +330,13 @@ class Analyzer {
     readonly onLoopIteration: (loop: SourcePosition) => void = () => {},
   ) {
     this.#scope = scope;
+    this.#types = scope.types.scopes.get(scope.procedure?.name ?? null) ?? new Map();
     for (const p of scope.procedure?.params ?? []) this.#var(p);
     const constants = new Set<bigint>([0n, 1n, -1n]);
+    const decimals = new Map<string, Rational>();
     const visitExpr = (e: Expr): void => {
       if (e.kind === 'num') for (const d of [-1n, 0n, 1n]) constants.add(e.value + d);
+      else if (e.kind === 'decimal') decimals.set(e.value.toString(), e.value);
       else if (e.kind === 'var') this.#var(e.name);
       else if (e.kind === 'index') visitExpr(e.index);
       else if (e.kind === 'neg') visitExpr(e.arg);
@@ -347,7 +385,9 @@ class Analyzer {
     // a procedure's hidden variables: each parameter's value at entry, then the return value
     for (const p of scope.procedure?.params ?? []) this.#var(`${p}@in`);
     if (scope.procedure) this.#var('@ret');
-    this.#thresholds = options.thresholds === false ? [] : [...constants].sort((x, y) => (x < y ? -1 : 1));
+    this.#flags = this.names.map((name) => this.#types.get(name) ?? 'int');
+    this.#x = new ScopeExpressions(this.#index, this.#types, this.#flags);
+    this.#thresholds = options.thresholds === false ? [] : thresholdsOf(constants, [...decimals.values()]);
     this.#delay = options.wideningDelay ?? 2;
     this.#narrowing = options.narrowing ?? 2;
     this.#signal = options.signal;
@@ -363,9 +403,18 @@ class Analyzer {
     return i;
   }
 
+  /** No constraint over this scope's variables (its integer ones flagged so). */
+  #top(): Oct {
+    return typed(this.be.domain.top(this.names.length), this.#flags);
+  }
+
+  /** The empty octagon over this scope's variables. */
+  #bottom(): Oct {
+    return typed(this.be.domain.bottom(this.names.length), this.#flags);
+  }
+
   async run(): Promise<void> {
-    const top = this.be.domain.top(this.names.length);
-    const end = await this.#block(this.program.body, top, true);
+    const end = await this.#block(this.program.body, this.#top(), true);
     const last = this.program.body.at(-1);
     const pos = last
       ? { ...last.pos, line: last.pos.line + 1, column: 1 }
@@ -382,7 +431,7 @@ class Analyzer {
     const p = this.#scope.procedure as Procedure;
     const k = p.params.length;
     const n = this.names.length;
-    let s = this.be.domain.top(n);
+    let s = this.#top();
     for (let i = 0; i < k; i++) s = s.assignVar(n - 1 - k + i, 1, i, 0);
     const end = await this.#block(p.body, s, rec);
     const exit = await this.be.closed(this.#exit ? await this.be.join(this.#exit, end) : end);
@@ -392,22 +441,34 @@ class Analyzer {
     return summary;
   }
 
-  /** A summary (over `k` parameters at entry and the return value) as the last `k + 1` of `n` variables. */
+  /**
+   * A summary (over `k` parameters at entry and the return value) as the last `k + 1` of `n`
+   * variables, the first ones this scope's.
+   */
   #embed(summary: Oct, n: number): Oct {
     const k1 = summary.dim;
     const perm = [...Array(n).keys()].map((v) => (v < k1 ? v + n - k1 : v - k1));
-    return summary.addDimensions(n - k1).permute(perm);
+    return typed(summary.addDimensions(n - k1).permute(perm), this.#flags.slice(0, n - k1));
   }
 
   /** `target := proc(args)` (or the call alone): the arguments bound to the summary, which is met. */
   async #call(s0: Oct, proc: string, args: readonly Expr[], target: string | null): Promise<Oct> {
     const summary = this.#scope.procs.summaries.get(proc) as Oct;
+    const callee = summaryTypes(this.#scope.procs.byName.get(proc) as Procedure, this.#scope.types);
     const n = this.names.length;
     const k = args.length;
-    let s = s0.addDimensions(k + 1); // the formals at entry, then the return value
-    for (let i = 0; i < k; i++) s = this.#assign(await this.be.closed(s), n + i, args[i] as Expr);
+    // the formals at entry, then the return value
+    let s = typed(s0.addDimensions(k + 1), [...this.#flags, ...callee]);
+    for (let i = 0; i < k; i++)
+      s = this.#assign(await this.be.closed(s), n + i, args[i] as Expr, callee[i] as VarType);
     s = await this.be.closed(s.meet(this.#embed(summary, n + k + 1)));
-    if (target !== null) s = s.assignVar(this.#index.get(target) as number, 1, n + k, 0);
+    if (target !== null) {
+      const x = this.#index.get(target) as number;
+      s =
+        this.#flags[x] === 'int' && callee[k] === 'real'
+          ? assignTree(s, x, { op: 'cast', arg: { op: 'var', v: n + k }, round: TRUNCATE })
+          : s.assignVar(x, 1, n + k, 0);
+    }
     return (await this.be.closed(s)).removeDimensions([...Array(k + 1).keys()].map((i) => n + i));
   }
 
@@ -464,7 +525,7 @@ class Analyzer {
         }
         s = await this.be.closed(s);
         this.#exit = this.#exit ? await this.be.join(this.#exit, s) : s;
-        return this.be.domain.bottom(this.names.length);
+        return this.#bottom();
       }
       case 'array': {
         s = await this.be.closed(s);
@@ -485,7 +546,9 @@ class Analyzer {
         return this.#guard(st.cond, s);
       case 'assert': {
         const bad = await this.#guard({ kind: 'not', arg: st.cond }, s);
-        const proved = (await this.be.closed(bad)).isEmpty();
+        // the negation empty, or (over reals, where `<` is kept as `≤`) the bounds decide
+        const proved =
+          (await this.be.closed(bad)).isEmpty() || this.#x.holds(st.cond, await this.be.closed(s));
         if (rec) this.assertions.push({ pos: st.pos, text: st.text, kind: 'assert', proved });
         return this.#guard(st.cond, s);
       }
@@ -553,82 +616,28 @@ class Analyzer {
     return this.#guard(ok, s);
   }
 
-  #assign(s: Oct, x: number, e: Expr): Oct {
-    const lin = this.#lin(e);
+  /**
+   * `x := e`: a linear form exactly; an integer expression of `+ − ×` by its interval on the box;
+   * else (reals, `/`, `%`) APRON's tree expression, quasi-linearised, `/` and `%` rounded by the
+   * types. A real value assigned to an integer variable is truncated towards zero, as C converts.
+   */
+  #assign(s: Oct, x: number, e: Expr, type: VarType = this.#flags[x] as VarType): Oct {
+    const real = typeOf(e, this.#types) === 'real';
+    const truncate = type === 'int' && real;
+    const lin = truncate ? null : this.#x.lin(e);
     if (lin) return s.assignLinear(x, toLinear(lin));
-    const iv = this.#interval(e, s);
-    return s.assignInterval(x, iv.lo, iv.hi);
-  }
-
-  #lin(e: Expr): Lin | null {
-    switch (e.kind) {
-      case 'num':
-        return { coeffs: new Map(), constant: e.value };
-      case 'var': {
-        const v = this.#index.get(e.name);
-        if (v === undefined) return null;
-        return { coeffs: new Map([[v, 1n]]), constant: 0n };
-      }
-      case 'unknown':
-      case 'index':
-        return null;
-      case 'neg': {
-        const a = this.#lin(e.arg);
-        return a && scale(a, -1n);
-      }
-      case 'bin': {
-        const a = this.#lin(e.left);
-        const b = this.#lin(e.right);
-        if (!a || !b) return null;
-        if (e.op === '+') return add(a, b);
-        if (e.op === '-') return add(a, scale(b, -1n));
-        if (a.coeffs.size === 0) return scale(b, a.constant);
-        if (b.coeffs.size === 0) return scale(a, b.constant);
-        return null;
-      }
+    if (!real && !divides(e)) {
+      const iv = this.#x.interval(e, s);
+      return s.assignInterval(x, iv.lo, iv.hi);
     }
-  }
-
-  /** Interval of a (non-linear) expression on the box of `s`. */
-  #interval(e: Expr, s: Oct): { lo: bigint | null; hi: bigint | null } {
-    const top = { lo: null, hi: null };
-    switch (e.kind) {
-      case 'num':
-        return { lo: e.value, hi: e.value };
-      case 'var': {
-        const b = s.bound(this.#index.get(e.name) as number);
-        if (!b) return top;
-        return { lo: b.lo ? ratFloor(b.lo) : null, hi: b.hi ? ratFloor(b.hi) : null };
-      }
-      case 'unknown':
-      case 'index':
-        return top;
-      case 'neg': {
-        const a = this.#interval(e.arg, s);
-        return { lo: a.hi === null ? null : -a.hi, hi: a.lo === null ? null : -a.lo };
-      }
-      case 'bin': {
-        const a = this.#interval(e.left, s);
-        const b = this.#interval(e.right, s);
-        if (e.op === '+')
-          return {
-            lo: a.lo !== null && b.lo !== null ? a.lo + b.lo : null,
-            hi: a.hi !== null && b.hi !== null ? a.hi + b.hi : null,
-          };
-        if (e.op === '-')
-          return {
-            lo: a.lo !== null && b.hi !== null ? a.lo - b.hi : null,
-            hi: a.hi !== null && b.lo !== null ? a.hi - b.lo : null,
-          };
-        return multiply(a, b);
-      }
-    }
+    const t = this.#x.tree(e);
+    return assignTree(s, x, truncate ? { op: 'cast', arg: t, round: TRUNCATE } : t);
   }
 
   async #guard(c: Cond, s0: Oct): Promise<Oct> {
     switch (c.kind) {
       case 'const':
-        return c.value ? s0 : this.be.domain.bottom(this.names.length);
+        return c.value ? s0 : this.#bottom();
       case 'unknown':
         return s0;
       case 'and':
@@ -638,28 +647,54 @@ class Analyzer {
       case 'not':
         return this.#guard(negate(c.arg), s0);
       case 'rel': {
-        const l = this.#lin(c.left);
-        const r = this.#lin(c.right);
-        if (!l || !r) return s0;
-        const d = add(l, scale(r, -1n)); // left − right
+        const l = this.#x.lin(c.left);
+        const r = this.#x.lin(c.right);
         const s = await this.be.closed(s0);
+        if (!l || !r) return this.#guardTree(c, s);
+        const d = add(l, scale(r, -1n)); // left − right
         const le = (f: Lin) => s.guardLinear(toLinear(f)); // f ≤ 0
         const nd = scale(d, -1n);
+        // over integers `d < 0` is `d + 1 ≤ 0`; over reals the octagon keeps `d ≤ 0` (sound)
+        const one = integral(d, (v) => this.#flags[v] === 'int') ? konst(1n) : null;
+        const strict = (f: Lin) => le(one ? add(f, one) : f);
         switch (c.op) {
           case '<=':
             return le(d);
           case '<':
-            return le(add(d, konst(1n)));
+            return strict(d);
           case '>=':
             return le(nd);
           case '>':
-            return le(add(nd, konst(1n)));
+            return strict(nd);
           case '==':
             return (await this.be.closed(le(d))).guardLinear(toLinear(nd));
           case '!=':
-            return this.be.join(le(add(d, konst(1n))), le(add(nd, konst(1n))));
+            return one ? this.be.join(strict(d), strict(nd)) : s;
         }
       }
+    }
+  }
+
+  /** A comparison of non-linear sides, through their tree expressions (APRON's `meet_tcons`). */
+  #guardTree(c: Cond & { kind: 'rel' }, s: Oct): Promise<Oct> | Oct {
+    const d: TreeExpr = { op: '-', left: this.#x.tree(c.left), right: this.#x.tree(c.right) };
+    const nd: TreeExpr = { op: 'neg', arg: d };
+    const ints = typeOf(c.left, this.#types) === 'int' && typeOf(c.right, this.#types) === 'int';
+    const le = (t: TreeExpr) => guardTree(s, t, '<=');
+    const strict = (t: TreeExpr) => le(ints ? { op: '+', left: t, right: { op: 'const', value: 1 } } : t);
+    switch (c.op) {
+      case '<=':
+        return le(d);
+      case '<':
+        return strict(d);
+      case '>=':
+        return le(nd);
+      case '>':
+        return strict(nd);
+      case '==':
+        return guardTree(s, d, '=');
+      case '!=':
+        return ints ? this.be.join(strict(d), strict(nd)) : s;
     }
   }
 
@@ -669,14 +704,22 @@ class Analyzer {
       before: (st) => this.#before.get(st),
       guard: (c, s) => this.#guard(c, s),
       linear: (st) => {
-        const lin = this.#lin(st.kind === 'array' ? st.length : st.value);
-        return lin && toLinear(lin);
+        const e = st.kind === 'array' ? st.length : st.value;
+        const x = this.#index.get(st.kind === 'array' ? `${st.name}.length` : st.target) as number;
+        const truncate = this.#flags[x] === 'int' && typeOf(e, this.#types) === 'real';
+        const lin = truncate ? null : this.#x.lin(e);
+        if (lin) return toLinear(lin);
+        // not linear: the tree's interval linear form on the forward states before the statement
+        const before = this.#before.get(st);
+        if (!before) return null;
+        const t = this.#x.tree(e);
+        return linearForm(before, truncate ? { op: 'cast', arg: t, round: TRUNCATE } : t);
       },
       index: (name) => this.#index.get(name) as number,
       closed: (o) => this.be.closed(o),
       join: (a, b) => this.be.join(a, b),
-      top: () => this.be.domain.top(this.names.length),
-      bottom: () => this.be.domain.bottom(this.names.length),
+      top: () => this.#top(),
+      bottom: () => this.#bottom(),
       thresholds: this.#thresholds,
       widening: MINE_WIDENING,
       delay: this.#delay,
@@ -713,7 +756,7 @@ class Analyzer {
   }
 
   /** Widening thresholds (exposed for tests). */
-  get thresholds(): readonly bigint[] {
+  get thresholds(): readonly Rational[] {
     return this.#thresholds;
   }
 }

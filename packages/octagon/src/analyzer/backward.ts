@@ -9,6 +9,7 @@
 import { substitute } from '../dbm/apron/assign';
 import type { LinearExpr } from '../dbm/constraints';
 import type { Octagon, WideningOptions } from '../dbm/octagon';
+import type { Rational } from '../numbers/rational';
 import type { Cond, Stmt } from './parse';
 
 type Oct = Octagon<unknown>;
@@ -18,7 +19,10 @@ export interface ForwardFacts {
   /** The forward invariant before a statement (at the head of a loop); absent where unreached. */
   before(st: Stmt): Oct | undefined;
   guard(c: Cond, s: Oct): Promise<Oct>;
-  /** The linear form of an assignment's value over the variable indices, or null. */
+  /**
+   * The linear form of an assignment's value over the variable indices: exact where the value is
+   * linear, else an interval linear form valid on the forward states before it; null where none.
+   */
   linear(st: Stmt & { kind: 'assign' | 'array' }): LinearExpr | null;
   /** The index of a variable (an array's length for `name.length`). */
   index(name: string): number;
@@ -26,7 +30,7 @@ export interface ForwardFacts {
   join(a: Oct, b: Oct): Promise<Oct>;
   top(): Oct;
   bottom(): Oct;
-  readonly thresholds: readonly bigint[];
+  readonly thresholds: readonly Rational[];
   readonly widening: WideningOptions;
   readonly delay: number;
 }
@@ -73,7 +77,7 @@ export async function backwardFrom(
         const x = facts.index(st.target);
         pre = q;
         if (st.hi !== null) pre = pre.guard({ i: x, si: 1, c: st.hi });
-        if (st.lo !== null) pre = pre.guard({ i: x, si: -1, c: -st.lo });
+        if (st.lo !== null) pre = pre.guard({ i: x, si: -1, c: st.lo.neg() });
         pre = (await facts.closed(pre)).forget([x]);
         break;
       }

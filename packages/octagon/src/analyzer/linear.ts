@@ -1,16 +1,17 @@
 /**
- * The analyzer's arithmetic on its syntax: linear forms with integer coefficients, interval
+ * The analyzer's arithmetic on its syntax: linear forms with rational coefficients, interval
  * products, negated conditions, and the printing of expressions.
  * @module
  */
+import type { Rounding } from '../dbm/apron/tree';
 import type { LinearExpr } from '../dbm/constraints';
-import type { Rational } from '../numbers/rational';
+import { Rational } from '../numbers/rational';
 import type { Cond, Expr, RelOp } from './parse';
 
-/** A linear form with integer coefficients over the analyzer's variable indices. */
+/** A linear form with rational coefficients over the analyzer's variable indices. */
 export interface Lin {
-  readonly coeffs: Map<number, bigint>;
-  readonly constant: bigint;
+  readonly coeffs: Map<number, Rational>;
+  readonly constant: Rational;
 }
 
 export function negate(c: Cond): Cond {
@@ -64,25 +65,41 @@ export function multiply(
   return { lo: typeof lo === 'bigint' ? lo : null, hi: typeof hi === 'bigint' ? hi : null };
 }
 
-export function konst(c: bigint): Lin {
-  return { coeffs: new Map(), constant: c };
+export function konst(c: bigint | Rational): Lin {
+  return { coeffs: new Map(), constant: typeof c === 'bigint' ? Rational.of(c) : c };
 }
 
-export function scale(a: Lin, k: bigint): Lin {
-  return { coeffs: new Map([...a.coeffs].map(([v, c]) => [v, c * k])), constant: a.constant * k };
+export function scale(a: Lin, k: bigint | Rational): Lin {
+  const r = typeof k === 'bigint' ? Rational.of(k) : k;
+  return { coeffs: new Map([...a.coeffs].map(([v, c]) => [v, c.mul(r)])), constant: a.constant.mul(r) };
 }
 
 export function add(a: Lin, b: Lin): Lin {
   const coeffs = new Map(a.coeffs);
-  for (const [v, c] of b.coeffs) coeffs.set(v, (coeffs.get(v) ?? 0n) + c);
-  return { coeffs, constant: a.constant + b.constant };
+  for (const [v, c] of b.coeffs) coeffs.set(v, (coeffs.get(v) ?? Rational.ZERO).add(c));
+  return { coeffs, constant: a.constant.add(b.constant) };
+}
+
+/** Whether the form takes integer values wherever the variables `isInt` accepts are integers. */
+export function integral(l: Lin, isInt: (v: number) => boolean): boolean {
+  if (!l.constant.isInteger) return false;
+  for (const [v, c] of l.coeffs) if (c.num !== 0n && !(c.isInteger && isInt(v))) return false;
+  return true;
 }
 
 export function toLinear(l: Lin): LinearExpr {
   return {
-    terms: [...l.coeffs].filter(([, c]) => c !== 0n).map(([v, c]) => [v, c] as const),
+    terms: [...l.coeffs].filter(([, c]) => c.num !== 0n).map(([v, c]) => [v, c] as const),
     constant: l.constant,
   };
+}
+
+/** How an explicit rounding prints (`_i,0`, `_r`, as written). */
+function roundingText(r: Rounding | undefined): string {
+  if (!r) return '';
+  if (r.type === 'real') return '_r';
+  const dirs = { nearest: 'n', zero: '0', up: '+oo', down: '-oo', any: '?' } as const;
+  return `_i,${dirs[r.dir ?? 'any']}`;
 }
 
 export function ratFloor(r: Rational): bigint {
@@ -93,6 +110,8 @@ export function show(e: Expr): string {
   switch (e.kind) {
     case 'num':
       return `${e.value}`;
+    case 'decimal':
+      return e.text;
     case 'var':
       return e.name;
     case 'unknown':
@@ -102,6 +121,6 @@ export function show(e: Expr): string {
     case 'neg':
       return `-${show(e.arg)}`;
     case 'bin':
-      return `(${show(e.left)} ${e.op} ${show(e.right)})`;
+      return `(${show(e.left)} ${e.op}${roundingText(e.round)} ${show(e.right)})`;
   }
 }

@@ -1,17 +1,37 @@
+import type { Rounding } from '../dbm/apron/tree';
 import { OctagonLimitError, OctagonParseError, PARSE_LIMITS, type SourcePosition } from '../errors';
+import { Rational } from '../numbers/rational';
+
+/** The type of a variable: an integer, or a real (a rational number). */
+export type VarType = 'int' | 'real';
+
+/** A binary operator of expressions. */
+export type BinOp = '+' | '-' | '*' | '/' | '%';
 
 /** An expression of the analyzer language. */
 export type Expr =
   | { readonly kind: 'num'; readonly value: bigint; readonly pos: SourcePosition }
+  /** A literal with a fractional part (`2.5`), a real constant. */
+  | {
+      readonly kind: 'decimal';
+      readonly value: Rational;
+      readonly text: string;
+      readonly pos: SourcePosition;
+    }
   | { readonly kind: 'var'; readonly name: string; readonly pos: SourcePosition }
   | { readonly kind: 'unknown'; readonly pos: SourcePosition }
   | { readonly kind: 'index'; readonly array: string; readonly index: Expr; readonly pos: SourcePosition }
   | { readonly kind: 'neg'; readonly arg: Expr; readonly pos: SourcePosition }
   | {
       readonly kind: 'bin';
-      readonly op: '+' | '-' | '*';
+      readonly op: BinOp;
       readonly left: Expr;
       readonly right: Expr;
+      /**
+       * The rounding written after `/` or `%` (`/_i,0`, `/_r`, …, as Interproc writes APRON's
+       * tree expressions); absent: the default of the operands' types (see the README).
+       */
+      readonly round?: Rounding;
       readonly pos: SourcePosition;
     };
 
@@ -28,14 +48,14 @@ export type Cond =
 
 /** A statement; `text` is its source (for reports). */
 export type Stmt = { readonly pos: SourcePosition; readonly text: string } & (
-  | { readonly kind: 'var'; readonly names: readonly string[] }
+  | { readonly kind: 'var'; readonly names: readonly string[]; readonly type: VarType }
   | { readonly kind: 'array'; readonly name: string; readonly length: Expr }
   | { readonly kind: 'assign'; readonly target: string; readonly value: Expr }
   | {
       readonly kind: 'havoc';
       readonly target: string;
-      readonly lo: bigint | null;
-      readonly hi: bigint | null;
+      readonly lo: Rational | null;
+      readonly hi: Rational | null;
     }
   | { readonly kind: 'store'; readonly array: string; readonly index: Expr; readonly value: Expr }
   | {
@@ -57,10 +77,12 @@ export type Stmt = { readonly pos: SourcePosition; readonly text: string } & (
   | { readonly kind: 'return'; readonly value: Expr | null }
 );
 
-/** A procedure: parameters (integers, passed by value), a body, a return value (`return e;`). */
+/** A procedure: parameters (passed by value), a body, a return value (`return e;`). */
 export interface Procedure {
   readonly name: string;
   readonly params: readonly string[];
+  /** The type of each parameter (`proc f(real x, n)`: `real`, `int`). */
+  readonly paramTypes: readonly VarType[];
   readonly body: readonly Stmt[];
   readonly pos: SourcePosition;
 }
@@ -73,7 +95,7 @@ export interface Program {
 }
 
 interface Token {
-  readonly kind: 'num' | 'id' | 'op' | 'eof';
+  readonly kind: 'num' | 'decimal' | 'id' | 'op' | 'eof';
   readonly text: string;
   readonly pos: SourcePosition;
   readonly offset: number;
@@ -92,6 +114,8 @@ const OPS = [
   '+',
   '-',
   '*',
+  '/',
+  '%',
   '(',
   ')',
   '{',
@@ -105,6 +129,7 @@ const OPS = [
 ];
 const KEYWORDS = new Set([
   'var',
+  'real',
   'array',
   'if',
   'else',
@@ -119,7 +144,17 @@ const KEYWORDS = new Set([
   'return',
 ]);
 
-const DIGITS = /\d+/y;
+const DIGITS = /\d+(?:\.\d+)?/y;
+/** A rounding written right after `/` or `%`: `_r` (real), or `_i,` and a direction. */
+const ROUNDING = /_(?:r|i,(?:n|0|\+oo|-oo|\?))(?![A-Za-z0-9_])/y;
+const DIRECTIONS: Record<string, Rounding> = {
+  _r: { type: 'real' },
+  '_i,n': { type: 'int', dir: 'nearest' },
+  '_i,0': { type: 'int', dir: 'zero' },
+  '_i,+oo': { type: 'int', dir: 'up' },
+  '_i,-oo': { type: 'int', dir: 'down' },
+  '_i,?': { type: 'int', dir: 'any' },
+};
 const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
 
 function tokenize(src: string, file: string): Token[] {
@@ -164,7 +199,7 @@ function tokenize(src: string, file: string): Token[] {
           'literalDigits',
         );
       }
-      out.push({ kind: 'num', text: num[0], pos, offset: i });
+      out.push({ kind: num[0].includes('.') ? 'decimal' : 'num', text: num[0], pos, offset: i });
       advance(num[0].length);
       continue;
     }
@@ -175,8 +210,12 @@ function tokenize(src: string, file: string): Token[] {
       advance(id[0].length);
       continue;
     }
-    const op = OPS.find((o) => src.startsWith(o, i));
+    let op = OPS.find((o) => src.startsWith(o, i));
     if (!op) throw new OctagonParseError(pos, `unexpected character '${ch}'`);
+    if (op === '/' || op === '%') {
+      ROUNDING.lastIndex = i + 1;
+      op += ROUNDING.exec(src)?.[0] ?? '';
+    }
     out.push({ kind: 'op', text: op, pos, offset: i });
     advance(op.length);
   }
@@ -185,9 +224,10 @@ function tokenize(src: string, file: string): Token[] {
 }
 
 /**
- * Parses a program of the analyzer language (grammar in the README): integer variables,
- * assignments (`x = e;`, `x = [a, b];` for an unknown value in a range), arrays with checked
- * accesses (`array a[n]; a[i] = e;`), `if`/`else`, `while`, `assert`, `assume`.
+ * Parses a program of the analyzer language (grammar in the README): integer and real
+ * (`real x;`) variables, assignments (`x = e;`, `x = [a, b];` for an unknown value in a range),
+ * `+ - * / %` with APRON's roundings (`/_i,0`, `/_r`, …), arrays with checked accesses
+ * (`array a[n]; a[i] = e;`), `if`/`else`, `while`, `assert`, `assume`, procedures.
  *
  * @example
  * ```ts
@@ -270,6 +310,10 @@ export function parseProgram(src: string, file = '<input>'): Program {
       next();
       return { kind: 'num', value: BigInt(t.text), pos: t.pos };
     }
+    if (t.kind === 'decimal') {
+      next();
+      return { kind: 'decimal', value: Rational.parse(t.text), text: t.text, pos: t.pos };
+    }
     if (is('?')) {
       next();
       return { kind: 'unknown', pos: t.pos };
@@ -295,12 +339,19 @@ export function parseProgram(src: string, file = '<input>'): Program {
     variable(id.text, id);
     return { kind: 'var', name: id.text, pos: id.pos };
   };
+  const multiplicative = () => {
+    const t = peek();
+    return t.kind === 'op' && (t.text === '*' || t.text[0] === '/' || t.text[0] === '%');
+  };
   const term = (): Expr => {
     let e = atom();
-    while (is('*')) {
+    while (multiplicative()) {
       const t = next();
+      const op = t.text[0] as '*' | '/' | '%';
+      const round = DIRECTIONS[t.text.slice(1)];
       const right = atom();
-      e = tree({ kind: 'bin', op: '*', left: e, right, pos: t.pos }, t, e, right);
+      const node = { kind: 'bin', op, left: e, right, pos: t.pos, ...(round ? { round } : {}) } as const;
+      e = tree(node, t, e, right);
     }
     return e;
   };
@@ -364,7 +415,7 @@ export function parseProgram(src: string, file = '<input>'): Program {
     }
     return c;
   };
-  const signedNum = (): bigint | null => {
+  const signedNum = (): Rational | null => {
     const neg = is('-');
     if (neg) next();
     if (is('inf')) {
@@ -372,8 +423,9 @@ export function parseProgram(src: string, file = '<input>'): Program {
       return null;
     }
     const t = next();
-    if (t.kind !== 'num') fail(t, 'a number');
-    return neg ? -BigInt(t.text) : BigInt(t.text);
+    if (t.kind !== 'num' && t.kind !== 'decimal') fail(t, 'a number');
+    const value = Rational.parse(t.text);
+    return neg ? value.neg() : value;
   };
   const block = (): Stmt[] =>
     nested(expect('{'), () => {
@@ -391,8 +443,8 @@ export function parseProgram(src: string, file = '<input>'): Program {
   };
   const stmt = (): Stmt => {
     const t = peek();
-    if (is('var')) {
-      next();
+    if (is('var') || is('real')) {
+      const type: VarType = next().text === 'real' ? 'real' : 'int';
       const first = ident();
       const names = [variable(first.text, first).text];
       while (is(',')) {
@@ -401,7 +453,7 @@ export function parseProgram(src: string, file = '<input>'): Program {
         names.push(variable(name.text, name).text);
       }
       expect(';');
-      return { kind: 'var', names, pos: t.pos, text: text(t) };
+      return { kind: 'var', names, type, pos: t.pos, text: text(t) };
     }
     if (is('array')) {
       next();
@@ -522,19 +574,21 @@ export function parseProgram(src: string, file = '<input>'): Program {
       throw new OctagonParseError(name.pos, `procedure '${name.text}' defined twice`);
     expect('(');
     const params: string[] = [];
+    const paramTypes: VarType[] = [];
     if (!is(')')) {
-      const first = ident();
-      params.push(variable(first.text, first).text);
-      while (is(',')) {
-        next();
+      do {
+        if (params.length > 0) next();
+        const real = is('real'); // `real x`: a real parameter
+        if (real) next();
         const p = ident();
         if (params.includes(p.text)) throw new OctagonParseError(p.pos, `parameter '${p.text}' given twice`);
         params.push(variable(p.text, p).text);
-      }
+        paramTypes.push(real ? 'real' : 'int');
+      } while (is(','));
     }
     expect(')');
     inProc = true;
-    procedures.push({ name: name.text, params, body: block(), pos: t.pos });
+    procedures.push({ name: name.text, params, paramTypes, body: block(), pos: t.pos });
     inProc = false;
   }
   for (const c of calls) {

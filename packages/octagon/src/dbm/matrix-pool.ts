@@ -6,13 +6,21 @@
  * @module
  */
 import { OctagonPoolError } from '../errors';
+import type { ClosureThreads } from './closure-threads';
 import { halfSize } from './layout';
-import { createElementwiseKernel } from './wasm/elementwise';
+import { createElementwiseKernel, registerInPlace } from './wasm/elementwise';
 
 /** Options of {@link createMatrixPool}. */
 export interface MatrixPoolOptions {
   /** How many matrices the pool holds (default 8). */
   readonly capacity?: number;
+  /**
+   * Worker threads ({@link createClosureThreads}): the pool's memory is then shared with them, and
+   * join, meet, widening and narrowing into its matrices split the cells among the threads from
+   * 2¹⁷ cells (about 256 variables). The caller owns the threads; once they are destroyed the
+   * operators run on the calling thread.
+   */
+  readonly threads?: ClosureThreads | undefined;
 }
 
 /** Half matrices of one size to reuse as destinations of the f64 operators. */
@@ -24,6 +32,8 @@ export interface MatrixPool {
   readonly available: number;
   /** Whether the matrices lie in a WebAssembly memory the SIMD kernels read in place. */
   readonly simd: boolean;
+  /** Threads its operators split large matrices among (1 without `threads`). */
+  readonly threads: number;
   /** A matrix of the pool (its cells are whatever it held); throws {@link OctagonPoolError} when all are in use. */
   acquire(): Float64Array;
   /** Gives a matrix back; it must not be read again (nor any octagon built on it). */
@@ -37,7 +47,7 @@ export interface MatrixPool {
  *
  * @example
  * ```ts
- * const pool = createMatrixPool(512);
+ * const pool = createMatrixPool(512); // or createMatrixPool(512, { threads: createClosureThreads({ threads: 4 }) })
  * let head = D.top(512);
  * const next = head.join(body, { into: pool.acquire() }); // max of the two closed matrices, in place
  * // … once `head` is dead: pool.release(its matrix)
@@ -50,7 +60,9 @@ export function createMatrixPool(dim: number, options: MatrixPoolOptions = {}): 
   }
   const cells = halfSize(dim);
   const slotBytes = Math.ceil((8 * cells) / 16) * 16;
-  const kernel = cells > 0 ? createElementwiseKernel(slotBytes * capacity, true) : undefined;
+  const shared = cells > 0 ? options.threads?.elementwiseKernel(slotBytes * capacity) : undefined;
+  if (shared) registerInPlace(shared);
+  const kernel = shared ?? (cells > 0 ? createElementwiseKernel(slotBytes * capacity, true) : undefined);
   const slots = Array.from({ length: capacity }, (_, k) =>
     kernel ? new Float64Array(kernel.memory.buffer, k * slotBytes, cells) : new Float64Array(cells),
   );
@@ -63,6 +75,7 @@ export function createMatrixPool(dim: number, options: MatrixPoolOptions = {}): 
       return available;
     },
     simd: kernel !== undefined,
+    threads: shared ? (options.threads?.threads ?? 1) : 1,
     acquire() {
       const k = inUse.indexOf(0);
       if (k < 0) throw new OctagonPoolError(`all ${capacity} matrices of the pool are in use`);

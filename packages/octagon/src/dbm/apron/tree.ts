@@ -187,19 +187,31 @@ function remainder<T>(o: Octagon<T>, a: Form, b: Form): Form {
   return { ...constant(lo, hi), integral: integer };
 }
 
-/** Adds the error of rounding to an integer; the identity where the form is integral on integer points. */
-function round(f: Form, r: Rounding | undefined): Form {
+/**
+ * Adds the error of rounding to an integer; the identity where the form is integral on integer
+ * points. `step` bounds the error of a directed rounding: 1, or `(g − 1)/g` for a value on the
+ * grid of `1/g` (an integer divided by the integer `g`: `⌊7/3⌋ ≥ 7/3 − 2/3`). Rounding towards
+ * zero rounds down where the value is known non-negative, up where non-positive.
+ */
+function round<T>(o: Octagon<T>, f: Form, r: Rounding | undefined, step = Rational.ONE): Form {
   if (!r || r.type === 'real') return f;
   if (f.integral) return f;
+  let dir = r.dir ?? 'any';
+  if (dir === 'zero') {
+    const i = intervalOf(o, f);
+    if (i.lo !== null && i.lo.num >= 0n) dir = 'down';
+    else if (i.hi !== null && i.hi.num <= 0n) dir = 'up';
+  }
   const half = Rational.of(1, 2);
+  const near = step.lt(half) ? step : half;
   const err: Record<NonNullable<Rounding['dir']>, [Rational, Rational]> = {
-    down: [Rational.ONE.neg(), Rational.ZERO],
-    up: [Rational.ZERO, Rational.ONE],
-    zero: [Rational.ONE.neg(), Rational.ONE],
-    nearest: [half.neg(), half],
-    any: [Rational.ONE.neg(), Rational.ONE],
+    down: [step.neg(), Rational.ZERO],
+    up: [Rational.ZERO, step],
+    zero: [step.neg(), step],
+    nearest: [near.neg(), near],
+    any: [step.neg(), step],
   };
-  const [lo, hi] = err[r.dir ?? 'any'];
+  const [lo, hi] = err[dir];
   // the rounded value is an integer: a constant's ends round inward
   const out = { ...addForms(f, constant(lo, hi)), integral: true };
   if (out.terms.size > 0) return out;
@@ -207,6 +219,14 @@ function round(f: Form, r: Rounding | undefined): Form {
     ...constant(out.lo === null ? null : out.lo.ceil(), out.hi === null ? null : out.hi.floor()),
     integral: true,
   };
+}
+
+/**
+ * The interval linear form of a tree on the octagon, as a {@link LinearExpr} (its constant an
+ * interval): every value of the tree at a point of the octagon lies in the form's range there.
+ */
+export function linearForm<T>(o: Octagon<T>, t: TreeExpr): LinearExpr {
+  return toExpr(linearize(o, t));
 }
 
 /** The interval linear form of a tree on the octagon (APRON's quasi-linearisation). */
@@ -229,26 +249,35 @@ export function linearize<T>(o: Octagon<T>, t: TreeExpr): Form {
     case 'neg':
       return negForm(linearize(o, t.arg));
     case 'cast':
-      return round(linearize(o, t.arg), t.round);
+      return round(o, linearize(o, t.arg), t.round);
   }
   const a = linearize(o, t.left);
   const b = linearize(o, t.right);
   switch (t.op) {
     case '+':
-      return round(addForms(a, b), t.round);
+      return round(o, addForms(a, b), t.round);
     case '-':
-      return round(addForms(a, negForm(b)), t.round);
+      return round(o, addForms(a, negForm(b)), t.round);
     case '*':
       return round(
+        o,
         b.terms.size === 0 ? scale(o, a, intervalOf(o, b)) : scale(o, b, intervalOf(o, a)),
         t.round,
       );
     case '/': {
-      const inv = reciprocal(intervalOf(o, b));
-      return inv === null ? TOP : round(scale(o, a, inv), t.round);
+      const bi = intervalOf(o, b);
+      const inv = reciprocal(bi);
+      if (inv === null) return TOP;
+      // an integer over a constant integer g lies on the grid of 1/g
+      const g = bi.lo !== null && bi.hi !== null && bi.lo.eq(bi.hi) && bi.lo.isInteger ? bi.lo : null;
+      const step =
+        a.integral === true && g !== null
+          ? Rational.ONE.sub(Rational.ONE.div(g.num < 0n ? g.neg() : g))
+          : undefined;
+      return round(o, scale(o, a, inv), t.round, step);
     }
     case '%':
-      return round(remainder(o, a, b), t.round);
+      return round(o, remainder(o, a, b), t.round);
   }
 }
 
@@ -263,7 +292,36 @@ export function linearize<T>(o: Octagon<T>, t: TreeExpr): Form {
  * ```
  */
 export function assignTree<T>(o: Octagon<T>, x: number, t: TreeExpr): Octagon<T> {
-  return o.assignLinear(x, toExpr(linearize(o, t)));
+  let out = o.assignLinear(x, toExpr(linearize(o, t)));
+  const b = roundedBounds(o, t);
+  if (b?.hi) out = out.guard({ i: x, si: 1, c: b.hi });
+  if (b?.lo) out = out.guard({ i: x, si: -1, c: b.lo.neg() });
+  return out;
+}
+
+/**
+ * The bounds of a tree whose last operation rounds to an integer: the ends of its argument's
+ * interval, rounded (each rounding is monotone), so `⌊x⌋` of `x ≤ 9.5` is at most 9 where the
+ * linear form (`x` and an error in [−1, 0]) only says 9.5. Null for any other tree.
+ */
+function roundedBounds<T>(o: Octagon<T>, t: TreeExpr): Interval | null {
+  if (t.op !== 'cast' && !('round' in t && t.round)) return null;
+  const r = t.round as Rounding;
+  if (r.type !== 'int') return null;
+  const arg =
+    t.op === 'cast' ? linearize(o, t.arg) : linearize(o, { ...t, round: { type: 'real' } } as TreeExpr);
+  if (arg.integral) return null;
+  const i = intervalOf(o, arg);
+  const half = Rational.of(1, 2);
+  const ends: Record<NonNullable<Rounding['dir']>, (v: Rational, high: boolean) => Rational> = {
+    down: (v) => v.floor(),
+    up: (v) => v.ceil(),
+    zero: (v) => (v.num < 0n ? v.ceil() : v.floor()),
+    nearest: (v, high) => (high ? v.add(half).floor() : v.sub(half).ceil()),
+    any: (v, high) => (high ? v.ceil() : v.floor()),
+  };
+  const end = ends[r.dir ?? 'any'];
+  return { lo: i.lo === null ? null : end(i.lo, false), hi: i.hi === null ? null : end(i.hi, true) };
 }
 
 /** `x ← t` backward (APRON's `substitute_texpr`), through the tree's interval linear form. Sound. */

@@ -4,7 +4,7 @@
  * (the matrix pools').
  * @module
  */
-import { ELEMENTWISE_KERNEL_BASE64 } from './elementwise-kernels';
+import { ELEMENTWISE_KERNEL_BASE64, ELEMENTWISE_KERNEL_SHARED_BASE64 } from './elementwise-kernels';
 import type { WasmApi, WasmMemory } from './simd';
 
 /** A cell-by-cell operator with a kernel: join (`max`), meet (`min`), widening, narrowing. */
@@ -21,7 +21,31 @@ export interface ElementwiseKernel {
 }
 
 let compiled: object | null | undefined;
+let compiledShared: object | null | undefined;
 const inPlace = new WeakMap<ArrayBufferLike, ElementwiseKernel>();
+
+/** The compiled module of `base64`, or null where WebAssembly SIMD (or shared memory) is missing. */
+function compile(base64: string): object | null {
+  const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (wasm === undefined) return null;
+  try {
+    const code = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    return wasm.validate(code) ? new wasm.Module(code) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The kernels' module importing a shared memory (the worker threads' pools), if it compiles here. */
+export function sharedElementwiseModule(): object | undefined {
+  if (compiledShared === undefined) compiledShared = compile(ELEMENTWISE_KERNEL_SHARED_BASE64);
+  return compiledShared ?? undefined;
+}
+
+/** Lets the kernels read the matrices of `kernel.memory` in place ({@link kernelOf}). */
+export function registerInPlace(kernel: ElementwiseKernel): void {
+  inPlace.set(kernel.memory.buffer, kernel);
+}
 
 /**
  * A fixed-size WebAssembly memory of `bytes` bytes (never grown, so views on it stay valid) with
@@ -36,18 +60,11 @@ const inPlace = new WeakMap<ArrayBufferLike, ElementwiseKernel>();
  */
 export function createElementwiseKernel(
   bytes: number,
-  registerInPlace = false,
+  inPlaceKernels = false,
 ): ElementwiseKernel | undefined {
   const wasm = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
   if (wasm === undefined || bytes > 2 ** 32 - 65_536) return undefined;
-  if (compiled === undefined) {
-    try {
-      const code = Uint8Array.from(atob(ELEMENTWISE_KERNEL_BASE64), (c) => c.charCodeAt(0));
-      compiled = wasm.validate(code) ? new wasm.Module(code) : null;
-    } catch {
-      compiled = null;
-    }
-  }
+  if (compiled === undefined) compiled = compile(ELEMENTWISE_KERNEL_BASE64);
   if (compiled === null) return undefined;
   const pages = Math.max(1, Math.ceil(bytes / 65_536));
   let memory: WasmMemory;
@@ -66,7 +83,7 @@ export function createElementwiseKernel(
     le: e.le,
     eq: e.eq,
   };
-  if (registerInPlace) inPlace.set(memory.buffer, kernel);
+  if (inPlaceKernels) registerInPlace(kernel);
   return kernel;
 }
 
