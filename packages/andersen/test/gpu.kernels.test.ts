@@ -4,7 +4,7 @@ import {
   SOLVER_ENTRY_POINTS,
   type SolverKernelParams,
   solverKernelsWgsl,
-} from '../src/gpu/kernels/solver.wgsl';
+} from '../src/gpu/module/solver.wgsl';
 import { PARAMS_FIELDS, paramsOffset, paramsWords } from '../src/gpu/layout';
 
 // The solver module's WGSL as its phases build it, without a GPU: what the host dispatches must be

@@ -7,9 +7,9 @@ import {
   type SolverKernelParams,
   smallSortCapacity,
   smallSortWorkgroupBytes,
-} from '../src/gpu/kernels/solver.wgsl';
+} from '../src/gpu/module/solver.wgsl';
 import { teamWorkgroupSize } from '../src/gpu/layout';
-import { solverModuleWgsl } from '../src/gpu/module';
+import { solverModuleWgsl } from '../src/gpu/module/module';
 import {
   type AndersenResult,
   type ConstraintProgram,

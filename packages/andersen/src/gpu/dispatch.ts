@@ -1,6 +1,6 @@
 import { type DispatchGrid, dispatchGrid } from '@gpumorph/gpu-allocator';
 import type { TeamKind } from '@gpumorph/sparse-bitvector';
-import { deltaBitmapWords, type SolverEntryPoint, solverEntryKinds } from './kernels/solver.wgsl';
+import { deltaBitmapWords, type SolverEntryPoint, solverEntryKinds } from './module/solver.wgsl';
 import { ACTIVE_LIST, LIST_WORD, STATUS_WORDS, THREAD_WORKGROUP, WORDS_PER_LIST } from './layout';
 
 /** The active list each of its readers runs over (see `activeLists`). */

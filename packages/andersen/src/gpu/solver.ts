@@ -40,7 +40,7 @@ import {
   type SolverEntryPoint,
   smallSortCapacity,
   smallSortWorkgroupBytes,
-} from './kernels/solver.wgsl';
+} from './module/solver.wgsl';
 import {
   CONTROL_ARRAY_COUNT,
   CONTROL_ARRAYS,
@@ -53,9 +53,9 @@ import {
   STATUS,
   teamWorkgroupSize as teamWorkgroupSizeFor,
 } from './layout';
-import { modulesOf, solverModuleWgsl } from './module';
+import { modulesOf, solverModuleWgsl } from './module/module';
 import type { GpuSolverOptions, GpuSolverTuning } from './options';
-import { prepareProgram, writeOnlineRules } from './prepare';
+import { prepareProgram, writeOnlineRules } from './prepare/prepare';
 import {
   countForGpu,
   encodePrepare,
@@ -64,8 +64,8 @@ import {
   prepareKernels,
   programWords,
   uploadProgram,
-} from './prepare-gpu';
-import { adoptSets, readSets } from './readback';
+} from './prepare/prepare-gpu';
+import { adoptSets, readSets } from './readback/readback';
 import {
   type GpuSolvePhase,
   type GpuSolveReport,
@@ -73,7 +73,7 @@ import {
   PHASE_OF,
   type SubmissionKind,
 } from './report';
-import { type PipelineGuess, RoundGuesses } from './schedule';
+import { type PipelineGuess, RoundGuesses } from './rounds/schedule';
 import { readSubmissionSpans } from './timing';
 
 /**
