@@ -1,6 +1,4 @@
 import type { TeamKind } from '@gpumorph/sparse-bitvector';
-import { moduleHeaderWgsl, setHashWgsl, unionFindWgsl } from './common.wgsl';
-import { solverWgslContext } from './context';
 import { mergeDoneWgsl, mergeFoldsWgsl, mergePlanWgsl } from '../merge/merge.wgsl';
 import { liveSetsWgsl } from '../readback/readback.wgsl';
 import { gatesWgsl, roundBeginWgsl } from '../rounds/rounds.wgsl';
@@ -20,8 +18,15 @@ import {
   pairsWgsl,
   sortSmallWgsl,
 } from '../worklist/worklist.wgsl';
+import { moduleHeaderWgsl, setHashWgsl, unionFindWgsl } from './common.wgsl';
+import { solverWgslContext } from './context';
 
-export { deltaBitmapWords, SMALL_SORT_THREADS, smallSortCapacity, smallSortWorkgroupBytes } from '../worklist/sizes';
+export {
+  deltaBitmapWords,
+  SMALL_SORT_THREADS,
+  smallSortCapacity,
+  smallSortWorkgroupBytes,
+} from '../worklist/sizes';
 
 /**
  * Inputs of {@link solverKernelsWgsl}.
