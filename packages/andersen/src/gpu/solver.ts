@@ -30,6 +30,34 @@ export type GpuSolverEvents = {
   done: (statistics: SolveStatistics) => void;
 };
 
+/**
+ * The WebGPU Andersen engine (PPoPP'12 §5–6 on WebGPU). Every node has a points-to set P, what it
+ * gained in the last update (ΔP) and what the rules gathered this iteration (N), and three copy⁻¹
+ * edge sets — E (propagated), F (added by the last update) and G (gathered) — all wide sparse bit
+ * vectors in two growable element pools (points-to and edges). Each iteration, every class
+ * representative pulls ΔP of its E sources and P of its F sources into N — split into chunks on
+ * separate teams when it has many (partial sets merged by a tree of unions), skipping a ΔP equal to
+ * one the team already pulled (ΔP-equivalence) — and one team per load, store and offset turns new
+ * pointees into worklist pairs (copy⁻¹ sources, copy edges, field addresses), which are sorted and
+ * merged into the targets' G / N; a guarded update sets ΔP = N − P, P ∪= ΔP,
+ * F = G − E, E ∪= F; HCD online pairs hook every new pointee under the pair's target with a
+ * lock-free union–find, and the merged classes' sets are moved to the representative. The host reads
+ * 128 bytes of status per iteration; when a pool or the worklist ran short the guard committed
+ * nothing, the host grows it and runs the iteration again. Only the points-to pool, the heads of P
+ * and the union–find are read back at the end.
+ *
+ * @example
+ * ```ts
+ * const solver = await createGpuSolver(program, { hcd });
+ * try {
+ *   solver.on('iteration', (e) => console.error(`iteration ${e.round}: ${e.propagated} nodes`));
+ *   const result = await solver.solve();
+ *   result.pointsTo(v);
+ * } finally {
+ *   solver.destroy();
+ * }
+ * ```
+ */
 export class GpuSolver extends (EventEmitter as new () => TypedEmitter.default<GpuSolverEvents>) {
   readonly program: ConstraintProgram;
   readonly ctx: GpuContext;
