@@ -1,8 +1,8 @@
 import { BufferUsage, type GpuContext } from '@gpumorph/gpu-allocator';
 import { SOLVER_ENTRY_POINTS } from '../module/solver.wgsl';
 import type { GpuSolvePhase, GpuSolveReport, SubmissionKind } from '../report';
-import { readSubmissionSpans } from '../timing';
 import type { SolveResources } from './resources';
+import { readSubmissionSpans } from './timing';
 
 /** Timestamps a query set for submission spans holds: 2,048 submissions at most. */
 const SPAN_QUERIES = 4096;
