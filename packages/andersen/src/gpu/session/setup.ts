@@ -50,6 +50,7 @@ export interface SessionParts {
   readonly points: ElementPool;
   readonly edges: ElementPool;
   readonly buffers: SessionBuffers;
+  /** The worklist's first buffers (the session's `worklist` holds the current ones). */
   readonly pairs: PairBuffers;
   readonly sorts: WorklistSorts;
   /** The program as the GPU's preparation reads it, and its sizes (when the GPU prepares it). */
