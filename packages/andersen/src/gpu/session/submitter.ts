@@ -189,7 +189,8 @@ export class Submitter {
   }
 
   /**
-   * The radix sort plans for the power of two above a pair count: it reads the count on the GPU
+   * The size a sort of `count` pairs is planned for: the power of two above it (at most the
+   * worklist's capacity). The sort reads the count on the GPU
    * (the status word the rules counted), so that a solve makes a plan, with its parameters and
    * bind groups, per doubling of the worklist instead of one for nearly every round (the tiles
    * past the count only write empty histogram rows). Planned per count (four sizes per doubling,
