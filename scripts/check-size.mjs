@@ -25,10 +25,6 @@ export const MAX_FUNCTION_LINES = 150;
  * @type {Record<string, string>}
  */
 export const EXCEPTIONS = {
-  // The Andersen GPU engine's host: one solve function (#run) of closures over shared state; its
-  // round scheduling, readback and timing are to become parts of a session object.
-  'packages/andersen/src/gpu/solver.ts': 'the Andersen engine split (host)',
-  'packages/andersen/src/gpu/solver.ts##run': 'the Andersen engine split (host)',
   // Other WGSL modules written as one template function: to become one small function per kernel.
   'packages/eigencfa/src/webgpu/kernels/delta.wgsl.ts': 'one template per module, to split per kernel',
   'packages/eigencfa/src/webgpu/kernels/delta.wgsl.ts#deltaWgsl':

@@ -1,11 +1,11 @@
 import { BITS_WORDS, MEMBERS_PER_ELEMENT } from '@gpumorph/sparse-bitvector';
 import { describe, expect, it } from 'vitest';
+import { PARAMS_FIELDS, paramsOffset, paramsWords } from '../src/gpu/layout';
 import {
   SOLVER_ENTRY_POINTS,
   type SolverKernelParams,
   solverKernelsWgsl,
-} from '../src/gpu/kernels/solver.wgsl';
-import { PARAMS_FIELDS, paramsOffset, paramsWords } from '../src/gpu/layout';
+} from '../src/gpu/module/solver.wgsl';
 
 // The solver module's WGSL as its phases build it, without a GPU: what the host dispatches must be
 // there, built the same way every time, and code shared by both pools must be the same for each.

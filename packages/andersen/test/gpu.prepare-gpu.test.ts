@@ -4,14 +4,14 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { takeHostArrays } from '../src/gpu/host-arrays';
 import { CONTROL_HEAD_WORDS, PAIR_POOL, STATUS } from '../src/gpu/layout';
-import { prepareProgram } from '../src/gpu/prepare';
+import { prepareProgram } from '../src/gpu/prepare/prepare';
 import {
   countForGpu,
   encodePrepare,
   prepareKernels,
   programWords,
   uploadProgram,
-} from '../src/gpu/prepare-gpu';
+} from '../src/gpu/prepare/prepare-gpu';
 import { readHardekopf } from '../src/io/read';
 import type { ConstraintProgram } from '../src/model/program';
 import type { HcdPairs } from '../src/offline/hcd-pairs';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { takeHostArrays } from '../src/gpu/host-arrays';
 import { RULE_KIND } from '../src/gpu/layout';
-import { type PreparedProgram, prepareProgram } from '../src/gpu/prepare';
+import { type PreparedProgram, prepareProgram } from '../src/gpu/prepare/prepare';
 import { ConstraintKind } from '../src/model/program';
 import { programWithHcdPairs } from './hcd-programs';
 

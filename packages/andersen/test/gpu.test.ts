@@ -3,13 +3,13 @@ import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import { MEMBERS_PER_ELEMENT } from '@gpumorph/sparse-bitvector';
 import fc from 'fast-check';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { teamWorkgroupSize } from '../src/gpu/layout';
+import { solverModuleWgsl } from '../src/gpu/module/module';
 import {
   type SolverKernelParams,
   smallSortCapacity,
   smallSortWorkgroupBytes,
-} from '../src/gpu/kernels/solver.wgsl';
-import { teamWorkgroupSize } from '../src/gpu/layout';
-import { solverModuleWgsl } from '../src/gpu/module';
+} from '../src/gpu/module/solver.wgsl';
 import {
   type AndersenResult,
   type ConstraintProgram,

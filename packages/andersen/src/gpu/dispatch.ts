@@ -1,7 +1,7 @@
 import { type DispatchGrid, dispatchGrid } from '@gpumorph/gpu-allocator';
 import type { TeamKind } from '@gpumorph/sparse-bitvector';
-import { deltaBitmapWords, type SolverEntryPoint, solverEntryKinds } from './kernels/solver.wgsl';
 import { ACTIVE_LIST, LIST_WORD, STATUS_WORDS, THREAD_WORKGROUP, WORDS_PER_LIST } from './layout';
+import { deltaBitmapWords, type SolverEntryPoint, solverEntryKinds } from './module/solver.wgsl';
 
 /** The active list each of its readers runs over (see `activeLists`). */
 const LIST_READ: Partial<Record<SolverEntryPoint, keyof typeof ACTIVE_LIST>> = {

@@ -9,8 +9,9 @@
  * ```
  * @module
  */
-export { type SolverKernelParams, solverKernelsWgsl } from './kernels/solver.wgsl';
-export { solverModuleWgsl } from './module';
+
+export { solverModuleWgsl } from './module/module';
+export { type SolverKernelParams, solverKernelsWgsl } from './module/solver.wgsl';
 export type { GpuSolverOptions, GpuSolverTuning } from './options';
 export type { GpuSolvePhase, GpuSolveReport, HostTimes, SubmissionKind } from './report';
 export { createGpuSolver, GpuSolver, GpuSolverError, type GpuSolverEvents } from './solver';

@@ -346,3 +346,6 @@ export interface GpuSolverTuning {
    */
   readonly mergeTreeLevels?: number | undefined;
 }
+
+/** A solve's settings as the engine reads them: the options, with the tuning (`'~unstable'`) beside them. */
+export type SolverSettings = Omit<GpuSolverOptions, '~unstable'> & GpuSolverTuning;

@@ -1,4 +1,4 @@
-import type { SolverEntryPoint } from './kernels/solver.wgsl';
+import type { SolverEntryPoint } from './module/solver.wgsl';
 
 /**
  * Phases of a solve that {@link GpuSolverOptions.profile} times separately: `rules` (the pulls and

@@ -1,7 +1,7 @@
 import type { ElementPool, GpuContext, MappedRead, PageToucher } from '@gpumorph/gpu-allocator';
 import { adoptVectorTable, NO_ELEMENT } from '@gpumorph/sparse-bitvector';
-import type { NodeSets } from '../result/result';
-import { STATUS } from './layout';
+import type { NodeSets } from '../../result/result';
+import { STATUS } from '../layout';
 
 /** What the submission that laid the live sets out copied back (see `live_count`, `live_copy`). */
 export interface LaidOut {

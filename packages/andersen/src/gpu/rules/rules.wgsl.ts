@@ -1,6 +1,6 @@
 import { BITS_WORDS, MEMBERS_PER_ELEMENT } from '@gpumorph/sparse-bitvector';
 import { PAIR_POOL, RULE_KIND, THREAD_WORKGROUP } from '../layout';
-import type { SolverWgsl } from './context';
+import type { SolverWgsl } from '../module/context';
 
 /** A rule's read class and signature, and the table of signatures that shares equal rules. */
 export function ruleSignaturesWgsl(w: SolverWgsl): string {

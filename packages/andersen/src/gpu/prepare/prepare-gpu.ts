@@ -1,7 +1,7 @@
 import { dispatchGrid, type GpuContext, type Kernel } from '@gpumorph/gpu-allocator';
-import { ConstraintKind, type ConstraintProgram } from '../model/program';
-import type { HcdPairs } from '../offline/hcd-pairs';
-import type { HostArrays } from './host-arrays';
+import { ConstraintKind, type ConstraintProgram } from '../../model/program';
+import type { HcdPairs } from '../../offline/hcd-pairs';
+import type { HostArrays } from '../host-arrays';
 import {
   PREPARE_ENTRY_POINTS,
   PREPARE_HEADER,
@@ -9,7 +9,7 @@ import {
   PREPARE_WORKGROUP,
   prepareLayout,
   prepareWgsl,
-} from './kernels/prepare.wgsl';
+} from './prepare.wgsl';
 
 /**
  * What the solver takes of a prepared program: the host's whole preparation

@@ -1,6 +1,6 @@
 import { BASE_WORD, BITS_WORDS, MEMBERS_PER_ELEMENT, NEXT_WORD } from '@gpumorph/sparse-bitvector';
 
-import type { SolverWgsl } from './context';
+import type { SolverWgsl } from '../module/context';
 
 /** N ∪= S − X in one walk of the three lists (the pulls of ΔP minus P). */
 export function unionMinusWgsl(w: SolverWgsl): string {

@@ -1,5 +1,5 @@
 import { BASE_WORD, BITS_WORDS, ELEMENT_WORDS, MAX_BASE, NEXT_WORD } from '@gpumorph/sparse-bitvector';
-import type { SolverWgsl } from './context';
+import type { SolverWgsl } from '../module/context';
 
 /** The live sets laid out for the readback: leaders, counts and copies. */
 export function liveSetsWgsl(w: SolverWgsl): string {

@@ -1,17 +1,15 @@
 import type { TeamKind } from '@gpumorph/sparse-bitvector';
-import { moduleHeaderWgsl, setHashWgsl, unionFindWgsl } from './common.wgsl';
-import { solverWgslContext } from './context';
-import { mergeDoneWgsl, mergeFoldsWgsl, mergePlanWgsl } from './merge.wgsl';
-import { liveSetsWgsl } from './readback.wgsl';
-import { gatesWgsl, roundBeginWgsl } from './rounds.wgsl';
+import { mergeDoneWgsl, mergeFoldsWgsl, mergePlanWgsl } from '../merge/merge.wgsl';
+import { liveSetsWgsl } from '../readback/readback.wgsl';
+import { gatesWgsl, roundBeginWgsl } from '../rounds/rounds.wgsl';
 import {
   deltaBitsWgsl,
   memberRulesWgsl,
   pullCountWgsl,
   pullSourcesWgsl,
   ruleSignaturesWgsl,
-} from './rules.wgsl';
-import { hopWgsl, unionMinusWgsl, updateSetsWgsl } from './update.wgsl';
+} from '../rules/rules.wgsl';
+import { hopWgsl, unionMinusWgsl, updateSetsWgsl } from '../update/update.wgsl';
 import {
   activeListsWgsl,
   applyPairsWgsl,
@@ -19,9 +17,16 @@ import {
   mergeSortedRunsWgsl,
   pairsWgsl,
   sortSmallWgsl,
-} from './worklist.wgsl';
+} from '../worklist/worklist.wgsl';
+import { moduleHeaderWgsl, setHashWgsl, unionFindWgsl } from './common.wgsl';
+import { solverWgslContext } from './context';
 
-export { deltaBitmapWords, SMALL_SORT_THREADS, smallSortCapacity, smallSortWorkgroupBytes } from './sizes';
+export {
+  deltaBitmapWords,
+  SMALL_SORT_THREADS,
+  smallSortCapacity,
+  smallSortWorkgroupBytes,
+} from '../worklist/sizes';
 
 /**
  * Inputs of {@link solverKernelsWgsl}.

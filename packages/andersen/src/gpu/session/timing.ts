@@ -1,5 +1,5 @@
 import { BufferUsage, type GpuContext } from '@gpumorph/gpu-allocator';
-import type { GpuSolveReport, SubmissionKind } from './report';
+import type { GpuSolveReport, SubmissionKind } from '../report';
 
 /** Sums the GPU's busy and idle time over the timed submissions, of the `kinds` in the order their spans were taken (see `timeSubmissions`). */
 export async function readSubmissionSpans(

@@ -1,6 +1,6 @@
 import { BASE_WORD, BITS_WORDS, MEMBERS_PER_ELEMENT, NEXT_WORD } from '@gpumorph/sparse-bitvector';
 import { LIST_WORD, PAIR_POOL, THREAD_WORKGROUP } from '../layout';
-import type { SolverWgsl } from './context';
+import type { SolverWgsl } from '../module/context';
 import { SMALL_SORT_THREADS, smallSortCapacity } from './sizes';
 
 /**

@@ -1,7 +1,7 @@
 import { type ElementPool, type GpuContext, gridWgsl, linkWgsl } from '@gpumorph/gpu-allocator';
 import { sparseBitVectorLibraryWgsl } from '@gpumorph/sparse-bitvector';
-import { type SolverKernelParams, solverKernelsWgsl } from './kernels/solver.wgsl';
-import { solverLayout } from './layout';
+import { solverLayout } from '../layout';
+import { type SolverKernelParams, solverKernelsWgsl } from './solver.wgsl';
 
 /**
  * The WebGPU engine's WGSL module for the pools `points` and `edges`, as the solver compiles it:

@@ -1,8 +1,8 @@
-import { ConstraintKind, type ConstraintProgram } from '../model/program';
-import { findRoot } from '../model/union-find';
-import type { HcdPairs } from '../offline/hcd-pairs';
-import { type HostArrays, takeHostArrays } from './host-arrays';
-import { PAIR_POOL, RULE_KIND } from './layout';
+import { ConstraintKind, type ConstraintProgram } from '../../model/program';
+import { findRoot } from '../../model/union-find';
+import type { HcdPairs } from '../../offline/hcd-pairs';
+import { type HostArrays, takeHostArrays } from '../host-arrays';
+import { PAIR_POOL, RULE_KIND } from '../layout';
 
 /** What the host hands the GPU solver: the program on representatives, laid out for the kernels. */
 export interface PreparedProgram {

@@ -1,5 +1,5 @@
 import { NODE_SET_SLOTS } from '../layout';
-import type { SolverWgsl } from './context';
+import type { SolverWgsl } from '../module/context';
 
 /** init_state, a round's and an attempt's begin. */
 export function roundBeginWgsl(w: SolverWgsl): string {

@@ -1,4 +1,4 @@
-import type { SolverWgsl } from './context';
+import type { SolverWgsl } from '../module/context';
 
 /** The merge plan: compress, each class's new children ranked and counted, the guard. */
 export function mergePlanWgsl(w: SolverWgsl): string {
