@@ -8,8 +8,17 @@
  */
 import { ConstraintParseError } from '../errors';
 import { type ConstraintProgram, countByKind, largestObjectSize } from '../model/program';
+import {
+  CONSTRAINT_FIELDS,
+  CONSTRAINTS_HEADER,
+  constraintsFromLines,
+  NODE_FIELDS,
+  NODES_HEADER,
+  nodesFromLines,
+} from './hardekopf-fast';
 import { type ParseOptions, plainBytesSync, type TextInput, UNNAMED_INPUT } from './input';
 import { checkNodeCount } from './limits';
+import { scanNumberLines } from './number-lines';
 import { ByteScanner } from './scanner';
 import type { HcdTable, ReferenceSolution, SolutionClass } from './types';
 import { checkConstraintAt, FIELD_DST, FIELD_KIND, FIELD_OFFSET, FIELD_SRC } from './validate';
@@ -60,6 +69,20 @@ function failIfEmpty(s: ByteScanner, expected: string): void {
  * ```
  */
 export function parseHardekopfNodes(input: TextInput, options: ParseOptions = {}): ConstraintProgram {
+  const bytes = plainBytesSync(input, options.file ?? UNNAMED_INPUT);
+  const lines = scanNumberLines(bytes, NODES_HEADER, NODE_FIELDS);
+  return (lines && nodesFromLines(lines)) ?? parseHardekopfNodesCarefully(bytes, options);
+}
+
+/**
+ * {@link parseHardekopfNodes} token by token: the reader of any input the fast path gives up on,
+ * which throws the positioned errors. The property tests compare the two.
+ * @internal
+ */
+export function parseHardekopfNodesCarefully(
+  input: TextInput,
+  options: ParseOptions = {},
+): ConstraintProgram {
   const s = scannerFor(input, options);
   failIfEmpty(s, 'the node count on the first line');
   const countAt = s.pos;
@@ -164,6 +187,24 @@ export interface HardekopfConstraintOptions extends ParseOptions {
  * ```
  */
 export function parseHardekopfConstraints(
+  input: TextInput,
+  nodes: HardekopfNodeTable,
+  options: HardekopfConstraintOptions = {},
+): ConstraintProgram {
+  const bytes = plainBytesSync(input, options.file ?? UNNAMED_INPUT);
+  const lines = scanNumberLines(bytes, CONSTRAINTS_HEADER, CONSTRAINT_FIELDS);
+  return (
+    (lines && constraintsFromLines(lines, nodes, options.nonObjectAddress === 'make-object')) ??
+    parseHardekopfConstraintsCarefully(bytes, nodes, options)
+  );
+}
+
+/**
+ * {@link parseHardekopfConstraints} token by token: the reader of any input the fast path gives up
+ * on, which throws the positioned errors. The property tests compare the two.
+ * @internal
+ */
+export function parseHardekopfConstraintsCarefully(
   input: TextInput,
   nodes: HardekopfNodeTable,
   options: HardekopfConstraintOptions = {},

@@ -13,7 +13,16 @@ import {
   parseHardekopfNodes,
   parseHardekopfSolution,
 } from './hardekopf';
+import {
+  CONSTRAINT_FIELDS,
+  CONSTRAINTS_HEADER,
+  constraintsFromLines,
+  NODE_FIELDS,
+  NODES_HEADER,
+  nodesFromLines,
+} from './hardekopf-fast';
 import { decompress } from './input';
+import type { ReadAnswer, ReaderThreads } from './threads';
 import type { HardekopfFiles, HardekopfInput, HcdTable, ReferenceSolution } from './types';
 
 /** Where {@link readHardekopf} finds its files: a common prefix, or each path by role. */
@@ -44,6 +53,17 @@ export interface ReadHardekopfOptions {
    * `tracked` (an ordinary object: stores through pointers to it fill it, loads read it).
    */
   readonly unknownTarget?: OpaqueContents;
+  /**
+   * Whether a prefix reads the reference solution `<prefix>_correct_soln_001.txt[.gz]` when it is
+   * there (default `true`); `false` reads only what a solve needs.
+   */
+  readonly solution?: boolean;
+  /**
+   * Worker threads ({@link createReaderThreads}) that read, gunzip and parse the files at once, off
+   * the calling thread. Without them (the default) the files are gunzipped on Node's thread pool
+   * and parsed on the calling thread. Either way the result, and any error, is the same.
+   */
+  readonly threads?: ReaderThreads;
 }
 
 /** Node 1 of the Hardekopf files: the unknown target of integer-to-pointer casts (`i2p`). */
@@ -95,7 +115,7 @@ async function resolveFiles(source: HardekopfSource, options: ReadHardekopfOptio
   const nodes = await requireFile(`${prefix}_nodes.txt`, 'nodes');
   const constraints = await requireFile(`${prefix}_${constraintsName}.txt`, 'constraints');
   const hcd = await findFile(`${prefix}_hcd.txt`);
-  const solution = await findFile(`${prefix}_correct_soln_001.txt`);
+  const solution = options.solution === false ? undefined : await findFile(`${prefix}_correct_soln_001.txt`);
   return {
     nodes,
     constraints,
@@ -124,27 +144,11 @@ export async function readHardekopf(
   options: ReadHardekopfOptions = {},
 ): Promise<HardekopfInput> {
   const files = await resolveFiles(source, options);
-  const load = async (path: string) => decompress(await readBytes(path), path);
-  const [nodeBytes, constraintBytes, hcdBytes, solutionBytes] = await Promise.all([
-    load(files.nodes),
-    load(files.constraints),
-    files.hcd === undefined ? undefined : load(files.hcd),
-    files.solution === undefined ? undefined : load(files.solution),
-  ]);
-  const nodes = parseHardekopfNodes(nodeBytes, { file: files.nodes });
-  const program: ConstraintProgram = parseHardekopfConstraints(constraintBytes, nodes, {
-    file: files.constraints,
-    ...(options.nonObjectAddress === undefined ? {} : { nonObjectAddress: options.nonObjectAddress }),
-  });
+  const parsed =
+    (options.threads && (await parseOnThreads(files, options, options.threads))) ??
+    (await parseOnThisThread(files, options));
+  const { program } = parsed;
   const { nodeCount } = program;
-  const hcd: HcdTable | undefined =
-    hcdBytes && files.hcd !== undefined
-      ? parseHardekopfHcd(hcdBytes, { file: files.hcd, nodeCount })
-      : undefined;
-  const solution: ReferenceSolution | undefined =
-    solutionBytes && files.solution !== undefined
-      ? parseHardekopfSolution(solutionBytes, { file: files.solution, nodeCount })
-      : undefined;
   const unknownTargetIsObject =
     nodeCount > HARDEKOPF_UNKNOWN_TARGET && (program.objectSize[HARDEKOPF_UNKNOWN_TARGET] as number) > 0;
   return {
@@ -154,7 +158,85 @@ export async function readHardekopf(
       nodes: unknownTargetIsObject ? [HARDEKOPF_UNKNOWN_TARGET] : [],
       contents: options.unknownTarget ?? 'empty',
     },
-    ...(hcd === undefined ? {} : { hcd }),
-    ...(solution === undefined ? {} : { solution }),
+    ...(parsed.hcd === undefined ? {} : { hcd: parsed.hcd }),
+    ...(parsed.solution === undefined ? {} : { solution: parsed.solution }),
   };
+}
+
+/** What the files of a program parse to. */
+interface ParsedFiles {
+  readonly program: ConstraintProgram;
+  readonly hcd: HcdTable | undefined;
+  readonly solution: ReferenceSolution | undefined;
+}
+
+function constraintOptions(files: HardekopfFiles, options: ReadHardekopfOptions) {
+  return {
+    file: files.constraints,
+    ...(options.nonObjectAddress === undefined ? {} : { nonObjectAddress: options.nonObjectAddress }),
+  };
+}
+
+/** The HCD table and the solution from their plain bytes, node ids checked against `nodeCount`. */
+function parseTables(
+  files: HardekopfFiles,
+  nodeCount: number,
+  hcdBytes: Uint8Array | undefined,
+  solutionBytes: Uint8Array | undefined,
+): Omit<ParsedFiles, 'program'> {
+  return {
+    hcd:
+      hcdBytes && files.hcd !== undefined
+        ? parseHardekopfHcd(hcdBytes, { file: files.hcd, nodeCount })
+        : undefined,
+    solution:
+      solutionBytes && files.solution !== undefined
+        ? parseHardekopfSolution(solutionBytes, { file: files.solution, nodeCount })
+        : undefined,
+  };
+}
+
+/** Gunzips every file on Node's thread pool at once, then parses them in turn on this thread. */
+async function parseOnThisThread(files: HardekopfFiles, options: ReadHardekopfOptions): Promise<ParsedFiles> {
+  const load = async (path: string) => decompress(await readBytes(path), path);
+  const [nodeBytes, constraintBytes, hcdBytes, solutionBytes] = await Promise.all([
+    load(files.nodes),
+    load(files.constraints),
+    files.hcd === undefined ? undefined : load(files.hcd),
+    files.solution === undefined ? undefined : load(files.solution),
+  ]);
+  const nodes = parseHardekopfNodes(nodeBytes, { file: files.nodes });
+  const program = parseHardekopfConstraints(constraintBytes, nodes, constraintOptions(files, options));
+  return { program, ...parseTables(files, program.nodeCount, hcdBytes, solutionBytes) };
+}
+
+/**
+ * Reads, gunzips and scans every file at once on the reader threads, then builds the program from
+ * the scanned lines on this thread (the rules checked as {@link parseHardekopfConstraints} does).
+ * `undefined` when anything failed or broke a rule: the caller then reads everything on this
+ * thread, which throws the same positioned error the threadless path throws.
+ */
+async function parseOnThreads(
+  files: HardekopfFiles,
+  options: ReadHardekopfOptions,
+  threads: ReaderThreads,
+): Promise<ParsedFiles | undefined> {
+  const [nodeLines, constraintLines, hcdBytes, solutionBytes] = await Promise.all([
+    threads.read(files.nodes, NODES_HEADER, NODE_FIELDS),
+    threads.read(files.constraints, CONSTRAINTS_HEADER, CONSTRAINT_FIELDS),
+    files.hcd === undefined ? undefined : threads.read(files.hcd, [], 0),
+    files.solution === undefined ? undefined : threads.read(files.solution, [], 0),
+  ]);
+  if (nodeLines.kind !== 'lines' || constraintLines.kind !== 'lines') return undefined;
+  if (hcdBytes?.kind === 'failed' || solutionBytes?.kind === 'failed') return undefined;
+  const nodes = nodesFromLines(nodeLines.lines);
+  if (nodes === undefined) return undefined;
+  const program = constraintsFromLines(
+    constraintLines.lines,
+    nodes,
+    options.nonObjectAddress === 'make-object',
+  );
+  if (program === undefined) return undefined;
+  const bytesOf = (answer: ReadAnswer | undefined) => (answer?.kind === 'bytes' ? answer.bytes : undefined);
+  return { program, ...parseTables(files, program.nodeCount, bytesOf(hcdBytes), bytesOf(solutionBytes)) };
 }
