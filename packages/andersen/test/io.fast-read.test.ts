@@ -201,8 +201,18 @@ describe('readHardekopf on reader threads', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('starts in Node', () => {
+  it('starts in Node, and scans a file on a thread', async () => {
     expect(threads?.threads).toBe(2);
+    // The threads' own answer (not the fallback on this thread): the rows of ex's nodes file.
+    const answer = await threads?.read(join(hardekopfFixtures, 'ex_nodes.txt.gz'), [1, 1, 1], 3);
+    expect(answer?.kind).toBe('lines');
+    if (answer?.kind === 'lines') {
+      expect(answer.lines.header).toEqual([11078, 2262, 89]);
+      expect(answer.lines.rows).toBe(11078);
+    }
+    const bytes = await threads?.read(join(FIXTURES, 'tiny_hcd.txt'), [], 0);
+    expect(bytes?.kind).toBe('bytes');
+    if (bytes?.kind === 'bytes') expect(new TextDecoder().decode(bytes.bytes)).toMatch(/^# first row/);
   });
 
   it('reads the carried fixtures (plain and gzip) to the same input as this thread', async () => {

@@ -4,7 +4,6 @@
  * `undefined` when anything is wrong (a rule broken, a count that disagrees, a limit passed); the
  * careful parser then reads the same bytes and throws the error with its file, line and column. So
  * an input either reads here to the same program the careful parser returns, or is read by it.
- * @internal
  * @module
  */
 import { PROGRAM_LIMITS } from '../errors';
@@ -89,7 +88,7 @@ export function constraintsFromLines(
     dst[r] = values[at + 2] as number;
     kind[r] = type;
     offset[r] = values[at + 4] as number;
-    found[type]++;
+    found[type] = (found[type] as number) + 1;
   }
   for (let k = 0; k < 5; k++) if (found[k] !== lines.header[k]) return undefined;
   const { nodeCount } = nodes;

@@ -8,7 +8,6 @@
  *
  * {@link scanNumberLines} is self-contained (no reference to anything outside its body) because
  * the reader threads run its source text too ({@link ./threads}).
- * @internal
  * @module
  */
 

@@ -63,7 +63,7 @@ export interface ReadHardekopfOptions {
    * the calling thread. Without them (the default) the files are gunzipped on Node's thread pool
    * and parsed on the calling thread. Either way the result, and any error, is the same.
    */
-  readonly threads?: ReaderThreads;
+  readonly threads?: ReaderThreads | undefined;
 }
 
 /** Node 1 of the Hardekopf files: the unknown target of integer-to-pointer casts (`i2p`). */
