@@ -196,18 +196,32 @@ function parseTables(
   };
 }
 
-/** Gunzips every file on Node's thread pool at once, then parses them in turn on this thread. */
+/**
+ * Gunzips every file on Node's thread pool at once, and parses each on this thread as soon as it
+ * and the ones before it are there (the nodes file while the constraints are still gunzipped).
+ * When anything fails, the error is the one of the order reading all, then parsing in turn,
+ * gives: the first file that could not be read, else the first parse error.
+ */
 async function parseOnThisThread(files: HardekopfFiles, options: ReadHardekopfOptions): Promise<ParsedFiles> {
   const load = async (path: string) => decompress(await readBytes(path), path);
-  const [nodeBytes, constraintBytes, hcdBytes, solutionBytes] = await Promise.all([
+  const loads = [
     load(files.nodes),
     load(files.constraints),
     files.hcd === undefined ? undefined : load(files.hcd),
     files.solution === undefined ? undefined : load(files.solution),
-  ]);
-  const nodes = parseHardekopfNodes(nodeBytes, { file: files.nodes });
-  const program = parseHardekopfConstraints(constraintBytes, nodes, constraintOptions(files, options));
-  return { program, ...parseTables(files, program.nodeCount, hcdBytes, solutionBytes) };
+  ] as const;
+  // Handled here: a file that fails while an earlier one is parsed must not go unhandled.
+  for (const loading of loads) loading?.catch(() => {});
+  try {
+    const nodes = parseHardekopfNodes(await loads[0], { file: files.nodes });
+    const program = parseHardekopfConstraints(await loads[1], nodes, constraintOptions(files, options));
+    return { program, ...parseTables(files, program.nodeCount, await loads[2], await loads[3]) };
+  } catch {
+    const [nodeBytes, constraintBytes, hcdBytes, solutionBytes] = await Promise.all(loads);
+    const nodes = parseHardekopfNodes(nodeBytes, { file: files.nodes });
+    const program = parseHardekopfConstraints(constraintBytes, nodes, constraintOptions(files, options));
+    return { program, ...parseTables(files, program.nodeCount, hcdBytes, solutionBytes) };
+  }
 }
 
 /**
