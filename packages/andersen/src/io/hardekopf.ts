@@ -2,8 +2,10 @@
  * Readers and writers of the Hardekopf & Lin constraint files (the PPoPP'12 benchmark suite):
  * `_nodes.txt`, `_constraints.txt` / `_constraints_after_hcd.txt`, `_hcd.txt` and
  * `_correct_soln_001.txt`, plain or gzip-compressed. The parsers are pure functions of the bytes
- * (usable in a browser once the bytes are decompressed) and scan the bytes once without allocating
- * per line: linux's 920k node lines and 400k constraint lines parse in a fraction of a second.
+ * (usable in a browser once the bytes are decompressed) and scan the bytes without allocating per
+ * line. The nodes and constraints files are first read by one loop over the bytes
+ * ({@link scanNumberLines}, which the reader threads run too); the token-by-token parsers here
+ * read whatever that loop gives up on, and throw the positioned errors.
  * @module
  */
 import { ConstraintParseError } from '../errors';
