@@ -38,8 +38,10 @@ export interface PreparedProgram {
   readonly hcd: HcdPairs;
   /** Variables HVN merged. */
   readonly hvnMerged: number;
-  /** Median ms of reading the nodes, the after-HCD constraints and the HCD table. */
+  /** Median ms of reading the nodes, the after-HCD constraints and the HCD table (on the threads). */
   readonly readMs: number;
+  /** The same reading without reader threads (median ms), or undefined when the suite has none. */
+  readonly readHereMs: number | undefined;
   /** Median ms of HVN on the read program. */
   readonly hvnMs: number;
   /** Ms of our offline HCD pass on the raw constraints, or undefined when they are not there. */
@@ -92,16 +94,24 @@ export async function prepareProgram(
   threads: ReaderThreads | undefined,
 ): Promise<PreparedProgram> {
   const prefix = resolve(dir, name);
-  const readTimes: number[] = [];
-  let input: HardekopfInput | undefined;
-  for (let r = 0; r < READ_RUNS; r++) {
-    input = undefined;
-    await settleGarbage();
-    const started = performance.now();
-    input = await readHardekopf({ prefix }, { nonObjectAddress: 'make-object', solution: false, threads });
-    readTimes.push(performance.now() - started);
-  }
-  const read = input as HardekopfInput;
+  const timedReads = async (on: ReaderThreads | undefined) => {
+    const times: number[] = [];
+    let input: HardekopfInput | undefined;
+    for (let r = 0; r < READ_RUNS; r++) {
+      input = undefined;
+      await settleGarbage();
+      const started = performance.now();
+      input = await readHardekopf(
+        { prefix },
+        { nonObjectAddress: 'make-object', solution: false, threads: on },
+      );
+      times.push(performance.now() - started);
+    }
+    return { input: input as HardekopfInput, ms: median(times) };
+  };
+  // Without the threads too, so that one run shows what they win on its host.
+  const here = threads === undefined ? undefined : await timedReads(undefined);
+  const { input: read, ms: readMs } = await timedReads(threads);
   const hcdMs = await timeOfflineHcd(prefix, threads);
   const hvnTimes: number[] = [];
   let hvn: ReturnType<typeof computeHvn> | undefined;
@@ -117,7 +127,8 @@ export async function prepareProgram(
     solution: await readSolution(prefix, read.program.nodeCount),
     hcd: appendOfflineMerges(read.hcd, merges.merges),
     hvnMerged: merges.statistics.mergedVariables,
-    readMs: median(readTimes),
+    readMs,
+    readHereMs: here?.ms,
     hvnMs: median(hvnTimes),
     hcdMs,
   };
@@ -131,6 +142,7 @@ export async function prepareProgram(
 export function pipelineMetrics(prepared: PreparedProgram, solveMs: number): Record<string, number> {
   return {
     'read ms': prepared.readMs,
+    ...(prepared.readHereMs === undefined ? {} : { 'read ms (no threads)': prepared.readHereMs }),
     ...(prepared.hcdMs === undefined ? {} : { 'HCD ms (raw)': prepared.hcdMs }),
     'HVN ms': prepared.hvnMs,
     'solve ms': solveMs,
