@@ -71,8 +71,9 @@ parentPort.on('message', ({ id, path, headerFields, fields }) => {
 interface WorkerLike {
   postMessage(message: unknown): void;
   on(event: 'message', listener: (answer: WireAnswer) => void): void;
-  on(event: 'error', listener: (error: unknown) => void): void;
+  on(event: 'error' | 'exit', listener: () => void): void;
   terminate(): unknown;
+  ref(): void;
   unref(): void;
 }
 interface WorkerThreadsModule {
@@ -139,6 +140,7 @@ export function createReaderThreads(options: ReaderThreadsOptions = {}): ReaderT
   let nextId = 0;
   let destroyed = false;
   let alive = count;
+  const retired = new Set<WorkerLike>();
   const dispatch = (worker: WorkerLike) => {
     const next = waiting.shift();
     if (next === undefined) {
@@ -148,27 +150,38 @@ export function createReaderThreads(options: ReaderThreadsOptions = {}): ReaderT
     const id = nextId++;
     pending.set(id, next.resolve);
     busy.set(worker, id);
+    // A thread at work keeps the process alive until it answers; an idle one does not.
+    worker.ref();
     worker.postMessage({ id, ...next.job });
   };
   const workers = Array.from({ length: count }, () => {
     const worker = new wt.Worker(source, { eval: true });
     worker.unref();
     worker.on('message', (answer) => {
+      worker.unref();
       busy.delete(worker);
       pending.get(answer.id)?.(decode(answer));
       pending.delete(answer.id);
       dispatch(worker);
     });
-    worker.on('error', () => {
-      // A thread that died answers its job `failed`; the pool goes on with the others, and when
-      // none is left, the jobs still waiting answer `failed` too.
+    // A thread that died (an error, or an exit before destroy()) answers its job `failed`; the
+    // pool goes on with the others, and when none is left, the jobs still waiting fail too.
+    const retire = () => {
+      if (retired.has(worker)) return;
+      retired.add(worker);
       const id = busy.get(worker);
       busy.delete(worker);
-      if (id !== undefined) pending.get(id)?.({ kind: 'failed' });
-      if (id !== undefined) pending.delete(id);
+      if (id !== undefined) {
+        pending.get(id)?.({ kind: 'failed' });
+        pending.delete(id);
+      }
+      const at = idle.indexOf(worker);
+      if (at >= 0) idle.splice(at, 1);
       alive--;
       if (alive === 0) for (const { resolve } of waiting.splice(0)) resolve({ kind: 'failed' });
-    });
+    };
+    worker.on('error', retire);
+    worker.on('exit', retire);
     return worker;
   });
   idle.push(...workers);
