@@ -45,6 +45,20 @@ function scannerFor(input: TextInput, options: ParseOptions): ByteScanner {
   return new ByteScanner(plainBytesSync(input, file), file);
 }
 
+/**
+ * The fast path's program, or undefined for the careful parser: also when its arrays (sized by
+ * the input, up to twice its bytes) cannot be allocated, where the careful parser's, sized by what
+ * it reads, may still fit or fail with its own positioned error.
+ */
+function orCareful(fast: () => ConstraintProgram | undefined): ConstraintProgram | undefined {
+  try {
+    return fast();
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
 function failIfEmpty(s: ByteScanner, expected: string): void {
   s.skipBlankAndCommentLines();
   if (s.atEnd) {
@@ -72,8 +86,11 @@ function failIfEmpty(s: ByteScanner, expected: string): void {
  */
 export function parseHardekopfNodes(input: TextInput, options: ParseOptions = {}): ConstraintProgram {
   const bytes = plainBytesSync(input, options.file ?? UNNAMED_INPUT);
-  const lines = scanNumberLines(bytes, NODES_HEADER, NODE_FIELDS);
-  return (lines && nodesFromLines(lines)) ?? parseHardekopfNodesCarefully(bytes, options);
+  const fast = orCareful(() => {
+    const lines = scanNumberLines(bytes, NODES_HEADER, NODE_FIELDS);
+    return lines && nodesFromLines(lines);
+  });
+  return fast ?? parseHardekopfNodesCarefully(bytes, options);
 }
 
 /**
@@ -194,11 +211,11 @@ export function parseHardekopfConstraints(
   options: HardekopfConstraintOptions = {},
 ): ConstraintProgram {
   const bytes = plainBytesSync(input, options.file ?? UNNAMED_INPUT);
-  const lines = scanNumberLines(bytes, CONSTRAINTS_HEADER, CONSTRAINT_FIELDS);
-  return (
-    (lines && constraintsFromLines(lines, nodes, options.nonObjectAddress === 'make-object')) ??
-    parseHardekopfConstraintsCarefully(bytes, nodes, options)
-  );
+  const fast = orCareful(() => {
+    const lines = scanNumberLines(bytes, CONSTRAINTS_HEADER, CONSTRAINT_FIELDS);
+    return lines && constraintsFromLines(lines, nodes, options.nonObjectAddress === 'make-object');
+  });
+  return fast ?? parseHardekopfConstraintsCarefully(bytes, nodes, options);
 }
 
 /**
