@@ -179,6 +179,31 @@ describe('the fast path against the careful parsers', () => {
     );
   });
 
+  it('applies every rule at its edges as the careful parser does', () => {
+    // Node 0 a 3-field object (the largest), 3 a 1-field object, 4 a function, 5 a plain variable.
+    const nodes = parseHardekopfNodes('6\n3\n4\n0,3,0\n1,2,0\n2,1,0\n3,1,0\n4,0,1\n5,0,0\n');
+    for (let kind = 0; kind <= 5; kind++) {
+      for (const offset of [0, 1, 2, 3, 4]) {
+        for (const [src, dst] of [
+          [0, 5],
+          [5, 0],
+          [4, 5],
+          [6, 5],
+          [5, 6],
+        ]) {
+          const counts = [0, 0, 0, 0, 0];
+          if (kind < 5) counts[kind] = 1;
+          const text = `${counts.join(',')}\n0,${src},${dst},${kind},${offset}\n`;
+          for (const options of [{ file: 'c.txt' }, MAKE_OBJECT]) {
+            expect(outcome(() => parseHardekopfConstraints(text, nodes, options))).toStrictEqual(
+              outcome(() => parseHardekopfConstraintsCarefully(text, nodes, options)),
+            );
+          }
+        }
+      }
+    }
+  });
+
   it('makes the objects of x = &y with y not an object, as the careful parser does', () => {
     const nodes = parseHardekopfNodes('4\n0\n0\n0,1,0\n1,0,0\n2,0,0\n3,0,0\n');
     const text = '2,0,0,0,0\n0,2,1,0,0\n1,3,1,0,0\n';
