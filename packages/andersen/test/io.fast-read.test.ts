@@ -1,5 +1,5 @@
-// The fast reading path (one loop over the bytes, and the reader threads) against the careful,
-// token-by-token parsers kept beside it: on generated files, on generated files with bytes
+// The reader threads' path (one loop over the bytes into rows, the program built from them) against
+// the token-by-token parsers: on generated files, on generated files with bytes
 // changed (where both must throw the same error at the same place, or read the same program), on
 // the carried fixtures and on the data folder's programs when it is there.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,12 +10,20 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hardekopfFixtures } from '../../../test/data';
-import { parseHardekopfConstraintsCarefully, parseHardekopfNodesCarefully } from '../src/io/hardekopf';
+import {
+  CONSTRAINT_FIELDS,
+  CONSTRAINTS_HEADER,
+  constraintsFromLines,
+  NODE_FIELDS,
+  NODES_HEADER,
+  nodesFromLines,
+} from '../src/io/hardekopf-rows';
 import {
   createReaderThreads,
   formatHardekopfConstraints,
   formatHardekopfNodes,
   type HardekopfConstraintOptions,
+  type ParseOptions,
   parseHardekopfConstraints,
   parseHardekopfNodes,
   type ReaderThreads,
@@ -106,6 +114,38 @@ const programAndLayout = constraintProgram({ maxNodes: 24, maxConstraints: 40, n
 
 const MAKE_OBJECT: HardekopfConstraintOptions = { file: 'c.txt', nonObjectAddress: 'make-object' };
 
+/** The program of a nodes file's scanned rows, as a reader thread gives it (undefined: it gives up). */
+function nodesFromScan(text: string | Uint8Array): ConstraintProgram | undefined {
+  const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
+  const lines = scanNumberLines(bytes, NODES_HEADER, NODE_FIELDS);
+  return lines && nodesFromLines(lines);
+}
+
+/** The program of a constraints file's scanned rows against `nodes` (undefined: it gives up). */
+function constraintsFromScan(
+  text: string | Uint8Array,
+  nodes: ConstraintProgram,
+  options: HardekopfConstraintOptions = {},
+): ConstraintProgram | undefined {
+  const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
+  const lines = scanNumberLines(bytes, CONSTRAINTS_HEADER, CONSTRAINT_FIELDS);
+  return lines && constraintsFromLines(lines, nodes, options.nonObjectAddress === 'make-object');
+}
+
+/** A nodes file as readHardekopf with threads reads it: the scan, else the parser. */
+function nodesByScan(text: string, options: ParseOptions = {}): ConstraintProgram {
+  return nodesFromScan(text) ?? parseHardekopfNodes(text, options);
+}
+
+/** A constraints file as readHardekopf with threads reads it: the scan, else the parser. */
+function constraintsByScan(
+  text: string,
+  nodes: ConstraintProgram,
+  options: HardekopfConstraintOptions = {},
+): ConstraintProgram {
+  return constraintsFromScan(text, nodes, options) ?? parseHardekopfConstraints(text, nodes, options);
+}
+
 describe('scanNumberLines', () => {
   const bytes = (text: string) => new TextEncoder().encode(text);
   it('reads header lines, rows, blank and comment lines, a last line without its newline', () => {
@@ -129,17 +169,18 @@ describe('scanNumberLines', () => {
   });
 });
 
-describe('the fast path against the careful parsers', () => {
+describe("the threads' scan against the token-by-token parsers", () => {
   it('reads generated nodes and constraints files to the same program', () => {
     fc.assert(
       fc.property(programAndLayout, ([program, order, comments]) => {
         const nodeText = nodesText(program, order, comments);
         const nodes = parseHardekopfNodes(nodeText);
-        expect(nodes).toStrictEqual(parseHardekopfNodesCarefully(nodeText));
+        // The scan takes these files itself (it gives up on none of them), to the same program.
+        expect(nodesFromScan(nodeText)).toStrictEqual(nodes);
         const constraintText = formatHardekopfConstraints(program);
-        const fast = parseHardekopfConstraints(constraintText, nodes);
-        expect(fast).toStrictEqual(parseHardekopfConstraintsCarefully(constraintText, nodes));
-        expect(fast.constraints).toStrictEqual(program.constraints);
+        const scanned = constraintsFromScan(constraintText, nodes);
+        expect(scanned).toStrictEqual(parseHardekopfConstraints(constraintText, nodes));
+        expect(scanned?.constraints).toStrictEqual(program.constraints);
       }),
       { numRuns: 200 },
     );
@@ -153,22 +194,18 @@ describe('the fast path against the careful parsers', () => {
         fc.array(edit, { minLength: 0, maxLength: 3 }),
         ([program, order, comments], nodeEdits, constraintEdits) => {
           const nodeText = applyEdits(nodesText(program, order, comments), nodeEdits);
-          const fastNodes = outcome(() => parseHardekopfNodes(nodeText, { file: 'n.txt' }));
-          expect(fastNodes).toStrictEqual(
-            outcome(() => parseHardekopfNodesCarefully(nodeText, { file: 'n.txt' })),
-          );
+          const parsedNodes = outcome(() => parseHardekopfNodes(nodeText, { file: 'n.txt' }));
+          expect(outcome(() => nodesByScan(nodeText, { file: 'n.txt' }))).toStrictEqual(parsedNodes);
           // Constraints (changed) against the unchanged nodes, and against changed nodes that read.
           const constraintText = applyEdits(formatHardekopfConstraints(program), constraintEdits);
           const nodeTables = [parseHardekopfNodes(formatHardekopfNodes(program))];
-          if ('value' in fastNodes) nodeTables.push(fastNodes.value);
+          if ('value' in parsedNodes) nodeTables.push(parsedNodes.value);
           for (const nodes of nodeTables) {
             for (const options of [{ file: 'c.txt' }, MAKE_OBJECT]) {
               const before = nodes.objectSize.slice();
-              const fast = outcome(() => parseHardekopfConstraints(constraintText, nodes, options));
-              const careful = outcome(() =>
-                parseHardekopfConstraintsCarefully(constraintText, nodes, options),
-              );
-              expect(fast).toStrictEqual(careful);
+              const scanned = outcome(() => constraintsByScan(constraintText, nodes, options));
+              const parsed = outcome(() => parseHardekopfConstraints(constraintText, nodes, options));
+              expect(scanned).toStrictEqual(parsed);
               // make-object works on a copy: the caller's node table is as it was.
               expect(nodes.objectSize).toStrictEqual(before);
             }
@@ -179,7 +216,7 @@ describe('the fast path against the careful parsers', () => {
     );
   });
 
-  it('applies every rule at its edges as the careful parser does', () => {
+  it('applies every rule at its edges as the parser does', () => {
     // Node 0 a 3-field object (the largest), 3 a 1-field object, 4 a function, 5 a plain variable.
     const nodes = parseHardekopfNodes('6\n3\n4\n0,3,0\n1,2,0\n2,1,0\n3,1,0\n4,0,1\n5,0,0\n');
     for (let kind = 0; kind <= 5; kind++) {
@@ -195,8 +232,8 @@ describe('the fast path against the careful parsers', () => {
           if (kind < 5) counts[kind] = 1;
           const text = `${counts.join(',')}\n0,${src},${dst},${kind},${offset}\n`;
           for (const options of [{ file: 'c.txt' }, MAKE_OBJECT]) {
-            expect(outcome(() => parseHardekopfConstraints(text, nodes, options))).toStrictEqual(
-              outcome(() => parseHardekopfConstraintsCarefully(text, nodes, options)),
+            expect(outcome(() => constraintsByScan(text, nodes, options))).toStrictEqual(
+              outcome(() => parseHardekopfConstraints(text, nodes, options)),
             );
           }
         }
@@ -204,12 +241,12 @@ describe('the fast path against the careful parsers', () => {
     }
   });
 
-  it('makes the objects of x = &y with y not an object, as the careful parser does', () => {
+  it('makes the objects of x = &y with y not an object, as the parser does', () => {
     const nodes = parseHardekopfNodes('4\n0\n0\n0,1,0\n1,0,0\n2,0,0\n3,0,0\n');
     const text = '2,0,0,0,0\n0,2,1,0,0\n1,3,1,0,0\n';
-    const fast = parseHardekopfConstraints(text, nodes, MAKE_OBJECT);
-    expect(fast).toStrictEqual(parseHardekopfConstraintsCarefully(text, nodes, MAKE_OBJECT));
-    expect([...fast.objectSize]).toEqual([1, 0, 1, 1]);
+    const scanned = constraintsFromScan(text, nodes, MAKE_OBJECT);
+    expect(scanned).toStrictEqual(parseHardekopfConstraints(text, nodes, MAKE_OBJECT));
+    expect([...(scanned?.objectSize ?? [])]).toEqual([1, 0, 1, 1]);
     expect([...nodes.objectSize]).toEqual([1, 0, 0, 0]);
   });
 });
@@ -300,7 +337,7 @@ describe('readHardekopf on reader threads', () => {
 describeEachBenchmark(['ex', 'perl', 'gcc', 'python', 'vim', 'php', 'mplayer', 'linux'])(
   'the $name benchmark on reader threads',
   (name) => {
-    it('reads the same program, HCD table and solution as the careful parsers', async () => {
+    it('reads the same program, HCD table and solution on the threads as on this thread', async () => {
       const threads = createReaderThreads({ threads: 2 });
       try {
         const options = { nonObjectAddress: 'make-object' } as const;
@@ -309,13 +346,14 @@ describeEachBenchmark(['ex', 'perl', 'gcc', 'python', 'vim', 'php', 'mplayer', '
         expect(isDeepStrictEqual(there, here)).toBe(true);
         const { readFile } = await import('node:fs/promises');
         const { gunzipSync } = await import('node:zlib');
-        const nodes = parseHardekopfNodesCarefully(gunzipSync(await readFile(here.files.nodes)));
-        const careful = parseHardekopfConstraintsCarefully(
+        // And the threads' own rows, not a fallback: the scan takes the real files too.
+        const nodes = nodesFromScan(gunzipSync(await readFile(here.files.nodes)));
+        const careful = constraintsFromScan(
           gunzipSync(await readFile(here.files.constraints)),
-          nodes,
+          nodes as ConstraintProgram,
           options,
         );
-        expect(isDeepStrictEqual(here.program, careful)).toBe(true);
+        expect(isDeepStrictEqual(careful, here.program)).toBe(true);
       } finally {
         threads?.destroy();
       }

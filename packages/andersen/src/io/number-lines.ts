@@ -1,13 +1,14 @@
 /**
- * The fast path of the Hardekopf readers: one tight loop over the decompressed bytes that reads
- * lines of comma-separated unsigned integers into one flat array, without a per-line call or
- * allocation. It accepts only the plain shape the suite's files have (digits, `,`, `\n`, blank
- * lines and `#` comment lines) and gives up, returning `undefined`, on anything else: the careful
- * parsers then read the same bytes and either throw the positioned error or accept a spelling the
- * fast path leaves to them (`\r\n` endings, blanks around fields, numbers of more than ten digits).
+ * The reader threads' scan of the Hardekopf nodes and constraints files: one tight loop over the
+ * decompressed bytes that reads lines of comma-separated unsigned integers into one flat array,
+ * without a per-line call or allocation. It accepts only the plain shape the suite's files have
+ * (digits, `,`, `\n`, blank lines and `#` comment lines) and gives up, returning `undefined`, on
+ * anything else: the file is then read on the calling thread by the token-by-token parsers, which
+ * throw the positioned error or accept a spelling this loop leaves to them (`\r\n` endings,
+ * blanks around fields, numbers of more than ten digits).
  *
- * {@link scanNumberLines} is self-contained (no reference to anything outside its body) because
- * the reader threads run its source text too ({@link ./threads}).
+ * {@link scanNumberLines} and its helpers are self-contained (no reference to anything outside
+ * their bodies) because the reader threads run their source text ({@link numberLinesSource}).
  * @module
  */
 

@@ -20,7 +20,7 @@ import {
   NODE_FIELDS,
   NODES_HEADER,
   nodesFromLines,
-} from './hardekopf-fast';
+} from './hardekopf-rows';
 import { decompress } from './input';
 import type { ReadAnswer, ReaderThreads } from './threads';
 import type { HardekopfFiles, HardekopfInput, HcdTable, ReferenceSolution } from './types';
@@ -225,6 +225,20 @@ async function parseOnThisThread(files: HardekopfFiles, options: ReadHardekopfOp
 }
 
 /**
+ * The program built from the threads' rows, or undefined (the caller then reads on this thread):
+ * also when its arrays cannot be allocated, where the token-by-token parsers, which size theirs by
+ * what they read, may still fit or fail with their positioned error.
+ */
+function buildOrGiveUp(build: () => ConstraintProgram | undefined): ConstraintProgram | undefined {
+  try {
+    return build();
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
+/**
  * Reads, gunzips and scans every file at once on the reader threads, then builds the program from
  * the scanned lines on this thread (the rules checked as {@link parseHardekopfConstraints} does).
  * `undefined` when anything failed or broke a rule: the caller then reads everything on this
@@ -243,13 +257,11 @@ async function parseOnThreads(
   ]);
   if (nodeLines.kind !== 'lines' || constraintLines.kind !== 'lines') return undefined;
   if (hcdBytes?.kind === 'failed' || solutionBytes?.kind === 'failed') return undefined;
-  const nodes = nodesFromLines(nodeLines.lines);
-  if (nodes === undefined) return undefined;
-  const program = constraintsFromLines(
-    constraintLines.lines,
-    nodes,
-    options.nonObjectAddress === 'make-object',
-  );
+  const program = buildOrGiveUp(() => {
+    const nodes = nodesFromLines(nodeLines.lines);
+    const makeObjects = options.nonObjectAddress === 'make-object';
+    return nodes && constraintsFromLines(constraintLines.lines, nodes, makeObjects);
+  });
   if (program === undefined) return undefined;
   const bytesOf = (answer: ReadAnswer | undefined) => (answer?.kind === 'bytes' ? answer.bytes : undefined);
   return { program, ...parseTables(files, program.nodeCount, bytesOf(hcdBytes), bytesOf(solutionBytes)) };

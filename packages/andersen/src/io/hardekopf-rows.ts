@@ -1,9 +1,10 @@
 /**
- * The fast path of the Hardekopf nodes and constraints readers: programs built from the rows of
- * {@link scanNumberLines}, with every rule of the careful parsers checked. Each function returns
- * `undefined` when anything is wrong (a rule broken, a count that disagrees, a limit passed); the
- * careful parser then reads the same bytes and throws the error with its file, line and column. So
- * an input either reads here to the same program the careful parser returns, or is read by it.
+ * Programs built from the rows the reader threads scanned ({@link scanNumberLines}), with every
+ * rule of the token-by-token parsers ({@link parseHardekopfNodes}, {@link parseHardekopfConstraints})
+ * checked. Each function returns `undefined` when anything is wrong (a rule broken, a count that
+ * disagrees, a limit passed); the file is then read by those parsers on the calling thread, which
+ * throw the error with its file, line and column. So the threads either give the program those
+ * parsers return, or leave the file to them.
  * @module
  */
 import { PROGRAM_LIMITS } from '../errors';
