@@ -195,6 +195,7 @@ export async function runInProcesses(
         .join(
           ', ',
         )}; cold = the first process of the run, after-gpu = started the moment the GPU process before it ended, idle = started ${idleSeconds} s after it ended`,
+      'the parent process (gpumorph bench) holds the WebGPU device it acquired, idle, while the processes run',
       'median ms = the median of the processes\' medians of the solve; solve ms pN = process N\'s median; spread = the largest median over the smallest, "> 15%" = 1 past 1.15; end-to-end = read + HVN + solve in each process',
     ],
   };
