@@ -35,8 +35,6 @@ export const EXCEPTIONS = {
     'one template per module, to split per kernel',
   'packages/sparse-bitvector/src/gpu/kernels/union.wgsl.ts#unionKernelWgsl':
     'one template per module, to split per kernel',
-  // Bench entry points: one function runs a suite's rows in turn; to become a function per row.
-  'bench/src/andersen.ts#run': 'a suite in one function, to split per row',
   // Parsers and front ends written as one recursive-descent function or one module per language;
   // their owners split them with the front-end work in progress.
   'packages/andersen/src/io/text.ts#parseConstraintText': 'parser, to split per directive',

@@ -85,6 +85,18 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: 'Timed WebGPU runs per Andersen benchmark (default 5, 3 on php and linux).',
   },
   {
+    name: 'GPUMORPH_ANDERSEN_PROCESSES',
+    readBy: 'bench',
+    description:
+      'Runs the Andersen suite in this many separate processes (cold, right after a GPU process, after the GPU idled) and reports the spread of their medians.',
+  },
+  {
+    name: 'GPUMORPH_ANDERSEN_IDLE_S',
+    readBy: 'bench',
+    description:
+      'Seconds the GPU idles before an `idle` process of `GPUMORPH_ANDERSEN_PROCESSES` (default 10).',
+  },
+  {
     name: 'GPUMORPH_EIGENCFA_SIZES',
     readBy: 'bench',
     description: 'Comma-separated program sizes n of the eigencfa suite.',

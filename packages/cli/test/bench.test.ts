@@ -1,10 +1,11 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchSuiteNames, benchSuites } from '@gpumorph/bench';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hardekopfFixtures } from '../../../test/data';
 import type { BenchFile } from '../src/commands/bench';
-import { runCliCaptured } from './helpers';
+import { runCliCaptured, spawnCli } from './helpers';
 
 let dir = '';
 beforeAll(async () => {
@@ -54,4 +55,30 @@ describe('gpumorph bench', () => {
       expect(row.method).toBe('cpu');
     }
   });
+
+  it('GPUMORPH_ANDERSEN_PROCESSES=2 runs the andersen suite in two processes and reports their spread', async () => {
+    const data = join(dir, 'data');
+    await mkdir(join(data, 'andersen'), { recursive: true });
+    await symlink(hardekopfFixtures, join(data, 'andersen/hardekopf'));
+    const file = join(dir, 'processes.json');
+    const run = await spawnCli(['bench', 'andersen', '--quick', '--engine', 'cpu', '--json', file], {
+      env: { GPUMORPH_DATA: data, GPUMORPH_ANDERSEN_PROCESSES: '2' },
+      timeoutMs: 300_000,
+    });
+    expect(run.stderr).not.toMatch(/^error:/m);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('process 1 (cold): ');
+    expect(run.stderr).toContain('process 2 (after-gpu): ');
+    const written = JSON.parse(await readFile(file, 'utf8')) as BenchFile;
+    const rows = written.reports[0]?.rows ?? [];
+    expect(rows.map((row) => [row.case, row.engine, row.runs])).toEqual([['ex', 'cpu', 2]]);
+    const m = rows[0]?.metrics ?? {};
+    const p1 = m['solve ms p1 (cold)'] as number;
+    const p2 = m['solve ms p2 (after-gpu)'] as number;
+    expect(p1).toBeGreaterThan(0);
+    expect(p2).toBeGreaterThan(0);
+    expect(m['solve spread']).toBeCloseTo(Math.max(p1, p2) / Math.min(p1, p2), 9);
+    expect(m['end-to-end median ms']).toBeGreaterThan(0);
+    expect(run.stdout).toMatch(/solve spread/);
+  }, 320_000);
 });

@@ -35,6 +35,7 @@ export {
   readHardekopf,
 } from './read';
 export { formatConstraintText, parseConstraintText } from './text';
+export { createReaderThreads, type ReaderThreads, type ReaderThreadsOptions } from './threads';
 export type {
   HardekopfFiles,
   HardekopfInput,

@@ -10,9 +10,11 @@ import {
   computeHvn,
   computeOfflineHcd,
   countByKind,
+  createReaderThreads,
   decompress,
   formatPointsTo,
   HARDEKOPF_REFERENCE_CONVENTIONS,
+  type HardekopfSource,
   type HcdTable,
   type OpaqueObjects,
   parseConstraintJson,
@@ -146,6 +148,46 @@ async function readSolutionFile(path: string, nodeCount: number): Promise<Refere
   return parseHardekopfSolution(bytes, { file: path, nodeCount });
 }
 
+/**
+ * Compressed bytes of the nodes and constraints files from which `andersen solve` reads on worker
+ * threads: starting them costs tens of milliseconds (a V8 isolate each), which only inputs this
+ * large win back by gunzipping and parsing their files at once.
+ */
+const READ_THREADS_FROM_BYTES = 2 * 2 ** 20;
+
+async function fileSize(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Reads Hardekopf files (by prefix or by role), on reader threads when they are large. */
+async function readHardekopfFiles(source: HardekopfSource, constraintSet: 'raw' | 'after-hcd') {
+  const [nodes, constraints] =
+    'prefix' in source
+      ? [
+          `${source.prefix}_nodes.txt`,
+          `${source.prefix}_${constraintSet === 'raw' ? 'constraints' : 'constraints_after_hcd'}.txt`,
+        ]
+      : [source.nodes, source.constraints];
+  const sizes = await Promise.all(
+    [nodes, `${nodes}.gz`, constraints, `${constraints}.gz`].map((path) => fileSize(path)),
+  );
+  const large = sizes.reduce((a, b) => a + b, 0) >= READ_THREADS_FROM_BYTES;
+  const threads = large ? createReaderThreads({ threads: 4 }) : undefined;
+  try {
+    return await readHardekopf(source, {
+      constraints: constraintSet,
+      nonObjectAddress: 'make-object',
+      threads,
+    });
+  } finally {
+    threads?.destroy();
+  }
+}
+
 /** What `andersen solve` reads: the program, its HCD table and reference, and the files they came from. */
 interface SolveInput {
   readonly program: ConstraintProgram;
@@ -187,10 +229,7 @@ async function readSolveInput(options: AndersenSolveOptions): Promise<SolveInput
       // The command line checks this first; a caller of this function gets the same words.
       throw new RangeError('give an input: a prefix or file, or both nodes and constraints files');
     }
-    const input = await readHardekopf(source, {
-      constraints: options.constraintSet,
-      nonObjectAddress: 'make-object',
-    });
+    const input = await readHardekopfFiles(source, options.constraintSet);
     ({ program, hcd, solution, opaqueObjects } = input);
     files = { ...input.files };
     hardekopf = true;
