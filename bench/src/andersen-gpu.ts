@@ -9,6 +9,7 @@ import type { GpuContext } from '@gpumorph/gpu-allocator';
 import { type PreparedProgram, pipelineMetrics } from './andersen-stages';
 import { settleGarbage } from './gc';
 import type { BenchOptions, BenchRow } from './types';
+import { type WarmUpReport, warmUntilSteady } from './warm-up';
 
 /** The paper's GPU online solve times (ms, Figure 11, a Tesla C2070). */
 export const PAPER_GPU_MS: Readonly<Record<string, number | undefined>> = {
@@ -29,17 +30,6 @@ export const PAPER_CUDA_H100_MS: Readonly<Record<string, number | undefined>> = 
   php: 900,
   linux: 1_600,
 };
-
-/** Untimed WebGPU solves before the timed ones: at least this many… */
-const GPU_WARMUPS = 2;
-/**
- * …and until they have taken this long together (at most {@link GPU_MAX_WARMUPS}): after the CPU
- * engine's runs, the H100 machine's first solves of a benchmark ran slower one after another
- * (perl: 117, 102, 92, 78 and 69 ms in the five timed runs after two warm-ups), so short solves
- * are warmed for a second, as long solves already are by their two.
- */
-const GPU_WARMUP_MS = 1000;
-const GPU_MAX_WARMUPS = 20;
 
 /** What `solveAndersen` gives with the WebGPU engine: a result with the engine's report. */
 type GpuResult = Awaited<ReturnType<typeof solveAndersen>>;
@@ -64,17 +54,19 @@ async function solveTimed(
   solve: SolveAndersenOptions,
   runs: number,
   options: BenchOptions,
-): Promise<{ times: number[]; result: GpuResult }> {
-  // Warm-ups: the first compiles the kernels for this pool geometry; on the H100 the first
-  // solve after it still ran about twice as long as the rest on ex (139 ms against 55–74 ms
-  // in nine runs), so a second one runs untimed too.
-  const warmupStarted = performance.now();
-  for (
-    let w = 0;
-    w < GPU_WARMUPS || (w < GPU_MAX_WARMUPS && performance.now() - warmupStarted < GPU_WARMUP_MS);
-    w++
-  ) {
+): Promise<{ times: number[]; result: GpuResult; warm: WarmUpReport }> {
+  // Untimed solves until the GPU runs at its working clock (bench/src/warm-up.ts); the first also
+  // compiles the kernels for this pool geometry.
+  const warm = await warmUntilSteady(async () => {
+    await settleGarbage();
+    const started = performance.now();
     await solveAndersen(prepared.input.program, solve);
+    return performance.now() - started;
+  });
+  if (!warm.steady) {
+    options.log(
+      `andersen: ${name} webgpu warm-up not steady after ${warm.runs} solves: ${warm.lastRunsMs.map((ms) => ms.toFixed(1)).join(', ')} ms`,
+    );
   }
   const times: number[] = [];
   let last: GpuResult | undefined;
@@ -88,7 +80,7 @@ async function solveTimed(
     times.push(performance.now() - started);
     options.log(`andersen: ${name} webgpu run ${r + 1}/${runs}: ${(times.at(-1) ?? 0).toFixed(1)} ms`);
   }
-  return { times, result: last as GpuResult };
+  return { times, result: last as GpuResult, warm };
 }
 
 /** One more solve, profiled (a pass and a timestamp pair per kernel): the share of each phase. */
@@ -168,7 +160,7 @@ export async function gpuRow(
     touchReadback: true,
   } satisfies SolveAndersenOptions;
   const runs = timedRuns(name);
-  const { times, result } = await solveTimed(name, prepared, solve, runs, options);
+  const { times, result, warm } = await solveTimed(name, prepared, solve, runs, options);
   const profile = await profiledShares(prepared, ctx);
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)] as number;
@@ -176,6 +168,8 @@ export async function gpuRow(
     ...pipelineMetrics(prepared, median),
     ...reportMetrics(result),
     ...profile.metrics,
+    'warm-up solves': warm.runs,
+    'warm-up steady (1=yes)': warm.steady ? 1 : 0,
   };
   const verified = verify(result);
   if (verified !== undefined) metrics['verified (1=exact)'] = verified ? 1 : 0;

@@ -45,6 +45,19 @@ describe('warm-up', () => {
     expect(report).toMatchObject({ runs: 50, ms: 1000, steady: true });
   });
 
+  it('takes the time a run gives for itself', async () => {
+    const s = scripted([100]);
+    const report = await warmUntilSteady(
+      async () => {
+        await s.run();
+        return 40;
+      },
+      policy,
+      s.now,
+    );
+    expect(report).toMatchObject({ runs: 10, ms: 1000, steady: true, lastRunsMs: [40, 40, 40] });
+  });
+
   it('stops at the maximum time and says it is not steady', async () => {
     const s = scripted([100, 300], true);
     const report = await warmUntilSteady(s.run, { ...policy, maxMs: 2000 }, s.now);
