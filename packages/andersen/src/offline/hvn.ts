@@ -4,7 +4,8 @@
  * @module
  */
 import { ConstraintKind, type ConstraintProgram } from '../model/program';
-import { compressEdges, PairList, stronglyConnectedComponents } from './graph';
+import { type Components, compressEdges, PairList } from './graph';
+import { type OfflinePass, runOnCpu } from './pass';
 
 /** Options of {@link computeHvn}. */
 export interface HvnOptions {
@@ -107,6 +108,15 @@ function groupByDestination(
  * ```
  */
 export function computeHvn(program: ConstraintProgram, options: HvnOptions = {}): HvnResult {
+  return runOnCpu(hvnPass(program, options));
+}
+
+/**
+ * {@link computeHvn} as an {@link OfflinePass}: it yields the copy graph, then the dependency
+ * graph, and takes each one's strongly connected components from whoever drives it (Tarjan on
+ * the CPU, the GPU's coloring in `offline/gpu/`).
+ */
+export function* hvnPass(program: ConstraintProgram, options: HvnOptions = {}): OfflinePass<HvnResult> {
   const started = performance.now();
   const n = program.nodeCount;
   const c = program.constraints;
@@ -119,7 +129,7 @@ export function computeHvn(program: ConstraintProgram, options: HvnOptions = {})
     if (c.kind[i] === ConstraintKind.Copy && c.src[i] !== c.dst[i])
       copies.push(c.src[i] as number, c.dst[i] as number);
   }
-  const copyComponents = stronglyConnectedComponents(compressEdges(n, copies.data, copies.count));
+  const copyComponents: Components = yield compressEdges(n, copies.data, copies.count);
   // The copy cycle of v is named by its smallest member.
   const cycleOf = new Uint32Array(n);
   for (let comp = 0; comp < copyComponents.count; comp++) {
@@ -146,7 +156,7 @@ export function computeHvn(program: ConstraintProgram, options: HvnOptions = {})
     if (src !== dst || kind !== ConstraintKind.Copy) dependencies.push(src, dst);
   }
   const dependencyGraph = compressEdges(n, dependencies.data, dependencies.count);
-  const order = stronglyConnectedComponents(dependencyGraph);
+  const order: Components = yield dependencyGraph;
   const { inStart, inConstraint } = groupByDestination(n, incoming);
 
   // 3. Labels in topological order (Tarjan numbers components sinks first: walk them downwards).
