@@ -55,7 +55,8 @@ export function componentsFromLabels(graph: CompressedGraph, labels: Uint32Array
   for (let u = 0; u < n; u++) {
     for (let e = graph.start[u] as number; e < (graph.start[u + 1] as number); e++) {
       const w = graph.targets[e] as number;
-      if (component[u] !== component[w]) inDegree[component[w] as number]++;
+      const d = component[w] as number;
+      if (component[u] !== d) inDegree[d] = (inDegree[d] as number) + 1;
     }
   }
   const byComponent = groupMembers(component, count);
@@ -68,7 +69,9 @@ export function componentsFromLabels(graph: CompressedGraph, labels: Uint32Array
       const u = byComponent.members[k] as number;
       for (let e = graph.start[u] as number; e < (graph.start[u + 1] as number); e++) {
         const d = component[graph.targets[e] as number] as number;
-        if (d !== c && --inDegree[d] === 0) order[tail++] = d;
+        if (d === c) continue;
+        inDegree[d] = (inDegree[d] as number) - 1;
+        if (inDegree[d] === 0) order[tail++] = d;
       }
     }
   }
@@ -88,11 +91,18 @@ function groupMembers(
 ): { memberStart: Uint32Array; members: Uint32Array } {
   const n = component.length;
   const memberStart = new Uint32Array(count + 1);
-  for (let v = 0; v < n; v++) memberStart[(component[v] as number) + 1]++;
+  for (let v = 0; v < n; v++) {
+    const slot = (component[v] as number) + 1;
+    memberStart[slot] = (memberStart[slot] as number) + 1;
+  }
   for (let c = 0; c < count; c++)
     memberStart[c + 1] = (memberStart[c + 1] as number) + (memberStart[c] as number);
   const fill = memberStart.slice(0, count);
   const members = new Uint32Array(n);
-  for (let v = 0; v < n; v++) members[fill[component[v] as number]++] = v;
+  for (let v = 0; v < n; v++) {
+    const c = component[v] as number;
+    members[fill[c] as number] = v;
+    fill[c] = (fill[c] as number) + 1;
+  }
   return { memberStart, members };
 }

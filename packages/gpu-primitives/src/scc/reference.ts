@@ -33,11 +33,18 @@ function adjacency(
   to: Uint32Array,
 ): { start: Uint32Array; next: Uint32Array } {
   const start = new Uint32Array(nodeCount + 1);
-  for (let e = 0; e < from.length; e++) start[(from[e] as number) + 1]++;
+  for (let e = 0; e < from.length; e++) {
+    const slot = (from[e] as number) + 1;
+    start[slot] = (start[slot] as number) + 1;
+  }
   for (let v = 0; v < nodeCount; v++) start[v + 1] = (start[v + 1] as number) + (start[v] as number);
   const fill = start.slice(0, nodeCount);
   const next = new Uint32Array(from.length);
-  for (let e = 0; e < from.length; e++) next[fill[from[e] as number]++] = to[e] as number;
+  for (let e = 0; e < from.length; e++) {
+    const v = from[e] as number;
+    next[fill[v] as number] = to[e] as number;
+    fill[v] = (fill[v] as number) + 1;
+  }
   return { start, next };
 }
 
