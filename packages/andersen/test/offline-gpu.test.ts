@@ -11,6 +11,7 @@ import {
   type HvnResult,
   type OfflineHcd,
   type OfflineHcdOptions,
+  runOfflinePasses,
 } from '../src/offline/index';
 import { componentsFromLabels } from '../src/offline/pass';
 import { constraintProgram, cShapedProgram } from '../src/testing/index';
@@ -215,6 +216,24 @@ describeGpu('offline passes on the GPU', (gpu) => {
         expectSameHcd(await passes.computeOfflineHcd(p), computeOfflineHcd(p));
       }
     }));
+
+  it('runOfflinePasses gives the same passes on either engine, and only those asked for', async () => {
+    const p = program(4, 1, [
+      [ConstraintKind.AddressOf, 1, 0, 0],
+      [ConstraintKind.AddressOf, 2, 0, 0],
+      [ConstraintKind.Copy, 3, 1, 0],
+      [ConstraintKind.Copy, 1, 3, 0],
+    ]);
+    const cpu = await runOfflinePasses(p);
+    const webgpu = await runOfflinePasses(p, { engine: 'webgpu', gpu: gpu.ctx });
+    expect([cpu.engine, webgpu.engine]).toEqual(['cpu', 'webgpu']);
+    expectSameHvn(webgpu.hvn as HvnResult, cpu.hvn as HvnResult);
+    expectSameHcd(webgpu.hcd as OfflineHcd, cpu.hcd as OfflineHcd);
+    expect([...(cpu.hvn as HvnResult).merges]).toEqual([2, 1, 3, 1]);
+    const hvnOnly = await runOfflinePasses(p, { engine: 'webgpu', gpu: gpu.ctx, hcd: false });
+    expect(hvnOnly.hcd).toBeUndefined();
+    expect(hvnOnly.hvn?.merges.length).toBe(4);
+  });
 
   it('refuses to run after destroy()', async () => {
     const destroyed = createGpuOfflinePasses(gpu.ctx);

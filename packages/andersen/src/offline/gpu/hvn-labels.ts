@@ -46,6 +46,16 @@ export interface GpuHvnLabelOptions {
   readonly roundsPerCheck?: number;
 }
 
+/** How the last {@link GpuHvnLabeller.label} went. */
+export interface GpuHvnLabelStatistics {
+  /** Levels of non-fresh roots (each waits for the ones before it). */
+  readonly levels: number;
+  /** Command buffers submitted, each followed by a read of the pending count or not. */
+  readonly submits: number;
+  /** Slots of the intern table. */
+  readonly tableSlots: number;
+}
+
 /** The level-ordered layout of a labelling problem, built on the host in linear time. */
 interface LevelPlan {
   /** Non-fresh roots in order of level; `levelStart[l] … levelStart[l + 1]` is level l. */
@@ -175,6 +185,9 @@ interface Buffers {
 export class GpuHvnLabeller {
   readonly #ctx: GpuContext;
   #kernels: Map<HvnKernelName, HvnKernel> | undefined;
+  #submits = 0;
+  /** How the last {@link label} went (undefined before the first). */
+  statistics: GpuHvnLabelStatistics | undefined;
 
   constructor(ctx: GpuContext) {
     this.#ctx = ctx;
@@ -208,6 +221,7 @@ export class GpuHvnLabeller {
     this.#checkLimits(n, slotCount, rootCount, tableSlots);
     const kernels = await this.#prepare();
     const b = await this.#allocate(problem, plan, tableSlots, kernels.get('claim') as HvnKernel);
+    this.#submits = 0;
     try {
       const hashBits = options.hashBits ?? 32;
       const hashMask = hashBits >= 32 ? NONE : (2 ** Math.max(0, hashBits) - 1) >>> 0;
@@ -271,6 +285,7 @@ export class GpuHvnLabeller {
         const tag = table[4 * p + 1] as number;
         if (tag === RecordTag.Load || tag === RecordTag.Offset || tag === RecordTag.Set) interned++;
       }
+      this.statistics = { levels: plan.levelStart.length - 1, submits: this.#submits, tableSlots };
       return { label, labelCount: plan.freshRoots + plan.addresses + interned };
     } finally {
       for (const buffer of b.all) buffer.destroy();
@@ -368,6 +383,7 @@ export class GpuHvnLabeller {
     names: readonly HvnKernelName[],
   ): Promise<void> {
     const ctx = this.#ctx;
+    this.#submits++;
     await ctx.guard(`andersen hvn ${names[0]}`, () => {
       const encoder = ctx.device.createCommandEncoder({ label: 'andersen hvn labels' });
       encoder.clearBuffer(b.pending, 0, 4);

@@ -10,5 +10,5 @@
  * ```
  * @module
  */
-export { GpuHvnLabeller, type GpuHvnLabelOptions } from './hvn-labels';
+export { GpuHvnLabeller, type GpuHvnLabelOptions, type GpuHvnLabelStatistics } from './hvn-labels';
 export { createGpuOfflinePasses, type GpuHvnOptions, GpuOfflinePasses } from './passes';

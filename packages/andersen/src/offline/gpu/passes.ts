@@ -13,7 +13,7 @@ import type { Components, CompressedGraph } from '../graph';
 import { type OfflineHcd, type OfflineHcdOptions, offlineHcdPass } from '../hcd';
 import { finishHvn, type HvnOptions, type HvnResult, hvnLabellingProblem } from '../hvn';
 import { componentsFromLabels, type OfflinePass } from '../pass';
-import { GpuHvnLabeller, type GpuHvnLabelOptions } from './hvn-labels';
+import { GpuHvnLabeller, type GpuHvnLabelOptions, type GpuHvnLabelStatistics } from './hvn-labels';
 
 /** Options of {@link GpuOfflinePasses.computeHvn}: the CPU pass's, and the GPU table's. */
 export interface GpuHvnOptions extends HvnOptions, GpuHvnLabelOptions {}
@@ -38,6 +38,11 @@ export class GpuOfflinePasses {
   readonly #scc: StronglyConnectedComponents;
   readonly #labeller: GpuHvnLabeller;
   #destroyed = false;
+  #sccMs = 0;
+  /** Where the last pass's time went: GPU component runs and HVN's labelling (undefined before the first pass). */
+  lastRun:
+    | { readonly componentsMs: number; readonly labelling?: GpuHvnLabelStatistics & { readonly ms: number } }
+    | undefined;
 
   constructor(ctx: GpuContext) {
     this.#scc = createStronglyConnectedComponents(ctx);
@@ -50,16 +55,19 @@ export class GpuOfflinePasses {
     for (let v = 0; v < graph.nodeCount; v++) {
       sources.fill(v, graph.start[v] as number, graph.start[v + 1] as number);
     }
+    const started = performance.now();
     const { component } = await this.#scc.run({
       nodeCount: graph.nodeCount,
       sources,
       targets: graph.targets,
     });
+    this.#sccMs += performance.now() - started;
     return componentsFromLabels(graph, component);
   }
 
   async #drive<R>(pass: OfflinePass<R>): Promise<R> {
     if (this.#destroyed) throw new Error('GPU offline passes used after destroy()');
+    this.#sccMs = 0;
     let step = pass.next();
     while (!step.done) step = pass.next(await this.#components(step.value));
     return step.value;
@@ -76,7 +84,14 @@ export class GpuOfflinePasses {
    */
   async computeHvn(program: ConstraintProgram, options: GpuHvnOptions = {}): Promise<HvnResult> {
     const problem = await this.#drive(hvnLabellingProblem(program));
-    return finishHvn(problem, await this.#labeller.label(problem, options), options);
+    const started = performance.now();
+    const labels = await this.#labeller.label(problem, options);
+    const labelling = {
+      ...(this.#labeller.statistics as GpuHvnLabelStatistics),
+      ms: performance.now() - started,
+    };
+    this.lastRun = { componentsMs: this.#sccMs, labelling };
+    return finishHvn(problem, labels, options);
   }
 
   /**
@@ -88,8 +103,10 @@ export class GpuOfflinePasses {
    * await createCpuSolver(program, { hcd }).solve();
    * ```
    */
-  computeOfflineHcd(program: ConstraintProgram, options: OfflineHcdOptions = {}): Promise<OfflineHcd> {
-    return this.#drive(offlineHcdPass(program, options));
+  async computeOfflineHcd(program: ConstraintProgram, options: OfflineHcdOptions = {}): Promise<OfflineHcd> {
+    const table = await this.#drive(offlineHcdPass(program, options));
+    this.lastRun = { componentsMs: this.#sccMs };
+    return table;
   }
 
   /** Releases the GPU pipelines' hold (buffers live only during a pass). */
