@@ -154,8 +154,16 @@ export class StronglyConnectedComponents {
     }
   }
 
-  /** Records `steps` dispatches of each kernel in `names` (in turn) after clearing `changed`, submits, and reads `changed`. */
-  async #step(b: Buffers, names: readonly SccKernelName[], steps = 1): Promise<boolean> {
+  /**
+   * Clears `changed`, records the kernels of `first` once (none of them sets `changed`), then
+   * `steps` times the kernels of `names` in turn, submits, and reads `changed`.
+   */
+  async #step(
+    b: Buffers,
+    first: readonly SccKernelName[],
+    names: readonly SccKernelName[],
+    steps: number,
+  ): Promise<boolean> {
     const ctx = this.#ctx;
     const kernels = this.#kernels as Map<SccKernelName, Kernel<typeof sccLayout.specs>>;
     await ctx.guard(`gm scc ${names.join('+')}`, () => {
@@ -163,14 +171,14 @@ export class StronglyConnectedComponents {
       encoder.clearBuffer(b.changed, 0, 4);
       const pass = encoder.beginComputePass({ label: `gm scc ${names.join('+')}` });
       pass.setBindGroup(0, b.group);
-      for (let s = 0; s < steps; s++) {
-        for (const name of names) {
-          const items = SCC_EDGE_KERNELS.has(name) ? b.edges : b.nodes;
-          if (items === 0) continue;
-          const grid = dispatchItems(items, SCC_WORKGROUP_SIZE, ctx.limits.maxComputeWorkgroupsPerDimension);
-          pass.setPipeline((kernels.get(name) as Kernel<typeof sccLayout.specs>).pipeline);
-          pass.dispatchWorkgroups(grid.x, grid.y, grid.z);
-        }
+      const sequence = [...first];
+      for (let s = 0; s < steps; s++) sequence.push(...names);
+      for (const name of sequence) {
+        const items = SCC_EDGE_KERNELS.has(name) ? b.edges : b.nodes;
+        if (items === 0) continue;
+        const grid = dispatchItems(items, SCC_WORKGROUP_SIZE, ctx.limits.maxComputeWorkgroupsPerDimension);
+        pass.setPipeline((kernels.get(name) as Kernel<typeof sccLayout.specs>).pipeline);
+        pass.dispatchWorkgroups(grid.x, grid.y, grid.z);
       }
       pass.end();
       ctx.queue.submit([encoder.finish()]);
@@ -178,11 +186,15 @@ export class StronglyConnectedComponents {
     return (new Uint32Array(await ctx.readBuffer(b.changed, 0, 4))[0] as number) !== 0;
   }
 
-  /** Repeats `names` until a batch of `steps` changes nothing. */
-  async #fixedPoint(b: Buffers, names: readonly SccKernelName[], steps: number): Promise<void> {
-    while (await this.#step(b, names, steps)) {
-      // each batch either changed something (go on) or reached the fixed point
-    }
+  /** Runs `first` once, then repeats `names` until a batch of `steps` of them changes nothing. */
+  async #fixedPoint(
+    b: Buffers,
+    first: readonly SccKernelName[],
+    names: readonly SccKernelName[],
+    steps: number,
+  ): Promise<void> {
+    let once = first;
+    while (await this.#step(b, once, names, steps)) once = [];
   }
 
   /**
@@ -199,16 +211,14 @@ export class StronglyConnectedComponents {
     const kernels = await this.#prepare();
     const b = await this.#allocate(graph, kernels.get('init') as Kernel<typeof sccLayout.specs>);
     try {
-      await this.#step(b, ['init']);
+      await this.#fixedPoint(b, ['init'], ['degrees', 'trim'], steps);
       let rounds = 0;
       for (;;) {
-        await this.#fixedPoint(b, ['degrees', 'trim'], 1);
         rounds++;
-        await this.#step(b, ['colorInit']);
-        await this.#fixedPoint(b, ['forward'], steps);
-        await this.#step(b, ['roots']);
-        await this.#fixedPoint(b, ['backward'], steps);
-        if (!(await this.#step(b, ['finish']))) break;
+        await this.#fixedPoint(b, ['colorInit'], ['forward'], steps);
+        await this.#fixedPoint(b, ['roots'], ['backward'], steps);
+        if (!(await this.#step(b, [], ['finish'], 1))) break;
+        await this.#fixedPoint(b, [], ['degrees', 'trim'], steps);
       }
       const component = new Uint32Array(await this.#ctx.readBuffer(b.component, 0, b.nodes * 4));
       return { component, rounds };

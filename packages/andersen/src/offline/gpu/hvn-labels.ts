@@ -67,6 +67,8 @@ interface LevelPlan {
   readonly slots: Uint32Array;
   /** Longest slot segment of each level. */
   readonly levelMaxLength: number[];
+  /** Whether each level has a load or offset slot (else it interns no key). */
+  readonly levelHasKeys: boolean[];
   readonly freshRoots: number;
   /** Distinct objects whose address flows into a non-fresh root. */
   readonly addresses: number;
@@ -122,6 +124,7 @@ function planLevels(problem: HvnLabellingProblem): LevelPlan {
   const segStart = new Uint32Array(rootCount + 1);
   const slotList: number[] = [];
   const levelMaxLength = new Array<number>(levels).fill(0);
+  const levelHasKeys = new Array<boolean>(levels).fill(false);
   const objects = new Set<number>();
   for (let l = 0; l < levels; l++) {
     for (let q = levelStart[l] as number; q < (levelStart[l + 1] as number); q++) {
@@ -134,6 +137,7 @@ function planLevels(problem: HvnLabellingProblem): LevelPlan {
           kind === ConstraintKind.AddressOf ? (c.src[i] as number) : (cycleOf[c.src[i] as number] as number);
         if (kind === ConstraintKind.Copy && source === v) continue; // inside the copy cycle
         if (kind === ConstraintKind.AddressOf) objects.add(source);
+        if (kind === ConstraintKind.Load || kind === ConstraintKind.Offset) levelHasKeys[l] = true;
         slotList.push(kind, source, c.offset[i] as number, q);
       }
       levelMaxLength[l] = Math.max(
@@ -149,6 +153,7 @@ function planLevels(problem: HvnLabellingProblem): LevelPlan {
     segStart,
     slots: Uint32Array.from(slotList),
     levelMaxLength,
+    levelHasKeys,
     freshRoots,
     addresses: objects.size,
   };
@@ -254,29 +259,28 @@ export class GpuHvnLabeller {
               0,
             ),
           );
-        const step = (names: readonly HvnKernelName[]) => this.#submit(b, kernels, range, names);
-        const intern = async () => {
-          for (;;) {
-            const batch: HvnKernelName[] = [];
-            for (let r = 0; r < roundsPerCheck; r++) batch.push(...INTERN);
-            await step(batch);
+        // Interns until nothing is pending: `before` runs once ahead of the first batch, `after`
+        // behind every batch (it must give the right answer once the last batch resolved all).
+        const intern = async (before: readonly HvnKernelName[], after: readonly HvnKernelName[]) => {
+          for (let first = before; ; first = []) {
+            await this.#submit(b, kernels, range, first, roundsPerCheck, after);
             if (new Uint32Array(await this.#ctx.readBuffer(b.pending, 0, 4))[0] === 0) return;
           }
         };
         setParams(0);
-        await step(['loadRequests']);
-        await intern();
-        await step(['gather', 'sortNodes']);
+        if (plan.levelHasKeys[l]) await intern(['loadRequests'], []);
         const maxLength = plan.levelMaxLength[l] as number;
-        for (let round = 0, length = maxLength; length > 1; round++, length = Math.ceil(length / 2)) {
-          setParams(round);
-          await step(['consRequests']);
-          await intern();
-          await step(['consCollect', 'consLength']);
+        if (maxLength <= 1) {
+          await this.#submit(b, kernels, range, ['gather', 'sortNodes', 'labels'], 0, []);
+          continue;
         }
-        await step(['setRequests']);
-        await intern();
-        await step(['labels']);
+        let before: HvnKernelName[] = ['gather', 'sortNodes'];
+        for (let round = 0, length = maxLength; length > 1; round++, length = Math.ceil(length / 2)) {
+          setParams(round); // read by consRequests only
+          await intern([...before, 'consRequests'], []);
+          before = ['consCollect', 'consLength'];
+        }
+        await intern([...before, 'setRequests'], ['labels']);
       }
       const label = new Uint32Array(await this.#ctx.readBuffer(b.labels, 0, n * 4));
       const table = new Uint32Array(await this.#ctx.readBuffer(b.table, 0, tableSlots * 16));
@@ -375,18 +379,22 @@ export class GpuHvnLabeller {
     }
   }
 
-  /** Records `names` in turn over the level's slots or roots (clearing `pending` first) and submits. */
+  /**
+   * Records `before`, then `rounds` intern rounds (`pending` cleared ahead of the last, so that it
+   * counts the requests that round left), then `after`, over the level's slots or roots, and submits.
+   */
   async #submit(
     b: Buffers,
     kernels: Map<HvnKernelName, HvnKernel>,
     range: { nodeBegin: number; nodeEnd: number; slotBegin: number; slotEnd: number },
-    names: readonly HvnKernelName[],
+    before: readonly HvnKernelName[],
+    rounds: number,
+    after: readonly HvnKernelName[],
   ): Promise<void> {
     const ctx = this.#ctx;
     this.#submits++;
-    await ctx.guard(`andersen hvn ${names[0]}`, () => {
-      const encoder = ctx.device.createCommandEncoder({ label: 'andersen hvn labels' });
-      encoder.clearBuffer(b.pending, 0, 4);
+    const record = (encoder: GPUCommandEncoder, names: readonly HvnKernelName[]) => {
+      if (names.length === 0) return;
       const pass = encoder.beginComputePass({ label: `andersen hvn ${names.join('+')}` });
       pass.setBindGroup(0, b.group);
       for (const name of names) {
@@ -399,6 +407,14 @@ export class GpuHvnLabeller {
         pass.dispatchWorkgroups(grid.x, grid.y, grid.z);
       }
       pass.end();
+    };
+    await ctx.guard(`andersen hvn ${[...before, ...after][0] ?? 'intern'}`, () => {
+      const encoder = ctx.device.createCommandEncoder({ label: 'andersen hvn labels' });
+      const early: HvnKernelName[] = [...before];
+      for (let r = 0; r + 1 < rounds; r++) early.push(...INTERN);
+      record(encoder, early);
+      if (rounds > 0) encoder.clearBuffer(b.pending, 0, 4);
+      record(encoder, rounds > 0 ? [...INTERN, ...after] : after);
       ctx.queue.submit([encoder.finish()]);
     });
   }
