@@ -71,7 +71,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
   const rows: BenchRow[] = [];
   const notes: string[] = [
     'hvn: computeHvn on the _after_hcd program (the one the andersen suite solves); hcd: computeOfflineHcd (default table) on the raw constraints',
-    `median ms = wall clock of one pass over ${RUNS} runs after an untimed one (--quick: ex, 1 run); webgpu rows: "= cpu" is 1 when the result equals the CPU pass's (HVN: the same merges, labels equal up to renaming; HCD: the same pairs), "components ms" (the GPU component runs), "labelling ms" (HVN's labelling on the GPU), "levels" and "submits" (its level count and command buffers) are of the last timed run`,
+    `median ms = wall clock of one pass over ${RUNS} runs after an untimed one (--quick: ex, 1 run); webgpu rows: "= cpu" is 1 when the result equals the CPU pass's (HVN: the same merges, labels equal up to renaming; HCD: the same pairs), "components ms" and "component batches" (the GPU component runs and their submits, each followed by a read), "labelling ms" (HVN's labelling on the GPU), "levels" and "submits" (its level count and command buffers) are of the last timed run`,
     'GPUMORPH_ANDERSEN_BENCHMARKS=a,b picks benchmarks',
   ];
   const dir = hardekopfDataDirectory();
@@ -142,6 +142,7 @@ async function run(options: BenchOptions): Promise<BenchReport> {
             merged: merged(gpu.result),
             '= cpu': same ? 1 : 0,
             'components ms': last?.componentsMs ?? 0,
+            'component batches': last?.componentBatches ?? 0,
             ...(last?.labelling
               ? {
                   'labelling ms': last.labelling.ms,

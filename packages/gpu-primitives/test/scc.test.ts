@@ -134,9 +134,13 @@ describeGpu('strongly connected components (coloring with trimming)', (gpu) => {
       500,
       Array.from({ length: 500 }, (_, v) => [(v * 7) % 500, ((v + 1) * 7) % 500] as [number, number]),
     );
-    const { component, rounds } = await scc.run(ring, { stepsPerCheck: 1 });
+    const { component, rounds, batches } = await scc.run(ring, { stepsPerCheck: 1 });
     expect(new Set(component)).toEqual(new Set([0]));
     expect(rounds).toBe(1);
+    // Trimming (1 batch), at most 499 color steps to the fixed point (a step may carry a color
+    // several edges) and one to see it, the same backwards, then finish.
+    expect(batches).toBeGreaterThanOrEqual(4);
+    expect(batches).toBeLessThanOrEqual(1 + 500 + 500 + 1);
     await expect(scc.run(edgeList(2, [[0, 5]]))).rejects.toThrow(RangeError);
     scc.destroy();
     await expect(scc.run(edgeList(1, []))).rejects.toThrow(/destroy/);

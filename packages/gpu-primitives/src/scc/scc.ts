@@ -23,6 +23,8 @@ export interface SccResult {
   readonly component: Uint32Array;
   /** Coloring rounds: each removes at least the component of the smallest node left. */
   readonly rounds: number;
+  /** Batches submitted, each followed by a read of the `changed` flag (the run's round trips). */
+  readonly batches: number;
 }
 
 const STORAGE = BufferUsage.STORAGE | BufferUsage.COPY_SRC | BufferUsage.COPY_DST;
@@ -71,6 +73,7 @@ export class StronglyConnectedComponents {
   readonly #ctx: GpuContext;
   #kernels: Map<SccKernelName, Kernel<typeof sccLayout.specs>> | undefined;
   #destroyed = false;
+  #batches = 0;
 
   constructor(ctx: GpuContext) {
     this.#ctx = ctx;
@@ -166,6 +169,7 @@ export class StronglyConnectedComponents {
   ): Promise<boolean> {
     const ctx = this.#ctx;
     const kernels = this.#kernels as Map<SccKernelName, Kernel<typeof sccLayout.specs>>;
+    this.#batches++;
     await ctx.guard(`gm scc ${names.join('+')}`, () => {
       const encoder = ctx.device.createCommandEncoder({ label: 'gm scc' });
       encoder.clearBuffer(b.changed, 0, 4);
@@ -205,11 +209,12 @@ export class StronglyConnectedComponents {
   async run(graph: EdgeList, options: SccRunOptions = {}): Promise<SccResult> {
     if (this.#destroyed) throw new Error('strongly connected components used after destroy()');
     assertEdgeList(graph);
-    if (graph.nodeCount === 0) return { component: new Uint32Array(0), rounds: 0 };
+    if (graph.nodeCount === 0) return { component: new Uint32Array(0), rounds: 0, batches: 0 };
     this.#checkLimits(graph);
     const steps = Math.max(1, Math.floor(options.stepsPerCheck ?? 8));
     const kernels = await this.#prepare();
     const b = await this.#allocate(graph, kernels.get('init') as Kernel<typeof sccLayout.specs>);
+    this.#batches = 0;
     try {
       await this.#fixedPoint(b, ['init'], ['degrees', 'trim'], steps);
       let rounds = 0;
@@ -221,7 +226,7 @@ export class StronglyConnectedComponents {
         await this.#fixedPoint(b, [], ['degrees', 'trim'], steps);
       }
       const component = new Uint32Array(await this.#ctx.readBuffer(b.component, 0, b.nodes * 4));
-      return { component, rounds };
+      return { component, rounds, batches: this.#batches };
     } finally {
       for (const buffer of b.perNode) buffer.destroy();
     }

@@ -39,9 +39,15 @@ export class GpuOfflinePasses {
   readonly #labeller: GpuHvnLabeller;
   #destroyed = false;
   #sccMs = 0;
+  #sccBatches = 0;
   /** Where the last pass's time went: GPU component runs and HVN's labelling (undefined before the first pass). */
   lastRun:
-    | { readonly componentsMs: number; readonly labelling?: GpuHvnLabelStatistics & { readonly ms: number } }
+    | {
+        readonly componentsMs: number;
+        /** Batches the component runs submitted, each followed by a read (their round trips). */
+        readonly componentBatches: number;
+        readonly labelling?: GpuHvnLabelStatistics & { readonly ms: number };
+      }
     | undefined;
 
   constructor(ctx: GpuContext) {
@@ -56,18 +62,20 @@ export class GpuOfflinePasses {
       sources.fill(v, graph.start[v] as number, graph.start[v + 1] as number);
     }
     const started = performance.now();
-    const { component } = await this.#scc.run({
+    const { component, batches } = await this.#scc.run({
       nodeCount: graph.nodeCount,
       sources,
       targets: graph.targets,
     });
     this.#sccMs += performance.now() - started;
+    this.#sccBatches += batches;
     return componentsFromLabels(graph, component);
   }
 
   async #drive<R>(pass: OfflinePass<R>): Promise<R> {
     if (this.#destroyed) throw new Error('GPU offline passes used after destroy()');
     this.#sccMs = 0;
+    this.#sccBatches = 0;
     let step = pass.next();
     while (!step.done) step = pass.next(await this.#components(step.value));
     return step.value;
@@ -90,7 +98,7 @@ export class GpuOfflinePasses {
       ...(this.#labeller.statistics as GpuHvnLabelStatistics),
       ms: performance.now() - started,
     };
-    this.lastRun = { componentsMs: this.#sccMs, labelling };
+    this.lastRun = { componentsMs: this.#sccMs, componentBatches: this.#sccBatches, labelling };
     return finishHvn(problem, labels, options);
   }
 
@@ -105,7 +113,7 @@ export class GpuOfflinePasses {
    */
   async computeOfflineHcd(program: ConstraintProgram, options: OfflineHcdOptions = {}): Promise<OfflineHcd> {
     const table = await this.#drive(offlineHcdPass(program, options));
-    this.lastRun = { componentsMs: this.#sccMs };
+    this.lastRun = { componentsMs: this.#sccMs, componentBatches: this.#sccBatches };
     return table;
   }
 
