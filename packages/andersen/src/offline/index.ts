@@ -14,7 +14,6 @@
 
 export {
   createGpuOfflinePasses,
-  GpuHvnLabeller,
   type GpuHvnLabelOptions,
   type GpuHvnLabelStatistics,
   type GpuHvnOptions,
