@@ -357,10 +357,7 @@ export class GpuHvnLabeller {
       const list = await make('list', 4 * slotCount);
       const requests = await make('requests', 24 * slotCount);
       const table = await make('table', 16 * tableSlots);
-      // Empty slots: owner NONE, tag 0.
-      const emptyTable = new Uint32Array(4 * tableSlots);
-      for (let p = 0; p < tableSlots; p++) emptyTable[4 * p] = NONE;
-      await ctx.writeBuffer(table, 0, emptyTable);
+      // Created zero: every slot empty (owner 0, tag 0).
       const pending = await make('pending', 4);
       const group = kernel.bindGroup({
         hvn: { buffer: params },

@@ -3,7 +3,7 @@ import { defineBindings } from '@gpumorph/gpu-allocator';
 /** Invocations per workgroup of the labelling kernels. */
 export const HVN_WORKGROUP_SIZE = 256;
 
-/** No element / empty table slot. */
+/** No element (sorts after every label). */
 export const NONE = 0xffff_ffff;
 
 /** Record tags of the intern table: a load key, an offset key, a set, and `CONS + r` for a pair joined in round r of a set's tree. */
@@ -27,6 +27,7 @@ struct HvnParams {
 struct HvnSlot { kind: u32, src: u32, offset: u32, node: u32 }
 struct HvnNode { id: u32, seg: u32, end: u32, len: u32, count: u32 }
 struct HvnRequest { tag: u32, a: u32, b: u32, probe: u32, state: u32, result: u32 }
+// owner: 0 while the slot is empty, else 1 + the slot index of the request that claimed it.
 struct HvnTableSlot { owner: atomic<u32>, tag: u32, a: u32, b: u32 }`;
 
 const rw = (type: string) => ({ kind: 'storage', type }) as const;

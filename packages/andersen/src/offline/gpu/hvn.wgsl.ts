@@ -60,18 +60,18 @@ const bodies: Record<HvnKernelName, string> = {
     if (l != 0u) { r = hvn_request(select(${RecordTag.Offset}u, ${RecordTag.Load}u, s.kind == ${K.Load}u), l, s.offset); }
   }
   requests[i] = r;`,
-  // Intern, step 1: a pending request whose probe slot is empty tries to claim it.
+  // Intern, step 1: a pending request whose probe slot is empty (owner 0) tries to claim it, as i + 1.
   claim: /* wgsl */ `
   if (requests[i].state != ${S.Pending}u) { return; }
   let p = requests[i].probe;
-  if (atomicLoad(&table[p].owner) == ${NONE}u) {
-    _ = atomicCompareExchangeWeak(&table[p].owner, ${NONE}u, i);
+  if (atomicLoad(&table[p].owner) == 0u) {
+    _ = atomicCompareExchangeWeak(&table[p].owner, 0u, i + 1u);
   }`,
   // Step 2: the claimant writes its record (a slot once written is never written again).
   write: /* wgsl */ `
   if (requests[i].state != ${S.Pending}u) { return; }
   let p = requests[i].probe;
-  if (atomicLoad(&table[p].owner) == i && table[p].tag == 0u) {
+  if (atomicLoad(&table[p].owner) == i + 1u && table[p].tag == 0u) {
     table[p].tag = requests[i].tag;
     table[p].a = requests[i].a;
     table[p].b = requests[i].b;
@@ -83,7 +83,7 @@ const bodies: Record<HvnKernelName, string> = {
   if (requests[i].state != ${S.Pending}u) { return; }
   let r = requests[i];
   let p = r.probe;
-  if (atomicLoad(&table[p].owner) != ${NONE}u) {
+  if (atomicLoad(&table[p].owner) != 0u) {
     if (table[p].tag == r.tag && table[p].a == r.a && table[p].b == r.b) {
       requests[i].result = hvn.intern_base + p;
       requests[i].state = ${S.Done}u;
