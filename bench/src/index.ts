@@ -6,6 +6,7 @@
  */
 import { allocatorBench } from './allocator';
 import { andersenBench } from './andersen';
+import { andersenOfflineBench } from './andersen-offline';
 import { eigencfaBench } from './eigencfa';
 import { llvmBench } from './llvm';
 import { octagonBench } from './octagon';
@@ -21,6 +22,7 @@ export {
   PAPER_CUDA_H100_MS,
   PAPER_GPU_MS,
 } from './andersen';
+export { andersenOfflineBench } from './andersen-offline';
 export { eigencfaBench, PAPER_TABLE_1, parsePaperTable1, vhmDataDirectory } from './eigencfa';
 export { collectGarbage, settleGarbage } from './gc';
 export { llvmBench, REAL_C_CODE_BASES, realCIrDirectory } from './llvm';
@@ -44,6 +46,7 @@ export const benchSuites: Readonly<Record<string, BenchSuite>> = {
   primitives: primitivesBench,
   'sparse-bitvector': sparseBitVectorBench,
   andersen: andersenBench,
+  'andersen-offline': andersenOfflineBench,
   llvm: llvmBench,
   eigencfa: eigencfaBench,
   octagon: octagonBench,

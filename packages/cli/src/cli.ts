@@ -113,10 +113,15 @@ function andersenSolveConflict(
     hcd: boolean | string;
     json?: boolean;
     print?: boolean;
+    offlineHcd?: boolean;
+    hvn?: boolean;
   },
   command: Command,
 ): string | undefined {
   const given = (name: string) => command.getOptionValueSource(name) === 'cli';
+  if (given('offlineEngine') && !options.offlineHcd && !options.hvn) {
+    return '--offline-engine chooses where --offline-hcd and --hvn run; give one of them';
+  }
   const inputIsFile = options.input !== undefined && isFileSync(options.input);
   if (inputIsFile && given('constraintSet')) {
     return `--constraint-set chooses a file of a Hardekopf prefix; ${options.input} is one file`;
@@ -309,6 +314,14 @@ export function createProgram(
     )
     .addOption(
       new Option(
+        '--offline-engine <engine>',
+        'where --offline-hcd and --hvn run (webgpu: the same merges and pairs, computed on the GPU)',
+      )
+        .choices(['cpu', 'webgpu'])
+        .default('cpu'),
+    )
+    .addOption(
+      new Option(
         '--engine <engine>',
         'engine to solve on (auto: a hardware adapter, else the CPU engine; see the README)',
       )
@@ -336,6 +349,7 @@ export function createProgram(
           print?: boolean;
           offlineHcd?: boolean;
           hvn?: boolean;
+          offlineEngine: 'cpu' | 'webgpu';
         },
         command: Command,
       ) => {
@@ -366,6 +380,7 @@ export function createProgram(
               print: options.print ?? false,
               offlineHcd: options.offlineHcd ?? false,
               hvn: options.hvn ?? false,
+              offlineEngine: options.offlineEngine,
             },
             io,
           ),

@@ -175,6 +175,24 @@ describe('gpumorph andersen solve', () => {
     // The shipped table itself merges p into r: p gets {o}, and so does o through *p = r.
     expect(await solve([], 'shipped.pts')).toEqual([[0], [], [0], [0], []]);
   }, 180_000);
+
+  it('runs --offline-hcd and --hvn on the GPU with --offline-engine webgpu: the same sets as on the CPU', async () => {
+    const args = ['andersen', 'solve', '--input', join(data, 'ex'), '--engine', 'cpu', '--json'];
+    const sets = async (extra: string[], out: string) => {
+      const run = await runCliCaptured([...args, ...extra, '--out', join(dir, out)]);
+      return { run, text: run.code === 0 ? await readFile(join(dir, out), 'utf8') : '' };
+    };
+    const cpu = await sets(['--offline-hcd', '--hvn'], 'ex-offline-cpu.pts');
+    expect(cpu.run.code).toBe(0);
+    const gpu = await sets(['--offline-hcd', '--hvn', '--offline-engine', 'webgpu'], 'ex-offline-gpu.pts');
+    if (gpu.run.code === 0) {
+      expect((JSON.parse(gpu.run.stdout) as AndersenSolveReport).result.verification?.exact).toBe(true);
+      expect(gpu.text).toBe(cpu.text);
+    } else {
+      expect(gpu.run.code).toBe(3);
+      expect(gpu.run.stderr).toContain('no WebGPU adapter');
+    }
+  }, 300_000);
 });
 
 describe('gpumorph andersen solve usage', () => {
@@ -182,6 +200,12 @@ describe('gpumorph andersen solve usage', () => {
     const run = await runCliCaptured(['andersen', 'solve', '--nodes', 'x_nodes.txt']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('give --input <prefix|file>, or both --nodes and --constraints');
+  });
+
+  it('refuses --offline-engine without an offline pass to run (status 2)', async () => {
+    const run = await runCliCaptured(['andersen', 'solve', '--input', example, '--offline-engine', 'webgpu']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--offline-engine chooses where --offline-hcd and --hvn run');
   });
 
   it('reports a missing file by name, as an input error (status 2)', async () => {

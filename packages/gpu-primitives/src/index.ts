@@ -14,4 +14,5 @@ export * from './hash/index';
 export * from './merge-sort/index';
 export * from './reduce/index';
 export * from './scan/index';
+export * from './scc/index';
 export * from './sort/index';

@@ -4,8 +4,9 @@
  * @module
  */
 import { ConstraintKind, type ConstraintList, type ConstraintProgram } from '../model/program';
-import { compressEdges, PairList, representativesOf, stronglyConnectedComponents } from './graph';
+import { type Components, compressEdges, PairList, representativesOf } from './graph';
 import type { HcdPairs } from './hcd-pairs';
+import { type OfflinePass, runOnCpu } from './pass';
 
 /** Options of {@link computeOfflineHcd}. */
 export interface OfflineHcdOptions {
@@ -86,11 +87,23 @@ export interface OfflineHcd extends HcdPairs {
  * ```
  */
 export function computeOfflineHcd(program: ConstraintProgram, options: OfflineHcdOptions = {}): OfflineHcd {
+  return runOnCpu(offlineHcdPass(program, options));
+}
+
+/**
+ * {@link computeOfflineHcd} as an {@link OfflinePass}: it yields each graph whose strongly
+ * connected components it needs and takes them from whoever drives it. The table's pairs come in
+ * the order of the components handed back; their set does not depend on it.
+ */
+export function* offlineHcdPass(
+  program: ConstraintProgram,
+  options: OfflineHcdOptions = {},
+): OfflinePass<OfflineHcd> {
   const started = performance.now();
   const table =
     options.refCycleVariables === 'merge'
-      ? mergeRefCycles(program)
-      : pairRefCycles(program, options.searchLimit ?? 4096);
+      ? yield* mergeRefCycles(program)
+      : yield* pairRefCycles(program, options.searchLimit ?? 4096);
   return {
     offlineMerges: table.offlineMerges,
     online: table.online,
@@ -120,7 +133,7 @@ function offlineEdges(program: ConstraintProgram, representative: Uint32Array, r
 }
 
 /** `refCycleVariables: 'merge'`: every component merges, repeated on the contracted graph. */
-function mergeRefCycles(program: ConstraintProgram): Table {
+function* mergeRefCycles(program: ConstraintProgram): OfflinePass<Table> {
   const n = program.nodeCount;
   const representative = new Uint32Array(n);
   for (let v = 0; v < n; v++) representative[v] = v;
@@ -137,9 +150,7 @@ function mergeRefCycles(program: ConstraintProgram): Table {
     passes++;
     const edges = offlineEdges(program, representative, true);
     if (passes === 1) graphEdges = edges.count;
-    const { count, memberStart, members } = stronglyConnectedComponents(
-      compressEdges(2 * n, edges.data, edges.count),
-    );
+    const { count, memberStart, members }: Components = yield compressEdges(2 * n, edges.data, edges.count);
     const mergesBefore = offlineMerges.count;
     online = new PairList();
     refCycles = 0;
@@ -189,12 +200,12 @@ function mergeRefCycles(program: ConstraintProgram): Table {
  * cycle's variables. The shortest such cycle is found by a breadth-first search from `*x` over
  * variables of its component, stopped after `searchLimit` edges.
  */
-function pairRefCycles(program: ConstraintProgram, searchLimit: number): Table {
+function* pairRefCycles(program: ConstraintProgram, searchLimit: number): OfflinePass<Table> {
   const n = program.nodeCount;
   const identity = new Uint32Array(n);
   for (let v = 0; v < n; v++) identity[v] = v;
   const copies = offlineEdges(program, identity, false);
-  const plain = stronglyConnectedComponents(compressEdges(n, copies.data, copies.count));
+  const plain: Components = yield compressEdges(n, copies.data, copies.count);
   const offlineMerges = new PairList();
   const representative = identity.slice();
   let plainCycles = 0;
@@ -212,7 +223,7 @@ function pairRefCycles(program: ConstraintProgram, searchLimit: number): Table {
 
   const edges = offlineEdges(program, representative, true);
   const graph = compressEdges(2 * n, edges.data, edges.count);
-  const { component, count, memberStart, members } = stronglyConnectedComponents(graph);
+  const { component, count, memberStart, members }: Components = yield graph;
   const online = new PairList();
   const seen = new Uint32Array(2 * n);
   const cameFrom = new Uint32Array(2 * n);

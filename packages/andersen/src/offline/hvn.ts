@@ -4,7 +4,8 @@
  * @module
  */
 import { ConstraintKind, type ConstraintProgram } from '../model/program';
-import { compressEdges, PairList, stronglyConnectedComponents } from './graph';
+import { type Components, compressEdges, PairList } from './graph';
+import { type OfflinePass, runOnCpu } from './pass';
 
 /** Options of {@link computeHvn}. */
 export interface HvnOptions {
@@ -107,6 +108,47 @@ function groupByDestination(
  * ```
  */
 export function computeHvn(program: ConstraintProgram, options: HvnOptions = {}): HvnResult {
+  return runOnCpu(hvnPass(program, options));
+}
+
+/**
+ * {@link computeHvn} as an {@link OfflinePass}: it yields the copy graph, then the dependency
+ * graph, and takes each one's strongly connected components from whoever drives it (Tarjan on
+ * the CPU, the GPU's coloring in `offline/gpu/`).
+ */
+export function* hvnPass(program: ConstraintProgram, options: HvnOptions = {}): OfflinePass<HvnResult> {
+  const problem = yield* hvnLabellingProblem(program);
+  return finishHvn(problem, labelOnCpu(problem), options);
+}
+
+/** HVN's graph work, done: what giving labels needs. */
+export interface HvnLabellingProblem {
+  readonly program: ConstraintProgram;
+  /** When the pass started (`performance.now()`). */
+  readonly started: number;
+  readonly indirectNodes: number;
+  /** The copy cycle of each node, named by its smallest member (the cycle's root). */
+  readonly cycleOf: Uint32Array;
+  /** Components of the dependency graph over roots, numbered sinks first (a topological order walked downwards). */
+  readonly order: Components;
+  /** Constraints into each root (all but stores): `inConstraint[inStart[v] … inStart[v + 1])`. */
+  readonly inStart: Uint32Array;
+  readonly inConstraint: Uint32Array;
+  /**
+   * Roots whose value the offline graph cannot see, each given a label of its own: indirect nodes,
+   * roots on a dependency cycle, and roots that load or offset from their own copy cycle.
+   */
+  readonly fresh: Uint8Array;
+}
+
+/** Labels given to roots (others read their root's), and how many distinct non-zero labels were given out. */
+export interface HvnLabels {
+  readonly label: Uint32Array;
+  readonly labelCount: number;
+}
+
+/** Steps 1 and 2 of HVN: copy cycles, then the dependency graph and which roots take fresh labels. */
+export function* hvnLabellingProblem(program: ConstraintProgram): OfflinePass<HvnLabellingProblem> {
   const started = performance.now();
   const n = program.nodeCount;
   const c = program.constraints;
@@ -119,7 +161,7 @@ export function computeHvn(program: ConstraintProgram, options: HvnOptions = {})
     if (c.kind[i] === ConstraintKind.Copy && c.src[i] !== c.dst[i])
       copies.push(c.src[i] as number, c.dst[i] as number);
   }
-  const copyComponents = stronglyConnectedComponents(compressEdges(n, copies.data, copies.count));
+  const copyComponents: Components = yield compressEdges(n, copies.data, copies.count);
   // The copy cycle of v is named by its smallest member.
   const cycleOf = new Uint32Array(n);
   for (let comp = 0; comp < copyComponents.count; comp++) {
@@ -136,6 +178,7 @@ export function computeHvn(program: ConstraintProgram, options: HvnOptions = {})
   // 2. Dependency graph on cycle roots: copy, load and offset sources before their destinations.
   const dependencies = new PairList();
   const incoming = new PairList(); // (constraint index, destination root), grouped below
+  const fresh = indirect; // indirect roots, joined below by dependency cycles
   for (let i = 0; i < c.length; i++) {
     const kind = c.kind[i] as number;
     if (kind === ConstraintKind.Store) continue; // writes only into objects, which are indirect
@@ -144,14 +187,24 @@ export function computeHvn(program: ConstraintProgram, options: HvnOptions = {})
     if (kind === ConstraintKind.AddressOf) continue;
     const src = cycleOf[c.src[i] as number] as number;
     if (src !== dst || kind !== ConstraintKind.Copy) dependencies.push(src, dst);
+    // A load or offset from its own copy cycle: no stable value.
+    if (src === dst && kind !== ConstraintKind.Copy) fresh[dst] = 1;
   }
-  const dependencyGraph = compressEdges(n, dependencies.data, dependencies.count);
-  const order = stronglyConnectedComponents(dependencyGraph);
+  const order: Components = yield compressEdges(n, dependencies.data, dependencies.count);
+  for (let comp = 0; comp < order.count; comp++) {
+    const first = order.memberStart[comp] as number;
+    const end = order.memberStart[comp + 1] as number;
+    if (end - first > 1) for (let k = first; k < end; k++) fresh[order.members[k] as number] = 1;
+  }
   const { inStart, inConstraint } = groupByDestination(n, incoming);
+  return { program, started, indirectNodes, cycleOf, order, inStart, inConstraint, fresh };
+}
 
-  // 3. Labels in topological order (Tarjan numbers components sinks first: walk them downwards).
-  const UNLABELLED = 0xffff_ffff;
-  const label = new Uint32Array(n).fill(UNLABELLED);
+/** Step 3 on the CPU: labels in topological order, equal predecessor-label sets sharing a label through a hash map of keys. */
+function labelOnCpu(problem: HvnLabellingProblem): HvnLabels {
+  const { program, cycleOf, order, inStart, inConstraint, fresh } = problem;
+  const c = program.constraints;
+  const label = new Uint32Array(program.nodeCount);
   let nextLabel = 1;
   const labelOfKey = new Map<string, number>();
   const keyed = (key: string): number => {
@@ -163,19 +216,18 @@ export function computeHvn(program: ConstraintProgram, options: HvnOptions = {})
     return found;
   };
   const elements: number[] = [];
+  // Tarjan numbers components sinks first: walk them downwards.
   for (let comp = order.count - 1; comp >= 0; comp--) {
     const first = order.memberStart[comp] as number;
     const end = order.memberStart[comp + 1] as number;
     for (let k = first; k < end; k++) {
       const v = order.members[k] as number;
-      if (cycleOf[v] !== v) continue; // not a root: labelled through its root below
-      // A dependency cycle (several roots in one component, or a load/offset from itself).
-      if (end - first > 1 || indirect[v]) {
+      if (cycleOf[v] !== v) continue; // not a root: labelled through its root
+      if (fresh[v]) {
         label[v] = nextLabel++;
         continue;
       }
       elements.length = 0;
-      let fresh = false;
       for (let e = inStart[v] as number; e < (inStart[v + 1] as number); e++) {
         const i = inConstraint[e] as number;
         const kind = c.kind[i] as number;
@@ -186,19 +238,10 @@ export function computeHvn(program: ConstraintProgram, options: HvnOptions = {})
         const sourceRoot = cycleOf[c.src[i] as number] as number;
         if (kind === ConstraintKind.Copy && sourceRoot === v) continue; // inside the copy cycle
         const source = label[sourceRoot] as number;
-        if (source === UNLABELLED) {
-          // Only v's own loads or offsets reach here (a self-dependency): no stable value.
-          fresh = true;
-          break;
-        }
         if (source === 0) continue; // from a non-pointer nothing flows
         if (kind === ConstraintKind.Copy) elements.push(source);
         else if (kind === ConstraintKind.Load) elements.push(keyed(`*${source}+${c.offset[i]}`));
         else elements.push(keyed(`${source}+${c.offset[i]}`));
-      }
-      if (fresh) {
-        label[v] = nextLabel++;
-        continue;
       }
       elements.sort((a, b) => a - b);
       let distinct = 0;
@@ -209,8 +252,17 @@ export function computeHvn(program: ConstraintProgram, options: HvnOptions = {})
       label[v] = distinct === 0 ? 0 : distinct === 1 ? (elements[0] as number) : keyed(elements.join(','));
     }
   }
+  return { label, labelCount: nextLabel - 1 };
+}
 
-  // 4. Every node takes its cycle root's label; equal labels merge into the smallest node.
+/** Step 4: every node takes its cycle root's label; equal non-zero labels (and 0 with `mergeNonPointers`) merge into the smallest node. */
+export function finishHvn(
+  problem: HvnLabellingProblem,
+  labelling: HvnLabels,
+  options: HvnOptions,
+): HvnResult {
+  const { program, cycleOf } = problem;
+  const n = program.nodeCount;
   const labels = new Uint32Array(n);
   const firstWithLabel = new Map<number, number>();
   const merges = new PairList();
@@ -218,7 +270,7 @@ export function computeHvn(program: ConstraintProgram, options: HvnOptions = {})
   let copyCycleMerges = 0;
   for (let v = 0; v < n; v++) {
     const root = cycleOf[v] as number;
-    const l = label[root] as number;
+    const l = labelling.label[root] as number;
     labels[v] = l;
     if (root !== v) copyCycleMerges++;
     if (l === 0) {
@@ -234,11 +286,11 @@ export function computeHvn(program: ConstraintProgram, options: HvnOptions = {})
     nonPointers,
     labels,
     statistics: {
-      indirectNodes,
+      indirectNodes: problem.indirectNodes,
       copyCycleMerges,
-      labels: nextLabel - 1,
+      labels: labelling.labelCount,
       mergedVariables: merges.count,
-      elapsedMs: performance.now() - started,
+      elapsedMs: performance.now() - problem.started,
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Offline passes that shrink a constraint program before solving: hybrid cycle detection's offline
  * half ({@link computeOfflineHcd}, with {@link applyOfflineMerges} to rewrite the program) and
- * hash-based value numbering ({@link computeHvn}).
+ * hash-based value numbering ({@link computeHvn}); on the GPU with the same results
+ * ({@link createGpuOfflinePasses}), or either through {@link runOfflinePasses}.
  *
  * @example
  * ```ts
@@ -10,6 +11,14 @@
  * ```
  * @module
  */
+
+export {
+  createGpuOfflinePasses,
+  type GpuHvnLabelOptions,
+  type GpuHvnLabelStatistics,
+  type GpuHvnOptions,
+  GpuOfflinePasses,
+} from './gpu/index';
 export {
   applyOfflineMerges,
   computeOfflineHcd,
@@ -19,3 +28,4 @@ export {
 } from './hcd';
 export { appendOfflineMerges, type HcdPairs } from './hcd-pairs';
 export { computeHvn, type HvnOptions, type HvnResult, type HvnStatistics } from './hvn';
+export { type OfflinePassesOptions, type OfflinePassesResult, runOfflinePasses } from './run';

@@ -11,6 +11,7 @@ import {
   computeOfflineHcd,
   countByKind,
   createReaderThreads,
+  createGpuOfflinePasses,
   decompress,
   formatPointsTo,
   HARDEKOPF_REFERENCE_CONVENTIONS,
@@ -51,6 +52,8 @@ export interface AndersenSolveOptions {
   readonly offlineHcd?: boolean | undefined;
   /** Merge pointer-equivalent variables found by hash-based value numbering before solving. */
   readonly hvn?: boolean | undefined;
+  /** Where `offlineHcd` and `hvn` run (default `cpu`; `webgpu` gives the same merges and pairs). */
+  readonly offlineEngine?: 'cpu' | 'webgpu' | undefined;
   readonly engine: AndersenEngine;
   /** Write the points-to sets here (`gpumorph-points-to 1`). */
   readonly out?: string | undefined;
@@ -269,19 +272,31 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
   const readMs = performance.now() - readStart;
   const offlineStart = performance.now();
   let solvedProgram = program;
-  if (options.offlineHcd) {
-    // The offline passes see the program as the engines solve it (opaque objects rewritten).
-    const computed = computeOfflineHcd(applyOpaqueObjects(program, undefined, opaqueObjects).program);
-    solvedProgram = applyOfflineMerges(program, computed.offlineMerges);
-    hcd = appendOfflineMerges(computed, shippedMerges);
-    log(
-      `andersen: offline HCD: ${computed.statistics.mergedVariables} variables merged, ${computed.statistics.onlinePairs} online pairs`,
-    );
-  }
-  if (options.hvn) {
-    const hvn = computeHvn(applyOpaqueObjects(solvedProgram, undefined, opaqueObjects).program);
-    hcd = appendOfflineMerges(hcd, hvn.merges);
-    log(`andersen: HVN: ${hvn.statistics.mergedVariables} variables merged`);
+  const offlineGpu =
+    options.offlineEngine === 'webgpu' && (options.offlineHcd || options.hvn)
+      ? await gpuForEngine('webgpu')
+      : null;
+  const passes = offlineGpu ? createGpuOfflinePasses(offlineGpu) : undefined;
+  try {
+    if (options.offlineHcd) {
+      // The offline passes see the program as the engines solve it (opaque objects rewritten).
+      const seen = applyOpaqueObjects(program, undefined, opaqueObjects).program;
+      const computed = passes ? await passes.computeOfflineHcd(seen) : computeOfflineHcd(seen);
+      solvedProgram = applyOfflineMerges(program, computed.offlineMerges);
+      hcd = appendOfflineMerges(computed, shippedMerges);
+      log(
+        `andersen: offline HCD: ${computed.statistics.mergedVariables} variables merged, ${computed.statistics.onlinePairs} online pairs`,
+      );
+    }
+    if (options.hvn) {
+      const seen = applyOpaqueObjects(solvedProgram, undefined, opaqueObjects).program;
+      const hvn = passes ? await passes.computeHvn(seen) : computeHvn(seen);
+      hcd = appendOfflineMerges(hcd, hvn.merges);
+      log(`andersen: HVN: ${hvn.statistics.mergedVariables} variables merged`);
+    }
+  } finally {
+    passes?.destroy();
+    offlineGpu?.destroy();
   }
   const offlineMs = performance.now() - offlineStart;
   log(
