@@ -98,3 +98,50 @@ function pointsIntoVtable(value: IrValue): boolean {
   if (value.kind === 'cast') return pointsIntoVtable(value.operand.value);
   return false;
 }
+
+/** Itanium ABI name of a constructor (`…C1E…`, `…C2E…`, `…C3E…`). */
+export const CONSTRUCTOR_NAME = /^@"?_ZN.*[^\d]C[123]E/;
+
+/** A virtual call's vtable pointer (a value name) and the byte of its slot in the vtable. */
+export interface VirtualCallSlot {
+  readonly vtable: string;
+  readonly byte: number;
+}
+
+/**
+ * The virtual calls of a function, as clang emits them with or without optimization:
+ * `%vtable = load ptr, ptr %obj`, a constant `getelementptr` to the slot (none for slot 0),
+ * `%fn = load ptr, ptr %slot` and `call %fn(ptr %obj, …)` — the object the vtable pointer is read
+ * from is the call's `this`. By call instruction: the vtable pointer's name and the slot's byte.
+ *
+ * @example
+ * ```ts
+ * virtualCallSlots(f, layout); // Map { <call %0(ptr %c)> => { vtable: '%vtable', byte: 8 } }
+ * ```
+ */
+export function virtualCallSlots(f: IrFunction, layout: TypeLayout): Map<IrInstruction, VirtualCallSlot> {
+  const loadedFrom = new Map<string, IrValue>();
+  const slotGeps = new Map<string, IrInstruction & { op: 'getelementptr' }>();
+  for (const i of f.instructions) {
+    if (i.op === 'load') loadedFrom.set(i.result, i.pointer.value);
+    else if (i.op === 'getelementptr') slotGeps.set(i.result, i);
+  }
+  const found = new Map<IrInstruction, VirtualCallSlot>();
+  for (const i of f.instructions) {
+    if (i.op !== 'call' || i.callee.kind !== 'local') continue;
+    const self = i.args[0]?.value;
+    const slot = loadedFrom.get(i.callee.name);
+    if (self === undefined || slot?.kind !== 'local') continue;
+    const gep = slotGeps.get(slot.name);
+    const vtable = gep === undefined ? slot : gep.base.value;
+    const byte = gep === undefined ? 0 : layout.byteOffsetOf(gep.sourceType, gep.indices);
+    if (vtable.kind !== 'local' || byte === undefined || byte < 0) continue;
+    const object = loadedFrom.get(vtable.name);
+    if (object !== undefined && sameValue(object, self)) found.set(i, { vtable: vtable.name, byte });
+  }
+  return found;
+}
+
+function sameValue(a: IrValue, b: IrValue): boolean {
+  return (a.kind === 'local' || a.kind === 'global') && a.kind === b.kind && a.name === (b as typeof a).name;
+}

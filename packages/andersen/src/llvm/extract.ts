@@ -1,6 +1,13 @@
 import type { ConstraintProgram } from '../model/program';
 import { type AliasCheckKind, aliasCheckKind } from './alias-checks';
-import { findStructors, type Structor } from './cxx';
+import type { VirtualCall, VtableSlot } from './constructed-vtables';
+import {
+  CONSTRUCTOR_NAME,
+  findStructors,
+  type Structor,
+  type VirtualCallSlot,
+  virtualCallSlots,
+} from './cxx';
 import type { IrFunction, IrInstruction, IrModule, IrTypedValue } from './ir';
 import { isVtable } from './layout';
 import { LibraryCalls } from './library-calls';
@@ -100,6 +107,10 @@ export interface ExtractedModule {
   readonly checkFunctions: readonly string[];
   /** The type tests of virtual calls (see {@link TypeTest}). */
   readonly typeTests: readonly TypeTest[];
+  /** The vtable-pointer loads of virtual calls without a type test (see {@link VirtualCall}). */
+  readonly virtualCalls: readonly VirtualCall[];
+  /** Nodes of what the program passes as `this` to constructors it only declares. */
+  readonly externallyConstructed: readonly number[];
   /** What a first solve sharpened in this extraction (none in a first extraction). */
   readonly refinement: Refinement;
   /** Counts for reports. */
@@ -139,17 +150,20 @@ export function extractConstraints(
 /**
  * What a first solve of the module lets a second extraction sharpen (see `analyze.ts`): vtable
  * pointers to bound by the class hierarchy, allocation wrappers (`wrappers.ts`) whose call sites
- * get heap objects of their own, and the indirect call sites (`caller irLine` → a wrapper they
- * reach) that do too.
+ * get heap objects of their own, the indirect call sites (`caller irLine` → a wrapper they
+ * reach) that do too, and the vtable pointers of virtual calls without a type test bounded by
+ * the vtables the program stores into their objects (`constructed-vtables.ts`).
  */
 export interface Refinement {
   readonly hierarchyVtables: ReadonlySet<string>;
+  readonly constructedVtables: ReadonlyMap<string, readonly VtableSlot[]>;
   readonly allocationWrappers: ReadonlySet<string>;
   readonly wrapperCalls: ReadonlyMap<string, string>;
 }
 
 const NO_REFINEMENT: Refinement = {
   hierarchyVtables: new Set(),
+  constructedVtables: new Map(),
   allocationWrappers: new Set(),
   wrapperCalls: new Map(),
 };
@@ -169,6 +183,15 @@ class Extractor extends LibraryCalls {
   readonly typeTests: TypeTest[] = [];
   /** This function's type-tested vtable pointers: local name → type identifier. */
   readonly testedVtables = new Map<string, string>();
+  /** This function's virtual calls (see {@link virtualCallSlots}) and their vtable pointers. */
+  functionVirtualCalls = new Map<IrInstruction, VirtualCallSlot>();
+  virtualVtableLoads = new Set<string>();
+  /** With bounded virtual calls: what each function's body returns, which unknown code cannot write. */
+  readonly bodyReturns = new Map<string, number>();
+  readonly virtualCalls: VirtualCall[] = [];
+  readonly externallyConstructed: number[] = [];
+  /** Whether the module defines a vtable (only then are virtual calls looked for). */
+  readonly hasVtables: boolean;
   /** Compatible vtable locations by type identifier, from the globals' `!type` metadata. */
   compatibleVtables: Map<string, { global: string; object: number; field: number }[]> | undefined;
   readonly readOnlyVtables = new Map<string, number>();
@@ -179,6 +202,7 @@ class Extractor extends LibraryCalls {
     super(module, options);
     this.wholeProgramVtables = options.wholeProgramVtables === true;
     this.refinement = refinement;
+    this.hasVtables = module.globals.some((g) => isVtable(g.name) && g.initializer !== undefined);
   }
 
   run(): ExtractedModule {
@@ -270,6 +294,8 @@ class Extractor extends LibraryCalls {
         .map((f) => f.name)
         .filter((name) => aliasCheckKind(stripSigil(name)) !== undefined),
       typeTests: this.typeTests,
+      virtualCalls: this.virtualCalls,
+      externallyConstructed: this.externallyConstructed,
       refinement: this.refinement,
       statistics: {
         functions: module.functions.length,
@@ -289,9 +315,14 @@ class Extractor extends LibraryCalls {
     this.pointeeTypes.clear();
     this.arrayElements.clear();
     this.castDefinitions.clear();
+    this.arithmetic.clear();
     this.testedVtables.clear();
+    this.functionVirtualCalls = this.hasVtables ? virtualCallSlots(f, this.layout) : new Map();
+    this.virtualVtableLoads = new Set([...this.functionVirtualCalls.values()].map((call) => call.vtable));
     for (const i of f.instructions) {
       if (i.op === 'cast') this.castDefinitions.set(i.result, { op: i.name, operand: i.operand });
+      else if (i.op === 'other' && i.operands !== undefined && i.result !== undefined)
+        this.arithmetic.set(i.result, { op: i.name, operands: i.operands });
       if (i.op === 'call') this.readTypeTest(i);
     }
     const object = this.functionObjects.get(f.name) as number;
@@ -322,6 +353,7 @@ class Extractor extends LibraryCalls {
       case 'load': {
         if (!this.layout.carriesPointer(i.type)) return;
         if (this.loadTypeTestedVtable(f, i.result)) return;
+        if (this.virtualVtableLoads.has(i.result) && this.loadVirtualCallVtable(f, i)) return;
         const pointer = this.nodeOf(i.pointer);
         if (pointer === undefined) return;
         const result = this.localNode(i.result);
@@ -388,7 +420,9 @@ class Extractor extends LibraryCalls {
         // A wrapper's blocks are its callers' objects, one per call site.
         if (this.refinement.allocationWrappers.has(f.name)) return;
         const node = this.nodeOf(i.value);
-        if (node !== undefined) b.copy(object + RETURN_FIELD, node);
+        if (node === undefined) return;
+        b.copy(object + RETURN_FIELD, node);
+        if (this.refinement.constructedVtables.size > 0) b.copy(this.bodyReturn(f.name), node);
         return;
       }
       case 'extractvalue':
@@ -461,6 +495,58 @@ class Extractor extends LibraryCalls {
     for (const { global, field } of this.compatibleVtablesOf(type))
       this.offsetInto(node, this.addressOf(this.readOnlyVtable(global)), field);
     return true;
+  }
+
+  /**
+   * The vtable-pointer load of a virtual call without a type test: recorded as a
+   * {@link VirtualCall}; when the refinement bounds it, its set is the vtables the program stores
+   * into its objects (read-only copies) instead of what they hold (true: no load is emitted).
+   */
+  loadVirtualCallVtable(f: IrFunction, i: IrInstruction & { op: 'load' }): boolean {
+    const object = this.nodeOf(i.pointer);
+    if (object === undefined) return false;
+    const vtable = `${i.result} in ${f.name}`;
+    const node = this.localNode(i.result);
+    this.virtualCalls.push({ vtable, node, object });
+    const bound = this.refinement.constructedVtables.get(vtable);
+    if (bound === undefined) return false;
+    for (const { global, field } of bound)
+      this.offsetInto(node, this.addressOf(this.readOnlyVtable(global)), field);
+    return true;
+  }
+
+  /**
+   * The functions a virtual call whose vtable pointer the refinement bounds may reach: each
+   * bounded vtable's slot, read from its initializer (undefined when one is not a function the
+   * module defines: the call then reads the return field of what the pointer holds). Its result
+   * is what their bodies return ({@link bodyReturn}), not their return fields, which unknown code
+   * is taken to write once a function escapes to it.
+   */
+  boundedCallees(f: IrFunction, i: IrInstruction): string[] | undefined {
+    const call = this.functionVirtualCalls.get(i);
+    const bound = call && this.refinement.constructedVtables.get(`${call.vtable} in ${f.name}`);
+    if (call === undefined || bound === undefined) return undefined;
+    const callees = new Set<string>();
+    for (const { global, field } of bound) {
+      const byte = field * 8 + call.byte;
+      const leaf = this.globalLayouts.get(global)?.leaves.find((l) => l.byte === byte);
+      let value = leaf?.value;
+      while (value?.kind === 'cast') value = value.operand.value;
+      const callee = value?.kind === 'global' ? this.functionsByName.get(value.name) : undefined;
+      if (callee === undefined || callee.isDeclaration) return undefined;
+      callees.add(callee.name);
+    }
+    return [...callees];
+  }
+
+  /** A variable for what function `name`'s `ret` instructions return. */
+  bodyReturn(name: string): number {
+    let node = this.bodyReturns.get(name);
+    if (node === undefined) {
+      node = this.b.variable(`<return of ${name}>`);
+      this.bodyReturns.set(name, node);
+    }
+    return node;
   }
 
   /**
@@ -560,7 +646,9 @@ class Extractor extends LibraryCalls {
         if (arg !== undefined) b.store(pointer, arg, FIRST_PARAM_FIELD + k);
       });
       if (result === undefined) return;
-      b.load(result, pointer, RETURN_FIELD);
+      const callees = this.boundedCallees(f, i);
+      if (callees === undefined) b.load(result, pointer, RETURN_FIELD);
+      else for (const callee of callees) b.copy(result, this.bodyReturn(callee));
       const wrapper = this.refinement.wrapperCalls.get(`${f.name} ${i.irLine}`);
       if (wrapper !== undefined) b.addressOf(result, this.heapObject(f, i, stripSigil(wrapper)));
       return;
@@ -588,6 +676,8 @@ class Extractor extends LibraryCalls {
       else b.copy(result, object + RETURN_FIELD);
       return;
     }
+    // A declared constructor stores vtable pointers the module does not see.
+    if (CONSTRUCTOR_NAME.test(calleeName) && args[0] !== undefined) this.externallyConstructed.push(args[0]);
     this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
   }
 
