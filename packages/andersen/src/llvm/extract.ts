@@ -316,6 +316,8 @@ class Extractor extends LibraryCalls {
     this.arrayElements.clear();
     this.castDefinitions.clear();
     this.arithmetic.clear();
+    this.beforeTheirBase.clear();
+    this.loadedBeforeBase.clear();
     this.testedVtables.clear();
     this.functionVirtualCalls = this.hasVtables ? virtualCallSlots(f, this.layout) : new Map();
     this.virtualVtableLoads = new Set([...this.functionVirtualCalls.values()].map((call) => call.vtable));
@@ -323,6 +325,14 @@ class Extractor extends LibraryCalls {
       if (i.op === 'cast') this.castDefinitions.set(i.result, { op: i.name, operand: i.operand });
       else if (i.op === 'other' && i.operands !== undefined && i.result !== undefined)
         this.arithmetic.set(i.result, { op: i.name, operands: i.operands });
+      else if (i.op === 'getelementptr' && i.indices.some((x) => x.value.kind === 'int' && x.value.value < 0))
+        this.beforeTheirBase.add(i.result);
+      else if (
+        i.op === 'load' &&
+        i.pointer.value.kind === 'local' &&
+        this.beforeTheirBase.has(i.pointer.value.name)
+      )
+        this.loadedBeforeBase.add(i.result);
       if (i.op === 'call') this.readTypeTest(i);
     }
     const object = this.functionObjects.get(f.name) as number;

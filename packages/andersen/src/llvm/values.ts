@@ -68,6 +68,9 @@ export abstract class ModuleValues {
   readonly castDefinitions = new Map<string, { readonly op: string; readonly operand: IrTypedValue }>();
   /** The function's integer arithmetic by result (`sub`, `add`, … with their operands). */
   readonly arithmetic = new Map<string, { readonly op: string; readonly operands: readonly IrValue[] }>();
+  /** The function's pointers a negative constant offset computes, and the integers loaded through them. */
+  readonly beforeTheirBase = new Set<string>();
+  readonly loadedBeforeBase = new Set<string>();
   /** Nodes of the pointers the module turns into integers (`ptrtoint`). */
   readonly addressIntegers: number[] = [];
   /** Whether an integer of unknown origin becomes a pointer somewhere in the module. */
@@ -179,7 +182,9 @@ export abstract class ModuleValues {
 
   /**
    * Whether a variable pointer offset may step backwards: a negative constant, a subtraction
-   * (`p - n` is `p + (0 - n)`), or a sum, product, shift, signed division, `or` or `xor` (`~n` is `n xor -1`) of one, through sign
+   * (`p - n` is `p + (0 - n)`), an integer loaded through a pointer a negative constant offset
+   * computed (the virtual-base offsets and offsets to the top that C++ reads before a vtable's
+   * address point, and move `this` by), or a sum, product, shift, signed division, `or` or `xor` (`~n` is `n xor -1`) of one, through sign
    * extensions and truncations. Any other variable index (a loop counter, a size) is taken to
    * step forwards, as C's pointer arithmetic stays inside its array from the element it starts at
    * (which the offsets keep).
@@ -190,6 +195,8 @@ export abstract class ModuleValues {
     const cast = this.castDefinitions.get(value.name);
     if (cast !== undefined)
       return (cast.op === 'sext' || cast.op === 'trunc') && this.mayBeNegative(cast.operand.value, depth + 1);
+    // A C++ virtual base's offset or an offset to the top, read from before a vtable's address point.
+    if (this.loadedBeforeBase.has(value.name)) return true;
     const arithmetic = this.arithmetic.get(value.name);
     if (arithmetic === undefined) return false;
     if (arithmetic.op === 'sub') return true;
