@@ -565,6 +565,15 @@ ${call('a')}${call('b')}${call('c')}${call('d')}${call('o')}  ret i32 0
     // Without the second solve the escaped objects' calls reach unknown code.
     const once = await analyzeModule(text, { engine: 'cpu', refine: false });
     expect(once.pointsTo('%ra in @main')).toContain('<unknown>');
+    // Memory holding a pointer copied as an integer: pointers may be lost, nothing is bounded.
+    const integerCopy = text.replace(
+      '  %o = call ptr @make()',
+      '  %held = alloca ptr\n  store ptr @x, ptr %held\n  %bits = load i64, ptr %held\n' +
+        '  %copy = alloca i64\n  store i64 %bits, ptr %copy\n  %o = call ptr @make()',
+    );
+    const unbounded = await analyzeModule(integerCopy, { engine: 'cpu' });
+    expect(unbounded.extracted.refinement.constructedVtables.size).toBe(0);
+    expect(unbounded.pointsTo('%ra in @main')).toContain('<unknown>');
   });
 });
 

@@ -41,6 +41,10 @@ export interface VtableSlot {
  * - the program writes into it only addresses inside vtables the module defines, and at least one;
  * - the object was not given to a constructor the module only declares (its stores are unseen).
  *
+ * No call is bounded in a module that copies memory holding pointers as integers (`load i64` then
+ * `store i64`, the vector moves of `-O2`): the front end does not follow pointers copied that way,
+ * so the objects a call's `this` may point to could be missing from its set.
+ *
  * The bound is read from read-only copies of the vtables (see `readOnlyVtable` in `extract.ts`).
  *
  * @example
@@ -60,6 +64,9 @@ export function constructedVtableBounds(
   for (const call of extracted.virtualCalls) for (const l of result.pointsTo(call.object)) read.add(l);
   if (read.size === 0) return bounds;
 
+  // Pointers that integer copies move are lost to the sets a bound would rely on.
+  for (const node of extracted.integerCopies)
+    for (const l of result.pointsTo(node)) if (result.pointsTo(l).length > 0) return bounds;
   const { program, objectNames, unknownObject } = extracted;
   const { objectSize, constraints: c } = program;
   const objectBase = baseLookup(extracted);

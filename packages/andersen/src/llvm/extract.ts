@@ -111,6 +111,11 @@ export interface ExtractedModule {
   readonly virtualCalls: readonly VirtualCall[];
   /** Nodes of what the program passes as `this` to constructors it only declares. */
   readonly externallyConstructed: readonly number[];
+  /**
+   * Nodes of the pointers the module copies integers as wide as a pointer from, memory to memory
+   * (`store (load i64 p), q`, vector moves at `-O2`): pointers copied that way are not followed.
+   */
+  readonly integerCopies: readonly number[];
   /** What a first solve sharpened in this extraction (none in a first extraction). */
   readonly refinement: Refinement;
   /** Counts for reports. */
@@ -296,6 +301,7 @@ class Extractor extends LibraryCalls {
       typeTests: this.typeTests,
       virtualCalls: this.virtualCalls,
       externallyConstructed: this.externallyConstructed,
+      integerCopies: this.integerCopies,
       refinement: this.refinement,
       statistics: {
         functions: module.functions.length,
@@ -318,6 +324,7 @@ class Extractor extends LibraryCalls {
     this.arithmetic.clear();
     this.beforeTheirBase.clear();
     this.loadedBeforeBase.clear();
+    this.integerLoads.clear();
     this.testedVtables.clear();
     this.functionVirtualCalls = this.hasVtables ? virtualCallSlots(f, this.layout) : new Map();
     this.virtualVtableLoads = new Set([...this.functionVirtualCalls.values()].map((call) => call.vtable));
@@ -327,12 +334,11 @@ class Extractor extends LibraryCalls {
         this.arithmetic.set(i.result, { op: i.name, operands: i.operands });
       else if (i.op === 'getelementptr' && i.indices.some((x) => x.value.kind === 'int' && x.value.value < 0))
         this.beforeTheirBase.add(i.result);
-      else if (
-        i.op === 'load' &&
-        i.pointer.value.kind === 'local' &&
-        this.beforeTheirBase.has(i.pointer.value.name)
-      )
-        this.loadedBeforeBase.add(i.result);
+      else if (i.op === 'load') {
+        if (i.pointer.value.kind === 'local' && this.beforeTheirBase.has(i.pointer.value.name))
+          this.loadedBeforeBase.add(i.result);
+        if (this.layout.isWideInteger(i.type)) this.integerLoads.set(i.result, i.pointer);
+      }
       if (i.op === 'call') this.readTypeTest(i);
     }
     const object = this.functionObjects.get(f.name) as number;
@@ -373,6 +379,10 @@ class Extractor extends LibraryCalls {
       }
       case 'store': {
         if (!this.layout.carriesPointer(i.value.type)) {
+          const copied =
+            i.value.value.kind === 'local' ? this.integerLoads.get(i.value.value.name) : undefined;
+          const from = copied === undefined ? undefined : this.nodeOf(copied);
+          if (from !== undefined) this.integerCopies.push(from);
           this.storeAddressInteger(i.value, i.pointer);
           return;
         }

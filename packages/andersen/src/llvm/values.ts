@@ -70,6 +70,10 @@ export abstract class ModuleValues {
   readonly arithmetic = new Map<string, { readonly op: string; readonly operands: readonly IrValue[] }>();
   /** The function's pointers a negative constant offset computes, and the integers loaded through them. */
   readonly beforeTheirBase = new Set<string>();
+  /** The function's loads of integers as wide as a pointer or wider, by result: their pointers. */
+  readonly integerLoads = new Map<string, IrTypedValue>();
+  /** Nodes of the pointers that integers as wide as a pointer are copied from, memory to memory. */
+  readonly integerCopies: number[] = [];
   readonly loadedBeforeBase = new Set<string>();
   /** Nodes of the pointers the module turns into integers (`ptrtoint`). */
   readonly addressIntegers: number[] = [];
