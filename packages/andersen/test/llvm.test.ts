@@ -488,6 +488,21 @@ declare void @MAYALIAS(ptr, ptr)
     expect(analysis.pointsTo('%back in @f')).toContain('<unknown>');
   });
 
+  it('returns the unknown object from a call through a pointer of unknown code in a flat module', async () => {
+    // No struct wider than one field: the unknown object still has a return field to read.
+    const text = `declare ptr @make()
+define void @f() {
+entry:
+  %o = call ptr @make()
+  %fp = load ptr, ptr %o
+  %r = call ptr %fp(ptr %o, ptr %o)
+  ret void
+}
+`;
+    const analysis = await analyzeModule(text, { engine: 'cpu' });
+    expect(analysis.pointsTo('%r in @f')).toEqual(['<unknown>']);
+  });
+
   it('sends a step back by a subtraction, a negation or a negative product to unknown', async () => {
     const text = `%struct.T = type { ptr, ptr, ptr }
 define void @f(i64 %n, i32 %k) {

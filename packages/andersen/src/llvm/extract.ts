@@ -195,11 +195,17 @@ class Extractor extends VirtualCallReader {
       this.globalLayouts.set(g.name, { leaves, views, fields });
       this.largest = Math.max(this.largest, fields);
     }
+    // A call through a pointer to the unknown object reads its return field and writes its
+    // parameter fields: it has at least as many fields as the widest call or function.
+    let callFields = 0;
     for (const f of module.functions) {
+      callFields = Math.max(callFields, FIRST_PARAM_FIELD + f.type.params.length + 1);
       for (const i of f.instructions)
         if (i.op === 'alloca') this.largest = Math.max(this.largest, this.layout.flatSize(i.allocated));
+        else if (i.op === 'call') callFields = Math.max(callFields, FIRST_PARAM_FIELD + i.args.length + 1);
     }
-    this.unknown = b.object('<unknown>', { fields: this.largest });
+    const unknownFields = Math.max(this.largest, callFields);
+    this.unknown = b.object('<unknown>', { fields: unknownFields });
     this.objectNames.set(this.unknown, '<unknown>');
     this.unknownAddress = b.variable('&<unknown>');
     this.strtokState = b.variable('<strtok>');
@@ -207,7 +213,7 @@ class Extractor extends VirtualCallReader {
     this.multipleInheritance = module.globals.some((g) => g.name.includes('__vmi_class_type_info'));
     b.addressOf(this.unknownAddress, this.unknown);
     // The unknown object may hold anything, itself included: every field points to it.
-    for (let k = 0; k < this.largest; k++) b.addressOf(this.unknown + k, this.unknown);
+    for (let k = 0; k < unknownFields; k++) b.addressOf(this.unknown + k, this.unknown);
 
     // An indirect call stores its k-th argument into field 2 + k of whatever it calls: a
     // variadic function gets a field for each argument the widest indirect call passes, all
@@ -256,13 +262,14 @@ class Extractor extends VirtualCallReader {
     this.finalVtableObjects();
     this.escapeAddressIntegers();
     this.escapedObjects();
+    const program = b.build();
     return {
-      program: b.build(),
+      program,
       valueNodes: this.valueNodes,
       locals: this.allLocals,
       objectNames: this.objectNames,
       functionObjects: this.functionObjects,
-      unknownObject: { base: this.unknown, size: this.largest },
+      unknownObject: { base: this.unknown, size: program.objectSize[this.unknown] as number },
       callSites: this.callSites,
       checks: this.checks,
       sourceVariables: this.sourceVariables,
