@@ -7,9 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeModule } from '../src/index';
 import { CORPUS_DIR, clangAvailable, compileCorpusProgram } from './llvm/compile';
 
-// Random C++ class hierarchies with objects that escape to unknown code, constructors that call
-// helpers (some of which make a virtual call on the object under construction) and virtual calls
-// through base pointers. The generator knows each object's class, so it knows which override
+// Random C++ class hierarchies (virtual bases among them) with objects that escape to unknown
+// code or are copied, constructors that call helpers (some of which make a virtual call on the
+// object under construction) and virtual calls through base pointers. The generator knows each object's class, so it knows which override
 // every call runs: a MAYALIAS of the call's result and that override's global is a real alias,
 // which the analysis must never answer no-alias, at -O0 + mem2reg and at -O2.
 
@@ -22,12 +22,16 @@ interface Program {
   readonly overrides: readonly (readonly boolean[])[];
   /** What class i's constructor calls: nothing, a counting helper, or a virtual call on this. */
   readonly constructors: readonly ('plain' | 'count' | 'peek')[];
+  /** Whether class i derives from its parent virtually. */
+  readonly virtualBases: readonly boolean[];
   readonly objects: readonly {
     readonly type: number;
     readonly storage: 'local' | 'heap' | 'global';
     readonly escapes: boolean;
     readonly method: number;
     readonly throughHelper: boolean;
+    /** Whether the program also copies the object (its class's copy constructor) and calls on the copy. */
+    readonly copied: boolean;
   }[];
   /** A class unknown code's factory returns an object of. */
   readonly unknownClass: number;
@@ -44,6 +48,7 @@ const program: fc.Arbitrary<Program> = fc.integer({ min: 2, max: 5 }).chain((cla
         fc.constantFrom('plain' as const, 'count' as const, 'peek' as const),
       ),
     ),
+    virtualBases: fc.tuple(...Array.from({ length: classes }, () => fc.boolean())),
     objects: fc.array(
       fc.record({
         type: fc.integer({ min: 0, max: classes - 1 }),
@@ -51,6 +56,7 @@ const program: fc.Arbitrary<Program> = fc.integer({ min: 2, max: 5 }).chain((cla
         escapes: fc.boolean(),
         method: fc.integer({ min: 0, max: 1 }),
         throughHelper: fc.boolean(),
+        copied: fc.boolean(),
       }),
       { minLength: 1, maxLength: 5 },
     ),
@@ -77,7 +83,7 @@ function source(p: Program): string {
   for (let c = 0; c < p.parents.length; c++) lines.push(`int g${c}_0, g${c}_1;`);
   lines.push('struct C0;', 'static int *seen;', 'static void peek(C0 *self);');
   for (let c = 0; c < p.parents.length; c++) {
-    const base = c === 0 ? '' : ` : C${p.parents[c]}`;
+    const base = c === 0 ? '' : ` : ${p.virtualBases[c] ? 'virtual ' : ''}C${p.parents[c]}`;
     const body = { plain: '', count: `count(${c});`, peek: 'peek(this);' }[p.constructors[c] ?? 'plain'];
     const methods = METHODS.flatMap((name, m) =>
       c === 0 || p.overrides[c]?.[m]
@@ -98,17 +104,22 @@ function source(p: Program): string {
   });
   lines.push('int main(int argc, char **) {');
   p.objects.forEach((o, j) => {
-    if (o.storage === 'local') lines.push(`  C${o.type} object${j};`, `  C0 *p${j} = &object${j};`);
-    else if (o.storage === 'heap') lines.push(`  C0 *p${j} = new C${o.type};`);
-    else lines.push(`  C0 *p${j} = &object${j};`);
+    if (o.storage === 'local') lines.push(`  C${o.type} object${j};`);
+    lines.push(`  C${o.type} *q${j} = ${o.storage === 'heap' ? `new C${o.type}` : `&object${j}`};`);
+    lines.push(`  C0 *p${j} = q${j};`);
     if (o.escapes) lines.push(`  observe(p${j});`);
   });
   p.objects.forEach((o, j) => {
+    const target = `&g${resolve(p, o.type, o.method)}_${o.method}`;
     const call = o.throughHelper ? `call${o.method}(p${j})` : `p${j}->f${o.method}()`;
-    lines.push(
-      `  int *r${j} = ${call};`,
-      `  MAYALIAS(r${j}, &g${resolve(p, o.type, o.method)}_${o.method});`,
-    );
+    lines.push(`  int *r${j} = ${call};`, `  MAYALIAS(r${j}, ${target});`);
+    if (o.copied)
+      lines.push(
+        `  C${o.type} copy${j}(*q${j});`,
+        `  C0 *c${j} = &copy${j};`,
+        `  int *s${j} = c${j}->f${o.method}();`,
+        `  MAYALIAS(s${j}, ${target});`,
+      );
   });
   lines.push('  int *u = make(argc)->f0();', `  MAYALIAS(u, &g${resolve(p, p.unknownClass, 0)}_0);`);
   // While class c of an object's chain is constructed, peek() runs c's f0; at the end `seen` holds
@@ -154,7 +165,7 @@ describe.skipIf(!haveClang)('generated C++ hierarchies compiled by clang++-16', 
           });
         }
       }),
-      { numRuns: 24, seed: 51 },
+      { numRuns: 30, seed: 51 },
     );
   }, 600_000);
 });
