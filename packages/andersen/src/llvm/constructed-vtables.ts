@@ -45,7 +45,7 @@ export interface VtableSlot {
  * `store i64`, the vector moves of `-O2`): the front end does not follow pointers copied that way,
  * so the objects a call's `this` may point to could be missing from its set.
  *
- * The bound is read from read-only copies of the vtables (see `readOnlyVtable` in `extract.ts`).
+ * The bound is read from read-only copies of the vtables (see `readOnlyVtable` in `virtual-calls.ts`).
  *
  * @example
  * ```ts

@@ -5,8 +5,8 @@ import { isVtable, type TypeLayout } from './layout';
  * A C++ constructor or destructor (Itanium ABI: `…C1E…`, `…C2E…`, `…D0E…`, …) whose body makes no
  * call that could run a virtual function of the object under construction: no indirect call, no
  * call of a defined function other than another structor or a function that (at any depth) makes
- * none of these calls, no call of an unknown function with a pointer. In such a body the vtable pointers it stores matter only when no caller overwrites
- * them: a derived class's constructor stores its own vtable over its bases' (so in a
+ * none of these calls, no call of an unknown function with a pointer. In such a body the vtable
+ * pointers it stores matter only when no caller overwrites them: a derived class's constructor stores its own vtable over its bases' (so in a
  * flow-insensitive analysis every object would otherwise hold every base's vtable and each
  * virtual call would reach the bases' overrides too), and a destructor's stores are seen by no
  * virtual call at all.

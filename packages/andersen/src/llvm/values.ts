@@ -70,11 +70,11 @@ export abstract class ModuleValues {
   readonly arithmetic = new Map<string, { readonly op: string; readonly operands: readonly IrValue[] }>();
   /** The function's pointers a negative constant offset computes, and the integers loaded through them. */
   readonly beforeTheirBase = new Set<string>();
+  readonly loadedBeforeBase = new Set<string>();
   /** The function's loads of integers as wide as a pointer or wider, by result: their pointers. */
   readonly integerLoads = new Map<string, IrTypedValue>();
   /** Nodes of the pointers that integers as wide as a pointer are copied from, memory to memory. */
   readonly integerCopies: number[] = [];
-  readonly loadedBeforeBase = new Set<string>();
   /** Nodes of the pointers the module turns into integers (`ptrtoint`). */
   readonly addressIntegers: number[] = [];
   /** Whether an integer of unknown origin becomes a pointer somewhere in the module. */
@@ -188,10 +188,10 @@ export abstract class ModuleValues {
    * Whether a variable pointer offset may step backwards: a negative constant, a subtraction
    * (`p - n` is `p + (0 - n)`), an integer loaded through a pointer a negative constant offset
    * computed (the virtual-base offsets and offsets to the top that C++ reads before a vtable's
-   * address point, and move `this` by), or a sum, product, shift, signed division, `or` or `xor` (`~n` is `n xor -1`) of one, through sign
-   * extensions and truncations. Any other variable index (a loop counter, a size) is taken to
-   * step forwards, as C's pointer arithmetic stays inside its array from the element it starts at
-   * (which the offsets keep).
+   * address point, and move `this` by), or a sum, product, shift, signed division, `or` or `xor`
+   * (`~n` is `n xor -1`) of one, through sign extensions and truncations. Any other variable index
+   * (a loop counter, a size) is taken to step forwards, as C's pointer arithmetic stays inside its
+   * array from the element it starts at (which the offsets keep).
    */
   mayBeNegative(value: IrValue, depth = 0): boolean {
     if (value.kind === 'int') return value.value < 0;
