@@ -580,15 +580,23 @@ ${call('a')}${call('b')}${call('c')}${call('d')}${call('o')}  ret i32 0
     // Without the second solve the escaped objects' calls reach unknown code.
     const once = await analyzeModule(text, { engine: 'cpu', refine: false });
     expect(once.pointsTo('%ra in @main')).toContain('<unknown>');
-    // Memory holding a pointer copied as an integer: pointers may be lost, nothing is bounded.
+    // Memory holding a pointer to an object a call reads copied as an integer: nothing is bounded.
     const integerCopy = text.replace(
       '  %o = call ptr @make()',
-      '  %held = alloca ptr\n  store ptr @x, ptr %held\n  %bits = load i64, ptr %held\n' +
+      '  %held = alloca ptr\n  store ptr %a, ptr %held\n  %bits = load i64, ptr %held\n' +
         '  %copy = alloca i64\n  store i64 %bits, ptr %copy\n  %o = call ptr @make()',
     );
     const unbounded = await analyzeModule(integerCopy, { engine: 'cpu' });
     expect(unbounded.extracted.refinement.constructedVtables.size).toBe(0);
     expect(unbounded.pointsTo('%ra in @main')).toContain('<unknown>');
+    // An integer copied into an object's vtable pointer: that object's calls are not bounded.
+    const intoVtablePointer = text.replace(
+      '  %o = call ptr @make()',
+      '  %wide = alloca i64\n  %word = load i64, ptr %wide\n  store i64 %word, ptr %b\n  %o = call ptr @make()',
+    );
+    const overwritten = await analyzeModule(intoVtablePointer, { engine: 'cpu' });
+    expect([...overwritten.extracted.refinement.constructedVtables.keys()]).toEqual(['%va in @main']);
+    expect(overwritten.pointsTo('%rb in @main')).toContain('<unknown>');
   });
 });
 

@@ -41,9 +41,10 @@ export interface VtableSlot {
  * - the program writes into it only addresses inside vtables the module defines, and at least one;
  * - the object was not given to a constructor the module only declares (its stores are unseen).
  *
- * No call is bounded in a module that copies memory holding pointers as integers (`load i64` then
- * `store i64`, the vector moves of `-O2`): the front end does not follow pointers copied that way,
- * so the objects a call's `this` may point to could be missing from its set.
+ * The front end does not follow pointers copied as integers (`load i64` then `store i64`, the
+ * vector moves of `-O2`). No call is bounded in a module that copies that way memory that may hold
+ * a pointer to an object a call reads a vtable pointer from (that call's `this` could miss it),
+ * and a field such a copy may write into is not bounded.
  *
  * The bound is read from read-only copies of the vtables (see `readOnlyVtable` in `virtual-calls.ts`).
  *
@@ -64,9 +65,6 @@ export function constructedVtableBounds(
   for (const call of extracted.virtualCalls) for (const l of result.pointsTo(call.object)) read.add(l);
   if (read.size === 0) return bounds;
 
-  // Pointers that integer copies move are lost to the sets a bound would rely on.
-  for (const node of extracted.integerCopies)
-    for (const l of result.pointsTo(node)) if (result.pointsTo(l).length > 0) return bounds;
   const { program, objectNames, unknownObject } = extracted;
   const { objectSize, constraints: c } = program;
   const objectBase = baseLookup(extracted);
@@ -88,6 +86,14 @@ export function constructedVtableBounds(
   for (const l of read) readBases.set(objectBase(l), [...(readBases.get(objectBase(l)) ?? []), l]);
   for (const node of extracted.externallyConstructed)
     for (const o of result.pointsTo(node)) for (const l of readBases.get(objectBase(o)) ?? []) tainted.add(l);
+  // Integers copied from memory to memory: a pointer to an object whose vtable pointer a call reads
+  // may be lost on the way (a call's `this` could miss it: bound nothing), and a vtable pointer
+  // copied into such an object is not seen (its fields are not bounded).
+  for (const { from, to } of extracted.integerCopies) {
+    for (const l of result.pointsTo(from))
+      for (const held of result.pointsTo(l)) if (readBases.has(objectBase(held))) return bounds;
+    for (const o of result.pointsTo(to)) for (const l of readBases.get(objectBase(o)) ?? []) tainted.add(l);
+  }
   const inUnknown = (l: number) => l >= unknownObject.base && l < unknownObject.base + unknownObject.size;
   const write = (l: number, values: ArrayLike<number>): void => {
     if (tainted.has(l)) return;

@@ -106,10 +106,10 @@ export interface ExtractedModule {
   /** Nodes of what the program passes as `this` to constructors it only declares. */
   readonly externallyConstructed: readonly number[];
   /**
-   * Nodes of the pointers the module copies integers as wide as a pointer from, memory to memory
-   * (`store (load i64 p), q`, vector moves at `-O2`): pointers copied that way are not followed.
+   * Nodes of the pointers the module copies integers as wide as a pointer from and to, memory to
+   * memory (`store (load i64 p), q`, vector moves at `-O2`): pointers copied that way are not followed.
    */
-  readonly integerCopies: readonly number[];
+  readonly integerCopies: readonly { readonly from: number; readonly to: number }[];
   /** What a first solve sharpened in this extraction (none in a first extraction). */
   readonly refinement: Refinement;
   /** Counts for reports. */
@@ -360,7 +360,8 @@ class Extractor extends VirtualCallReader {
           const copied =
             i.value.value.kind === 'local' ? this.integerLoads.get(i.value.value.name) : undefined;
           const from = copied === undefined ? undefined : this.nodeOf(copied);
-          if (from !== undefined) this.integerCopies.push(from);
+          const to = this.nodeOf(i.pointer);
+          if (from !== undefined && to !== undefined) this.integerCopies.push({ from, to });
           this.storeAddressInteger(i.value, i.pointer);
           return;
         }

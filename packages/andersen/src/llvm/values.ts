@@ -73,8 +73,8 @@ export abstract class ModuleValues {
   readonly loadedBeforeBase = new Set<string>();
   /** The function's loads of integers as wide as a pointer or wider, by result: their pointers. */
   readonly integerLoads = new Map<string, IrTypedValue>();
-  /** Nodes of the pointers that integers as wide as a pointer are copied from, memory to memory. */
-  readonly integerCopies: number[] = [];
+  /** Nodes of the pointers integers as wide as a pointer are copied from and to, memory to memory. */
+  readonly integerCopies: { readonly from: number; readonly to: number }[] = [];
   /** Nodes of the pointers the module turns into integers (`ptrtoint`). */
   readonly addressIntegers: number[] = [];
   /** Whether an integer of unknown origin becomes a pointer somewhere in the module. */
