@@ -1,6 +1,7 @@
 import type { AndersenResult } from '../result/result';
 import { type SolveAndersenOptions, solveAndersen } from '../solve';
 import { type AliasCheckKind, aliasCheckPasses } from './alias-checks';
+import { constructedVtableBounds } from './constructed-vtables';
 import { UnknownValueError } from './errors';
 import {
   type CallSite,
@@ -247,6 +248,9 @@ export async function analyzeModule(
  * Extracts and solves a parsed module, then sharpens what the solution allows and solves again
  * (each sharpening is sound whatever the other sites do, so any mix of them is):
  *
+ * - a virtual call without a type test whose objects the program built gets the vtables the
+ *   program stored into them, and what its overrides' bodies return (`constructed-vtables.ts`):
+ *   only a constructor sets a vtable pointer, whatever unknown code does with the object;
  * - a type-tested virtual call whose vtable pointer holds more than the vtables of the tested
  *   class's subtree (the unknown object of an escaped object, unrelated vtables through an
  *   imprecise set) gets that subtree instead: clang's type test guarantees one of them;
@@ -300,8 +304,10 @@ export function refinementOf(
     const wrapper = first.callees(site).find((name) => allocationWrappers.has(name));
     if (wrapper !== undefined) wrapperCalls.set(key, wrapper);
   }
-  if (hierarchyVtables.size === 0 && allocationWrappers.size === 0) return undefined;
-  return { hierarchyVtables, allocationWrappers, wrapperCalls };
+  const constructedVtables = constructedVtableBounds(module, extracted, result);
+  if (hierarchyVtables.size === 0 && allocationWrappers.size === 0 && constructedVtables.size === 0)
+    return undefined;
+  return { hierarchyVtables, constructedVtables, allocationWrappers, wrapperCalls };
 }
 
 /** One module of a whole program: its file name (for messages) and its text. */

@@ -1,11 +1,12 @@
 import type { ConstraintProgram } from '../model/program';
 import { type AliasCheckKind, aliasCheckKind } from './alias-checks';
-import { findStructors, type Structor } from './cxx';
+import type { VirtualCall, VtableSlot } from './constructed-vtables';
+import { CONSTRUCTOR_NAME, findStructors, type Structor, virtualCallSlots } from './cxx';
 import type { IrFunction, IrInstruction, IrModule, IrTypedValue } from './ir';
 import { isVtable } from './layout';
-import { LibraryCalls } from './library-calls';
 import { NO_POINTER_EFFECT } from './summaries';
 import { directCallee, FIRST_PARAM_FIELD, type GlobalLayout, RETURN_FIELD, stripSigil } from './values';
+import { VirtualCallReader } from './virtual-calls';
 
 /** Options of {@link extractConstraints}. */
 export interface ExtractOptions {
@@ -100,6 +101,15 @@ export interface ExtractedModule {
   readonly checkFunctions: readonly string[];
   /** The type tests of virtual calls (see {@link TypeTest}). */
   readonly typeTests: readonly TypeTest[];
+  /** The vtable-pointer loads of virtual calls without a type test (see {@link VirtualCall}). */
+  readonly virtualCalls: readonly VirtualCall[];
+  /** Nodes of what the program passes as `this` to constructors it only declares. */
+  readonly externallyConstructed: readonly number[];
+  /**
+   * Nodes of the pointers the module copies integers as wide as a pointer from and to, memory to
+   * memory (`store (load i64 p), q`, vector moves at `-O2`): pointers copied that way are not followed.
+   */
+  readonly integerCopies: readonly { readonly from: number; readonly to: number }[];
   /** What a first solve sharpened in this extraction (none in a first extraction). */
   readonly refinement: Refinement;
   /** Counts for reports. */
@@ -139,22 +149,25 @@ export function extractConstraints(
 /**
  * What a first solve of the module lets a second extraction sharpen (see `analyze.ts`): vtable
  * pointers to bound by the class hierarchy, allocation wrappers (`wrappers.ts`) whose call sites
- * get heap objects of their own, and the indirect call sites (`caller irLine` → a wrapper they
- * reach) that do too.
+ * get heap objects of their own, the indirect call sites (`caller irLine` → a wrapper they
+ * reach) that do too, and the vtable pointers of virtual calls without a type test bounded by
+ * the vtables the program stores into their objects (`constructed-vtables.ts`).
  */
 export interface Refinement {
   readonly hierarchyVtables: ReadonlySet<string>;
+  readonly constructedVtables: ReadonlyMap<string, readonly VtableSlot[]>;
   readonly allocationWrappers: ReadonlySet<string>;
   readonly wrapperCalls: ReadonlyMap<string, string>;
 }
 
 const NO_REFINEMENT: Refinement = {
   hierarchyVtables: new Set(),
+  constructedVtables: new Map(),
   allocationWrappers: new Set(),
   wrapperCalls: new Map(),
 };
 
-class Extractor extends LibraryCalls {
+class Extractor extends VirtualCallReader {
   /** The module's simple constructors and destructors (see {@link Structor}). */
   structors = new Map<string, Structor>();
   /** Calls of those constructors: the caller, what it passes as `this`, at which byte of its own `this`. */
@@ -166,20 +179,7 @@ class Extractor extends LibraryCalls {
   readonly finalVtables = new Map<string, number>();
   readonly finalVtablesPending: [string, number, number][] = [];
   readonly sourceVariables: SourceVariable[] = [];
-  readonly typeTests: TypeTest[] = [];
-  /** This function's type-tested vtable pointers: local name → type identifier. */
-  readonly testedVtables = new Map<string, string>();
-  /** Compatible vtable locations by type identifier, from the globals' `!type` metadata. */
-  compatibleVtables: Map<string, { global: string; object: number; field: number }[]> | undefined;
-  readonly readOnlyVtables = new Map<string, number>();
-  readonly wholeProgramVtables: boolean;
-  readonly refinement: Refinement;
-
-  constructor(module: IrModule, options: ExtractOptions, refinement: Refinement) {
-    super(module, options);
-    this.wholeProgramVtables = options.wholeProgramVtables === true;
-    this.refinement = refinement;
-  }
+  readonly externallyConstructed: number[] = [];
 
   run(): ExtractedModule {
     const { module, b } = this;
@@ -195,11 +195,17 @@ class Extractor extends LibraryCalls {
       this.globalLayouts.set(g.name, { leaves, views, fields });
       this.largest = Math.max(this.largest, fields);
     }
+    // A call through a pointer to the unknown object reads its return field and writes its
+    // parameter fields: it has at least as many fields as the widest call or function.
+    let callFields = 0;
     for (const f of module.functions) {
+      callFields = Math.max(callFields, FIRST_PARAM_FIELD + f.type.params.length + 1);
       for (const i of f.instructions)
         if (i.op === 'alloca') this.largest = Math.max(this.largest, this.layout.flatSize(i.allocated));
+        else if (i.op === 'call') callFields = Math.max(callFields, FIRST_PARAM_FIELD + i.args.length + 1);
     }
-    this.unknown = b.object('<unknown>', { fields: this.largest });
+    const unknownFields = Math.max(this.largest, callFields);
+    this.unknown = b.object('<unknown>', { fields: unknownFields });
     this.objectNames.set(this.unknown, '<unknown>');
     this.unknownAddress = b.variable('&<unknown>');
     this.strtokState = b.variable('<strtok>');
@@ -207,7 +213,7 @@ class Extractor extends LibraryCalls {
     this.multipleInheritance = module.globals.some((g) => g.name.includes('__vmi_class_type_info'));
     b.addressOf(this.unknownAddress, this.unknown);
     // The unknown object may hold anything, itself included: every field points to it.
-    for (let k = 0; k < this.largest; k++) b.addressOf(this.unknown + k, this.unknown);
+    for (let k = 0; k < unknownFields; k++) b.addressOf(this.unknown + k, this.unknown);
 
     // An indirect call stores its k-th argument into field 2 + k of whatever it calls: a
     // variadic function gets a field for each argument the widest indirect call passes, all
@@ -256,13 +262,14 @@ class Extractor extends LibraryCalls {
     this.finalVtableObjects();
     this.escapeAddressIntegers();
     this.escapedObjects();
+    const program = b.build();
     return {
-      program: b.build(),
+      program,
       valueNodes: this.valueNodes,
       locals: this.allLocals,
       objectNames: this.objectNames,
       functionObjects: this.functionObjects,
-      unknownObject: { base: this.unknown, size: this.largest },
+      unknownObject: { base: this.unknown, size: program.objectSize[this.unknown] as number },
       callSites: this.callSites,
       checks: this.checks,
       sourceVariables: this.sourceVariables,
@@ -270,6 +277,9 @@ class Extractor extends LibraryCalls {
         .map((f) => f.name)
         .filter((name) => aliasCheckKind(stripSigil(name)) !== undefined),
       typeTests: this.typeTests,
+      virtualCalls: this.virtualCalls,
+      externallyConstructed: this.externallyConstructed,
+      integerCopies: this.integerCopies,
       refinement: this.refinement,
       statistics: {
         functions: module.functions.length,
@@ -289,9 +299,24 @@ class Extractor extends LibraryCalls {
     this.pointeeTypes.clear();
     this.arrayElements.clear();
     this.castDefinitions.clear();
+    this.arithmetic.clear();
+    this.beforeTheirBase.clear();
+    this.loadedBeforeBase.clear();
+    this.integerLoads.clear();
     this.testedVtables.clear();
+    this.functionVirtualCalls = this.hasVtables ? virtualCallSlots(f, this.layout) : new Map();
+    this.virtualVtableLoads = new Set([...this.functionVirtualCalls.values()].map((call) => call.vtable));
     for (const i of f.instructions) {
       if (i.op === 'cast') this.castDefinitions.set(i.result, { op: i.name, operand: i.operand });
+      else if (i.op === 'other' && i.operands !== undefined && i.result !== undefined)
+        this.arithmetic.set(i.result, { op: i.name, operands: i.operands });
+      else if (i.op === 'getelementptr' && i.indices.some((x) => x.value.kind === 'int' && x.value.value < 0))
+        this.beforeTheirBase.add(i.result);
+      else if (i.op === 'load') {
+        if (i.pointer.value.kind === 'local' && this.beforeTheirBase.has(i.pointer.value.name))
+          this.loadedBeforeBase.add(i.result);
+        if (this.layout.isWideInteger(i.type)) this.integerLoads.set(i.result, i.pointer);
+      }
       if (i.op === 'call') this.readTypeTest(i);
     }
     const object = this.functionObjects.get(f.name) as number;
@@ -322,6 +347,7 @@ class Extractor extends LibraryCalls {
       case 'load': {
         if (!this.layout.carriesPointer(i.type)) return;
         if (this.loadTypeTestedVtable(f, i.result)) return;
+        if (this.virtualVtableLoads.has(i.result) && this.loadVirtualCallVtable(f, i)) return;
         const pointer = this.nodeOf(i.pointer);
         if (pointer === undefined) return;
         const result = this.localNode(i.result);
@@ -331,6 +357,11 @@ class Extractor extends LibraryCalls {
       }
       case 'store': {
         if (!this.layout.carriesPointer(i.value.type)) {
+          const copied =
+            i.value.value.kind === 'local' ? this.integerLoads.get(i.value.value.name) : undefined;
+          const from = copied === undefined ? undefined : this.nodeOf(copied);
+          const to = this.nodeOf(i.pointer);
+          if (from !== undefined && to !== undefined) this.integerCopies.push({ from, to });
           this.storeAddressInteger(i.value, i.pointer);
           return;
         }
@@ -388,7 +419,9 @@ class Extractor extends LibraryCalls {
         // A wrapper's blocks are its callers' objects, one per call site.
         if (this.refinement.allocationWrappers.has(f.name)) return;
         const node = this.nodeOf(i.value);
-        if (node !== undefined) b.copy(object + RETURN_FIELD, node);
+        if (node === undefined) return;
+        b.copy(object + RETURN_FIELD, node);
+        if (this.refinement.constructedVtables.size > 0) b.copy(this.bodyReturn(f.name), node);
         return;
       }
       case 'extractvalue':
@@ -428,73 +461,6 @@ class Extractor extends LibraryCalls {
         if (i.name === 'landingpad') b.copy(this.localNode(i.result), this.thrown);
         return;
     }
-  }
-
-  /**
-   * `llvm.type.test(ptr %vtable, metadata !"_ZTS5Shape")` on a loaded vtable pointer (and
-   * `llvm.public.type.test` with {@link ExtractOptions.wholeProgramVtables}): remembered for the
-   * load of `%vtable`.
-   */
-  readTypeTest(i: IrInstruction & { op: 'call' }): void {
-    const callee = directCallee(i.callee);
-    if (callee !== '@llvm.type.test' && !(callee === '@llvm.public.type.test' && this.wholeProgramVtables))
-      return;
-    const vtable = i.args[0]?.value;
-    const type = i.args[1]?.value;
-    if (vtable?.kind !== 'local' || type?.kind !== 'opaque' || type.id === undefined) return;
-    this.testedVtables.set(vtable.name, type.id);
-  }
-
-  /**
-   * The load of a type-tested vtable pointer: recorded as a {@link TypeTest}; for a pointer in
-   * {@link hierarchyVtables}, its set is the compatible vtables instead of what the object holds
-   * (true: the load's constraints are not to be emitted).
-   */
-  loadTypeTestedVtable(f: IrFunction, result: string): boolean {
-    const type = this.testedVtables.get(result);
-    if (type === undefined) return false;
-    const compatible = this.compatibleVtablesOf(type).map(({ object, field }) => object + field);
-    const vtable = `${result} in ${f.name}`;
-    const node = this.localNode(result);
-    this.typeTests.push({ vtable, node, type, compatible });
-    if (!this.refinement.hierarchyVtables.has(vtable) || compatible.length === 0) return false;
-    for (const { global, field } of this.compatibleVtablesOf(type))
-      this.offsetInto(node, this.addressOf(this.readOnlyVtable(global)), field);
-    return true;
-  }
-
-  /**
-   * A copy of a vtable that only bounded vtable pointers reach: its slots are the initializer's,
-   * which the program cannot change (a vtable is constant), while the vtable itself, once an
-   * object holding it escapes, is among what unknown code is taken to overwrite.
-   */
-  readOnlyVtable(global: string): number {
-    let copy = this.readOnlyVtables.get(global);
-    if (copy === undefined) {
-      const label = `${global} (read-only)`;
-      copy = this.b.object(label, { fields: (this.globalLayouts.get(global) as GlobalLayout).fields });
-      this.objectNames.set(copy, label);
-      this.initialize(global, copy);
-      this.readOnlyVtables.set(global, copy);
-    }
-    return copy;
-  }
-
-  /** The vtables compatible with a type identifier: each global object and the field of the tested byte. */
-  compatibleVtablesOf(type: string): readonly { global: string; object: number; field: number }[] {
-    if (this.compatibleVtables === undefined) {
-      this.compatibleVtables = new Map();
-      for (const g of this.module.globals) {
-        const object = this.globalObjects.get(g.name);
-        if (object === undefined) continue;
-        for (const { byte, type: id } of g.vtableTypes ?? []) {
-          const list = this.compatibleVtables.get(id) ?? [];
-          list.push({ global: g.name, object, field: Math.floor(byte / 8) });
-          this.compatibleVtables.set(id, list);
-        }
-      }
-    }
-    return this.compatibleVtables.get(type) ?? [];
   }
 
   /**
@@ -560,7 +526,9 @@ class Extractor extends LibraryCalls {
         if (arg !== undefined) b.store(pointer, arg, FIRST_PARAM_FIELD + k);
       });
       if (result === undefined) return;
-      b.load(result, pointer, RETURN_FIELD);
+      const callees = this.boundedCallees(f, i);
+      if (callees === undefined) b.load(result, pointer, RETURN_FIELD);
+      else for (const callee of callees) b.copy(result, this.bodyReturn(callee));
       const wrapper = this.refinement.wrapperCalls.get(`${f.name} ${i.irLine}`);
       if (wrapper !== undefined) b.addressOf(result, this.heapObject(f, i, stripSigil(wrapper)));
       return;
@@ -588,6 +556,8 @@ class Extractor extends LibraryCalls {
       else b.copy(result, object + RETURN_FIELD);
       return;
     }
+    // A declared constructor stores vtable pointers the module does not see.
+    if (CONSTRUCTOR_NAME.test(calleeName) && args[0] !== undefined) this.externallyConstructed.push(args[0]);
     this.readLibraryCall(f, i, stripSigil(calleeName), args, result);
   }
 

@@ -131,6 +131,8 @@ export type IrInstruction = IrLocation &
         readonly name: string;
         readonly result: string | undefined;
         readonly type: IrType | undefined;
+        /** The operands of integer `add`, `sub`, `mul`, `shl`, `sdiv`, `ashr`, `or`, `xor` (others: none kept). */
+        readonly operands?: readonly IrValue[];
       }
   );
 

@@ -51,6 +51,15 @@ export class TypeLayout {
     return size;
   }
 
+  /** Whether a type is an integer, or a vector of integers, as wide as a pointer or wider. */
+  isWideInteger(type: IrType): boolean {
+    const t = this.resolve(type);
+    if (t.kind === 'int') return t.bits >= 64;
+    if (t.kind !== 'vector') return false;
+    const element = this.resolve(t.element);
+    return element.kind === 'int' && element.bits * t.length >= 64;
+  }
+
   /** Whether values of the type can carry a pointer. */
   carriesPointer(type: IrType): boolean {
     const t = this.resolve(type);

@@ -227,6 +227,8 @@ class Parser extends IrReader {
     if (nameAt >= this.limit) this.fail(`expected the function's name after '${keyword.text}'`, keyword);
     let result: IrType | undefined;
     for (let start = this.pos; start < nameAt && result === undefined; start++) {
+      // Linkage, visibility and attribute words cannot start a type: skip them without a throw.
+      if (!isTypeStart(this.tokens[start] as Token)) continue;
       this.pos = start;
       try {
         const type = this.parseType();
@@ -434,6 +436,21 @@ class Parser extends IrReader {
         this.expect(',');
         const stored = this.parseTypedValue();
         return { ...at, op: 'atomic', result: need(), pointer, stored, type: stored.type };
+      }
+      case 'add':
+      case 'sub':
+      case 'mul':
+      case 'shl':
+      case 'sdiv':
+      case 'ashr':
+      case 'or':
+      case 'xor': {
+        // Integer arithmetic: its operands tell whether a pointer offset may be negative.
+        while (['nuw', 'nsw', 'exact', 'disjoint'].includes(this.peek().text)) this.next();
+        const first = this.parseTypedValue();
+        this.expect(',');
+        const operands = [first.value, this.parseValue()];
+        return { ...at, op: 'other', name: op, result, type: undefined, operands };
       }
       default:
         if (CAST_OPS.has(op)) {

@@ -66,6 +66,15 @@ export abstract class ModuleValues {
   readonly arrayElements = new Set<string>();
   /** The function's casts by result, to follow an integer that becomes a pointer back to its origin. */
   readonly castDefinitions = new Map<string, { readonly op: string; readonly operand: IrTypedValue }>();
+  /** The function's integer arithmetic by result (`sub`, `add`, … with their operands). */
+  readonly arithmetic = new Map<string, { readonly op: string; readonly operands: readonly IrValue[] }>();
+  /** The function's pointers a negative constant offset computes, and the integers loaded through them. */
+  readonly beforeTheirBase = new Set<string>();
+  readonly loadedBeforeBase = new Set<string>();
+  /** The function's loads of integers as wide as a pointer or wider, by result: their pointers. */
+  readonly integerLoads = new Map<string, IrTypedValue>();
+  /** Nodes of the pointers integers as wide as a pointer are copied from and to, memory to memory. */
+  readonly integerCopies: { readonly from: number; readonly to: number }[] = [];
   /** Nodes of the pointers the module turns into integers (`ptrtoint`). */
   readonly addressIntegers: number[] = [];
   /** Whether an integer of unknown origin becomes a pointer somewhere in the module. */
@@ -106,6 +115,7 @@ export abstract class ModuleValues {
       b.copy(result, this.unknownAddress);
       return;
     }
+    if (this.mayBeNegative(index)) b.copy(result, this.unknownAddress);
     if (index.kind === 'int') {
       const fields = this.fieldsAtByte(baseValue, index.value);
       if (fields !== undefined) {
@@ -171,7 +181,31 @@ export abstract class ModuleValues {
         : { offsets: [field], backwards: true };
     const offsets: number[] = [];
     for (let k = field; k < this.largest; k += stride) offsets.push(k);
-    return { offsets, backwards: false };
+    return { offsets, backwards: this.mayBeNegative(first) };
+  }
+
+  /**
+   * Whether a variable pointer offset may step backwards: a negative constant, a subtraction
+   * (`p - n` is `p + (0 - n)`), an integer loaded through a pointer a negative constant offset
+   * computed (the virtual-base offsets and offsets to the top that C++ reads before a vtable's
+   * address point, and move `this` by), or a sum, product, shift, signed division, `or` or `xor`
+   * (`~n` is `n xor -1`) of one, through sign extensions and truncations. Any other variable index
+   * (a loop counter, a size) is taken to step forwards, as C's pointer arithmetic stays inside its
+   * array from the element it starts at (which the offsets keep).
+   */
+  mayBeNegative(value: IrValue, depth = 0): boolean {
+    if (value.kind === 'int') return value.value < 0;
+    if (value.kind !== 'local' || depth > 8) return false;
+    const cast = this.castDefinitions.get(value.name);
+    if (cast !== undefined)
+      return (cast.op === 'sext' || cast.op === 'trunc') && this.mayBeNegative(cast.operand.value, depth + 1);
+    // A C++ virtual base's offset or an offset to the top, read from before a vtable's address point.
+    if (this.loadedBeforeBase.has(value.name)) return true;
+    const arithmetic = this.arithmetic.get(value.name);
+    if (arithmetic === undefined) return false;
+    if (arithmetic.op === 'sub') return true;
+    const operands = arithmetic.op === 'shl' ? arithmetic.operands.slice(0, 1) : arithmetic.operands;
+    return operands.some((operand) => this.mayBeNegative(operand, depth + 1));
   }
 
   /** Whether a pointer is known to point to an array element (so whole-element steps stay in the array). */
