@@ -30,9 +30,6 @@ export const EXCEPTIONS = {
   'packages/andersen/src/gpu/solver.ts': 'the Andersen engine split (host)',
   'packages/andersen/src/gpu/solver.ts##run': 'the Andersen engine split (host)',
   // Other WGSL modules written as one template function: to become one small function per kernel.
-  'packages/eigencfa/src/webgpu/kernels/delta.wgsl.ts': 'one template per module, to split per kernel',
-  'packages/eigencfa/src/webgpu/kernels/delta.wgsl.ts#deltaWgsl':
-    'one template per module, to split per kernel',
   'packages/gpu-primitives/src/scan/kernels/decoupled.wgsl.ts#scanDecoupledWgsl':
     'one template per module, to split per kernel',
   'packages/sparse-bitvector/src/gpu/kernels/library.wgsl.ts#sparseBitVectorLibraryWgsl':
@@ -48,7 +45,6 @@ export const EXCEPTIONS = {
   'packages/octagon/src/analyzer/parse.ts#parseProgram': 'parser, to split per statement',
   'packages/cli/src/cli.ts#createProgram': 'command definitions, to split per command',
   // Engines and hosts a little past the limits.
-  'packages/eigencfa/src/webgpu/delta.ts#solveOnStore': 'to split setup, batches and readback',
   'packages/gpu-primitives/src/sort/radix-sort.ts': 'to move the pass planning out',
   'packages/gpu-primitives/src/sort/radix-sort.ts#encode': 'to move the pass planning out',
 };

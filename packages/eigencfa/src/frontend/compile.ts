@@ -4,7 +4,7 @@
  * @module
  */
 import { formatPos, type SourcePos } from '../errors';
-import type { CfaMatrices } from '../matrix/program';
+import { arityAccepts, type CfaMatrices } from '../matrix/program';
 import type { CfaStore } from '../store';
 import type { OutsideModel } from './core';
 import { type CpsLam, type CpsOptions, type CpsOrigin, convertToCps, numberProgram } from './cps';
@@ -192,6 +192,7 @@ export interface SourceResults {
 export function sourceResults(compiled: CompiledScheme, store: CfaStore): SourceResults {
   const describe = (l: number) => describeLambda(compiled.origins, l);
   const pos = (p: SourcePos) => formatPos(p);
+  const arity = compiled.matrices.arity;
   return {
     variables: compiled.variables.map(({ variable, row }) => ({
       name: variable.name,
@@ -203,9 +204,11 @@ export function sourceResults(compiled: CompiledScheme, store: CfaStore): Source
       operator: site.operator,
       pos: pos(site.pos),
       call,
-      callees: Array.from(store.row(compiled.matrices.fun[call] as number), describe).filter(
-        (v) => v.kind !== 'internal',
-      ),
+      // With arity-aware flows, a lambda whose arity the call does not accept is not applied there.
+      callees: Array.from(store.row(compiled.matrices.fun[call] as number))
+        .filter((l) => !arity || arityAccepts(arity.lambdas[l] as number, arity.calls[call] as number))
+        .map(describe)
+        .filter((v) => v.kind !== 'internal'),
     })),
     unknown: compiled.unknown.map((u) => `${u.name} at ${pos(u.pos)}`),
   };

@@ -66,6 +66,7 @@ export const SPECIAL = new Set([
   'else',
   '=>',
   'named-lambda',
+  '%lambda/any-arity',
   'delay',
   'delay-force',
   'cons-stream',
@@ -434,7 +435,10 @@ export class Scope {
         },
       },
     };
-    if (params.length > 0) return { k: 'lam', params, body: inner, pos, origin };
+    // Its fixed parameters take one argument each, then any number more (absorbers); with none, the
+    // first lambda takes the first extra argument (or the basic value of a call without any).
+    if (params.length > 0)
+      return { k: 'lam', params, body: inner, pos, origin, arity: { required: params.length, rest: true } };
     // No fixed parameter: the first argument is the rest list's first element.
     const first = this.temp(pos);
     const stored: Core = storeRest
