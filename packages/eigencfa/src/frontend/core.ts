@@ -27,10 +27,13 @@ export type LambdaOrigin =
   | { readonly kind: 'absorb'; readonly pos: SourcePos }
   | { readonly kind: 'thunk'; readonly pos: SourcePos };
 
-/** The parameters of a source procedure: `required` of them, and any number more when `rest`. */
+/**
+ * How many arguments a source procedure's first curried step is applied to: `min` … `max` (null:
+ * any number from `min`); each later step takes one fewer.
+ */
 export interface LambdaArity {
-  readonly required: number;
-  readonly rest: boolean;
+  readonly min: number;
+  readonly max: number | null;
 }
 
 /** A source call site (an application in the program text). */

@@ -216,7 +216,7 @@ class Converter {
 
   /**
    * A source lambda's binary-CPS value (curried over its parameters). With `arity`, each curried
-   * step accepts calls that pass as many arguments as parameters remain (or more, with a rest list).
+   * step accepts calls that pass one argument fewer than the step before.
    */
   *lambda(
     params: readonly SourceVar[],
@@ -234,13 +234,13 @@ class Converter {
         params.slice(1),
         body,
         { kind: 'curried', of: origin as LambdaOrigin },
-        arity,
+        arity && { min: arity.min - 1, max: arity.max === null ? null : arity.max - 1 },
       )) as CpsLam;
       bodyCall = this.ret(ref(k), next);
     }
     if (p?.mutable) bodyCall = this.bindMutable(p, ref(first), bodyCall);
     const l = lam(first, k, bodyCall, origin);
-    if (this.arity && arity) l.arityMask = arityMask(params.length, arity.rest);
+    if (this.arity && arity) l.arityMask = arityMask(arity.min, arity.max);
     return l;
   }
 

@@ -333,7 +333,8 @@ class Expander extends Scope {
     const origin = this.lambdaOrigin(d.pos, name);
     if (rest) return this.restLambda(params, rest, body, d.pos, origin);
     if (!markArity) return { k: 'lam', params, body, pos: d.pos, origin };
-    return { k: 'lam', params, body, pos: d.pos, origin, arity: { required: params.length, rest: false } };
+    const n = params.length;
+    return { k: 'lam', params, body, pos: d.pos, origin, arity: { min: n, max: n } };
   }
 
   *special_(name: string, d: Extract<Datum, { t: 'list' }>, defName?: string): Tramp<Core> {

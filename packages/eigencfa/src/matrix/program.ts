@@ -46,8 +46,8 @@ export interface CfaMatrices {
  *
  * @example
  * ```ts
- * arityAccepts(arityMask(2, false), 2); // true: (lambda (x y) …) at (f a b)
- * arityAccepts(arityMask(2, false), 1); // false: … at (f a)
+ * arityAccepts(arityMask(2), 2); // true: (lambda (x y) …) at (f a b)
+ * arityAccepts(arityMask(2), 1); // false: … at (f a)
  * ```
  */
 export interface CfaArity {
@@ -73,20 +73,23 @@ export function arityClass(remaining: number | undefined): number {
 }
 
 /**
- * The mask of a lambda that takes `required` arguments, and any number more when `rest`
- * (undefined: any count).
+ * The mask of a lambda applied to `min` … `max` arguments (`max` null: any number from `min`;
+ * both omitted: any count).
  *
  * @example
  * ```ts
- * arityMask(1, false).toString(2); // '10000000000000000000000000000010'
+ * arityMask(1).toString(2); // '10000000000000000000000000000010'
+ * arityMask(2, null); // 2 or more
+ * arityMask(0, 1); // none or one
  * ```
  */
-export function arityMask(required: number | undefined, rest = false): number {
-  if (required === undefined) return 0xffff_ffff;
-  const low = Math.min(required, ARITY_MAX);
-  const exact = 1 << low;
-  const upward = (2 ** (ARITY_MAX + 1) - 1) & ~(exact - 1);
-  return ((rest ? upward : exact) | (1 << ARITY_ANY)) >>> 0;
+export function arityMask(min?: number, max: number | null = min ?? null): number {
+  if (min === undefined) return 0xffff_ffff;
+  const low = Math.min(Math.max(0, min), ARITY_MAX);
+  const high = max === null ? ARITY_MAX : Math.min(max, ARITY_MAX);
+  let mask = 1 << ARITY_ANY;
+  for (let r = low; r <= high; r++) mask |= 1 << r;
+  return mask >>> 0;
 }
 
 /**
@@ -94,7 +97,7 @@ export function arityMask(required: number | undefined, rest = false): number {
  *
  * @example
  * ```ts
- * arityAccepts(arityMask(1, true), 4); // true
+ * arityAccepts(arityMask(1, null), 4); // true
  * ```
  */
 export function arityAccepts(mask: number, cls: number): boolean {
