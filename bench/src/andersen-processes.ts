@@ -106,7 +106,7 @@ export function spreadRows(runs: readonly ProcessRun[]): BenchRow[] {
 function selfCommand(): [string, string[]] {
   const entry = process.argv[1];
   if (entry === undefined)
-    throw new Error('bench andersen: cannot find the CLI entry to start processes from');
+    throw new Error('bench andersen: no CLI entry (process.argv[1]) to start the processes with');
   return [process.execPath, [...process.execArgv, entry]];
 }
 

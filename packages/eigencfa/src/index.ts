@@ -91,7 +91,17 @@ export {
   readMatricesDir,
   writeMatricesDir,
 } from './matrix/io';
-export { type CfaMatrices, createCfaMatrices, rowName, termCount } from './matrix/program';
+export {
+  ARITY_ANY,
+  arityAccepts,
+  arityClass,
+  arityMask,
+  type CfaArity,
+  type CfaMatrices,
+  createCfaMatrices,
+  rowName,
+  termCount,
+} from './matrix/program';
 export {
   type CfaEngine,
   type CfaIterationEvent,

@@ -75,6 +75,13 @@ export function referenceCfa(top: CpsCall, signal?: AbortSignal): AbstractStore 
       const l1 = evaluate(call.a1);
       const l2 = evaluate(call.a2);
       for (const lam of [...evaluate(call.fn)]) {
+        // Arity-aware flows: a lambda is applied only at calls whose class its mask accepts.
+        if (
+          call.arityClass !== undefined &&
+          lam.arityMask !== undefined &&
+          !((lam.arityMask >>> call.arityClass) & 1)
+        )
+          continue;
         if (join(lam.v1, l1)) changed = true;
         if (join(lam.v2, l2)) changed = true;
       }
@@ -155,6 +162,8 @@ export function decompileMatrices(m: CfaMatrices): { top: CpsCall; lambdas: CpsL
     call.fn = exp(m.fun[c] as number);
     call.a1 = exp(m.arg1[c] as number);
     call.a2 = exp(m.arg2[c] as number);
+    if (m.arity) (call as CpsCall).arityClass = m.arity.calls[c] as number;
   }
+  if (m.arity) for (const lam of lambdas) lam.arityMask = m.arity.lambdas[lam.id] as number;
   return { top: calls[0] as CpsCall, lambdas };
 }

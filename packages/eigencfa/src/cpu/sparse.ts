@@ -82,6 +82,9 @@ export function solveCpuSparse(
   const V = 2 * L;
   const words = (L + 31) >>> 5;
   const { fun, arg1, arg2, calls } = m;
+  // Arity-aware flows: call c applies λl only where bit cls[c] of mask[l] is set (all bits without).
+  const mask = m.arity?.lambdas;
+  const cls = m.arity?.calls;
   const { readStart, readCalls } = callsByFunctionRow(m);
   const members: number[][] = new Array(V);
   for (let v = 0; v < V; v++) members[v] = [];
@@ -148,7 +151,7 @@ export function solveCpuSparse(
   // Calls whose function is a lambda term bind its formals once.
   for (let c = 0; c < calls; c++) {
     const f = fun[c] as number;
-    if (f < L) {
+    if (f < L && (mask === undefined || ((mask[f] as number) >>> ((cls as Uint32Array)[c] as number)) & 1)) {
       addEdge(arg1[c] as number, f);
       addEdge(arg2[c] as number, L + f);
     }
@@ -174,8 +177,10 @@ export function solveCpuSparse(
     if (r1 > r0) {
       for (let i = start; i < end; i++) {
         const l = mem[i] as number;
+        const ml = mask === undefined ? 0xffff_ffff : (mask[l] as number);
         for (let k = r0; k < r1; k++) {
           const c = readCalls[k] as number;
+          if (cls !== undefined && ((ml >>> (cls[c] as number)) & 1) === 0) continue;
           addEdge(arg1[c] as number, l);
           addEdge(arg2[c] as number, L + l);
         }

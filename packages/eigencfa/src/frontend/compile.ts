@@ -4,7 +4,7 @@
  * @module
  */
 import { formatPos, type SourcePos } from '../errors';
-import type { CfaMatrices } from '../matrix/program';
+import { arityAccepts, type CfaMatrices } from '../matrix/program';
 import type { CfaStore } from '../store';
 import type { OutsideModel } from './core';
 import { type CpsLam, type CpsOptions, type CpsOrigin, convertToCps, numberProgram } from './cps';
@@ -179,6 +179,20 @@ export interface SourceResults {
 }
 
 /**
+ * The values once each: a procedure with a rest list is two binary-CPS lambdas of one origin (its
+ * body step and its absorbing step), listed once.
+ */
+function distinct(values: FlowValue[]): FlowValue[] {
+  const seen = new Set<string>();
+  return values.filter((v) => {
+    const text = flowValueText(v);
+    if (seen.has(text)) return false;
+    seen.add(text);
+    return true;
+  });
+}
+
+/**
  * Maps a fixpoint back to the source: the flow set of every source variable and the callees of
  * every source call site (internal lambdas of the encodings are left out of callees).
  *
@@ -192,19 +206,24 @@ export interface SourceResults {
 export function sourceResults(compiled: CompiledScheme, store: CfaStore): SourceResults {
   const describe = (l: number) => describeLambda(compiled.origins, l);
   const pos = (p: SourcePos) => formatPos(p);
+  const arity = compiled.matrices.arity;
   return {
     variables: compiled.variables.map(({ variable, row }) => ({
       name: variable.name,
       pos: pos(variable.pos),
       row,
-      flow: Array.from(store.row(row), describe),
+      flow: distinct(Array.from(store.row(row), describe)),
     })),
     callSites: compiled.callSites.map(({ site, call }) => ({
       operator: site.operator,
       pos: pos(site.pos),
       call,
-      callees: Array.from(store.row(compiled.matrices.fun[call] as number), describe).filter(
-        (v) => v.kind !== 'internal',
+      // With arity-aware flows, a lambda whose arity the call does not accept is not applied there.
+      callees: distinct(
+        Array.from(store.row(compiled.matrices.fun[call] as number))
+          .filter((l) => !arity || arityAccepts(arity.lambdas[l] as number, arity.calls[call] as number))
+          .map(describe)
+          .filter((v) => v.kind !== 'internal'),
       ),
     })),
     unknown: compiled.unknown.map((u) => `${u.name} at ${pos(u.pos)}`),

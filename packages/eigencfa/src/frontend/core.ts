@@ -27,6 +27,15 @@ export type LambdaOrigin =
   | { readonly kind: 'absorb'; readonly pos: SourcePos }
   | { readonly kind: 'thunk'; readonly pos: SourcePos };
 
+/**
+ * How many arguments a source procedure's first curried step is applied to: `min` … `max` (null:
+ * any number from `min`); each later step takes one fewer.
+ */
+export interface LambdaArity {
+  readonly min: number;
+  readonly max: number | null;
+}
+
 /** A source call site (an application in the program text). */
 export interface SourceCallSite {
   readonly id: number;
@@ -45,6 +54,8 @@ export type Core =
       readonly body: Core;
       readonly pos: SourcePos;
       readonly origin: LambdaOrigin;
+      /** A source procedure's arity (arity-aware flows); absent: it may be applied to any count. */
+      readonly arity?: LambdaArity;
     }
   | {
       readonly k: 'app';
@@ -52,6 +63,11 @@ export type Core =
       readonly arg: Core | null;
       readonly pos: SourcePos;
       readonly site?: SourceCallSite;
+      /**
+       * In a source call of known argument count, the arguments this application and the ones
+       * after it pass (`(f a b)`: 2 for `(f a)`, 1 for the application to `b`; `(f)`: 0).
+       */
+      readonly remaining?: number;
     }
   | { readonly k: 'if'; readonly c: Core; readonly t: Core; readonly e: Core; readonly pos: SourcePos }
   | { readonly k: 'set'; readonly v: SourceVar; readonly e: Core; readonly pos: SourcePos }
@@ -83,7 +99,9 @@ export const isList = (d: Datum | undefined): d is Extract<Datum, { t: 'list' }>
   d !== undefined && d.t === 'list';
 
 /**
- * `(f a b c)` → `(((f a) b) c)`; `(f)` → `(f <void>)`. The first application carries the source site.
+ * `(f a b c)` → `(((f a) b) c)`; `(f)` → `(f <void>)`. The first application carries the source site;
+ * with a site of known argument count, each application says how many arguments remain
+ * (`remaining`, for arity-aware flows).
  *
  * @example
  * ```ts
@@ -96,11 +114,15 @@ export function curriedApp(
   pos: SourcePos,
   site: SourceCallSite | undefined,
 ): Core {
+  // apply's site has no known count (-1): its applications may reach any arity.
+  const known = site !== undefined && site.argumentCount >= 0;
+  const remaining = (i: number) => (known ? { remaining: Math.max(0, args.length - i) } : {});
   if (args.length === 0)
-    return site ? { k: 'app', fn, arg: null, pos, site } : { k: 'app', fn, arg: null, pos };
+    return site ? { k: 'app', fn, arg: null, pos, site, ...remaining(0) } : { k: 'app', fn, arg: null, pos };
   let result: Core = site
-    ? { k: 'app', fn, arg: args[0] as Core, pos, site }
+    ? { k: 'app', fn, arg: args[0] as Core, pos, site, ...remaining(0) }
     : { k: 'app', fn, arg: args[0] as Core, pos };
-  for (let i = 1; i < args.length; i++) result = { k: 'app', fn: result, arg: args[i] as Core, pos };
+  for (let i = 1; i < args.length; i++)
+    result = { k: 'app', fn: result, arg: args[i] as Core, pos, ...remaining(i) };
   return result;
 }

@@ -20,7 +20,8 @@
  * @module
  */
 import type { SourcePos } from '../errors';
-import { type CfaMatrices, createCfaMatrices } from '../matrix/program';
+import { arityClass, arityMask, type CfaMatrices, createCfaMatrices } from '../matrix/program';
+import type { LambdaArity } from './core';
 import type { Core, LambdaOrigin, SourceCallSite, SourceVar } from './expand';
 import { runTrampoline, type Tramp } from './trampoline';
 
@@ -48,6 +49,8 @@ export interface CpsLam {
   readonly v2: CpsVar;
   readonly body: CpsCall;
   readonly origin: CpsOrigin;
+  /** Arity-aware flows: the arity classes it accepts ({@link arityMask}); absent: all. */
+  arityMask?: number;
   /** The lambda number, set by {@link numberProgram}. */
   id: number;
 }
@@ -66,6 +69,8 @@ export interface CpsCall {
   readonly a2: CpsExp;
   /** The source application whose operator is applied here (its first argument). */
   site?: SourceCallSite;
+  /** Arity-aware flows: the call's arity class ({@link arityClass}); absent: any count. */
+  arityClass?: number;
   /** The call number, set by {@link numberProgram}. */
   id: number;
 }
@@ -77,6 +82,11 @@ export type CpsExp = CpsLam | CpsRef;
 export interface CpsOptions {
   /** `church` (default, as the data folder): `#t`/`#f` are Church booleans; `basic`: basic values. */
   readonly booleans?: 'church' | 'basic';
+  /**
+   * Arity-aware flows (default on): a source procedure is applied only at calls whose argument
+   * count its parameters accept, at each curried step (see {@link CfaArity}).
+   */
+  readonly arity?: boolean;
 }
 
 /** A converted program: its top call and where source variables live. */
@@ -84,6 +94,8 @@ export interface CpsProgram {
   readonly top: CpsCall;
   /** The binary-CPS formal holding each source variable's values (the write procedure's for mutable ones). */
   readonly sourceVars: ReadonlyMap<SourceVar, CpsVar>;
+  /** Whether lambdas and calls carry arity masks and classes. */
+  readonly arity: boolean;
 }
 
 const newVar = (name: string): CpsVar => ({ name, binder: null, index: 0 });
@@ -133,7 +145,7 @@ export function convertToCps(body: Core, options: CpsOptions = {}): CpsProgram {
     // Bind the single basic value (a halt lambda, §4.4) around the program.
     top = call(lam(conv.basic, newVar('_'), top, ADMIN), haltLambda({ kind: 'basic' }), pad());
   }
-  return { top, sourceVars: conv.sourceVars };
+  return { top, sourceVars: conv.sourceVars, arity: conv.arity };
 }
 
 class Converter {
@@ -142,9 +154,11 @@ class Converter {
   readonly sourceVars = new Map<SourceVar, CpsVar>();
   readonly #writers = new Map<SourceVar, CpsVar>();
   readonly #booleans: 'church' | 'basic';
+  readonly arity: boolean;
 
   constructor(options: CpsOptions) {
     this.#booleans = options.booleans ?? 'church';
+    this.arity = options.arity ?? true;
   }
 
   basicRef(): CpsRef {
@@ -200,8 +214,16 @@ class Converter {
     return call(lam(w, newVar('_'), body, ADMIN), writeProc, pad());
   }
 
-  /** A source lambda's binary-CPS value (curried over its parameters). */
-  *lambda(params: readonly SourceVar[], body: Core, origin: CpsOrigin, inner: boolean): Tramp<CpsLam> {
+  /**
+   * A source lambda's binary-CPS value (curried over its parameters). With `arity`, each curried
+   * step accepts calls that pass one argument fewer than the step before.
+   */
+  *lambda(
+    params: readonly SourceVar[],
+    body: Core,
+    origin: CpsOrigin,
+    arity: LambdaArity | undefined,
+  ): Tramp<CpsLam> {
     const k = newVar('k');
     const p = params[0];
     const first = p === undefined ? newVar('_') : p.mutable ? newVar(`${p.name}.in`) : this.varOf(p);
@@ -212,13 +234,14 @@ class Converter {
         params.slice(1),
         body,
         { kind: 'curried', of: origin as LambdaOrigin },
-        true,
+        arity && { min: arity.min - 1, max: arity.max === null ? null : arity.max - 1 },
       )) as CpsLam;
       bodyCall = this.ret(ref(k), next);
     }
     if (p?.mutable) bodyCall = this.bindMutable(p, ref(first), bodyCall);
-    void inner;
-    return lam(first, k, bodyCall, origin);
+    const l = lam(first, k, bodyCall, origin);
+    if (this.arity && arity) l.arityMask = arityMask(arity.min, arity.max);
+    return l;
   }
 
   /** A Church boolean `(λ (x) (λ (y) x))` or `(λ (x) (λ (y) y))`. */
@@ -240,7 +263,7 @@ class Converter {
           return this.ret(k, this.church(e.value === 'true', e.pos));
         return this.ret(k, this.basicRef());
       case 'lam': {
-        const l = (yield this.lambda(e.params, e.body, e.origin, false)) as CpsLam;
+        const l = (yield this.lambda(e.params, e.body, e.origin, e.arity)) as CpsLam;
         return this.ret(k, l);
       }
       case 'app': {
@@ -248,6 +271,7 @@ class Converter {
         const b = newVar('f');
         const applied = call(ref(b), e.arg === null ? this.basicRef() : ref(newVar('?')), k);
         if (e.site) applied.site = e.site;
+        if (this.arity) applied.arityClass = arityClass(e.remaining);
         if (e.arg === null) {
           return (yield this.cps(e.fn, lam(b, newVar('_'), applied, ADMIN))) as CpsCall;
         }
@@ -358,7 +382,7 @@ export interface NumberedProgram {
  * Array.from(matrices.fun.slice(0, 3)); // [0, 1, 15]
  * ```
  */
-export function numberProgram(program: Pick<CpsProgram, 'top'>): NumberedProgram {
+export function numberProgram(program: Pick<CpsProgram, 'top'> & { arity?: boolean }): NumberedProgram {
   const lambdas: CpsLam[] = [];
   const calls: CpsCall[] = [program.top];
   program.top.id = 0;
@@ -392,5 +416,11 @@ export function numberProgram(program: Pick<CpsProgram, 'top'>): NumberedProgram
     arg1[c] = row(k.a1);
     arg2[c] = row(k.a2);
   }
-  return { matrices: createCfaMatrices({ lams: L, fun, arg1, arg2 }), lambdas, calls };
+  const arity = program.arity
+    ? {
+        lambdas: Uint32Array.from(lambdas, (l) => l.arityMask ?? arityMask(undefined)),
+        calls: Uint32Array.from(calls, (k) => k.arityClass ?? arityClass(undefined)),
+      }
+    : undefined;
+  return { matrices: createCfaMatrices({ lams: L, fun, arg1, arg2, arity }), lambdas, calls };
 }

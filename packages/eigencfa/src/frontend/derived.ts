@@ -164,7 +164,7 @@ export function rewriteExpression(name: string, d: List, g: Gensym): Datum | und
       const identity = list(pos, sym('lambda', pos), list(pos, x), x);
       const inner = list(
         pos,
-        sym('lambda', pos),
+        sym('%lambda/any-arity', pos),
         list(pos, x),
         list(pos, sym('set!', pos), cell, list(pos, c, x)),
         cell,

@@ -308,6 +308,7 @@ class Expander extends Scope {
     formals: Datum | undefined,
     bodyForms: Datum[],
     name?: string,
+    markArity = true,
   ): Tramp<Core> {
     if (formals === undefined) this.fail(d.pos, 'lambda: missing parameter list');
     const params: SourceVar[] = [];
@@ -331,7 +332,9 @@ class Expander extends Scope {
     this.unbind(all);
     const origin = this.lambdaOrigin(d.pos, name);
     if (rest) return this.restLambda(params, rest, body, d.pos, origin);
-    return { k: 'lam', params, body, pos: d.pos, origin };
+    if (!markArity) return { k: 'lam', params, body, pos: d.pos, origin };
+    const n = params.length;
+    return { k: 'lam', params, body, pos: d.pos, origin, arity: { min: n, max: n } };
   }
 
   *special_(name: string, d: Extract<Datum, { t: 'list' }>, defName?: string): Tramp<Core> {
@@ -357,6 +360,10 @@ class Expander extends Scope {
         return this.fail(pos, `'${name}' outside its context`);
       case 'lambda':
         return (yield this.lambda(d, items[1], items.slice(2), defName)) as Core;
+      case '%lambda/any-arity':
+        // A procedure of the rewrites that the model applies to fewer arguments than it has
+        // parameters (a parameter object's `(p)`): arity-aware flows do not filter its calls.
+        return (yield this.lambda(d, items[1], items.slice(2), defName, false)) as Core;
       case 'named-lambda': {
         const h = items[1];
         if (!isList(h) || !isSym(h.items[0])) this.fail(pos, 'named-lambda: expected (name . formals)');

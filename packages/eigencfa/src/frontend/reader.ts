@@ -48,41 +48,188 @@ interface Frame {
  * ```
  */
 export function readScheme(text: string, file = '<input>'): Datum[] {
-  let i = 0;
-  let line = 1;
-  let col = 1;
-  const n = text.length;
-  const top: Datum[] = [];
-  const stack: Frame[] = [];
-  const here = (): SourcePos => ({ file, line, column: col });
-  const advance = (k = 1) => {
-    for (let j = 0; j < k; j++) {
-      if (text[i] === '\n') {
-        line++;
-        col = 1;
-      } else col++;
-      i++;
+  return new Reader(text, file).read();
+}
+
+/** The reader's state: the text, where it is, the datums read and the frames still open. */
+class Reader {
+  readonly #text: string;
+  readonly #file: string;
+  #i = 0;
+  #line = 1;
+  #col = 1;
+  readonly #top: Datum[] = [];
+  readonly #stack: Frame[] = [];
+
+  constructor(text: string, file: string) {
+    this.#text = text;
+    this.#file = file;
+  }
+
+  read(): Datum[] {
+    const text = this.#text;
+    while (this.#i < text.length) {
+      if (this.#skip()) continue;
+      const pos = this.#here();
+      const c = text[this.#i] as string;
+      if (this.#open(c, pos)) continue;
+      if (c === ')' || c === ']') this.#close(c, pos);
+      else if (c === '"') this.#emit(this.#string(pos));
+      else this.#atom(c, pos);
     }
-  };
-  const fail = (pos: SourcePos, reason: string): never => {
+    this.#finish();
+    return this.#top;
+  }
+
+  #here(): SourcePos {
+    return { file: this.#file, line: this.#line, column: this.#col };
+  }
+
+  #advance(k = 1): void {
+    for (let j = 0; j < k; j++) {
+      if (this.#text[this.#i] === '\n') {
+        this.#line++;
+        this.#col = 1;
+      } else this.#col++;
+      this.#i++;
+    }
+  }
+
+  #fail(pos: SourcePos, reason: string): never {
     throw new SchemeSyntaxError(pos, reason);
-  };
+  }
+
+  /** Skips white space, a line comment or a block comment; false when none starts here. */
+  #skip(): boolean {
+    const text = this.#text;
+    const c = text[this.#i];
+    if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f') {
+      this.#advance();
+      return true;
+    }
+    if (c === ';') {
+      while (this.#i < text.length && text[this.#i] !== '\n') this.#advance();
+      return true;
+    }
+    if (c !== '#' || text[this.#i + 1] !== '|') return false;
+    const pos = this.#here();
+    let depth = 1;
+    this.#advance(2);
+    while (this.#i < text.length && depth > 0) {
+      const two = text.slice(this.#i, this.#i + 2);
+      if (two === '|#') depth--;
+      else if (two === '#|') depth++;
+      this.#advance(two === '|#' || two === '#|' ? 2 : 1);
+    }
+    if (depth > 0) this.#fail(pos, 'unterminated block comment #| … |#');
+    return true;
+  }
+
+  /** Opens a frame (list, vector, quote shorthand, datum comment) when one starts here. */
+  #open(c: string, pos: SourcePos): boolean {
+    const text = this.#text;
+    const next = text[this.#i + 1];
+    const frame = (kind: Frame['kind'], close = '', quoteName?: string): true => {
+      const f: Frame = { kind, items: [], tail: null, dotted: false, close, pos };
+      if (quoteName !== undefined) f.quoteName = quoteName;
+      this.#stack.push(f);
+      return true;
+    };
+    if (c === '#' && next === ';') {
+      this.#advance(2);
+      return frame('skip');
+    }
+    if (c === '(' || c === '[') {
+      this.#advance();
+      return frame('list', c === '(' ? ')' : ']');
+    }
+    if (c === '#' && (next === '(' || /^#u8\(/i.test(text.slice(this.#i, this.#i + 4)))) {
+      // A vector, or a bytevector #u8( … ) (read as a vector of its bytes).
+      this.#advance(next === '(' ? 2 : 4);
+      return frame('vec', ')');
+    }
+    if (c === "'" || c === '`' || c === ',') {
+      const two = c === ',' && next === '@';
+      this.#advance(two ? 2 : 1);
+      return frame('quote', '', QUOTES[two ? ',@' : c] as string);
+    }
+    return false;
+  }
+
+  #close(c: string, pos: SourcePos): void {
+    const frame = this.#stack.pop();
+    if (frame === undefined || (frame.kind !== 'list' && frame.kind !== 'vec'))
+      this.#fail(pos, `unexpected '${c}'`);
+    const f = frame as Frame;
+    if (f.close !== c)
+      this.#fail(
+        pos,
+        `'${c}' closes '${f.close === ')' ? '(' : '['}' opened at ${f.pos.line}:${f.pos.column}`,
+      );
+    if (f.dotted && f.tail === null) this.#fail(pos, 'nothing after the dot of a dotted list');
+    this.#advance();
+    this.#emit(
+      f.kind === 'vec'
+        ? { t: 'vec', items: f.items, pos: f.pos }
+        : { t: 'list', items: f.items, tail: f.tail, pos: f.pos },
+    );
+  }
+
+  #string(pos: SourcePos): Datum {
+    const text = this.#text;
+    this.#advance();
+    let value = '';
+    for (;;) {
+      if (this.#i >= text.length) this.#fail(pos, 'unterminated string');
+      const ch = text[this.#i] as string;
+      if (ch === '"') break;
+      if (ch === '\\') {
+        const e = text[this.#i + 1] ?? '';
+        value += e === 'n' ? '\n' : e === 't' ? '\t' : e;
+        this.#advance(2);
+      } else {
+        value += ch;
+        this.#advance();
+      }
+    }
+    this.#advance();
+    return { t: 'str', value, pos };
+  }
+
+  /** An atom, up to the next delimiter: the dot of a dotted list, a character, symbol, boolean or number. */
+  #atom(c: string, pos: SourcePos): void {
+    const text = this.#text;
+    // #\x, also #\( and #\)
+    let j = c === '#' && text[this.#i + 1] === '\\' ? this.#i + 3 : this.#i;
+    while (j < text.length && !DELIMITERS.has(text[j] as string)) j++;
+    const atom = text.slice(this.#i, j);
+    this.#advance(j - this.#i);
+    if (atom === '.') {
+      const frame = this.#stack[this.#stack.length - 1];
+      if (frame === undefined || frame.kind !== 'list' || frame.items.length === 0 || frame.dotted)
+        this.#fail(pos, "unexpected '.'");
+      (frame as Frame).dotted = true;
+      return;
+    }
+    if (atom.startsWith('#\\')) this.#emit({ t: 'char', value: atom.slice(2), pos });
+    else this.#emit(atomDatum(atom, pos));
+  }
 
   // Delivers a finished datum to the innermost open frame (closing quote frames as they fill).
-  const emit = (d: Datum): void => {
+  #emit(d: Datum): void {
     let datum: Datum | null = d;
     while (datum !== null) {
-      const frame = stack[stack.length - 1];
+      const frame = this.#stack[this.#stack.length - 1];
       if (frame === undefined) {
-        top.push(datum);
+        this.#top.push(datum);
         return;
       }
       if (frame.kind === 'skip') {
-        stack.pop();
+        this.#stack.pop();
         return;
       }
       if (frame.kind === 'quote') {
-        stack.pop();
+        this.#stack.pop();
         datum = {
           t: 'list',
           items: [{ t: 'sym', name: frame.quoteName as string, pos: frame.pos }, datum],
@@ -92,162 +239,42 @@ export function readScheme(text: string, file = '<input>'): Datum[] {
         continue;
       }
       if (frame.dotted) {
-        if (frame.tail !== null) fail(datum.pos, 'more than one datum after the dot of a dotted list');
+        if (frame.tail !== null) this.#fail(datum.pos, 'more than one datum after the dot of a dotted list');
         frame.tail = datum;
       } else frame.items.push(datum);
       return;
     }
-  };
-
-  while (i < n) {
-    const c = text[i] as string;
-    if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f') {
-      advance();
-      continue;
-    }
-    if (c === ';') {
-      while (i < n && text[i] !== '\n') advance();
-      continue;
-    }
-    const pos = here();
-    if (c === '#' && text[i + 1] === '|') {
-      let depth = 1;
-      advance(2);
-      while (i < n && depth > 0) {
-        if (text[i] === '|' && text[i + 1] === '#') {
-          depth--;
-          advance(2);
-        } else if (text[i] === '#' && text[i + 1] === '|') {
-          depth++;
-          advance(2);
-        } else advance();
-      }
-      if (depth > 0) fail(pos, 'unterminated block comment #| … |#');
-      continue;
-    }
-    if (c === '#' && text[i + 1] === ';') {
-      advance(2);
-      stack.push({ kind: 'skip', items: [], tail: null, dotted: false, close: '', pos });
-      continue;
-    }
-    if (c === '(' || c === '[') {
-      advance();
-      stack.push({ kind: 'list', items: [], tail: null, dotted: false, close: c === '(' ? ')' : ']', pos });
-      continue;
-    }
-    if (c === '#' && (text[i + 1] === '(' || /^#u8\(/i.test(text.slice(i, i + 4)))) {
-      // A vector, or a bytevector #u8( … ) (read as a vector of its bytes).
-      advance(text[i + 1] === '(' ? 2 : 4);
-      stack.push({ kind: 'vec', items: [], tail: null, dotted: false, close: ')', pos });
-      continue;
-    }
-    if (c === ')' || c === ']') {
-      const frame = stack.pop();
-      if (frame === undefined || (frame.kind !== 'list' && frame.kind !== 'vec'))
-        fail(pos, `unexpected '${c}'`);
-      const f = frame as Frame;
-      if (f.close !== c)
-        fail(pos, `'${c}' closes '${f.close === ')' ? '(' : '['}' opened at ${f.pos.line}:${f.pos.column}`);
-      if (f.dotted && f.tail === null) fail(pos, 'nothing after the dot of a dotted list');
-      advance();
-      emit(
-        f.kind === 'vec'
-          ? { t: 'vec', items: f.items, pos: f.pos }
-          : { t: 'list', items: f.items, tail: f.tail, pos: f.pos },
-      );
-      continue;
-    }
-    if (c === "'" || c === '`' || c === ',') {
-      const two = c === ',' && text[i + 1] === '@';
-      advance(two ? 2 : 1);
-      stack.push({
-        kind: 'quote',
-        items: [],
-        tail: null,
-        dotted: false,
-        close: '',
-        pos,
-        quoteName: QUOTES[two ? ',@' : c] as string,
-      });
-      continue;
-    }
-    if (c === '"') {
-      advance();
-      let value = '';
-      for (;;) {
-        if (i >= n) fail(pos, 'unterminated string');
-        const ch = text[i] as string;
-        if (ch === '"') break;
-        if (ch === '\\') {
-          const e = text[i + 1] ?? '';
-          value += e === 'n' ? '\n' : e === 't' ? '\t' : e;
-          advance(2);
-        } else {
-          value += ch;
-          advance();
-        }
-      }
-      advance();
-      emit({ t: 'str', value, pos });
-      continue;
-    }
-    // An atom: up to the next delimiter.
-    let j = i;
-    if (c === '#' && text[i + 1] === '\\') {
-      j = i + 3; // #\x, also #\( and #\)
-      while (j < n && !DELIMITERS.has(text[j] as string)) j++;
-    } else {
-      while (j < n && !DELIMITERS.has(text[j] as string)) j++;
-    }
-    const atom = text.slice(i, j);
-    advance(j - i);
-    if (atom === '.') {
-      const frame = stack[stack.length - 1];
-      if (frame === undefined || frame.kind !== 'list' || frame.items.length === 0 || frame.dotted)
-        fail(pos, "unexpected '.'");
-      (frame as Frame).dotted = true;
-      continue;
-    }
-    if (atom.startsWith('#\\')) {
-      emit({ t: 'char', value: atom.slice(2), pos });
-      continue;
-    }
-    // Most atoms are symbols: only those that start like a number or with '#' need the patterns.
-    if (!NUMBER_OR_HASH_START.test(atom)) {
-      emit({ t: 'sym', name: atom, pos });
-      continue;
-    }
-    const lower = atom.toLowerCase();
-    if (lower === '#t' || lower === '#true') {
-      emit({ t: 'bool', value: true, pos });
-      continue;
-    }
-    if (lower === '#f' || lower === '#false') {
-      emit({ t: 'bool', value: false, pos });
-      continue;
-    }
-    if (
-      /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(atom) ||
-      /^[+-]?\d+\/\d+$/.test(atom) ||
-      /^#[xXbBoOdDeEiI]/.test(atom)
-    ) {
-      emit({ t: 'num', text: atom, pos });
-      continue;
-    }
-    if (atom.startsWith('#')) fail(pos, `unknown syntax '${atom}'`);
-    emit({ t: 'sym', name: atom, pos });
   }
-  const open = stack[stack.length - 1];
-  if (open !== undefined) {
+
+  /** Fails on a frame still open at the end of the text. */
+  #finish(): void {
+    const open = this.#stack[this.#stack.length - 1];
+    if (open === undefined) return;
     const what =
       open.kind === 'quote'
         ? `'${open.quoteName}' shorthand`
         : open.kind === 'skip'
           ? 'datum comment #;'
           : `'${open.close === ']' ? '[' : '('}'`;
-    fail(open.pos, `${what} is never closed (end of input)`);
+    this.#fail(open.pos, `${what} is never closed (end of input)`);
   }
-  return top;
+}
+
+/** A symbol, boolean or number atom (not a character or the dot). */
+function atomDatum(atom: string, pos: SourcePos): Datum {
+  // Most atoms are symbols: only those that start like a number or with '#' need the patterns.
+  if (!NUMBER_OR_HASH_START.test(atom)) return { t: 'sym', name: atom, pos };
+  const lower = atom.toLowerCase();
+  if (lower === '#t' || lower === '#true') return { t: 'bool', value: true, pos };
+  if (lower === '#f' || lower === '#false') return { t: 'bool', value: false, pos };
+  if (
+    /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(atom) ||
+    /^[+-]?\d+\/\d+$/.test(atom) ||
+    /^#[xXbBoOdDeEiI]/.test(atom)
+  )
+    return { t: 'num', text: atom, pos };
+  if (atom.startsWith('#')) throw new SchemeSyntaxError(pos, `unknown syntax '${atom}'`);
+  return { t: 'sym', name: atom, pos };
 }
 
 /**

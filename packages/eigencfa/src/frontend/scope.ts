@@ -66,6 +66,7 @@ export const SPECIAL = new Set([
   'else',
   '=>',
   'named-lambda',
+  '%lambda/any-arity',
   'delay',
   'delay-force',
   'cons-stream',
@@ -383,10 +384,13 @@ export class Scope {
 
   /**
    * `(lambda (p … . rest) body)`: the rest list is a basic value whose elements are written to
-   * `%heap` (`storeRest`; a basic primitive used as a value keeps nothing). After the fixed
-   * parameters the procedure either runs its body or returns an absorber that takes one more
-   * argument and makes the same choice again, so a call with any number of extra arguments
-   * reaches the body with the right continuation.
+   * `%heap` (`storeRest`; a basic primitive used as a value keeps nothing). The step that takes the
+   * last fixed parameter (or, with none, the first argument) is two lambdas: one runs the body
+   * (applied where one argument is left, or none), one returns an absorber (two or more left).
+   * The absorber is two lambdas the same way, each storing its argument, so under arity-aware
+   * flows a call reaches the body once, with its own continuation, after as many absorbers as it
+   * has extra arguments. The last fixed parameter, bound by both lambdas of its step, is a
+   * variable they assign.
    */
   restLambda(
     params: SourceVar[],
@@ -397,49 +401,60 @@ export class Scope {
     storeRest = true,
   ): Core {
     const thunk = this.temp(pos);
-    const absorb = this.temp(pos);
-    const x = this.temp(pos);
-    const choose = (): Core => ({
+    const absorbLast = this.temp(pos);
+    const absorbMore = this.temp(pos);
+    const ref = (v: SourceVar): Core => ({ k: 'ref', v, pos });
+    const either = (a: SourceVar, b: SourceVar): Core => ({
       k: 'if',
       c: { k: 'const', value: 'basic', pos },
-      t: curriedApp({ k: 'ref', v: thunk, pos }, [], pos, undefined),
-      e: { k: 'ref', v: absorb, pos },
+      t: ref(a),
+      e: ref(b),
       pos,
     });
-    const inner: Core = {
-      k: 'bind',
-      v: rest,
-      init: { k: 'const', value: 'basic', pos },
-      body: {
-        k: 'bind',
-        v: thunk,
-        init: { k: 'lam', params: [], body, pos, origin: { kind: 'thunk', pos } },
-        body: {
-          k: 'bind',
-          v: absorb,
-          init: {
-            k: 'lam',
-            params: [x],
-            body: storeRest
-              ? {
-                  k: 'seq',
-                  first: { k: 'set', v: this.heap(), e: { k: 'ref', v: x, pos }, pos },
-                  rest: choose(),
-                }
-              : choose(),
-            pos,
-            origin: { kind: 'absorb', pos },
-          },
-          body: choose(),
-        },
-      },
+    const runBody = curriedApp(ref(thunk), [], pos, undefined);
+    const store = (x: SourceVar, then: Core): Core =>
+      storeRest ? { k: 'seq', first: { k: 'set', v: this.heap(), e: ref(x), pos }, rest: then } : then;
+    // A step of one parameter x that does `then` with it: the body step (one argument left, or
+    // `none` too) or the absorbing step (two or more).
+    const step = (
+      last: boolean,
+      none: boolean,
+      stepOrigin: LambdaOrigin,
+      then: (x: SourceVar) => Core,
+    ): Core => {
+      const x = this.temp(pos);
+      const arity = last ? { min: none ? 0 : 1, max: 1 } : { min: 2, max: null };
+      return { k: 'lam', params: [x], body: then(x), pos, origin: stepOrigin, arity };
     };
-    if (params.length > 0) return { k: 'lam', params, body: inner, pos, origin };
-    // No fixed parameter: the first argument is the rest list's first element.
-    const first = this.temp(pos);
-    const stored: Core = storeRest
-      ? { k: 'seq', first: { k: 'set', v: this.heap(), e: { k: 'ref', v: first, pos }, pos }, rest: inner }
-      : inner;
-    return { k: 'lam', params: [first], body: stored, pos, origin };
+    const absorb: LambdaOrigin = { kind: 'absorb', pos };
+    const lastFixed = params[params.length - 1];
+    // With fixed parameters, both lambdas of the last one's step assign it; with none, they store
+    // their argument as the rest list's first element.
+    const take = (x: SourceVar, then: Core): Core =>
+      lastFixed
+        ? { k: 'seq', first: { k: 'set', v: lastFixed, e: ref(x), pos }, rest: then }
+        : store(x, then);
+    const lastStep = this.temp(pos);
+    const moreStep = this.temp(pos);
+    let result = either(lastStep, moreStep);
+    const binds: [SourceVar, Core][] = [
+      [rest, { k: 'const', value: 'basic', pos }],
+      [thunk, { k: 'lam', params: [], body, pos, origin: { kind: 'thunk', pos } }],
+      [absorbLast, step(true, false, absorb, (x) => store(x, runBody))],
+      [absorbMore, step(false, false, absorb, (x) => store(x, either(absorbLast, absorbMore)))],
+      [lastStep, step(true, !lastFixed, origin, (x) => take(x, runBody))],
+      [moreStep, step(false, false, origin, (x) => take(x, either(absorbLast, absorbMore)))],
+    ];
+    for (let i = binds.length - 1; i >= 0; i--) {
+      const [v, init] = binds[i] as [SourceVar, Core];
+      result = { k: 'bind', v, init, body: result };
+    }
+    if (!lastFixed) return result;
+    lastFixed.mutable = true;
+    result = { k: 'bind', v: lastFixed, init: { k: 'const', value: 'basic', pos }, body: result };
+    if (params.length === 1) return result;
+    // The steps before the last fixed parameter's take one fewer argument each than the call has left.
+    const n = params.length;
+    return { k: 'lam', params: params.slice(0, -1), body: result, pos, origin, arity: { min: n, max: null } };
   }
 }

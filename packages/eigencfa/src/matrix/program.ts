@@ -31,6 +31,77 @@ export interface CfaMatrices {
   readonly arg2: Uint32Array;
   /** 3·lams. */
   readonly rows: number;
+  /**
+   * Arity-aware flows ({@link CfaArity}): a call pairs with λ only where λ accepts its argument
+   * count. Absent: every lambda reaching a call's function row is applied there.
+   */
+  readonly arity?: CfaArity | undefined;
+}
+
+/**
+ * Which calls a lambda may be applied at: call c has an arity class `calls[c]` (0 … 30: the source
+ * arguments it and the applications after it pass, 30 meaning 30 or more; 31: any count, e.g. a
+ * continuation's call or `apply`'s), lambda l a mask `lambdas[l]` of the classes it accepts (bit 31
+ * always set). The pair (c, l) binds l's formals iff bit `calls[c]` of `lambdas[l]` is set.
+ *
+ * @example
+ * ```ts
+ * arityAccepts(arityMask(2), 2); // true: (lambda (x y) …) at (f a b)
+ * arityAccepts(arityMask(2), 1); // false: … at (f a)
+ * ```
+ */
+export interface CfaArity {
+  readonly lambdas: Uint32Array;
+  readonly calls: Uint32Array;
+}
+
+/** Arity classes 0 … 30 count arguments (30: that many or more); class 31 accepts every lambda. */
+export const ARITY_ANY = 31;
+const ARITY_MAX = 30;
+
+/**
+ * The class of a call that passes `remaining` source arguments (undefined: any count).
+ *
+ * @example
+ * ```ts
+ * arityClass(2); // 2
+ * arityClass(undefined); // 31
+ * ```
+ */
+export function arityClass(remaining: number | undefined): number {
+  return remaining === undefined ? ARITY_ANY : Math.min(remaining, ARITY_MAX);
+}
+
+/**
+ * The mask of a lambda applied to `min` … `max` arguments (`max` null: any number from `min`;
+ * both omitted: any count).
+ *
+ * @example
+ * ```ts
+ * arityMask(1).toString(2); // '10000000000000000000000000000010'
+ * arityMask(2, null); // 2 or more
+ * arityMask(0, 1); // none or one
+ * ```
+ */
+export function arityMask(min?: number, max: number | null = min ?? null): number {
+  if (min === undefined) return 0xffff_ffff;
+  const low = Math.min(Math.max(0, min), ARITY_MAX);
+  const high = max === null ? ARITY_MAX : Math.min(max, ARITY_MAX);
+  let mask = 1 << ARITY_ANY;
+  for (let r = low; r <= high; r++) mask |= 1 << r;
+  return mask >>> 0;
+}
+
+/**
+ * Whether a lambda of mask `mask` is applied at a call of class `cls`.
+ *
+ * @example
+ * ```ts
+ * arityAccepts(arityMask(1, null), 4); // true
+ * ```
+ */
+export function arityAccepts(mask: number, cls: number): boolean {
+  return ((mask >>> cls) & 1) === 1;
 }
 
 /**
@@ -50,6 +121,7 @@ export function createCfaMatrices(init: {
   vars?: number;
   wordSize?: number;
   file?: string;
+  arity?: CfaArity | undefined;
 }): CfaMatrices {
   const file = init.file ?? '<matrices>';
   const lams = init.lams;
@@ -70,6 +142,22 @@ export function createCfaMatrices(init: {
     }
     return out;
   };
+  const arity = init.arity;
+  if (arity) {
+    if (arity.lambdas.length !== lams || arity.calls.length !== calls)
+      throw new MatrixFormatError(
+        file,
+        `arity has ${arity.lambdas.length} lambda masks and ${arity.calls.length} call classes, for ${lams} lambdas and ${calls} calls`,
+      );
+    arity.calls.forEach((c, i) => {
+      if (c > ARITY_ANY)
+        throw new MatrixFormatError(file, `arity class of call ${i} is ${c} (0 … ${ARITY_ANY})`);
+    });
+    arity.lambdas.forEach((mask, l) => {
+      if (!arityAccepts(mask, ARITY_ANY))
+        throw new MatrixFormatError(file, `arity mask of λ${l} lacks bit ${ARITY_ANY} (any count)`);
+    });
+  }
   return {
     lams,
     vars,
@@ -79,6 +167,7 @@ export function createCfaMatrices(init: {
     arg1: check('Arg1', init.arg1),
     arg2: check('Arg2', init.arg2),
     rows,
+    ...(arity ? { arity } : {}),
   };
 }
 

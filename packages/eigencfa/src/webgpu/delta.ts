@@ -7,21 +7,19 @@
  * grid dispatches each, recorded into one compute pass.
  * @module
  */
-import { type BindingSpec, BufferUsage, defineBindings, type GpuContext } from '@gpumorph/gpu-allocator';
-import { CfaAbortedError, CfaEngineError } from '../errors';
+import { type BindingSpec, defineBindings, type GpuContext } from '@gpumorph/gpu-allocator';
+import { CfaEngineError } from '../errors';
 import type { CfaMatrices } from '../matrix/program';
 import type { CfaStore } from '../store';
 import type { CfaBufferPool } from './buffer-pool';
+import { allocateDelta, DeltaBuffers, type DeltaKernels, PagePoolFull, runDeltaBatches } from './delta-run';
 import {
   DEFAULT_FOLLOW_BUDGET,
   DELTA_STATE,
-  DELTA_STATE_WORDS,
   type DeltaEntryPoint,
   type DeltaGeometry,
-  deltaParams,
   deltaWgsl,
   graphSections,
-  ITEM_WORDS,
   memberSegments,
 } from './kernels/delta.wgsl';
 import { PAGE_WORDS, storeBindingNames } from './kernels/store.wgsl';
@@ -124,7 +122,7 @@ export interface WebGpuStatistics {
 }
 
 /** The reader index and member slots of `m`, in the layout of {@link graphSections}. */
-function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
+function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number; readerEntries: number } {
   const L = m.lams;
   const V = 2 * L;
   const C = m.calls;
@@ -142,7 +140,12 @@ function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
     tally(m.arg2[c] as number);
   }
   const sec = graphSections(C, V);
-  const graph = new Uint32Array(sec.readers + 2 * entries);
+  const arity = m.arity;
+  const graph = new Uint32Array(sec.arity(entries) + (arity ? m.calls + m.lams : 0));
+  if (arity) {
+    graph.set(arity.calls, sec.arity(entries));
+    graph.set(arity.lambdas, sec.arity(entries) + m.calls);
+  }
   graph.set(m.fun, sec.fun);
   graph.set(m.arg1, sec.arg1);
   graph.set(m.arg2, sec.arg2);
@@ -178,7 +181,7 @@ function buildGraph(m: CfaMatrices): { graph: Uint32Array; funRows: number } {
     put(m.arg1[c] as number, c, 1);
     put(m.arg2[c] as number, c, 2);
   }
-  return { graph, funRows };
+  return { graph, funRows, readerEntries: entries };
 }
 
 /** Bytes of each store binding of `g`, in the order of `storeBindingNames(g)`. */
@@ -263,13 +266,6 @@ function solveMode(ctx: GpuContext, m: CfaMatrices, options: WebGpuSolveOptions)
   return options.mode ?? (!ctx.adapter.software && m.calls >= GRID_MIN_CALLS ? 'grid' : 'workgroup');
 }
 
-/** Thrown inside a solve when the paged store's pool is full: the solve starts again with more pages. */
-class PagePoolFull extends Error {
-  constructor(readonly demand: number) {
-    super('the page pool is full');
-  }
-}
-
 /** Storage bindings of the delta kernel besides the store's. */
 const OTHER_BINDINGS = 6;
 
@@ -298,7 +294,8 @@ function planStore(
   };
   let readerEntries = 0;
   for (const rows of [m.fun, m.arg1, m.arg2]) for (const r of rows) if (r >= m.lams) readerEntries++;
-  tooBig('the reader index', (3 * m.calls + 2 * V + 1 + 2 * readerEntries) * 4, deviceBinding);
+  const arityWords = m.arity ? m.calls + m.lams : 0;
+  tooBig('the reader index', (3 * m.calls + 2 * V + 1 + 2 * readerEntries + arityWords) * 4, deviceBinding);
   if (blocks >= 2 ** 32) throw new CfaEngineError(`${blocks} store blocks: block numbers are 32-bit`);
   // The grid kernels over a dense store of several bindings answered a 100,967-lambda program
   // with 516,000 store entries missing on the H100 (the workgroup kernels, and the grid kernels
@@ -344,21 +341,82 @@ async function solveOnStore(
   maxBinding: number,
 ): Promise<{ store: CfaStore; statistics: Omit<WebGpuStatistics, 'restarts'> }> {
   const setupStart = performance.now();
-  const { graph, funRows } = buildGraph(m);
+  const { graph, funRows, readerEntries } = buildGraph(m);
   const indexMs = performance.now() - setupStart;
   const threads =
     options.threads ??
     Math.min(1024, ctx.limits.maxComputeInvocationsPerWorkgroup, ctx.limits.maxComputeWorkgroupSizeX);
-  const V = 2 * m.lams;
   // Duplicates (from recovered dirty words) can push a list past |Lam|; 4·|Lam| leaves room.
   const g: DeltaGeometry = {
     ...sg,
+    readerEntries,
     summaryWords: Math.ceil(sg.words / 32),
     funRows: Math.max(1, funRows),
     segments: memberSegments(4 * m.lams),
     threads,
     followBudget: Math.max(1, Math.min(0xffffffff, options.followBudget ?? DEFAULT_FOLLOW_BUDGET)),
   };
+  const mode = solveMode(ctx, m, options);
+  const { kernels, storeNames } = await deltaKernels(ctx, g, mode, options, m.arity !== undefined);
+  const gridWorkgroups = kernels.gridClose ? (kernels.gridPhases[1]?.workgroups ?? 0) : 0;
+  const allocStart = performance.now();
+  const buffers = new DeltaBuffers(ctx, options.bufferPool);
+  let solved = false;
+  try {
+    const device = await allocateDelta(
+      ctx,
+      buffers,
+      g,
+      graph,
+      storeNames,
+      storeChunkBytes(g),
+      options,
+      m.calls,
+    );
+    const allocMs = performance.now() - allocStart;
+    const setupMs = performance.now() - setupStart;
+    const solveStart = performance.now();
+    const { state: s, batches, grows } = await runDeltaBatches(ctx, buffers, device, kernels, options);
+    const solveMs = performance.now() - solveStart;
+    const readStart = performance.now();
+    const store = await readStoreRows(ctx, g, device.stores, buffers.create, maxBinding);
+    const readbackMs = performance.now() - readStart;
+    solved = true;
+    return {
+      store,
+      statistics: {
+        rounds: s[DELTA_STATE.rounds] as number,
+        batches,
+        gridWorkgroups,
+        peakItems: s[DELTA_STATE.itemPeak] as number,
+        poolMembers: s[DELTA_STATE.poolNext] as number,
+        grows,
+        storeLayout: g.paging ? 'paged' : 'dense',
+        storeChunks: device.stores.length,
+        storeBytes: device.stores.reduce((sum, b) => sum + b.size, 0),
+        pages: g.paging ? Math.min(s[DELTA_STATE.pageNext] as number, g.paging.pageCapacity) : 0,
+        deviceBytes: buffers.deviceBytes,
+        solveMs,
+        setupMs,
+        readbackMs,
+        indexMs,
+        allocMs,
+        reusedStoreBytes: buffers.reusedStoreBytes,
+      },
+    };
+  } finally {
+    buffers.finish(solved);
+  }
+}
+
+/** The bindings and pipelines of a solve of geometry `g` in `mode`. */
+async function deltaKernels(
+  ctx: GpuContext,
+  g: DeltaGeometry,
+  mode: 'grid' | 'workgroup',
+  options: WebGpuSolveOptions,
+  arity: boolean,
+): Promise<{ kernels: DeltaKernels; storeNames: string[] }> {
   const specs: Record<string, BindingSpec> = {
     params: { kind: 'uniform', type: 'DeltaParams' },
     state: storage('array<atomic<u32>>'),
@@ -374,266 +432,26 @@ async function solveOnStore(
     `eigencfa delta (${g.paging ? 'paged, ' : ''}${storeNames.length} store bindings)`,
     specs,
   );
-  const mode = solveMode(ctx, m, options);
   // Following function rows cuts the rounds from 2n to about n/13 on the Van Horn–Mairson
   // programs; with the follow budget it is faster in both modes (see DEFAULT_FOLLOW_BUDGET).
-  const follow = options.followFunctionRows ?? true;
   const code = deltaWgsl(layout.wgsl(), {
     chunks: g.chunks,
     paging: g.paging,
-    threads,
-    followFunctionRows: follow,
+    threads: g.threads,
+    followFunctionRows: options.followFunctionRows ?? true,
+    arity,
   });
   const entry = (entryPoint: DeltaEntryPoint) =>
     ctx.kernels.get({ label: `eigencfa delta ${entryPoint}`, code, layout, entryPoint });
-  const kernel = await entry('main');
-  const gridKernels = mode === 'grid' ? await Promise.all(GRID_PHASES.map(entry)) : [];
-  const gridClose = mode === 'grid' ? await entry('grid_close') : undefined;
-  const gridWorkgroups = Math.max(1, options.gridWorkgroups ?? (ctx.adapter.software ? 8 : 512));
-
-  const allocStart = performance.now();
-  const owned = new Set<GPUBuffer>();
-  let deviceBytes = 0;
-  const buffer = async (label: string, size: number, usage: number, data?: Uint32Array) => {
-    const bytes = Math.max(16, Math.ceil(size / 4) * 4);
-    const b = await ctx.createBuffer({
-      label,
-      size: bytes,
-      usage: usage | BufferUsage.COPY_DST | BufferUsage.COPY_SRC,
-    });
-    owned.add(b);
-    deviceBytes += bytes;
-    if (data) await ctx.writeBuffer(b, 0, data);
-    return b;
-  };
-  const bufferPool = options.bufferPool;
-  if (bufferPool && bufferPool.ctx !== ctx)
-    throw new CfaEngineError('bufferPool belongs to another GPU context');
-  const pooled = new Set<GPUBuffer>();
-  let reusedStoreBytes = 0;
-  const storeBuffer = async (label: string, size: number) => {
-    if (!bufferPool) return { b: await buffer(label, size, BufferUsage.STORAGE), reused: false };
-    const bytes = Math.max(16, Math.ceil(size / 4) * 4);
-    const usage = BufferUsage.STORAGE | BufferUsage.COPY_DST | BufferUsage.COPY_SRC;
-    const { buffer: b, reused } = await bufferPool.take(label, bytes, usage);
-    pooled.add(b);
-    deviceBytes += bytes;
-    if (reused) reusedStoreBytes += bytes;
-    return { b, reused };
-  };
-  let solved = false;
-  const release = (b: GPUBuffer) => {
-    owned.delete(b);
-    deviceBytes -= b.size;
-    b.destroy();
-  };
-  const copy = async (
-    label: string,
-    from: GPUBuffer,
-    fromOffset: number,
-    to: GPUBuffer,
-    toOffset: number,
-    bytes: number,
-  ) => {
-    if (bytes === 0) return;
-    const command = await ctx.guard(label, () => {
-      const encoder = ctx.device.createCommandEncoder({ label });
-      encoder.copyBufferToBuffer(from, fromOffset, to, toOffset, bytes);
-      return encoder.finish();
-    });
-    await ctx.submit(label, [command]);
-  };
-  try {
-    const S = BufferUsage.STORAGE;
-    const deviceBinding = Math.min(ctx.limits.maxStorageBufferBindingSize, ctx.limits.maxBufferSize);
-    const maxItems = Math.floor(deviceBinding / (2 * ITEM_WORDS * 4));
-    const maxPool = Math.floor(deviceBinding / 4);
-    let itemCapacity = Math.min(maxItems, Math.max(1, options.itemCapacity ?? Math.max(4096, m.calls)));
-    let poolCapacity = Math.min(maxPool, Math.max(1, options.poolCapacity ?? Math.max(4096, 4 * m.calls)));
-    const params = await buffer('eigencfa delta params', 64, BufferUsage.UNIFORM, deltaParams(g));
-    const state = await buffer('eigencfa delta state', DELTA_STATE_WORDS * 4, S);
-    const graphBuffer = await buffer('eigencfa delta index', graph.length * 4, S, graph);
-    // Summary (a bit per nonzero store word), dirty marks, and the top summary (a bit per nonzero summary word).
-    // Paged, the summary and the dirty marks are in the pages.
-    const topWords = V * Math.ceil(g.summaryWords / 32);
-    const marksWords = (g.paging ? 0 : 2 * V * g.summaryWords) + topWords;
-    const marks = await buffer('eigencfa delta marks', marksWords * 4, S);
-    const memIndex = await buffer('eigencfa delta member index', g.funRows * (1 + g.segments) * 4, S);
-    let pool = await buffer('eigencfa delta member pool', poolCapacity * 4, S);
-    let items = await buffer('eigencfa delta items', 2 * itemCapacity * ITEM_WORDS * 4, S);
-    const stores: GPUBuffer[] = [];
-    for (const [k, bytes] of storeChunkBytes(g).entries())
-      stores.push((await storeBuffer(`eigencfa ${storeNames[k]}`, bytes)).b);
-    // Every store is cleared here, a reused one because it holds the last solve's sets, a new one so
-    // that zeroing it counts as setup rather than being left to Dawn's lazy initialisation inside the
-    // first dispatch. (The first solve on a new store still ran slower than later ones on the H100
-    // in the bench: 197 ms against 38 ms at n = 1792.)
-    const clear = await ctx.guard('eigencfa clear store', () => {
-      const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa clear store' });
-      for (const b of stores) encoder.clearBuffer(b);
-      return encoder.finish();
-    });
-    await ctx.submit('eigencfa clear store', [clear]);
-    const init = new Uint32Array(DELTA_STATE_WORDS);
-    init[DELTA_STATE.itemCapacity] = itemCapacity;
-    init[DELTA_STATE.poolCapacity] = poolCapacity;
-    await ctx.writeBuffer(state, 0, init);
-    const bindGroup = () =>
-      kernel.bindGroup({
-        params,
-        state,
-        graph: graphBuffer,
-        marks,
-        memIndex,
-        pool,
-        items,
-        ...Object.fromEntries(stores.map((b, k) => [storeNames[k], b])),
-      } as never);
-    let group = await ctx.guard('eigencfa delta bind group', bindGroup);
-    const allocMs = performance.now() - allocStart;
-    const setupMs = performance.now() - setupStart;
-
-    const solveStart = performance.now();
-    let batch = Math.max(
-      1,
-      mode === 'grid' ? (options.gridRoundsPerBatch ?? 64) : (options.roundsPerBatch ?? 512),
-    );
-    const maxBatch = Math.max(batch, mode === 'grid' ? 256 : (options.maxRoundsPerBatch ?? 1 << 16));
-    let batches = 0;
-    let grows = 0;
-    let s: Uint32Array;
-    for (;;) {
-      if (options.signal?.aborted)
-        throw new CfaAbortedError('CFA cancelled', { cause: options.signal.reason });
-      // Grid mode: the persistent kernel only makes the first items or recovers dirty words (no
-      // rounds); `batch` rounds follow as grid dispatches.
-      await ctx.writeBuffer(state, DELTA_STATE.maxRounds * 4, Uint32Array.of(mode === 'grid' ? 0 : batch));
-      const command = await ctx.guard('eigencfa delta', () => {
-        const encoder = ctx.device.createCommandEncoder({ label: 'eigencfa delta' });
-        const pass = encoder.beginComputePass({ label: 'eigencfa delta' });
-        pass.setBindGroup(0, group);
-        pass.setPipeline(kernel.pipeline);
-        pass.dispatchWorkgroups(1);
-        if (mode === 'grid') {
-          for (let r = 0; r < batch; r++) {
-            for (const [k, phase] of gridKernels.entries()) {
-              pass.setPipeline(phase.pipeline);
-              pass.dispatchWorkgroups(
-                GRID_PHASES[k] === 'grid_prep' || GRID_PHASES[k] === 'grid_check' ? 1 : gridWorkgroups,
-              );
-            }
-          }
-          pass.setPipeline((gridClose as typeof kernel).pipeline);
-          pass.dispatchWorkgroups(1);
-        }
-        pass.end();
-        return encoder.finish();
-      });
-      await ctx.submit('eigencfa delta', [command]);
-      batches++;
-      s = new Uint32Array(await ctx.readBuffer(state, 0, DELTA_STATE_WORDS * 4));
-      if (s[DELTA_STATE.pageOverflow]) throw new PagePoolFull(s[DELTA_STATE.pageNext] as number);
-      if (s[DELTA_STATE.segmentOverflow]) {
-        throw new CfaEngineError(
-          'a member list passed its last segment (more than 4·|Lam| members): the index is inconsistent',
-        );
-      }
-      const count = s[DELTA_STATE.count] as number;
-      options.onBatch?.(s[DELTA_STATE.rounds] as number, count > 0);
-      if (s[DELTA_STATE.poolOverflow]) {
-        // The round was undone before it started: grow the pool (members keep their indices) and run it again.
-        const need = (s[DELTA_STATE.poolNext] as number) + (s[DELTA_STATE.poolDemand] as number);
-        const wanted = Math.min(maxPool, Math.max(2 * poolCapacity, 2 * need));
-        if (wanted < need)
-          throw new CfaEngineError(`the member pool needs ${need} members, more than one binding holds`);
-        const next = await buffer('eigencfa delta member pool', wanted * 4, S);
-        await copy(
-          'eigencfa grow members',
-          pool,
-          0,
-          next,
-          0,
-          Math.min(s[DELTA_STATE.poolNext] as number, poolCapacity) * 4,
-        );
-        release(pool);
-        pool = next;
-        options.onGrow?.('members', poolCapacity, wanted);
-        poolCapacity = wanted;
-        grows++;
-        await ctx.writeBuffer(state, DELTA_STATE.poolOverflow * 4, Uint32Array.of(0));
-        await ctx.writeBuffer(state, DELTA_STATE.poolCapacity * 4, Uint32Array.of(poolCapacity));
-        group = await ctx.guard('eigencfa delta bind group', bindGroup);
-        continue;
-      }
-      if (s[DELTA_STATE.itemOverflow]) {
-        // The items that did not fit are dirty marks: grow, keep the current half, and recover them.
-        const wanted = Math.min(
-          maxItems,
-          Math.max(2 * itemCapacity, 2 * (s[DELTA_STATE.itemPeak] as number)),
-        );
-        if (wanted <= itemCapacity)
-          throw new CfaEngineError(`a round needs more items than one binding holds (${itemCapacity})`);
-        const next = await buffer('eigencfa delta items', 2 * wanted * ITEM_WORDS * 4, S);
-        const parity = s[DELTA_STATE.parity] as number;
-        const bytes = count * ITEM_WORDS * 4;
-        await copy(
-          'eigencfa grow items',
-          items,
-          parity * itemCapacity * ITEM_WORDS * 4,
-          next,
-          parity * wanted * ITEM_WORDS * 4,
-          bytes,
-        );
-        release(items);
-        items = next;
-        options.onGrow?.('items', itemCapacity, wanted);
-        itemCapacity = wanted;
-        grows++;
-        const update = new Uint32Array(DELTA_STATE_WORDS);
-        update.set(s);
-        update[DELTA_STATE.itemOverflow] = 0;
-        update[DELTA_STATE.itemCapacity] = itemCapacity;
-        update[DELTA_STATE.recover] = 1;
-        await ctx.writeBuffer(state, 0, update);
-        group = await ctx.guard('eigencfa delta bind group', bindGroup);
-        continue;
-      }
-      if (count === 0) break;
-      batch = Math.min(maxBatch, batch * 2);
-    }
-    const solveMs = performance.now() - solveStart;
-    const readStart = performance.now();
-    const store = await readStoreRows(ctx, g, stores, buffer, maxBinding);
-    const readbackMs = performance.now() - readStart;
-    solved = true;
-    return {
-      store,
-      statistics: {
-        rounds: s[DELTA_STATE.rounds] as number,
-        batches,
-        gridWorkgroups: mode === 'grid' ? gridWorkgroups : 0,
-        peakItems: s[DELTA_STATE.itemPeak] as number,
-        poolMembers: s[DELTA_STATE.poolNext] as number,
-        grows,
-        storeLayout: g.paging ? 'paged' : 'dense',
-        storeChunks: stores.length,
-        storeBytes: stores.reduce((sum, b) => sum + b.size, 0),
-        pages: g.paging ? Math.min(s[DELTA_STATE.pageNext] as number, g.paging.pageCapacity) : 0,
-        deviceBytes,
-        solveMs,
-        setupMs,
-        readbackMs,
-        indexMs,
-        allocMs,
-        reusedStoreBytes,
-      },
-    };
-  } finally {
-    for (const b of owned) b.destroy();
-    // A failed solve's store goes (the device may be lost); a finished one's waits in the pool.
-    for (const b of pooled) {
-      if (solved && bufferPool) bufferPool.give(b);
-      else b.destroy();
-    }
-  }
+  const main = await entry('main');
+  if (mode !== 'grid') return { kernels: { main, gridPhases: [], gridClose: undefined }, storeNames };
+  const workgroups = Math.max(1, options.gridWorkgroups ?? (ctx.adapter.software ? 8 : 512));
+  const gridPhases = await Promise.all(
+    GRID_PHASES.map(async (phase) => ({
+      kernel: await entry(phase),
+      // grid_prep and grid_check are one invocation's bookkeeping.
+      workgroups: phase === 'grid_prep' || phase === 'grid_check' ? 1 : workgroups,
+    })),
+  );
+  return { kernels: { main, gridPhases, gridClose: await entry('grid_close') }, storeNames };
 }

@@ -427,9 +427,20 @@ export class Interpreter {
     return new TailCall(fn, args);
   }
 
+  /** Whether the closure's parameters take `count` arguments (a case-lambda: some clause's do). */
+  accepts(fn: Closure, count: number): boolean {
+    const clauses = CASE_LAMBDAS.get(fn);
+    if (clauses) return clauses.some((c) => this.accepts(c, count));
+    const { params, rest } = fn.spec;
+    return count === params.length || (rest !== null && count >= params.length);
+  }
+
   callFact(site: Datum, fn: Value, args: Value[]): void {
     const pos = formatPos(site.pos);
-    if (fn instanceof Closure && fn.spec.source) this.facts.calls.add(`${pos} → ${fn.spec.id}`);
+    // A call whose arguments the closure's parameters do not accept is an error that enters
+    // nothing: no edge (arity-aware flows leave such pairs out).
+    if (fn instanceof Closure && fn.spec.source && this.accepts(fn, args.length))
+      this.facts.calls.add(`${pos} → ${fn.spec.id}`);
     if (fn instanceof Primitive && fn.name === 'apply' && args[0] instanceof Closure && args[0].spec.source)
       this.facts.calls.add(`${pos} → ${args[0].spec.id}`);
   }

@@ -19,218 +19,73 @@
  * items (with all their bits, which is redundant but exact), so nothing is lost either way.
  * @module
  */
-import type { PageGeometry, StoreGeometry } from '../layout';
+
+import {
+  gridControlWgsl,
+  gridMemberPhasesWgsl,
+  gridPropagateWgsl,
+  mainKernelWgsl,
+} from './delta-entries.wgsl';
+import {
+  DELTA_STATE,
+  DEPTH_FIRST_STACK,
+  type DeltaShape,
+  GRID_STAGE,
+  ITEM_WORDS,
+  MEMBER_BASE,
+  S,
+} from './delta-state';
 import { storeAccessWgsl } from './store.wgsl';
 
-/** Slots of the delta engine's `state` buffer (u32 atomics, read and written by the host between dispatches). */
-export const DELTA_STATE = {
-  /** Which half of the item buffer holds the current round's items. */
-  parity: 0,
-  /** Items of the current round. */
-  count: 1,
-  /** Rounds completed so far. */
-  rounds: 2,
-  /** 1 once the initial pairs (calls on a lambda) have been joined. */
-  started: 3,
-  /** Set by the host after growing the item buffer: turn dirty marks back into items first. */
-  recover: 4,
-  /** Most rounds to run in this dispatch (written by the host). */
-  maxRounds: 5,
-  /** Capacity of each half of the item buffer, in items (written by the host). */
-  itemCapacity: 6,
-  /** Capacity of the member pool, in members (written by the host). */
-  poolCapacity: 7,
-  /** Members handed out by the bump pointer. */
-  poolNext: 8,
-  /** Set when a round's segments did not fit in the pool (the round was undone). */
-  poolOverflow: 9,
-  /** Members the undone round needed. */
-  poolDemand: 10,
-  /** Set when a round produced more items than a half holds (the rest are dirty marks). */
-  itemOverflow: 11,
-  /** Most items a round produced (capacity overflow included). */
-  itemPeak: 12,
-  /** Set when a member list would pass its last segment (cannot happen on valid input). */
-  segmentOverflow: 13,
-  /** Items of the current round whose rows have member lists (0: the member phases are skipped). */
-  funItems: 14,
-  /** Grid mode: items the open round has produced so far. */
-  gridNext: 15,
-  /** Grid mode: of those, items of rows with member lists. */
-  gridFunItems: 16,
-  /** Grid mode: 1 while a round is open (opened by `grid_prep`, closed by the next `grid_prep`). */
-  gridActive: 17,
-  /** Grid mode: the pool's bump pointer when the open round began (restored if the round is undone). */
-  gridPoolStart: 18,
-  /** Grid mode: set by `grid_reserve` when a segment did not fit in the pool. */
-  gridFull: 19,
-  /** Grid mode: 1 when the open round runs the member phases (it has items of rows with member lists). */
-  gridMembers: 20,
-  /** Grid mode: 1 when `grid_undo` must take back the open round's reservations. */
-  gridUndo: 21,
-  /** Paged store: pages handed out by the bump pointer. */
-  pageNext: 22,
-  /** Paged store: set when a write found the page pool full (the host solves again with more pages). */
-  pageOverflow: 23,
-} as const;
-
-/** Words of the delta state buffer. */
-export const DELTA_STATE_WORDS = 24;
-
-/** Invocations per workgroup of the grid-mode kernels. */
-export const GRID_WORKGROUP = 256;
-
-/** Items a grid-mode workgroup collects in workgroup memory before it reserves room for them at once. */
-export const GRID_STAGE = 512;
+export {
+  DEFAULT_FOLLOW_BUDGET,
+  DELTA_ENTRY_POINTS,
+  DELTA_STATE,
+  DELTA_STATE_WORDS,
+  DEPTH_FIRST_STACK,
+  type DeltaEntryPoint,
+  type DeltaGeometry,
+  type DeltaShape,
+  deltaParams,
+  GRID_STAGE,
+  GRID_WORKGROUP,
+  graphSections,
+  ITEM_WORDS,
+  MEMBER_BASE,
+  memberSegments,
+} from './delta-state';
 
 /**
- * Entry points of {@link deltaWgsl}: `main` is the persistent single-workgroup kernel (it also
- * makes the first items and recovers dirty words in grid mode, with no rounds); the `grid_*`
- * kernels run one round over many workgroups, one dispatch per phase, in the order
- * prep, reserve, check, undo, members, propagate (and `grid_close` ends a batch).
- */
-export const DELTA_ENTRY_POINTS = [
-  'main',
-  'grid_prep',
-  'grid_reserve',
-  'grid_check',
-  'grid_undo',
-  'grid_members',
-  'grid_propagate',
-  'grid_close',
-] as const;
-
-/** One entry point of {@link deltaWgsl}. */
-export type DeltaEntryPoint = (typeof DELTA_ENTRY_POINTS)[number];
-
-/** Items one invocation may hold while it follows rows without member lists depth first. */
-export const DEPTH_FIRST_STACK = 16;
-
-/**
- * Joins an invocation makes in one round before it stops following new items depth first and
- * hands them to the next round instead (where the whole workgroup or grid shares them out).
- * Without a budget one invocation followed whole subtrees alone while the rest of the workgroup
- * waited at the round's end: on the H100, one workgroup following function rows ran n = 1024 in
- * 31 ms unbounded and 20.5–20.8 ms with a budget of 32, 64 or 128 (28.5 ms without following).
- */
-export const DEFAULT_FOLLOW_BUDGET = 64;
-
-/** Members in a row's first segment; segment s holds MEMBER_BASE·2^s. */
-export const MEMBER_BASE = 8;
-
-/** u32 words per item: row, word, new bits, the row's member-list slot, and the item's first member index (scratch). */
-export const ITEM_WORDS = 5;
-
-/** What the delta kernel's WGSL depends on: the store's layout and the workgroup size. */
-export interface DeltaShape {
-  /** Dense store buffers (0 when paged). */
-  readonly chunks: number;
-  /** The paged store's bindings (absent: dense). */
-  readonly paging?: PageGeometry | undefined;
-  readonly threads: number;
-  /** Also follow items of function rows at once (they still go to the next round for their member phase). */
-  readonly followFunctionRows?: boolean;
-}
-
-/** Sizes of one program in the delta engine (sent to the kernel as a uniform). */
-export interface DeltaGeometry extends StoreGeometry {
-  /** Summary words per row: ⌈words / 32⌉ (one bit per store word that is nonzero). */
-  readonly summaryWords: number;
-  /** Rows that are the function of some call (and so keep a member list). */
-  readonly funRows: number;
-  /** Segments per member list. */
-  readonly segments: number;
-  /** Workgroup size of the persistent kernel. */
-  readonly threads: number;
-  /** Joins an invocation makes in a round before it stops following items depth first. */
-  readonly followBudget: number;
-}
-
-/**
- * Segments a member list needs to hold `maxMembers` members.
+ * The delta engine's WGSL: every entry point of {@link DELTA_ENTRY_POINTS} over `bindings`.
  *
  * @example
  * ```ts
- * memberSegments(8); // 1
- * memberSegments(24); // 2 (8 + 16)
- * ```
- */
-export function memberSegments(maxMembers: number): number {
-  let s = 0;
-  while (MEMBER_BASE * (2 ** s - 1) < maxMembers) s++;
-  return Math.max(1, s);
-}
-
-/**
- * Word offsets of the sections of the read-only `graph` buffer: Fun, Arg1, Arg2, the readers of
- * each row (CSR start, and entries of two words: `call << 2 | kind`, kind 0 = Fun, 1 = Arg1,
- * 2 = Arg2, then for kind 0 the call's Arg1 row, for kinds 1 and 2 its function: a lambda, or
- * `|Lam|` + the function row's member-list slot) and each row's member-list slot (`0xffffffff`
- * when no call has the row as its function).
- *
- * @example
- * ```ts
- * graphSections(10, 5).readerStart; // 15
- * ```
- */
-export function graphSections(calls: number, rows: number) {
-  const fun = 0;
-  const arg1 = calls;
-  const arg2 = 2 * calls;
-  const readerStart = 3 * calls;
-  const funSlot = readerStart + rows + 1;
-  const readers = funSlot + rows;
-  return { fun, arg1, arg2, readerStart, funSlot, readers };
-}
-
-/**
- * The delta kernel's uniform (16 u32, the layout of the WGSL struct `DeltaParams`).
- *
- * @example
- * ```ts
- * ctx.queue.writeBuffer(paramsBuffer, 0, deltaParams(geometry));
- * ```
- */
-export function deltaParams(g: DeltaGeometry): Uint32Array {
-  const rows = 2 * g.lams;
-  const sec = graphSections(g.calls, rows);
-  return Uint32Array.of(
-    g.lams,
-    g.calls,
-    g.words,
-    g.rowsPerChunk,
-    g.summaryWords,
-    g.funRows,
-    g.segments,
-    rows,
-    sec.arg1,
-    sec.arg2,
-    sec.readerStart,
-    sec.funSlot,
-    sec.readers,
-    g.followBudget,
-    g.paging?.pageCapacity ?? 0,
-    0,
-  );
-}
-
-const S = (name: keyof typeof DELTA_STATE) => `${DELTA_STATE[name]}u`;
-
-/**
- * The persistent delta kernel (dispatched as one workgroup).
- *
- * @example
- * ```ts
- * const code = deltaWgsl(bindings.wgsl(), geometry);
+ * const code = deltaWgsl(bindings.wgsl(), { chunks: 2, threads: 1024, followFunctionRows: true });
  * ```
  */
 export function deltaWgsl(bindings: string, shape: DeltaShape): string {
-  return /* wgsl */ `${bindings}
-struct DeltaParams {
+  const parts = [
+    paramsWgsl(shape),
+    storeAccessWgsl(shape, { pageNext: DELTA_STATE.pageNext, pageOverflow: DELTA_STATE.pageOverflow }),
+    workgroupStateWgsl(),
+    itemsWgsl(),
+    membersWgsl(),
+    propagateWgsl(),
+    gridControlWgsl(),
+    gridMemberPhasesWgsl(),
+    gridPropagateWgsl(),
+    mainKernelWgsl(shape),
+  ];
+  return `${bindings}\n${parts.join('\n\n')}\n`;
+}
+
+/** The uniform, the constants the shape fixes, and the sizes each invocation loads from the uniform. */
+function paramsWgsl(shape: DeltaShape): string {
+  return /* wgsl */ `struct DeltaParams {
   lams: u32, calls: u32, words: u32, rowsPerChunk: u32,
   summaryWords: u32, funRows: u32, segments: u32, rows: u32,
   arg1: u32, arg2: u32, readerStart: u32, funSlot: u32,
-  readers: u32, followBudget: u32, pageCapacity: u32, pad: u32,
+  readers: u32, followBudget: u32, pageCapacity: u32, arity: u32,
 }
 // Sizes come from the uniform, not from constants, so one pipeline serves every program (a
 // software adapter spends seconds compiling each one).
@@ -239,6 +94,7 @@ const T: u32 = ${shape.threads}u;
 const NONE: u32 = 0xffffffffu;
 const STACK: u32 = ${DEPTH_FIRST_STACK}u;
 const FOLLOW_FUNCTION_ROWS: bool = ${shape.followFunctionRows ? 'true' : 'false'};
+const ARITY: bool = ${shape.arity ? 'true' : 'false'};
 var<private> LAMS: u32;
 var<private> CALLS: u32;
 var<private> WORDS: u32;
@@ -255,6 +111,7 @@ var<private> G_ARG2: u32;
 var<private> G_RSTART: u32;
 var<private> G_FUNSLOT: u32;
 var<private> G_READERS: u32;
+var<private> G_ARITY: u32;
 var<private> PAGE_CAPACITY: u32;
 
 fn loadParams() {
@@ -276,12 +133,14 @@ fn loadParams() {
   G_RSTART = params.readerStart;
   G_FUNSLOT = params.funSlot;
   G_READERS = params.readers;
+  G_ARITY = params.arity;
   BUDGET = params.followBudget;
+}`;
 }
 
-${storeAccessWgsl(shape, { pageNext: DELTA_STATE.pageNext, pageOverflow: DELTA_STATE.pageOverflow })}
-
-var<workgroup> wgNext: atomic<u32>;
+/** Workgroup and private variables: the round's broadcasts, counters, the follow stack, the grid stage. */
+function workgroupStateWgsl(): string {
+  return /* wgsl */ `var<workgroup> wgNext: atomic<u32>;
 var<workgroup> wgFull: atomic<u32>;
 var<workgroup> wgOverflow: atomic<u32>;
 // One variable per broadcast, so a fast invocation never overwrites a value a slow one has yet to read.
@@ -313,9 +172,12 @@ var<private> gridMode: bool;
 var<workgroup> stageCount: atomic<u32>;
 var<workgroup> stageFunItems: atomic<u32>;
 var<workgroup> staged: array<vec4u, ${GRID_STAGE}>;
-var<workgroup> ctlStageBase: u32;
+var<workgroup> ctlStageBase: u32;`;
+}
 
-// Grid mode: puts an item at place i of the round's output, or marks its word dirty when the half is full.
+/** Items: emitting and placing them, joining bits into rows, joining whole rows for new pairs. */
+function itemsWgsl(): string {
+  return /* wgsl */ `// Grid mode: puts an item at place i of the round's output, or marks its word dirty when the half is full.
 fn place(i: u32, v: u32, w: u32, bits: u32, slot: u32) {
   if (i < cap) {
     let at = outBase + ${ITEM_WORDS}u * i;
@@ -408,6 +270,12 @@ fn joinRow(src: u32, dst: u32) {
   }
 }
 
+// Arity-aware flows: whether call c applies λl (bit class(c) of mask(l)); always without them.
+fn applies(c: u32, l: u32) -> bool {
+  if (!ARITY) { return true; }
+  return ((graph[G_ARITY + CALLS + l] >> graph[G_ARITY + c]) & 1u) != 0u;
+}
+
 // A new (call, λ) pair: σ(Arg1[c]) ⊆ a_λ and σ(Arg2[c]) ⊆ b_λ, given Arg1[c] and Arg2[c].
 fn joinPair(l: u32, arg1: u32, arg2: u32) {
   joinRow(arg1, l);
@@ -416,9 +284,12 @@ fn joinPair(l: u32, arg1: u32, arg2: u32) {
 
 fn newPair(c: u32, l: u32) {
   joinPair(l, graph[G_ARG1 + c], graph[G_ARG2 + c]);
+}`;
 }
 
-fn segmentOf(i: u32) -> u32 { return firstLeadingBit(i / BASE + 1u); }
+/** Member lists: segments, and phases A (reserve, undo) and C (write) for one item. */
+function membersWgsl(): string {
+  return /* wgsl */ `fn segmentOf(i: u32) -> u32 { return firstLeadingBit(i / BASE + 1u); }
 fn segmentStart(s: u32) -> u32 { return BASE * ((1u << s) - 1u); }
 
 // Member i of the list in slot f.
@@ -479,9 +350,12 @@ fn writeMembers(at: u32) {
     pool[atomicLoad(&memIndex[FUNROWS + f * SEGS + s]) + index - segmentStart(s)] = w * 32u + b;
     index++;
   }
+}`;
 }
 
-// Joins the bits of item (v, w) into every row that a call reading row v makes depend on it.
+/** Phase D for one item, and the depth-first stack of the items it makes. */
+function propagateWgsl(): string {
+  return /* wgsl */ `// Joins the bits of item (v, w) into every row that a call reading row v makes depend on it.
 fn propagate(v: u32, w: u32, bits: u32) {
   let end = graph[G_RSTART + v + 1u];
   for (var e = graph[G_RSTART + v]; e < end; e++) {
@@ -498,18 +372,21 @@ fn propagate(v: u32, w: u32, bits: u32) {
         if (fresh == 0u) { break; }
         let b = firstTrailingBit(fresh);
         fresh = fresh & (fresh - 1u);
-        joinPair(w * 32u + b, callee, arg2);
+        if (applies(c, w * 32u + b)) { joinPair(w * 32u + b, callee, arg2); }
       }
       continue;
     }
     let dst = select(LAMS, 0u, kind == 1u);
     if (callee < LAMS) {
-      join(dst + callee, w, bits);
+      if (applies(c, callee)) { join(dst + callee, w, bits); }
       continue;
     }
     let slot = callee - LAMS;
     let n = atomicLoad(&memIndex[slot]);
-    for (var j = 0u; j < n; j++) { join(dst + member(slot, j), w, bits); }
+    for (var j = 0u; j < n; j++) {
+      let l = member(slot, j);
+      if (applies(c, l)) { join(dst + l, w, bits); }
+    }
   }
 }
 
@@ -527,280 +404,5 @@ fn drainStack() {
     }
     if (graph[G_FUNSLOT + next.x] == NONE) { emit(next.x, next.y, next.z, NONE); }
   }
-}
-
-// ---- Grid mode: one round over many workgroups, one dispatch per phase ----
-
-fn gridItems() -> u32 { return atomicLoad(&state[${S('count')}]); }
-fn gridInBase() -> u32 {
-  return atomicLoad(&state[${S('parity')}]) * atomicLoad(&state[${S('itemCapacity')}]) * ${ITEM_WORDS}u;
-}
-fn gridStride(nwg: vec3u) -> u32 { return nwg.x * nwg.y * ${GRID_WORKGROUP}u; }
-fn gridIndex(wg: vec3u, nwg: vec3u, lid: u32) -> u32 { return (wg.x + wg.y * nwg.x) * ${GRID_WORKGROUP}u + lid; }
-
-// Closes the open round, if one ran: its output becomes the current items.
-fn gridCloseRound() {
-  if (atomicLoad(&state[${S('gridActive')}]) == 0u) { return; }
-  let produced = atomicLoad(&state[${S('gridNext')}]);
-  atomicMax(&state[${S('itemPeak')}], produced);
-  atomicStore(&state[${S('parity')}], 1u - atomicLoad(&state[${S('parity')}]));
-  atomicStore(&state[${S('count')}], min(produced, atomicLoad(&state[${S('itemCapacity')}])));
-  atomicStore(&state[${S('funItems')}], atomicLoad(&state[${S('gridFunItems')}]));
-  atomicAdd(&state[${S('rounds')}], 1u);
-  atomicStore(&state[${S('gridActive')}], 0u);
-}
-
-// The last dispatch of a batch: closes its last round, so the host reads a settled state.
-@compute @workgroup_size(1)
-fn grid_close() { gridCloseRound(); }
-
-// Closes the open round and opens the next one, unless something halts the batch: no items, or an
-// overflow the host must handle.
-@compute @workgroup_size(1)
-fn grid_prep() {
-  gridCloseRound();
-  let count = atomicLoad(&state[${S('count')}]);
-  atomicStore(&state[${S('gridUndo')}], 0u);
-  let halted = count == 0u || atomicLoad(&state[${S('itemOverflow')}]) != 0u ||
-    atomicLoad(&state[${S('poolOverflow')}]) != 0u || atomicLoad(&state[${S('segmentOverflow')}]) != 0u ||
-    atomicLoad(&state[${S('pageOverflow')}]) != 0u;
-  if (halted) { return; }
-  atomicStore(&state[${S('gridNext')}], 0u);
-  atomicStore(&state[${S('gridFunItems')}], 0u);
-  atomicStore(&state[${S('gridFull')}], 0u);
-  atomicStore(&state[${S('gridPoolStart')}], atomicLoad(&state[${S('poolNext')}]));
-  atomicStore(&state[${S('gridMembers')}], select(0u, 1u, atomicLoad(&state[${S('funItems')}]) != 0u));
-  atomicStore(&state[${S('gridActive')}], 1u);
-}
-
-fn gridRunsMembers() -> bool {
-  return atomicLoad(&state[${S('gridActive')}]) != 0u && atomicLoad(&state[${S('gridMembers')}]) != 0u;
-}
-
-// A: reserve member indices for the new λs of function rows and carve the segments they start.
-@compute @workgroup_size(${GRID_WORKGROUP})
-fn grid_reserve(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  loadParams();
-  if (!gridRunsMembers()) { return; }
-  let count = gridItems();
-  let inBase = gridInBase();
-  let poolCap = atomicLoad(&state[${S('poolCapacity')}]);
-  for (var i = gridIndex(wg, nwg, lid); i < count; i += gridStride(nwg)) {
-    if (!reserveMembers(inBase + ${ITEM_WORDS}u * i, poolCap)) { atomicStore(&state[${S('gridFull')}], 1u); }
-  }
-}
-
-// After A: if the pool was too small, the round is undone (grid_undo) and the batch halts.
-@compute @workgroup_size(1)
-fn grid_check() {
-  if (!gridRunsMembers()) { return; }
-  let full = atomicLoad(&state[${S('gridFull')}]) != 0u || atomicLoad(&state[${S('segmentOverflow')}]) != 0u;
-  if (!full) { return; }
-  let poolStart = atomicLoad(&state[${S('gridPoolStart')}]);
-  atomicStore(&state[${S('poolOverflow')}], 1u);
-  atomicStore(&state[${S('poolDemand')}], atomicLoad(&state[${S('poolNext')}]) - poolStart);
-  atomicStore(&state[${S('poolNext')}], poolStart);
-  atomicStore(&state[${S('gridUndo')}], 1u);
-  // The round stays unclosed: its items are still the current ones when the host resumes.
-  atomicStore(&state[${S('gridActive')}], 0u);
-}
-
-@compute @workgroup_size(${GRID_WORKGROUP})
-fn grid_undo(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  if (atomicLoad(&state[${S('gridUndo')}]) == 0u) { return; }
-  let count = gridItems();
-  let inBase = gridInBase();
-  for (var i = gridIndex(wg, nwg, lid); i < count; i += gridStride(nwg)) {
-    unreserveMembers(inBase + ${ITEM_WORDS}u * i);
-  }
-}
-
-// C: write the new members.
-@compute @workgroup_size(${GRID_WORKGROUP})
-fn grid_members(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  loadParams();
-  if (!gridRunsMembers()) { return; }
-  let count = gridItems();
-  let inBase = gridInBase();
-  for (var i = gridIndex(wg, nwg, lid); i < count; i += gridStride(nwg)) {
-    writeMembers(inBase + ${ITEM_WORDS}u * i);
-  }
-}
-
-// D: propagate every item, and what that makes, depth first; the workgroup's staged output is
-// placed with one shared counter value.
-@compute @workgroup_size(${GRID_WORKGROUP})
-fn grid_propagate(@builtin(workgroup_id) wg: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) lid: u32) {
-  loadParams();
-  gridMode = true;
-  if (lid == 0u) {
-    ctlFirst = atomicLoad(&state[${S('gridActive')}]);
-    atomicStore(&stageCount, 0u);
-    atomicStore(&stageFunItems, 0u);
-  }
-  if (workgroupUniformLoad(&ctlFirst) == 0u) { return; }
-  let count = gridItems();
-  let inBase = gridInBase();
-  cap = atomicLoad(&state[${S('itemCapacity')}]);
-  outBase = (1u - atomicLoad(&state[${S('parity')}])) * cap * ${ITEM_WORDS}u;
-  useStack = true;
-  for (var i = gridIndex(wg, nwg, lid); i < count; i += gridStride(nwg)) {
-    let at = inBase + ${ITEM_WORDS}u * i;
-    propagate(items[at], items[at + 1u], items[at + 2u]);
-    drainStack();
-  }
-  workgroupBarrier();
-  let n = min(atomicLoad(&stageCount), ${GRID_STAGE}u);
-  var fun = 0u;
-  for (var k = lid; k < n; k += ${GRID_WORKGROUP}u) {
-    if (staged[k].w != NONE) { fun++; }
-  }
-  if (fun != 0u) { atomicAdd(&stageFunItems, fun); }
-  if (lid == 0u) { ctlStageBase = atomicAdd(&state[${S('gridNext')}], n); }
-  let base = workgroupUniformLoad(&ctlStageBase);
-  for (var k = lid; k < n; k += ${GRID_WORKGROUP}u) {
-    let it = staged[k];
-    place(base + k, it.x, it.y, it.z, it.w);
-  }
-  workgroupBarrier();
-  if (lid == 0u) {
-    let f = atomicLoad(&stageFunItems);
-    if (f != 0u) { atomicAdd(&state[${S('gridFunItems')}], f); }
-  }
-}
-
-@compute @workgroup_size(${shape.threads})
-fn main(@builtin(local_invocation_index) lid: u32) {
-  loadParams();
-  if (lid == 0u) {
-    ctlParity = atomicLoad(&state[${S('parity')}]);
-    ctlCount = atomicLoad(&state[${S('count')}]);
-    ctlMaxRounds = atomicLoad(&state[${S('maxRounds')}]);
-    ctlPhase = atomicLoad(&state[${S('started')}]) | (atomicLoad(&state[${S('recover')}]) << 1u);
-    ctlCapacity = atomicLoad(&state[${S('itemCapacity')}]);
-    atomicStore(&wgOverflow, 0u);
-    atomicStore(&wgNext, ctlCount);
-    atomicStore(&wgFunItems, atomicLoad(&state[${S('funItems')}]));
-    atomicStore(&wgPoolNext, atomicLoad(&state[${S('poolNext')}]));
-    ctlPoolCap = atomicLoad(&state[${S('poolCapacity')}]);
-  }
-  poolInWorkgroup = true;
-  var parity = workgroupUniformLoad(&ctlParity);
-  var count = workgroupUniformLoad(&ctlCount);
-  let maxRounds = workgroupUniformLoad(&ctlMaxRounds);
-  let phase = workgroupUniformLoad(&ctlPhase);
-  let capacity = workgroupUniformLoad(&ctlCapacity);
-  let poolCap = workgroupUniformLoad(&ctlPoolCap);
-  cap = capacity;
-  var stop = false;
-
-  if ((phase & 1u) == 0u || (phase & 2u) != 0u) {
-    // Into the current half, after the items already there.
-    outBase = parity * capacity * ${ITEM_WORDS}u;
-    if ((phase & 1u) == 0u) {
-      // First dispatch: the calls whose function is a lambda are pairs from the start.
-      for (var c = lid; c < CALLS; c += T) {
-        let f = graph[G_FUN + c];
-        if (f < LAMS) { newPair(c, f); }
-      }
-    } else {
-      // After the item buffer grew: every dirty word becomes an item again, with all its bits.
-      let units = dirtyUnits();
-      for (var i = lid; i < units; i += T) {
-        let dirty = takeDirty(i);
-        var m = dirty.x;
-        loop {
-          if (m == 0u) { break; }
-          let b = firstTrailingBit(m);
-          m = m & (m - 1u);
-          let v = dirty.y / SW;
-          let w = (dirty.y % SW) * 32u + b;
-          emit(v, w, loadWord(v, w), graph[G_FUNSLOT + v]);
-        }
-      }
-    }
-    storageBarrier();
-    workgroupBarrier();
-    if (lid == 0u) { ctlFirst = atomicLoad(&wgNext); }
-    let produced = workgroupUniformLoad(&ctlFirst);
-    count = min(produced, capacity);
-    stop = produced > capacity;
-  }
-
-  var r = 0u;
-  loop {
-    if (stop || r >= maxRounds || count == 0u) { break; }
-    let inBase = parity * capacity * ${ITEM_WORDS}u;
-    outBase = (1u - parity) * capacity * ${ITEM_WORDS}u;
-    if (lid == 0u) {
-      ctlFunItems = atomicLoad(&wgFunItems);
-      atomicStore(&wgNext, 0u);
-      atomicStore(&wgFunItems, 0u);
-    }
-    let funItems = workgroupUniformLoad(&ctlFunItems);
-    // Phases A–C only when the round has items of rows with member lists.
-    if (funItems != 0u) {
-      // A: reserve member indices for the new λs of function rows and carve the segments that start
-      // inside each reservation (undone below if the pool is too small).
-      if (lid == 0u) { ctlPoolStart = atomicLoad(&wgPoolNext); }
-      let poolStart = workgroupUniformLoad(&ctlPoolStart);
-      for (var i = lid; i < count; i += T) {
-        if (!reserveMembers(inBase + ${ITEM_WORDS}u * i, poolCap)) { atomicStore(&wgFull, 1u); }
-      }
-      storageBarrier();
-      workgroupBarrier();
-      if (lid == 0u) {
-        // reserveMembers reports a list past its last segment as not fitting too.
-        let full = atomicLoad(&wgFull);
-        if (full != 0u) {
-          atomicStore(&state[${S('poolOverflow')}], 1u);
-          atomicStore(&state[${S('poolDemand')}], atomicLoad(&wgPoolNext) - poolStart);
-          atomicStore(&wgPoolNext, poolStart);
-          atomicStore(&wgFull, 0u);
-        }
-        ctlFull = full;
-      }
-      if (workgroupUniformLoad(&ctlFull) != 0u) {
-        // Undo the reservations: the round runs again once the host has grown the pool (the segments
-        // carved above are carved again then, over the same pool range).
-        if (lid == 0u) { atomicStore(&wgFunItems, funItems); }
-        for (var i = lid; i < count; i += T) { unreserveMembers(inBase + ${ITEM_WORDS}u * i); }
-        break;
-      }
-      // C: write the new members.
-      for (var i = lid; i < count; i += T) { writeMembers(inBase + ${ITEM_WORDS}u * i); }
-      storageBarrier();
-      workgroupBarrier();
-    }
-    // D: propagate every item along the calls that read its row, and what that makes, depth first.
-    useStack = true;
-    spent = 0u;
-    for (var i = lid; i < count; i += T) {
-      let at = inBase + ${ITEM_WORDS}u * i;
-      propagate(items[at], items[at + 1u], items[at + 2u]);
-      drainStack();
-    }
-    useStack = false;
-    storageBarrier();
-    workgroupBarrier();
-    if (lid == 0u) { ctlProduced = atomicLoad(&wgNext); }
-    let produced = workgroupUniformLoad(&ctlProduced);
-    if (lid == 0u) { atomicMax(&state[${S('itemPeak')}], produced); }
-    parity = 1u - parity;
-    count = min(produced, capacity);
-    r++;
-    stop = produced > capacity;
-  }
-  if (lid == 0u) {
-    atomicStore(&state[${S('parity')}], parity);
-    atomicStore(&state[${S('count')}], count);
-    atomicStore(&state[${S('funItems')}], atomicLoad(&wgFunItems));
-    atomicAdd(&state[${S('rounds')}], r);
-    atomicStore(&state[${S('started')}], 1u);
-    atomicStore(&state[${S('recover')}], 0u);
-    atomicStore(&state[${S('poolNext')}], atomicLoad(&wgPoolNext));
-    if (atomicLoad(&wgOverflow) != 0u) { atomicStore(&state[${S('itemOverflow')}], 1u); }
-  }
-}
-`;
+}`;
 }
