@@ -1,4 +1,9 @@
-import { type ElementPool, GpuOutOfMemoryError, type ListHeads } from '@gpumorph/gpu-allocator';
+import {
+  type ElementPool,
+  GpuLimitError,
+  GpuOutOfMemoryError,
+  type ListHeads,
+} from '@gpumorph/gpu-allocator';
 import { NEXT_WORD } from '@gpumorph/sparse-bitvector';
 import { poolWindowShares, SET_SLOT, STATUS } from './layout';
 
@@ -53,6 +58,7 @@ export class PoolGrowth {
   readonly #poolWords: readonly PoolWords[];
   readonly #shares: { readonly points: number; readonly edges: number };
   readonly #maxPairs: number;
+  readonly #maxBindingBytes: number;
   readonly #pairCapacity: () => number;
   readonly #growWorklist: (capacity: number) => Promise<void>;
   readonly #timed: (ms: number) => void;
@@ -75,6 +81,8 @@ export class PoolGrowth {
       readonly maxStorageBuffers: number;
       /** The device's `maxStorageBufferBindingSize` (the worklist's largest size). */
       readonly maxBindingBytes: number;
+      /** A smaller largest worklist, in pairs (the tuning's `maxWorklistPairs`). */
+      readonly maxWorklistPairs?: number | undefined;
       /** The worklist's capacity now, in pairs. */
       readonly pairCapacity: () => number;
       /** Moves the worklist to buffers of `capacity` pairs. */
@@ -90,7 +98,11 @@ export class PoolGrowth {
     this.growAhead = init.growAhead ?? DEFAULT_GROW_AHEAD;
     this.#points = points;
     this.#shares = poolWindowShares(init.maxStorageBuffers);
-    this.#maxPairs = Math.floor(init.maxBindingBytes / 4);
+    this.#maxPairs = Math.min(
+      Math.floor(init.maxBindingBytes / 4),
+      init.maxWorklistPairs ?? Number.POSITIVE_INFINITY,
+    );
+    this.#maxBindingBytes = init.maxBindingBytes;
     this.#pairCapacity = init.pairCapacity;
     this.#growWorklist = init.growWorklist;
     this.#timed = init.timed;
@@ -190,8 +202,23 @@ export class PoolGrowth {
     if (this.pairsShort(pairCount)) await this.#growPairsAhead(this.growAhead.to * pairCount);
   }
 
-  /** Grows the worklist to `capacity` pairs when it holds fewer (after a round overflowed it). */
-  async growWorklist(capacity: number): Promise<void> {
+  /**
+   * Grows the worklist after a round emitted `pairCount` pairs, more than it holds: to twice that,
+   * at most what one binding holds. A round that emits more pairs than one binding holds cannot
+   * run on this device: {@link GpuLimitError}, before anything is allocated.
+   */
+  async growWorklistFor(pairCount: number): Promise<void> {
+    if (pairCount > this.#maxPairs) {
+      throw new GpuLimitError(
+        `andersen: a round of the WebGPU engine emits ${pairCount} worklist pairs, more than the ` +
+          `${this.#maxPairs} one storage binding holds (maxStorageBufferBindingSize ${this.#maxBindingBytes} ` +
+          'bytes); the CPU engine solves this program',
+        'maxStorageBufferBindingSize',
+        4 * pairCount,
+        4 * this.#maxPairs,
+      );
+    }
+    const capacity = Math.min(this.#maxPairs, Math.max(2 * this.#pairCapacity(), 2 * pairCount));
     await this.timed(() => this.#growWorklist(capacity));
   }
 
@@ -263,7 +290,7 @@ export class PoolGrowth {
     const capacity = Math.min(this.#maxPairs, Math.ceil(wanted));
     if (capacity <= this.#pairCapacity()) return;
     try {
-      await this.growWorklist(capacity);
+      await this.timed(() => this.#growWorklist(capacity));
     } catch (error) {
       if (!(error instanceof GpuOutOfMemoryError)) throw error;
     }

@@ -74,6 +74,11 @@ export interface GpuSolverTuning {
    */
   readonly maxPoolElements?: number | undefined;
   /**
+   * Largest size of the worklist, in pairs (default: what one storage binding holds). Lower it to
+   * meet, on a small program, a round that emits more pairs than a binding holds.
+   */
+  readonly maxWorklistPairs?: number | undefined;
+  /**
    * Pairs the worklist (loads, stores, offsets) starts with (default four per node, at least
    * 4,096; it grows when an iteration emits more, and the iteration's rules run again).
    */

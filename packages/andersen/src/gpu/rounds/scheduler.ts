@@ -499,8 +499,7 @@ export class RoundScheduler {
         return this.#submitUpdate(label, status, levelsRun);
       this.stats.reruns++;
       levelsRun = 0;
-      if (pairCount > this.#worklist.capacity)
-        await this.#growth.growWorklist(Math.max(2 * this.#worklist.capacity, 2 * pairCount));
+      if (pairCount > this.#worklist.capacity) await this.#growth.growWorklistFor(pairCount);
       if (rulesRanOut) await this.#growth.growShortPools(status);
       status = (
         await this.#submitter.run(

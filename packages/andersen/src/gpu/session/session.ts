@@ -136,6 +136,7 @@ export class SolveSession {
       growAhead: settings.growAhead,
       maxStorageBuffers: ctx.limits.maxStorageBuffersPerShaderStage,
       maxBindingBytes: ctx.limits.maxStorageBufferBindingSize,
+      maxWorklistPairs: settings.maxWorklistPairs,
       pairCapacity: () => worklist.capacity,
       // Moves the worklist to buffers of `capacity` pairs (what it held is not kept: only between
       // attempts or rounds).

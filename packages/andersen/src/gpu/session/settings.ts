@@ -219,6 +219,7 @@ export function solveSettings(
     fixedMergeTeams: options.mergeTeams,
     fixedMergeLevels: options.mergeTreeLevels,
     compactReadback: options.compactReadback !== false,
+    maxWorklistPairs: options.maxWorklistPairs,
   };
 }
 

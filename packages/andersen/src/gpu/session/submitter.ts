@@ -445,7 +445,14 @@ export class Submitter {
     host.encode += encodeEnded - encodeStarted;
     host.submissions++;
     const aheadBefore = host.encodeAhead;
-    whileRunning?.();
+    try {
+      whileRunning?.();
+    } catch (error) {
+      // The submission's own failure, when it has one, came first and is the cause: it rejects
+      // here; otherwise the recording's error goes on. Either way no rejection is left unheard.
+      await submitted;
+      throw error;
+    }
     // The error scopes and the copies resolve together: one wait on the device per submission.
     const mappedAll = Promise.all(stagedMapped.map((read) => read.mapped()));
     const [, mapped, ...bytes] = await Promise.all([
