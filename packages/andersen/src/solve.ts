@@ -4,9 +4,12 @@ import {
   type AnalysisTimings,
   acquireGpu,
   type GpuContext,
+  GpuLimitError,
+  PoolCapacityError,
 } from '@gpumorph/gpu-allocator';
 import { type CpuSolverOptions, createCpuSolver, type IterationEvent, type SolvePhase } from './cpu/solver';
 import { EngineUnavailableError } from './errors';
+import type { GpuSolverTuning } from './gpu/options';
 import type { GpuSolveReport } from './gpu/report';
 import { createGpuSolver } from './gpu/solver';
 import { applyOpaqueObjects, type OpaqueObjects } from './model/opaque';
@@ -44,6 +47,8 @@ export interface SolveAndersenOptions
    * `input.opaqueObjects` (node 1, contents `empty`); see {@link applyOpaqueObjects}.
    */
   readonly opaqueObjects?: OpaqueObjects | undefined;
+  /** WebGPU engine: its tuning, **unstable** (see `GpuSolverOptions['~unstable']`). */
+  readonly '~unstable'?: GpuSolverTuning | undefined;
 }
 
 /**
@@ -71,7 +76,9 @@ export type SolvedAndersen = AndersenResult & {
  * `auto` (the default) runs the WebGPU engine when `gpu` is given or a hardware adapter is found,
  * and the CPU engine otherwise: a software adapter (lavapipe, SwiftShader) is slower than the CPU
  * engine, so `auto` leaves it alone; ask for `webgpu` to use one anyway. `webgpu` without any
- * adapter throws {@link EngineUnavailableError} rather than quietly running on the CPU.
+ * adapter throws {@link EngineUnavailableError} rather than quietly running on the CPU. Where the
+ * device cannot hold a program (a `PoolCapacityError` or `GpuLimitError` of the WebGPU engine),
+ * `auto` solves it on the CPU and says why in `statistics.fallback`; `webgpu` throws.
  *
  * @example
  * ```ts
@@ -89,6 +96,7 @@ export async function solveAndersen(
   const { program, hcd } = applyOpaqueObjects(input, options.hcd, opaqueObjects);
   const engine = options.engine ?? 'auto';
   const start = performance.now();
+  let fallback: string | undefined;
   if (engine !== 'cpu') {
     let ctx = options.gpu ?? null;
     let owned = false;
@@ -109,6 +117,7 @@ export async function solveAndersen(
         initialPoolElements: options.initialPoolElements,
         keepBuffers: options.keepBuffers,
         touchReadback: options.touchReadback,
+        '~unstable': options['~unstable'],
       });
       if (options.onPhase) solver.on('phase', options.onPhase);
       if (options.onIteration) solver.on('iteration', options.onIteration);
@@ -122,6 +131,11 @@ export async function solveAndersen(
           readbackMs: report?.transferMs ?? 0,
         };
         return Object.assign(result, { engine: 'webgpu' as const, timings, gpu: report, opaqueObjects });
+      } catch (error) {
+        // `auto` answers on the CPU where this device cannot hold the program, and says so.
+        if (engine !== 'auto' || !(error instanceof PoolCapacityError || error instanceof GpuLimitError))
+          throw error;
+        fallback = error.message;
       } finally {
         solver.destroy();
         if (owned) ctx.destroy();
@@ -143,5 +157,6 @@ export async function solveAndersen(
     solveMs: result.statistics.solveMs,
     readbackMs: 0,
   };
-  return Object.assign(result, { engine: 'cpu' as const, timings, opaqueObjects });
+  const statistics = fallback === undefined ? result.statistics : { ...result.statistics, fallback };
+  return Object.assign(result, { engine: 'cpu' as const, timings, opaqueObjects, statistics });
 }

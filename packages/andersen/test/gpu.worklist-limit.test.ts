@@ -61,4 +61,19 @@ describeGpu('Andersen WebGPU engine at the worklist’s largest size', (gpu) => 
     expect((failure as GpuLimitError).requested).toBeGreaterThan(4000);
     expect((failure as Error).message).toMatch(/CPU engine/);
   }, 300_000);
+
+  it('engine auto answers on the CPU where the device cannot hold a round, and says why', async () => {
+    const program = wideLoads(600, 5);
+    const tuning = { initialPairCapacity: 16, maxWorklistPairs: 1000 };
+    const solved = await solveAndersen(program, { engine: 'auto', gpu: gpu.ctx, '~unstable': tuning });
+    expect(solved.engine).toBe('cpu');
+    expect(solved.statistics.fallback).toMatch(/worklist pairs/);
+    const cpu = await solveAndersen(program, { engine: 'cpu' });
+    expect(cpu.statistics.fallback).toBeUndefined();
+    for (let v = 0; v < program.nodeCount; v++) expect([...solved.pointsTo(v)]).toEqual([...cpu.pointsTo(v)]);
+    // Asked for by name, the WebGPU engine does not fall back.
+    await expect(
+      solveAndersen(program, { engine: 'webgpu', gpu: gpu.ctx, '~unstable': tuning }),
+    ).rejects.toBeInstanceOf(GpuLimitError);
+  }, 300_000);
 });

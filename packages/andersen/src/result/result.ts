@@ -18,6 +18,11 @@ export interface SolveStatistics {
   readonly solveMs: number;
   /** Sparse-bit-vector elements (128 bytes each) holding the final points-to sets. */
   readonly pointsToElements: number;
+  /**
+   * `solveAndersen` with engine `auto` only: why the WebGPU engine could not solve this program on
+   * its device (a pool or a round past what it can hold), so that the CPU engine ran instead.
+   */
+  readonly fallback?: string;
 }
 
 /**

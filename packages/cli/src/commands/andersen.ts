@@ -94,7 +94,7 @@ export type AndersenSolveReport = AnalysisReport<
     readonly pointsToEdges: number;
     /** The opaque objects (Hardekopf: node 1, the unknown target of integer-to-pointer casts) and what they hold. */
     readonly opaqueObjects: { readonly nodes: number[]; readonly contents: OpaqueObjects['contents'] };
-    readonly statistics: Record<string, number>;
+    readonly statistics: Record<string, number | string>;
     readonly verification: {
       readonly file: string;
       readonly exact: boolean;
@@ -331,6 +331,10 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     gpu?.destroy();
   });
   const statistics = result.statistics;
+  if (statistics.fallback !== undefined)
+    log(
+      `andersen: the WebGPU engine cannot hold this program here (${statistics.fallback}); the CPU engine ran`,
+    );
 
   let verification: AndersenSolveReport['result']['verification'] = null;
   if (solution !== undefined) {
