@@ -5,6 +5,7 @@ import {
   acquireGpu,
   type GpuContext,
   GpuLimitError,
+  GpuOutOfMemoryError,
   PoolCapacityError,
 } from '@gpumorph/gpu-allocator';
 import { type CpuSolverOptions, createCpuSolver, type IterationEvent, type SolvePhase } from './cpu/solver';
@@ -77,8 +78,9 @@ export type SolvedAndersen = AndersenResult & {
  * and the CPU engine otherwise: a software adapter (lavapipe, SwiftShader) is slower than the CPU
  * engine, so `auto` leaves it alone; ask for `webgpu` to use one anyway. `webgpu` without any
  * adapter throws {@link EngineUnavailableError} rather than quietly running on the CPU. Where the
- * device cannot hold a program (a `PoolCapacityError` or `GpuLimitError` of the WebGPU engine),
- * `auto` solves it on the CPU and says why in `statistics.fallback`; `webgpu` throws.
+ * device cannot hold a program (the WebGPU engine's `PoolCapacityError`, `GpuLimitError` or
+ * `GpuOutOfMemoryError`), `auto` solves it on the CPU and says why in `statistics.fallback`;
+ * `webgpu` throws.
  *
  * @example
  * ```ts
@@ -133,8 +135,11 @@ export async function solveAndersen(
         return Object.assign(result, { engine: 'webgpu' as const, timings, gpu: report, opaqueObjects });
       } catch (error) {
         // `auto` answers on the CPU where this device cannot hold the program, and says so.
-        if (engine !== 'auto' || !(error instanceof PoolCapacityError || error instanceof GpuLimitError))
-          throw error;
+        const deviceTooSmall =
+          error instanceof PoolCapacityError ||
+          error instanceof GpuLimitError ||
+          error instanceof GpuOutOfMemoryError;
+        if (engine !== 'auto' || !deviceTooSmall) throw error;
         fallback = error.message;
       } finally {
         solver.destroy();

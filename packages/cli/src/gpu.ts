@@ -19,6 +19,7 @@ import {
   GpuLimitError,
   GpuOutOfMemoryError,
   GpuUnavailableError,
+  PoolCapacityError,
 } from '@gpumorph/gpu-allocator';
 import { gpuOptionsFromEnvironment, readCliEnvironment } from './environment';
 import { type CliIo, colorsFor } from './io';
@@ -59,7 +60,8 @@ export function isGpuEngineLimit(error: unknown): boolean {
     error instanceof EngineUnavailableError ||
     error instanceof CfaEngineError ||
     error instanceof GpuLimitError ||
-    error instanceof GpuOutOfMemoryError
+    error instanceof GpuOutOfMemoryError ||
+    error instanceof PoolCapacityError
   );
 }
 

@@ -331,10 +331,6 @@ export async function runAndersenSolve(options: AndersenSolveOptions, io: CliIo)
     gpu?.destroy();
   });
   const statistics = result.statistics;
-  if (statistics.fallback !== undefined)
-    log(
-      `andersen: the WebGPU engine cannot hold this program here (${statistics.fallback}); the CPU engine ran`,
-    );
 
   let verification: AndersenSolveReport['result']['verification'] = null;
   if (solution !== undefined) {
