@@ -111,8 +111,7 @@ async function programRows(
   const verify = verifierOf(name, prepared, options);
   // The WebGPU engine runs first, so that the CPU engine's result of a large benchmark
   // (gigabytes of sets, kept for the comparison) is not alive during its solves: with the CPU
-  // runs first, linux's setup read 95–154 ms in two benches against 57–65 in A/B runs without
-  // such a heap (the first bench in this order, on a slower host, read 108).
+  // runs first, linux's setup took 95–154 ms against 57–65 ms in runs without such a heap.
   let gpu: GpuRow | undefined;
   if (options.engines.includes('webgpu') && options.ctx) {
     gpu = await gpuRow(name, prepared, options.ctx, options, verify);
