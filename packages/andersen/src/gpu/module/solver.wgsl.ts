@@ -70,7 +70,7 @@ export interface SolverKernelParams {
   readonly collideHashes?: boolean | undefined;
   /**
    * hcd_hook skips a pointee whose parent is already the pointer's target class (one load instead
-   * of the two finds of a hook; default true). False for A/B runs.
+   * of the two finds of a hook; default true). False for measurements.
    */
   readonly hcdSkipJoined?: boolean | undefined;
   /**
@@ -89,7 +89,7 @@ export interface SolverKernelParams {
   /**
    * member_rules runs one rule of each signature (kind, class written, ΔP leader of the class
    * read, offset) and skips the others, which would push the same pairs (default true; `delta_clear`
-   * empties the table of signatures first). False for A/B runs.
+   * empties the table of signatures first). False for measurements.
    */
   readonly shareRules?: boolean | undefined;
   /**
@@ -97,7 +97,7 @@ export interface SolverKernelParams {
    * `apply_pairs`, `update_sets`) run instead over compact
    * lists built on the GPU (`ACTIVE_LIST` in `layout.ts`), striding over whatever the list holds for the
    * teams the host launched (default true; `delta_leaders` only with `deltaBitmap`, whose kernel
-   * builds its list). False for A/B runs.
+   * builds its list). False for measurements.
    */
   readonly activeLists?: boolean | undefined;
   /**

@@ -91,7 +91,7 @@ function worklistSettings(ctx: GpuContext, options: SolverSettings, n: number) {
   const compositeBits = composite ? groupBits : 0;
   // sort_small holds 8 bytes of workgroup memory per pair, 8 or 4 pairs per invocation: 2,048
   // pairs where 17 KiB fit, else 1,024. (16, 4,096 pairs, fits the H100's 48 KiB, but showed no
-  // gain in an A/B on ex, gcc, perl and python there: within that machine's spread.)
+  // gain in interleaved runs of ex, gcc, perl and python there: within that machine's spread.)
   const workgroupBytes = ctx.limits.maxComputeWorkgroupStorageSize;
   const sortSmallFits = (items: number) => workgroupBytes >= smallSortWorkgroupBytes(items);
   const smallSortItems = options.smallSortItems ?? [8, 4].find((items) => sortSmallFits(items)) ?? 4;

@@ -37,7 +37,7 @@ export interface LibraryWgslOptions {
   /**
    * `<name>_union` copies what is left of `src` once it has passed the end of `dst` a team's width
    * of elements at a time, with one allocation each (default true): the walk along `src` is then
-   * the only chain of dependent loads. False for A/B runs: element by element, an allocation each.
+   * the only chain of dependent loads. False: element by element, an allocation each (for measurements).
    */
   readonly batchTail?: boolean;
   /**
@@ -46,7 +46,7 @@ export interface LibraryWgslOptions {
    * instead of two or three (default true): the merges load the words of the destination element
    * they pass, in case its base matches, and the difference those of the source too; the union's
    * tail copy gathers a run of consecutive elements per round trip instead of one element. False
-   * for A/B runs: each load where its value is first needed, one element per step.
+   * for measurements: each load where its value is first needed, one element per step.
    */
   readonly loadAhead?: boolean;
 }
