@@ -208,7 +208,11 @@ export function runConcrete(
           if (e.op === '+') return l.add(r);
           if (e.op === '-') return l.sub(r);
           if (e.op === '*') return l.mul(r);
-          if (r.num === 0n) throw new Stop(); // a division by zero ends the run
+          if (r.num === 0n) {
+            // A division by zero fails the division's check and ends the run.
+            observed.failed.add(`${e.pos.line}:${e.pos.column}`);
+            throw new Stop();
+          }
           // written rounding, else C's on integers (towards zero), else exact
           const real = isReal(e, reals);
           const dir = e.round ? e.round.dir : real ? undefined : 'zero';

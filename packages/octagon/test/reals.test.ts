@@ -117,6 +117,33 @@ describe('reals and division in the language', () => {
     expect(checkSound(r, seen)).toBeGreaterThan(0);
     expect(seen.failed.size).toBeGreaterThan(0); // the unproved assertion does fail
   });
+
+  it('checks each division by a non-literal divisor; the unproved ones divide by 0 concretely', async () => {
+    const source = `real r, q;
+      n = [1, 9]; m = [0, 9]; r = [1, 2];
+      a = 100 / n;
+      b = 100 % m;
+      c = 7 / 3;
+      q = 1 / r;
+      d = 10 / (n - 1);`;
+    for (const engine of ['exact', 'f64'] as const) {
+      const r = await analyzeProgram(source, { engine });
+      const checks = r.assertions.filter((a) => a.kind === 'division');
+      // a, b, q and d: the literal divisor of c needs no check.
+      expect(checks.map((a) => [a.pos.line, a.proved])).toEqual([
+        [3, true],
+        [4, false],
+        [6, true],
+        [7, false],
+      ]);
+      const seen = observations();
+      const program = parseProgram(source);
+      for (let seed = 1; seed <= 200; seed++) runConcrete(program, random(seed), seen);
+      expect(checkSound(r, seen)).toBeGreaterThan(0);
+      const failedLines = new Set([...seen.failed].map((key) => Number(key.split(':')[0])));
+      expect(failedLines).toEqual(new Set([4, 7]));
+    }
+  });
 });
 
 describeEngines('reals on the GPU engine', ['webgpu'], (fixture) => {

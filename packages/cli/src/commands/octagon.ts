@@ -126,7 +126,7 @@ function printResult(result: AnalysisResult, options: OctagonCommandOptions, io:
   for (const a of result.assertions) {
     const verdict = a.proved ? c.green('proved') : c.red('NOT proved');
     io.stdout.write(
-      `${verdict} ${a.kind === 'bounds' ? 'bounds check' : 'assertion'} at ${a.pos.file}:${a.pos.line}:${a.pos.column}: ${a.text}\n`,
+      `${verdict} ${a.kind === 'bounds' ? 'bounds check' : a.kind === 'division' ? 'division check' : 'assertion'} at ${a.pos.file}:${a.pos.line}:${a.pos.column}: ${a.text}\n`,
     );
   }
 }

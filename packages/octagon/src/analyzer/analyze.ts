@@ -597,7 +597,22 @@ class Analyzer {
       return this.#checkBounds(e.array, e.index, e.pos, s1, rec);
     }
     if (e.kind === 'neg') return this.#checkExpr(e.arg, s, rec);
-    if (e.kind === 'bin') return this.#checkExpr(e.right, await this.#checkExpr(e.left, s, rec), rec);
+    if (e.kind === 'bin') {
+      const after = await this.#checkExpr(e.right, await this.#checkExpr(e.left, s, rec), rec);
+      if (rec && (e.op === '/' || e.op === '%') && !nonzeroConstant(e.right)) {
+        // A division check: proved when no state of the octagon has the divisor 0. (The state
+        // after it is not narrowed: an octagon cannot say `≠ 0`.)
+        const zero: Cond = {
+          kind: 'rel',
+          op: '==',
+          left: e.right,
+          right: { kind: 'num', value: 0n, pos: e.pos },
+        };
+        const proved = (await this.be.closed(await this.#guard(zero, after))).isEmpty();
+        this.assertions.push({ pos: e.pos, text: `${show(e.right)} != 0`, kind: 'division', proved });
+      }
+      return after;
+    }
     return s;
   }
 
@@ -759,4 +774,11 @@ class Analyzer {
   get thresholds(): readonly Rational[] {
     return this.#thresholds;
   }
+}
+
+/** Whether `e` is a numeric literal other than 0 (a division by it needs no check). */
+function nonzeroConstant(e: Expr): boolean {
+  if (e.kind === 'neg') return nonzeroConstant(e.arg);
+  if (e.kind === 'num') return e.value !== 0n;
+  return e.kind === 'decimal' && e.value.num !== 0n;
 }

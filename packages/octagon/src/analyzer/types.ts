@@ -101,11 +101,14 @@ export interface ProcedureResult {
   readonly rounds: number;
 }
 
-/** One assertion (or array-bound check) and whether the analysis proved it. */
+/**
+ * One assertion, array-bound check or division check (a divisor that is not a nonzero literal)
+ * and whether the analysis proved it.
+ */
 export interface AssertionResult {
   readonly pos: SourcePosition;
   readonly text: string;
-  readonly kind: 'assert' | 'bounds';
+  readonly kind: 'assert' | 'bounds' | 'division';
   readonly proved: boolean;
 }
 
