@@ -140,22 +140,7 @@ export function stronglyConnectedComponents(graph: CompressedGraph): Components 
       }
     }
   }
-  const memberStart = new Uint32Array(count + 1);
-  for (let v = 0; v < n; v++) {
-    const slot = (component[v] as number) + 1;
-    memberStart[slot] = (memberStart[slot] as number) + 1;
-  }
-  for (let c = 0; c < count; c++)
-    memberStart[c + 1] = (memberStart[c + 1] as number) + (memberStart[c] as number);
-  const fill = memberStart.slice(0, count);
-  const members = new Uint32Array(n);
-  for (let v = 0; v < n; v++) {
-    const comp = component[v] as number;
-    const slot = fill[comp] as number;
-    fill[comp] = slot + 1;
-    members[slot] = v;
-  }
-  return { component, count, memberStart, members };
+  return { component, count, ...groupMembers(component, count) };
 }
 
 /**
@@ -178,4 +163,35 @@ export function representativesOf(nodeCount: number, merges: Uint32Array): Uint3
   }
   for (let v = 0; v < nodeCount; v++) parent[v] = findRoot(parent, v);
   return parent;
+}
+
+/**
+ * Nodes grouped by component, increasing within each: component `c`'s members are
+ * `members[memberStart[c] .. memberStart[c + 1])`.
+ *
+ * @example
+ * ```ts
+ * groupMembers(Uint32Array.of(1, 0, 1), 2); // memberStart [0, 1, 3], members [1, 0, 2]
+ * ```
+ */
+export function groupMembers(
+  component: Uint32Array,
+  count: number,
+): { memberStart: Uint32Array; members: Uint32Array } {
+  const n = component.length;
+  const memberStart = new Uint32Array(count + 1);
+  for (let v = 0; v < n; v++) {
+    const slot = (component[v] as number) + 1;
+    memberStart[slot] = (memberStart[slot] as number) + 1;
+  }
+  for (let c = 0; c < count; c++)
+    memberStart[c + 1] = (memberStart[c + 1] as number) + (memberStart[c] as number);
+  const fill = memberStart.slice(0, count);
+  const members = new Uint32Array(n);
+  for (let v = 0; v < n; v++) {
+    const c = component[v] as number;
+    members[fill[c] as number] = v;
+    fill[c] = (fill[c] as number) + 1;
+  }
+  return { memberStart, members };
 }

@@ -5,7 +5,7 @@
  * {@link Components} form by {@link componentsFromLabels}.
  * @module
  */
-import { type Components, type CompressedGraph, stronglyConnectedComponents } from './graph';
+import { type Components, type CompressedGraph, groupMembers, stronglyConnectedComponents } from './graph';
 
 /** A pass that yields graphs, receives their components, and returns `R`. */
 export type OfflinePass<R> = Generator<CompressedGraph, R, Components>;
@@ -82,27 +82,4 @@ export function componentsFromLabels(graph: CompressedGraph, labels: Uint32Array
   for (let k = 0; k < count; k++) renumber[order[k] as number] = count - 1 - k;
   for (let v = 0; v < n; v++) component[v] = renumber[component[v] as number] as number;
   return { component, count, ...groupMembers(component, count) };
-}
-
-/** Nodes grouped by component, increasing within each. */
-function groupMembers(
-  component: Uint32Array,
-  count: number,
-): { memberStart: Uint32Array; members: Uint32Array } {
-  const n = component.length;
-  const memberStart = new Uint32Array(count + 1);
-  for (let v = 0; v < n; v++) {
-    const slot = (component[v] as number) + 1;
-    memberStart[slot] = (memberStart[slot] as number) + 1;
-  }
-  for (let c = 0; c < count; c++)
-    memberStart[c + 1] = (memberStart[c + 1] as number) + (memberStart[c] as number);
-  const fill = memberStart.slice(0, count);
-  const members = new Uint32Array(n);
-  for (let v = 0; v < n; v++) {
-    const c = component[v] as number;
-    members[fill[c] as number] = v;
-    fill[c] = (fill[c] as number) + 1;
-  }
-  return { memberStart, members };
 }
