@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeModule } from '../src/index';
-import { CORPUS_DIR, clangAvailable, compileCorpusProgram } from './llvm/compile';
+import { CORPUS_DIR, compileCorpusProgram, requireClang } from './llvm/compile';
 
 // Random C programs that step from one pointer field of a struct to another by an amount known
 // only at run time (`argc` is 1 when the test program would run), backwards or forwards, in the
@@ -81,7 +81,7 @@ function source(p: Program): string {
   return `${lines.join('\n')}\n`;
 }
 
-const haveClang = clangAvailable();
+const haveClang = requireClang('generated C pointer steps');
 const folder = mkdtempSync(join(tmpdir(), 'gpumorph-backward-generated-'));
 copyFileSync(join(CORPUS_DIR, 'aliascheck.h'), join(folder, 'aliascheck.h'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

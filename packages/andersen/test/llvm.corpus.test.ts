@@ -4,16 +4,11 @@ import { basename } from 'node:path';
 import { describeGpu } from '@gpumorph/gpu-allocator/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { analyzeModule } from '../src/index';
-import { type CorpusLevel, clangAvailable, compileCorpusProgram, corpusPrograms } from './llvm/compile';
+import { type CorpusLevel, compileCorpusProgram, corpusPrograms, requireClang } from './llvm/compile';
 
 // CI installs clang-16 and sets GPUMORPH_REQUIRE_CLANG=1, so a missing compiler fails there
 // instead of skipping the corpus.
-const required = process.env.GPUMORPH_REQUIRE_CLANG === '1';
-const haveClang = clangAvailable();
-if (!haveClang) {
-  if (required) throw new Error('GPUMORPH_REQUIRE_CLANG=1 but clang-16/clang++-16/opt-16 are not installed');
-  console.warn('llvm corpus: clang-16/opt-16 not found, skipping (apt-get install clang-16 llvm-16)');
-}
+const haveClang = requireClang('llvm corpus');
 
 const programs = corpusPrograms();
 const LEVELS: readonly CorpusLevel[] = ['O0', 'O2'];

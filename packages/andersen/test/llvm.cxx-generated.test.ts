@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { analyzeModule } from '../src/index';
-import { CORPUS_DIR, clangAvailable, compileCorpusProgram } from './llvm/compile';
+import { CORPUS_DIR, compileCorpusProgram, requireClang } from './llvm/compile';
 
 // Random C++ class hierarchies (virtual bases among them) with objects that escape to unknown
 // code or are copied, constructors that call helpers (some of which make a virtual call on the
@@ -136,7 +136,7 @@ function source(p: Program): string {
   return `${lines.join('\n')}\n`;
 }
 
-const haveClang = clangAvailable();
+const haveClang = requireClang('generated C++ hierarchies');
 const folder = mkdtempSync(join(tmpdir(), 'gpumorph-cxx-generated-'));
 copyFileSync(join(CORPUS_DIR, 'aliascheck.h'), join(folder, 'aliascheck.h'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));

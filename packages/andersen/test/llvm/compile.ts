@@ -199,3 +199,21 @@ export async function compileCorpusProgram(cFile: string, level: CorpusLevel = '
     inFlight.delete(out);
   }
 }
+
+/**
+ * Whether the compilers are here for a suite of compiled programs; without them, a failure under
+ * `GPUMORPH_REQUIRE_CLANG=1` (as CI sets it) and a warning otherwise, so that a missing compiler
+ * never passes as a skipped suite where one is required.
+ *
+ * @example
+ * ```ts
+ * describe.runIf(requireClang('generated C'))('generated C', () => { … });
+ * ```
+ */
+export function requireClang(suite: string): boolean {
+  if (clangAvailable()) return true;
+  if (process.env.GPUMORPH_REQUIRE_CLANG === '1')
+    throw new Error(`${suite}: GPUMORPH_REQUIRE_CLANG=1 but clang-16/clang++-16/opt-16 are not installed`);
+  console.warn(`${suite}: clang-16/opt-16 not found, skipping (apt-get install clang-16 llvm-16)`);
+  return false;
+}
